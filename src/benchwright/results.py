@@ -1,0 +1,187 @@
+"""The result document: what one runner phase measured, how it measured it, and whether to trust it.
+
+This is the one schema every workload, every native-tool wrapper, the local store, S3, Timestream and
+the reports share. It is versioned (``schema_version``); readers accept older versions through
+``ResultDocument.parse`` and writers always write the current one. Secrets never enter it: connection
+settings pass through ``redact`` before they are stored.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+Severity = Literal["info", "warning", "invalid"]
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ValidityFlag(Model):
+    """A reason to doubt (``warning``) or reject (``invalid``) a result, or a fact to note (``info``)."""
+
+    code: str  # stable identifier, e.g. client_saturated, error_rate, too_short, throughput_collapse
+    severity: Severity
+    message: str
+
+
+class OperationSummary(Model):
+    """One operation type (READ, UPDATE, NewOrder, GET ...). Latencies in microseconds."""
+
+    operations: int
+    statuses: dict[str, int]  # Return=OK / NOT_FOUND / USER_ABORT / RETRY / ERROR counts
+    throughput: float  # operations per second over the phase's run time
+    average_us: float
+    min_us: float
+    max_us: float
+    stddev_us: float = 0.0
+    p50_us: float
+    p90_us: float
+    p95_us: float
+    p99_us: float
+    p999_us: float
+    histogram: str | None = None  # HdrHistogram compressed base64 (V2 encoding), 1us..1h, 3 digits
+    service_time_histogram: str | None = None  # paced runs: the same operations as service time
+
+
+class IntervalSample(Model):
+    """One interval of the time series (default 1 s). ``t`` is seconds since the phase start at the
+    interval's end; ``p*_us`` are across all operations in the interval."""
+
+    t: float
+    operations: dict[str, int]
+    errors: int = 0
+    throughput: float
+    average_us: dict[str, float] = Field(default_factory=dict)
+    p50_us: float = 0.0
+    p99_us: float = 0.0
+    max_us: float = 0.0
+
+
+class Measurement(Model):
+    """How the numbers were taken: a reader needs this to compare two results honestly."""
+
+    latency: Literal["response_time", "service_time"]
+    method: str  # free text, e.g. "wrapper timed with perf_counter_ns around each driver call"
+    target_ops_per_sec: float | None = None
+    interval_s: float = 1.0
+    histogram: str = "HdrHistogram, microseconds, 1 us - 1 h, 3 significant digits"
+    processes: int = 1
+    threads: int = 1
+    source: str = "benchwright"  # or the native tool that produced the numbers (pgbench, ...)
+
+
+class ClientStats(Model):
+    """Resource use of the load generator itself: evidence that it was (not) the bottleneck."""
+
+    cpu_user_s: float = 0.0
+    cpu_system_s: float = 0.0
+    cpu_us_per_op: float = 0.0
+    peak_rss_mb: float = 0.0
+    max_process_cpu_share: float = 0.0  # busiest worker process: CPU seconds / wall seconds
+    schedule_lag_p99_ms: float = 0.0  # how late the runner's own timer thread woke up
+    saturated: bool = False
+
+
+class MetricPoint(Model):
+    t: float  # seconds since the phase start
+    value: float
+
+
+class MetricSeries(Model):
+    """A host or cloud metric aligned with the interval series (CPU, IOPS, BurstBalance ...)."""
+
+    name: str
+    unit: str
+    source: str  # "proc:host", "proc:server", "cloudwatch:AWS/RDS" ...
+    points: list[MetricPoint]
+
+
+class HostFacts(Model):
+    hostname: str = ""
+    platform: str = ""
+    python: str = ""
+    cpus: int = 0
+    memory_mb: int = 0
+    availability_zone: str | None = None
+    availability_zone_id: str | None = None
+
+
+class ResultDocument(Model):
+    schema_version: int = SCHEMA_VERSION
+    run_id: str | None = None
+    cell: str | None = None  # matrix cell id when the phase belongs to a spec run
+    tool: str = "benchwright"
+    tool_version: str = ""
+    workload: str  # ycsb, tpcc, tpcb, oltp, redis-bench, sql, pgbench ...
+    phase: str  # load | warmup | run
+    engine: str  # postgres | mysql | redis
+    server_version: str | None = None
+    endpoints: list[str] = Field(default_factory=list)  # host:port, never credentials
+    properties: dict[str, str] = Field(default_factory=dict)
+    measurement: Measurement
+    started_at: datetime
+    ended_at: datetime
+    runtime_ms: float
+    operations_total: int
+    throughput: float  # operations per second (all operation types)
+    operations: dict[str, OperationSummary]
+    intervals: list[IntervalSample] = Field(default_factory=list)
+    metrics: list[MetricSeries] = Field(default_factory=list)
+    client: ClientStats = Field(default_factory=ClientStats)
+    host: HostFacts = Field(default_factory=HostFacts)
+    validity: list[ValidityFlag] = Field(default_factory=list)
+    aborted: bool = False  # stopped early (server lost, interrupted): a partial result
+    extra: dict[str, Any] = Field(default_factory=dict)  # workload-specific figures (tpmC, buckets ...)
+
+    @property
+    def valid(self) -> bool:
+        return not any(f.severity == "invalid" for f in self.validity)
+
+    def flag(self, code: str, severity: Severity, message: str) -> None:
+        if not any(f.code == code for f in self.validity):
+            self.validity.append(ValidityFlag(code=code, severity=severity, message=message))
+
+    def write(self, path: Path) -> None:
+        """Write atomically: a reader never sees half a document."""
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(self.model_dump_json(indent=1))
+        tmp.replace(path)
+
+    @classmethod
+    def parse(cls, data: str | bytes | dict[str, Any]) -> ResultDocument:
+        raw = json.loads(data) if isinstance(data, (str, bytes)) else dict(data)
+        version = raw.get("schema_version", 1)
+        if version > SCHEMA_VERSION:
+            raise ValueError(f"result document schema_version {version} is newer than this Benchwright")
+        return cls.model_validate(raw)
+
+    @classmethod
+    def read(cls, path: Path) -> ResultDocument:
+        return cls.parse(path.read_text())
+
+
+def json_schema() -> dict[str, Any]:
+    return ResultDocument.model_json_schema()
+
+
+_SECRET_KEYS = re.compile(r"(pass(word)?|secret|token|webhook|auth|credential)", re.IGNORECASE)
+_URL_PASSWORD = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)(?P<user>[^:/@\s]*):(?P<pw>[^@/\s]*)@", re.I)
+
+
+def redact_text(text: str) -> str:
+    """Remove the password from every URL in ``text`` (postgresql://u:pw@h -> postgresql://u:***@h)."""
+    return _URL_PASSWORD.sub(lambda m: f"{m['scheme']}{m['user']}:***@", text)
+
+
+def redact(properties: dict[str, str]) -> dict[str, str]:
+    """Properties safe to store: secret-looking keys masked, passwords stripped from URLs."""
+    return {k: ("***" if _SECRET_KEYS.search(k) and v else redact_text(str(v))) for k, v in properties.items()}

@@ -1,0 +1,3 @@
+"""Built-in workloads. Importing this package registers each of them (see base.register)."""
+
+from benchwright.runner.workloads import ycsb  # noqa: F401

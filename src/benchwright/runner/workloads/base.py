@@ -1,0 +1,91 @@
+"""What a workload is, and the registry of workloads.
+
+A workload chooses operations and their arguments; it never times anything and never imports a
+driver. For each thread it yields ``(operation name, callable)`` pairs: the engine times the
+callable (which makes the driver call and returns a ``Status``). The work done *before* the yield
+(choosing keys, building values) is outside the timed region, as in YCSB and go-ycsb.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from benchwright.errors import CapabilityError, SpecError
+from benchwright.runner.drivers.base import Capability, Driver
+from benchwright.runner.measure import Status
+
+Operation = tuple[str, Callable[[], Status]]
+
+
+@dataclass(frozen=True)
+class ThreadInfo:
+    index: int  # global thread index across all worker processes
+    count: int  # global number of threads
+    seed: int  # per-thread random seed, derived from the run's seed
+
+
+class Workload(ABC):
+    """Subclasses set ``name`` and ``requires`` and are registered with ``@register``."""
+
+    name: ClassVar[str]
+    requires: ClassVar[Capability]
+    phases: ClassVar[tuple[str, ...]] = ("load", "run")
+    description: ClassVar[str] = ""
+
+    def __init__(self, properties: Mapping[str, str]) -> None:
+        self.properties = dict(properties)
+
+    def setup(self, driver: Driver, phase: str) -> None:  # noqa: B027 - optional hook
+        """Once per phase, in the parent, before any worker starts: create or check the schema.
+        Raise ``SchemaMissing`` naming the table when the run phase finds no loaded data."""
+
+    @abstractmethod
+    def operations(self, phase: str, driver: Driver, thread: ThreadInfo) -> Iterator[Operation]:
+        """This thread's operations. Finite for a load; may be endless for a run (the engine stops
+        it at the operation count or the time limit)."""
+
+    def operation_limit(self, phase: str) -> int | None:
+        """Total operations for the phase across all threads, or None for time-bounded phases."""
+        return None
+
+    def time_limit(self, phase: str) -> float | None:
+        """Seconds the phase may run, or None."""
+        return None
+
+    def finish(self, driver: Driver, phase: str, result: Any) -> None:  # noqa: B027 - optional hook
+        """Once per phase, in the parent, after the workers: verify (row counts, consistency
+        conditions) and add workload figures to ``result.extra`` / ``result.validity``."""
+
+
+WORKLOADS: dict[str, type[Workload]] = {}
+
+
+def register(cls: type[Workload]) -> type[Workload]:
+    """Class decorator: add a workload to the registry; a duplicate name is a programming error."""
+    if cls.name in WORKLOADS:
+        raise ValueError(f"workload {cls.name!r} is registered twice")
+    WORKLOADS[cls.name] = cls
+    return cls
+
+
+def workload_class(name: str) -> type[Workload]:
+    from benchwright.runner import workloads  # noqa: F401 - importing registers the built-ins
+
+    try:
+        return WORKLOADS[name]
+    except KeyError:
+        raise SpecError("workload", f"unknown workload {name!r} (one of {', '.join(sorted(WORKLOADS))})") from None
+
+
+def check_capability(workload: str, engine: str) -> None:
+    """Refuse a workload on an engine that cannot run it, before anything starts."""
+    from benchwright.runner.drivers import capabilities
+
+    needed = workload_class(workload).requires
+    if needed not in capabilities(engine):
+        raise CapabilityError(
+            "engine", f"workload {workload!r} needs {needed.value}, which engine {engine!r} does not offer"
+        )

@@ -1,0 +1,74 @@
+"""Shared fixtures: connections to the throwaway local servers of scripts/local-servers.
+
+Each test module gets its own PostgreSQL and MariaDB database and its own Redis logical database, so
+modules never see each other's tables. The servers must be up (`make servers`); a fixture that cannot
+reach its server fails the test with the command to run, it never skips.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Iterator
+
+import pytest
+
+PG_PORT = int(os.environ.get("BENCHWRIGHT_PG_PORT", "15432"))
+MYSQL_PORT = int(os.environ.get("BENCHWRIGHT_MYSQL_PORT", "13306"))
+REDIS_PORT = int(os.environ.get("BENCHWRIGHT_REDIS_PORT", "16379"))
+USER = PASSWORD = "bench"
+HINT = "start the local servers first: scripts/local-servers start"
+
+
+@pytest.fixture(scope="module")
+def pg_url() -> Iterator[str]:
+    """A libpq URL to a fresh, empty PostgreSQL database, dropped after the module."""
+    import psycopg
+
+    name = f"bw_test_{secrets.token_hex(4)}"
+    admin = f"postgresql://{USER}:{PASSWORD}@127.0.0.1:{PG_PORT}/bench"
+    try:
+        with psycopg.connect(admin, autocommit=True, connect_timeout=5) as conn:
+            conn.execute(f"CREATE DATABASE {name}")
+    except psycopg.OperationalError as exc:
+        pytest.fail(f"PostgreSQL on 127.0.0.1:{PG_PORT} unreachable ({exc}); {HINT}")
+    yield f"postgresql://{USER}:{PASSWORD}@127.0.0.1:{PG_PORT}/{name}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture(scope="module")
+def mysql_url() -> Iterator[str]:
+    """A URL to a fresh, empty MariaDB database, dropped after the module."""
+    import MySQLdb
+
+    name = f"bw_test_{secrets.token_hex(4)}"
+    try:
+        conn = MySQLdb.connect(host="127.0.0.1", port=MYSQL_PORT, user=USER, password=PASSWORD, connect_timeout=5)
+    except MySQLdb.OperationalError as exc:
+        pytest.fail(f"MariaDB on 127.0.0.1:{MYSQL_PORT} unreachable ({exc}); {HINT}")
+    conn.cursor().execute(f"CREATE DATABASE {name}")
+    yield f"mysql://{USER}:{PASSWORD}@127.0.0.1:{MYSQL_PORT}/{name}"
+    conn.cursor().execute(f"DROP DATABASE IF EXISTS {name}")
+    conn.close()
+
+
+@pytest.fixture(scope="module")
+def redis_props() -> Iterator[dict[str, str]]:
+    """Connection properties for an emptied Redis logical database (1..63) of our own."""
+    import redis
+
+    db = 1 + secrets.randbelow(63)
+    client = redis.Redis(host="127.0.0.1", port=REDIS_PORT, password=PASSWORD, db=db, socket_timeout=5)
+    try:
+        client.flushdb()
+    except redis.ConnectionError as exc:
+        pytest.fail(f"Redis on 127.0.0.1:{REDIS_PORT} unreachable ({exc}); {HINT}")
+    yield {
+        "redis.host": "127.0.0.1",
+        "redis.port": str(REDIS_PORT),
+        "redis.password": PASSWORD,
+        "redis.db": str(db),
+    }
+    client.flushdb()
+    client.close()
