@@ -51,7 +51,7 @@ class Driver(ABC):
 
 
 class KeyValueDriver(Driver):
-    """YCSB's DB interface. ``values`` map field names to bytes."""
+    """YCSB's DB interface. ``values`` map field names to (ASCII) strings."""
 
     @abstractmethod
     def create_table(self, table: str, fieldcount: int, *, drop: bool = False) -> None:
@@ -68,10 +68,10 @@ class KeyValueDriver(Driver):
     def scan(self, table: str, start_key: str, count: int, fields: Sequence[str] | None) -> Status: ...
 
     @abstractmethod
-    def update(self, table: str, key: str, values: Mapping[str, bytes]) -> Status: ...
+    def update(self, table: str, key: str, values: Mapping[str, str]) -> Status: ...
 
     @abstractmethod
-    def insert(self, table: str, key: str, values: Mapping[str, bytes]) -> Status: ...
+    def insert(self, table: str, key: str, values: Mapping[str, str]) -> Status: ...
 
     @abstractmethod
     def delete(self, table: str, key: str) -> Status: ...

@@ -52,10 +52,10 @@ class NullDriver(KeyValueDriver, SqlDriver, RedisCommandsDriver):
     def scan(self, table: str, start_key: str, count: int, fields: Sequence[str] | None) -> Status:
         return Status.ERROR if self._tick() else Status.OK
 
-    def update(self, table: str, key: str, values: Mapping[str, bytes]) -> Status:
+    def update(self, table: str, key: str, values: Mapping[str, str]) -> Status:
         return Status.ERROR if self._tick() else Status.OK
 
-    def insert(self, table: str, key: str, values: Mapping[str, bytes]) -> Status:
+    def insert(self, table: str, key: str, values: Mapping[str, str]) -> Status:
         if self._tick():
             return Status.ERROR
         self.tables.setdefault(table, {})[key] = values

@@ -1,0 +1,258 @@
+"""The provider interfaces every stage talks to; local and AWS implementations sit behind them.
+
+Stages never know whether a target is a throwaway local server or an RDS instance: they call these
+methods. Resources follow a template method: the public ``create / status / delete`` here do the
+bookkeeping (timing, "already gone is success") and subclasses implement the ``_hooks``. Nothing here
+blocks: waiting belongs to the state machine's Wait/Choice loop or to the local orchestrator's one
+polling helper.
+
+Secrets: ``Target.connection_properties()`` never contains a password. The runner gets it through
+``Target.credentials()``, which the launcher hands to the runner out of band (locally the environment
+variable ``BENCHWRIGHT_DB_PASSWORD``; on AWS a Secrets Manager ARN the task resolves itself).
+"""
+
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from benchwright.results import MetricSeries, ResultDocument
+
+if TYPE_CHECKING:  # runs.py is written by the store+report engineer; imported lazily to avoid cycles
+    from benchwright.runs import CellResult, CostEstimate, RunRecord
+
+TargetStatus = Literal["creating", "ready", "failed", "deleted"]
+RunnerStatus = Literal["starting", "running", "succeeded", "failed"]
+
+PASSWORD_ENV = "BENCHWRIGHT_DB_PASSWORD"  # how a runner process receives the database password
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# ---------------------------------------------------------------- small serializable values
+class Credentials(_Model):
+    """How the runner authenticates. Never stored in run state, results or logs."""
+
+    password: str | None = Field(default=None, repr=False)
+    secret_arn: str | None = None  # AWS: the runner resolves it itself
+
+    def environment(self) -> dict[str, str]:
+        """Environment variables that carry the secret into a runner process or container."""
+        env: dict[str, str] = {}
+        if self.password is not None:
+            env[PASSWORD_ENV] = self.password
+        if self.secret_arn:
+            env["BENCHWRIGHT_DB_SECRET_ARN"] = self.secret_arn
+        return env
+
+
+class PhasePlan(_Model):
+    """One phase for ``benchwright runner``: the fields of ``engine.PhaseConfig``."""
+
+    workload: str
+    phase: Literal["load", "warmup", "run"]
+    engine: str
+    properties: dict[str, str] = Field(default_factory=dict)
+    threads: int = 1
+    processes: int | None = None
+    target: float | None = None
+    operation_count: int | None = None
+    max_seconds: float | None = None
+    interval_s: float = 1.0
+    seed: int | None = None
+    measured: bool = False  # the phase whose window the host / cloud metrics are aligned with
+
+
+class RunnerPlan(_Model):
+    """Everything one runner needs to run a cell's phases. No password: see ``Credentials``."""
+
+    run_id: str
+    cell_id: str
+    runner_index: int = 0
+    runner_count: int = 1
+    connection: dict[str, str] = Field(default_factory=dict)  # redacted connection properties
+    phases: list[PhasePlan]
+
+
+class RunnerHandle(_Model):
+    """What the workflow keeps about a launched runner: ids and where its results will appear."""
+
+    id: str
+    runner_index: int = 0
+    result_pointer: str  # file path locally, s3://... on AWS: one JSON list of result documents
+    log_pointer: str | None = None
+    launched_at: datetime | None = None
+    details: dict[str, str] = Field(default_factory=dict)  # pid, task ARN, AZ id ...
+
+
+class MetricsWindow(_Model):
+    """The measured phase's window; metric points get ``t`` = seconds since ``start``."""
+
+    start: datetime
+    end: datetime
+    pad_s: float = 0.0
+
+
+# ---------------------------------------------------------------- target (template method)
+class Target(ABC):
+    """A database the benchmark runs against: created, polled, used, deleted.
+
+    ``handle`` is the small dict of resource ids (instance id, pid, port ...) that goes into the run
+    state so another process (a Lambda) can rebuild the target with ``Providers.target`` and delete it.
+    """
+
+    kind: str = "abstract"
+
+    def __init__(self, settings: Mapping[str, Any], run_id: str, handle: Mapping[str, str] | None = None) -> None:
+        self.settings = dict(settings)  # the spec's target section (a plain dict)
+        self.run_id = run_id
+        self.handle: dict[str, str] = dict(handle or {})
+        self.create_seconds: float | None = None
+
+    # public template methods ---------------------------------------------------------------
+    def create(self) -> dict[str, str]:
+        """Start creating the resource(s); returns the handle to keep in the run state."""
+        t0 = time.monotonic()
+        self.handle.update(self._create())
+        self.create_seconds = time.monotonic() - t0
+        return dict(self.handle)
+
+    def status(self) -> TargetStatus:
+        """Non-blocking: "ready" means the database accepts a connection, not merely exists."""
+        if not self.handle and self.kind != "endpoint":
+            return "deleted"
+        return self._status()
+
+    def delete(self) -> None:
+        """Idempotent: deleting what is already gone (or never existed) succeeds."""
+        if not self.handle and self.kind != "endpoint":
+            return
+        self._delete()
+
+    @abstractmethod
+    def connection_properties(self) -> dict[str, str]:
+        """Driver properties (postgres.url, redis.host ...) WITHOUT the password."""
+
+    def credentials(self) -> Credentials:
+        """The secret the runner needs; overridden by targets that have one."""
+        return Credentials()
+
+    def tags(self) -> dict[str, str]:
+        return {"benchwright:run-id": self.run_id}
+
+    def describe(self) -> dict[str, Any]:
+        """Facts for the report (engine version, instance class, settings); never secrets."""
+        return {"kind": self.kind}
+
+    # hooks ---------------------------------------------------------------------------------
+    @abstractmethod
+    def _create(self) -> dict[str, str]: ...
+
+    @abstractmethod
+    def _status(self) -> TargetStatus: ...
+
+    @abstractmethod
+    def _delete(self) -> None: ...
+
+
+# ---------------------------------------------------------------- the other providers
+class RunnerLauncher(ABC):
+    """Starts runner processes / tasks for a plan and tells whether they finished."""
+
+    @abstractmethod
+    def launch(self, plan: RunnerPlan, credentials: Credentials, target: Target) -> RunnerHandle:
+        """Start one runner (non-blocking); the password travels only through ``credentials``."""
+
+    @abstractmethod
+    def status(self, handle: RunnerHandle) -> RunnerStatus: ...
+
+    @abstractmethod
+    def results(self, handle: RunnerHandle) -> list[ResultDocument]:
+        """The result documents the runner wrote (possibly partial after a crash or abort)."""
+
+    def stop(self, handle: RunnerHandle) -> None:  # noqa: B027 - optional hook
+        """Ask a running runner to stop and keep what it measured (Ctrl-C, workflow abort)."""
+
+    def failure(self, handle: RunnerHandle) -> str | None:
+        """Why a failed runner failed (exit code, stop reason), for the run record."""
+        return None
+
+
+class MetricsSource(ABC):
+    """Host or cloud metrics for the measured window (CPU, IOPS, burst balance ...)."""
+
+    def start(self, target: Target) -> None:  # noqa: B027 - optional hook
+        """Begin sampling (local /proc sampler); cloud sources need nothing."""
+
+    @abstractmethod
+    def collect(self, target: Target, window: MetricsWindow) -> list[MetricSeries]:
+        """Series with ``t`` = seconds since ``window.start``; stops a sampler started by ``start``."""
+
+
+class ResultStore(ABC):
+    """Durable history of runs. ``save_run`` is idempotent by run id (a re-save replaces)."""
+
+    @abstractmethod
+    def save_run(self, record: RunRecord) -> None: ...
+
+    @abstractmethod
+    def get_run(self, run_id: str) -> RunRecord | None: ...
+
+    @abstractmethod
+    def history(self, spec_name: str, limit: int = 20) -> list[RunRecord]: ...
+
+
+class Notifier(ABC):
+    """Posts a run summary somewhere (Slack, stdout). Failing to notify never loses a result."""
+
+    @abstractmethod
+    def notify(self, record: RunRecord) -> None: ...
+
+
+class PriceBook(ABC):
+    """Cost of a run: target and runner time, storage, IOPS. Local runs cost nothing."""
+
+    @abstractmethod
+    def estimate(
+        self, spec: Mapping[str, Any], cell: CellResult | None, duration_s: float
+    ) -> CostEstimate | None: ...
+
+
+class ArtifactStore(ABC):
+    """Where large payloads live (result documents, metric series); only pointers travel in state."""
+
+    @abstractmethod
+    def put_json(self, key: str, data: Any) -> str:
+        """Store ``data`` as JSON under ``key``; returns its pointer (path or s3:// URI)."""
+
+    @abstractmethod
+    def get_json(self, pointer: str) -> Any: ...
+
+
+TargetFactory = Callable[[Mapping[str, Any], str, Mapping[str, str] | None], Target]
+
+
+@dataclass
+class Providers:
+    """One of each provider; the orchestrator (local or Step Functions) picks the implementations.
+
+    ``target`` builds a Target from the spec's target section, the run id and (when rebuilding in a
+    later stage) the handle kept in the run state.
+    """
+
+    target: TargetFactory
+    launcher: RunnerLauncher
+    metrics: MetricsSource
+    store: ResultStore
+    notifier: Notifier
+    prices: PriceBook
+    artifacts: ArtifactStore
+    extras: dict[str, Any] = field(default_factory=dict)  # e.g. report output directory

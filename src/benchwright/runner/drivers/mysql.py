@@ -1,0 +1,214 @@
+"""MySQL / MariaDB driver on mysqlclient (MySQLdb, the C client library).
+
+Why mysqlclient rather than PyMySQL: on a point-select loop against the local MariaDB it needs about
+half the client CPU per query and gives more throughput (figures in docs/workloads-sql.md); a load
+generator that burns its own CPU measures itself, not the server. Both speak the same ``%s``
+parameter style, so the workloads do not care.
+
+One instance = one thread = one connection, autocommit on; ``begin`` opens an explicit transaction.
+Connection properties: ``mysql.url`` (mysql://user:password@host:port/database); the password may
+instead come from the environment variable ``BENCHWRIGHT_DB_PASSWORD`` so it is never written to a file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+from urllib.parse import unquote, urlsplit
+
+import MySQLdb
+
+from benchwright.errors import SpecError, TargetUnreachable
+from benchwright.runner.drivers.base import Capability, KeyValueDriver, SqlDriver
+from benchwright.runner.measure import Status
+
+PASSWORD_ENV = "BENCHWRIGHT_DB_PASSWORD"
+RETRY_CODES = frozenset({1213, 1205})  # ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT
+CONNECTION_LOST_CODES = frozenset({2006, 2013, 2055, 4031})  # gone away, lost during query, ...
+DEFAULT_PORT = 3306
+
+
+def parse_url(url: str) -> dict[str, Any]:
+    """Split a mysql:// URL into MySQLdb.connect keyword arguments (password from env if absent)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("mysql", "mariadb", "mysql+mysqldb"):
+        raise SpecError("mysql.url", f"expected mysql://user:password@host:port/database, got scheme {parts.scheme!r}")
+    if not parts.hostname:
+        raise SpecError("mysql.url", "no host in the URL (mysql://user:password@host:port/database)")
+    try:
+        port = parts.port or DEFAULT_PORT
+    except ValueError:
+        raise SpecError("mysql.url", "the port is not a number") from None
+    database = parts.path.lstrip("/")
+    if not database:
+        raise SpecError("mysql.url", "no database in the URL (mysql://user:password@host:port/database)")
+    password = unquote(parts.password) if parts.password else os.environ.get(PASSWORD_ENV, "")
+    return {
+        "host": parts.hostname,
+        "port": port,
+        "user": unquote(parts.username or "root"),
+        "password": password,
+        "database": unquote(database),
+    }
+
+
+class MySQLDriver(KeyValueDriver, SqlDriver):
+    engine: ClassVar[str] = "mysql"
+    dialect: ClassVar[str] = "mysql"
+    capabilities: ClassVar[frozenset[Capability]] = frozenset({Capability.KEY_VALUE, Capability.SQL})
+
+    def __init__(self, properties: Mapping[str, str], thread_index: int = 0) -> None:
+        super().__init__(properties, thread_index)
+        url = properties.get("mysql.url")
+        if not url:
+            raise SpecError("mysql.url", "missing: set mysql.url=mysql://user:password@host:port/database")
+        self._params = parse_url(url)
+        self._timeout = int(float(properties.get("mysql.connect_timeout", "10")))
+        self.conn: Any = None
+        self._cursor: Any = None
+
+    # -------------------------------------------------------------- life cycle
+    def endpoint(self) -> str:
+        return f"{self._params['host']}:{self._params['port']}"
+
+    def connect(self) -> None:
+        p = self._params
+        try:
+            self.conn = MySQLdb.connect(
+                host=p["host"],
+                port=p["port"],
+                user=p["user"],
+                password=p["password"],
+                database=p["database"],
+                connect_timeout=self._timeout,
+                autocommit=True,
+                charset="utf8mb4",
+            )
+        except MySQLdb.Error as exc:
+            raise TargetUnreachable(self.endpoint(), _message(exc)) from None
+        self._cursor = self.conn.cursor()
+
+    def close(self) -> None:
+        if self.conn is not None:
+            try:
+                self.conn.close()
+            except MySQLdb.Error:
+                pass
+            self.conn = self._cursor = None
+
+    def recover(self) -> None:
+        """Reconnect when the connection is gone; otherwise leave no transaction open."""
+        if self.conn is not None:
+            try:
+                self.conn.rollback()
+                return
+            except MySQLdb.Error:
+                self.close()
+        self.connect()
+
+    def server_version(self) -> str | None:
+        row = self.fetchone("SELECT VERSION()")
+        return str(row[0]) if row else None
+
+    # -------------------------------------------------------------- SQL
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        return int(self._cursor.execute(sql, tuple(params) if params else None))
+
+    def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        cur = self._cursor
+        cur.execute(sql, tuple(params) if params else None)
+        return list(cur.fetchall())
+
+    def fetchone(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+        cur = self._cursor
+        cur.execute(sql, tuple(params) if params else None)
+        row = cur.fetchone()
+        if row is not None:
+            cur.fetchall()  # drain, so the next statement does not see "commands out of sync"
+        return row  # type: ignore[no-any-return]
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        # MySQLdb rewrites INSERT ... VALUES (...) into one multi-row statement: one round trip.
+        self._cursor.executemany(sql, [tuple(r) for r in rows])
+
+    def begin(self) -> None:
+        self.conn.begin()
+
+    def commit(self) -> None:
+        self.conn.commit()
+
+    def rollback(self) -> None:
+        self.conn.rollback()
+
+    def classify(self, error: BaseException) -> Status:
+        if isinstance(error, MySQLdb.Error) and error.args and error.args[0] in RETRY_CODES:
+            return Status.RETRY
+        return Status.ERROR
+
+    def is_connection_lost(self, error: BaseException) -> bool:
+        return isinstance(error, MySQLdb.OperationalError) and bool(error.args) and error.args[0] in (
+            CONNECTION_LOST_CODES
+        )
+
+    def table_exists(self, table: str) -> bool:
+        row = self.fetchone(
+            "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = %s",
+            (table,),
+        )
+        return bool(row and row[0])
+
+    # -------------------------------------------------------------- key-value (YCSB's DB interface)
+    def create_table(self, table: str, fieldcount: int, *, drop: bool = False) -> None:
+        if drop:
+            self.execute(f"DROP TABLE IF EXISTS {_ident(table)}")
+        fields = ", ".join(f"FIELD{i} LONGBLOB" for i in range(fieldcount))
+        self.execute(
+            f"CREATE TABLE IF NOT EXISTS {_ident(table)} (YCSB_KEY VARCHAR(255) NOT NULL PRIMARY KEY, {fields})"
+        )
+
+    def count(self, table: str) -> int:
+        row = self.fetchone(f"SELECT COUNT(*) FROM {_ident(table)}")
+        return int(row[0]) if row else 0
+
+    def read(self, table: str, key: str, fields: Sequence[str] | None) -> Status:
+        cols = ", ".join(_ident(f) for f in fields) if fields else "*"
+        row = self.fetchone(f"SELECT {cols} FROM {_ident(table)} WHERE YCSB_KEY = %s", (key,))
+        return Status.OK if row is not None else Status.NOT_FOUND
+
+    def scan(self, table: str, start_key: str, count: int, fields: Sequence[str] | None) -> Status:
+        cols = ", ".join(_ident(f) for f in fields) if fields else "*"
+        self.fetchall(
+            f"SELECT {cols} FROM {_ident(table)} WHERE YCSB_KEY >= %s ORDER BY YCSB_KEY LIMIT %s", (start_key, count)
+        )
+        return Status.OK
+
+    def update(self, table: str, key: str, values: Mapping[str, bytes]) -> Status:
+        sets = ", ".join(f"{_ident(f)} = %s" for f in values)
+        n = self.execute(f"UPDATE {_ident(table)} SET {sets} WHERE YCSB_KEY = %s", (*values.values(), key))
+        # MySQL reports rows *changed*; an update to identical bytes counts 0 although the row exists.
+        return Status.OK if n or self.read(table, key, None) is Status.OK else Status.NOT_FOUND
+
+    def insert(self, table: str, key: str, values: Mapping[str, bytes]) -> Status:
+        cols = ", ".join(["YCSB_KEY", *(_ident(f) for f in values)])
+        marks = ", ".join(["%s"] * (len(values) + 1))
+        self.execute(f"INSERT INTO {_ident(table)} ({cols}) VALUES ({marks})", (key, *values.values()))
+        return Status.OK
+
+    def delete(self, table: str, key: str) -> Status:
+        n = self.execute(f"DELETE FROM {_ident(table)} WHERE YCSB_KEY = %s", (key,))
+        return Status.OK if n else Status.NOT_FOUND
+
+
+def _ident(name: str) -> str:
+    """Quote an identifier; names come from specs, so refuse anything that is not a plain name."""
+    if not name.replace("_", "").replace("$", "").isalnum():
+        raise SpecError("table", f"{name!r} is not a plain SQL identifier")
+    return f"`{name}`"
+
+
+def _message(exc: BaseException) -> str:
+    """The server's message without the numeric tuple noise; never contains the password."""
+    if getattr(exc, "args", None) and len(exc.args) >= 2:
+        return f"{exc.args[1]} (MySQL error {exc.args[0]})"
+    return str(exc)

@@ -1,0 +1,82 @@
+"""What one spec run produced: its matrix cells, their phase documents, cost and verdict.
+
+A ``RunRecord`` is the unit every ResultStore saves and every report, comparison and notification
+reads. It wraps whole ``ResultDocument``s (one per phase) instead of copying their numbers into a
+second schema, so the document stays the single source of truth.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from benchwright.results import MetricSeries, ResultDocument, ValidityFlag
+
+RunStatus = Literal["running", "succeeded", "failed", "aborted"]
+VerdictKind = Literal["faster", "slower", "no_change", "unstable", "no_history"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CostEstimate(_Model):
+    """What a run (or one cell) cost, and what that buys: ``items`` maps a line item to dollars."""
+
+    currency: str = "USD"
+    total: float
+    items: dict[str, float] = Field(default_factory=dict)
+    ops_per_dollar: float | None = None
+    monthly_nightly: float | None = None  # the same run every night for 30 days
+    source: str  # "aws-pricing-api", "static price book 2026-06", "local (free)" ...
+
+
+class CellResult(_Model):
+    """One matrix cell of one repeat: its phase documents keyed by phase name (load, warmup, run)."""
+
+    cell_id: str
+    parameters: dict[str, Any] = Field(default_factory=dict)
+    repeat: int = 0
+    phases: dict[str, ResultDocument] = Field(default_factory=dict)
+    metrics: list[MetricSeries] = Field(default_factory=list)  # host / cloud metrics of the cell window
+    validity: list[ValidityFlag] = Field(default_factory=list)  # judgement across the cell's phases
+    cost: CostEstimate | None = None
+
+    @property
+    def measured(self) -> ResultDocument | None:
+        """The phase that counts for comparisons: ``run`` when present, else the last phase."""
+        if "run" in self.phases:
+            return self.phases["run"]
+        return list(self.phases.values())[-1] if self.phases else None
+
+
+class Verdict(_Model):
+    """A statistical comparison with history or another run; never a bare percentage."""
+
+    kind: VerdictKind
+    metric: str  # e.g. "throughput" or "p99_us:READ"
+    effect: float | None = None  # ratio new / baseline (1.10 = 10 % higher)
+    ci_low: float | None = None  # confidence interval of that ratio
+    ci_high: float | None = None
+    min_effect: float  # smallest relative change we call a change (0.05 = 5 %)
+    message: str
+
+
+class RunRecord(_Model):
+    """One execution of a spec, from start to teardown; saved again at every status change."""
+
+    run_id: str
+    spec_name: str
+    spec: dict[str, Any] = Field(default_factory=dict)  # the spec as run, secrets already removed
+    status: RunStatus = "running"
+    started_at: datetime
+    ended_at: datetime | None = None
+    cells: list[CellResult] = Field(default_factory=list)
+    environment: dict[str, Any] = Field(default_factory=dict)
+    verdict: Verdict | None = None
+    cost: CostEstimate | None = None
+    report: str | None = None  # where the HTML report is (path or URL)
+    tags: dict[str, str] = Field(default_factory=dict)
+    error: str | None = None

@@ -1,0 +1,113 @@
+"""The workflow's stages: one plain function per stage, each ``(RunState, Providers) -> RunState``.
+
+The same functions run inside the Step Functions Lambdas (functions/) and in the local orchestrator
+(benchwright.local), in the order of ``STAGE_ORDER``. The ASL's Task states carry the PascalCase form of
+these names (``provision_target`` -> ``ProvisionTarget``; see ``asl_state_name``) and a test holds
+statemachines/benchmark.asl.json to that order. Stages with a ``check_`` prefix never block: they
+poll once and set a status, and the caller (ASL Wait/Choice, or ``local.wait_until``) loops.
+
+``RunState`` is deliberately small and serializable: ids, pointers, statuses, timestamps, the error.
+Never secrets, never whole result documents (Step Functions has a 256 KiB state limit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from benchwright.providers.base import MetricsWindow, Providers, RunnerHandle
+
+RunStatus = Literal["pending", "running", "succeeded", "failed", "aborted"]
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class RunState(BaseModel):
+    """One benchmark cell's progress through the stages."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str
+    spec_name: str
+    cell_id: str = "default"
+    repeat: int = 0
+    parameters: dict[str, Any] = Field(default_factory=dict)  # the matrix values of this cell
+    spec: dict[str, Any]  # the cell's concrete spec (small; secrets are never in a spec)
+    status: RunStatus = "pending"
+    stage: str | None = None  # the last stage that completed
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    # target
+    target: dict[str, str] = Field(default_factory=dict)  # the Target's handle (ids, pid, port)
+    target_status: str | None = None
+    ready_deadline: datetime | None = None
+    # runner(s)
+    runners: list[RunnerHandle] = Field(default_factory=list)
+    runner_status: str | None = None
+    runner_deadline: datetime | None = None
+    result_pointers: list[str] = Field(default_factory=list)
+    window: MetricsWindow | None = None
+    metrics_pointer: str | None = None
+    # outcome
+    valid: bool | None = None
+    cost_total: float | None = None
+    poll_seconds: float = 10.0  # the ASL Wait states read this (injectable for tests)
+    error: str | None = None
+    error_type: str | None = None
+    torn_down: bool = False
+
+    def advance(self, stage: str, **changes: Any) -> RunState:
+        """A copy with ``changes`` applied and ``stage`` recorded as done."""
+        return self.model_copy(update={**changes, "stage": stage, "updated_at": utcnow()})
+
+
+Stage = Callable[[RunState, Providers], RunState]
+
+# The order of the workflow. The ASL inserts Wait/Choice states around the two check_ stages.
+STAGE_ORDER: list[str] = [
+    "validate_spec",
+    "provision_target",
+    "check_target",
+    "launch_runner",
+    "check_runner",
+    "collect_metrics",
+    "judge_results",
+    "store_results",
+    "price_run",
+    "notify",
+    "teardown",
+]
+
+
+def asl_state_name(stage: str) -> str:
+    """``provision_target`` -> ``ProvisionTarget`` (the Task state's name in the ASL)."""
+    return "".join(part.capitalize() for part in stage.split("_"))
+
+
+ASL_STATE_NAMES: list[str] = [asl_state_name(s) for s in STAGE_ORDER]
+
+
+def stage_function(name: str) -> Stage:
+    """The function for a stage name (imported lazily so a Lambda loads only what it needs)."""
+    from benchwright.stages import steps
+
+    if name not in STAGE_ORDER:
+        raise KeyError(f"unknown stage {name!r} (one of {', '.join(STAGE_ORDER)})")
+    fn: Stage = getattr(steps, name)
+    return fn
+
+
+__all__ = [
+    "ASL_STATE_NAMES",
+    "STAGE_ORDER",
+    "Providers",
+    "RunState",
+    "Stage",
+    "asl_state_name",
+    "stage_function",
+]
