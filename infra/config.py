@@ -132,10 +132,10 @@ class RunnerConfig(_Model):
 
 
 class NetworkConfig(_Model):
-    """``endpoints``: isolated subnets + VPC endpoints (no NAT, cheaper for a nightly service);
-    ``nat``: one NAT gateway for runners that must reach the internet (e.g. a third-party endpoint)."""
+    """``nat``: one NAT gateway (cheapest for the API calls the stack makes, see infra/network.py);
+    ``endpoints``: isolated subnets + interface endpoints, no route to the internet at all."""
 
-    egress: Literal["endpoints", "nat"] = "endpoints"
+    egress: Literal["endpoints", "nat"] = "nat"
     cidr: str = Field(default="10.42.0.0/16", pattern=r"^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}/(1[6-9]|2[0-4])$")
 
 

@@ -9,6 +9,7 @@ Prefix sums make each scan O(n), so an hour of 1 s intervals takes milliseconds.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ class Segment:
 
 def noise_sigma(values: Sequence[float]) -> float:
     """Robust noise level: MAD of successive differences, scaled to a normal sigma."""
-    diffs = sorted(abs(b - a) for a, b in zip(values, values[1:], strict=False))
+    diffs = sorted(abs(b - a) for a, b in itertools.pairwise(values))
     if not diffs:
         return 0.0
     mid = len(diffs) // 2
@@ -31,7 +32,9 @@ def noise_sigma(values: Sequence[float]) -> float:
     return median / (0.6745 * math.sqrt(2.0))
 
 
-def _best_split(prefix: list[float], prefix_sq: list[float], start: int, end: int, min_size: int) -> tuple[int, float]:
+def _best_split(
+    prefix: list[float], prefix_sq: list[float], start: int, end: int, min_size: int
+) -> tuple[int, float]:
     """The split point in [start, end) that removes the most squared deviation, and that gain."""
 
     def cost(a: int, b: int) -> float:
@@ -47,7 +50,9 @@ def _best_split(prefix: list[float], prefix_sq: list[float], start: int, end: in
     return best, gain
 
 
-def segment(values: Sequence[float], min_size: int = 5, penalty: float = 3.0, max_changes: int = 8) -> list[Segment]:
+def segment(
+    values: Sequence[float], min_size: int = 5, penalty: float = 3.0, max_changes: int = 8
+) -> list[Segment]:
     """Split ``values`` into segments of (statistically) constant mean, in order."""
     n = len(values)
     if n == 0:
@@ -71,7 +76,7 @@ def segment(values: Sequence[float], min_size: int = 5, penalty: float = 3.0, ma
             cuts.append(k)
             pending.extend([(start, k), (k, end)])
     bounds = [0, *sorted(cuts), n]
-    return [Segment(a, b, (prefix[b] - prefix[a]) / (b - a)) for a, b in zip(bounds, bounds[1:], strict=False)]
+    return [Segment(a, b, (prefix[b] - prefix[a]) / (b - a)) for a, b in itertools.pairwise(bounds)]
 
 
 @dataclass(frozen=True)
@@ -96,7 +101,7 @@ def find_collapse(values: Sequence[float], drop_fraction: float, min_size: int =
     segments = segment(values, min_size=min_size)
     worst: Collapse | None = None
     best_before = -math.inf
-    for previous, current in zip(segments, segments[1:], strict=False):
+    for previous, current in itertools.pairwise(segments):
         best_before = max(best_before, previous.mean)
         candidate = Collapse(current.start, best_before, current.mean)
         if candidate.drop > drop_fraction and (worst is None or candidate.drop > worst.drop):

@@ -42,7 +42,7 @@ from benchwright.results import (
 )
 from benchwright.runner.drivers import new_driver
 from benchwright.runner.measure import Recorder, RecorderExport, Status, encode_histogram
-from benchwright.runner.workloads.base import Operation, ThreadInfo, workload_class
+from benchwright.runner.workloads.base import Operation, ThreadInfo, split, workload_class
 
 NS = 1_000_000_000
 START_DELAY_NS = 200_000_000  # every worker is connected and waiting before the start instant
@@ -82,11 +82,6 @@ class WorkerReport:
     error_kinds: dict[str, int] = field(default_factory=dict)
     aborted_reason: str | None = None
     setup_error: str | None = None
-
-
-def split(total: int, parts: int, index: int) -> int:
-    """Share ``index`` of ``total`` split into ``parts`` nearly equal integers (first ones larger)."""
-    return total // parts + (1 if index < total % parts else 0)
 
 
 # ---------------------------------------------------------------- inside a worker process
@@ -183,7 +178,6 @@ def _worker_main(
     reports: Any,
 ) -> None:
     """Entry point of one worker process."""
-    cpu0 = os.times()
     workload = workload_class(config.workload)(config.properties)
     drivers = []
     try:
@@ -230,6 +224,7 @@ def _worker_main(
 
     lag = _Lag()
     lag.start()
+    cpu0 = os.times()  # the measured window only: imports and connecting are not charged
     wall0 = time.perf_counter()
 
     def publish() -> None:
@@ -247,6 +242,7 @@ def _worker_main(
     for th in threads:
         th.join()
     wall = time.perf_counter() - wall0
+    cpu1 = os.times()
     done.set()
     publisher.join()
     progress[process_index] = recorder.total_operations()
@@ -254,7 +250,6 @@ def _worker_main(
     for d in drivers:
         with contextlib.suppress(Exception):
             d.close()
-    cpu1 = os.times()
     reports.put(
         WorkerReport(
             process_index=process_index,

@@ -6,8 +6,8 @@ generator that burns its own CPU measures itself, not the server. Both speak the
 parameter style, so the workloads do not care.
 
 One instance = one thread = one connection, autocommit on; ``begin`` opens an explicit transaction.
-Connection properties: ``mysql.url`` (mysql://user:password@host:port/database); the password may
-instead come from the environment variable ``BENCHWRIGHT_DB_PASSWORD`` so it is never written to a file.
+Connection properties: ``mysql.url`` (mysql://user:password@host:port/database); the environment
+variable ``BENCHWRIGHT_DB_PASSWORD``, when set, supplies the password instead, so it is never in a file.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ DEFAULT_PORT = 3306
 
 
 def parse_url(url: str) -> dict[str, Any]:
-    """Split a mysql:// URL into MySQLdb.connect keyword arguments (password from env if absent)."""
+    """Split a mysql:// URL into MySQLdb.connect keyword arguments (password from env when set)."""
     parts = urlsplit(url)
     if parts.scheme not in ("mysql", "mariadb", "mysql+mysqldb"):
         raise SpecError("mysql.url", f"expected mysql://user:password@host:port/database, got scheme {parts.scheme!r}")
@@ -43,7 +43,8 @@ def parse_url(url: str) -> dict[str, Any]:
     database = parts.path.lstrip("/")
     if not database:
         raise SpecError("mysql.url", "no database in the URL (mysql://user:password@host:port/database)")
-    password = unquote(parts.password) if parts.password else os.environ.get(PASSWORD_ENV, "")
+    # The environment wins, as for the PostgreSQL driver: a container gets the secret without any file.
+    password = os.environ.get(PASSWORD_ENV) or (unquote(parts.password) if parts.password else "")
     return {
         "host": parts.hostname,
         "port": port,

@@ -60,6 +60,11 @@ class Workload(ABC):
         conditions) and add workload figures to ``result.extra`` / ``result.validity``."""
 
 
+def split(total: int, parts: int, index: int) -> int:
+    """Share ``index`` of ``total`` split into ``parts`` nearly equal integers (first ones larger)."""
+    return total // parts + (1 if index < total % parts else 0)
+
+
 WORKLOADS: dict[str, type[Workload]] = {}
 
 

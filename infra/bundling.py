@@ -1,0 +1,86 @@
+"""Lambda code built on this machine, without Docker: wheels for the Lambda platform plus our code.
+
+CDK's default bundling starts a container; we implement ``ILocalBundling`` instead, so `cdk synth`
+works on a CI machine with no Docker engine. One asset serves every function (one handler module
+per state in functions/), so a deploy uploads it once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import aws_cdk as cdk
+import jsii
+from aws_cdk import aws_lambda as lambda_
+
+from infra.constants import LAMBDA_PLATFORM, LAMBDA_PYTHON, REPO_ROOT
+
+# Runner-only packages the Lambdas never import (mysqlclient has no manylinux wheel at all).
+_EXCLUDED = ("mysqlclient", "slack-sdk")
+_SOURCES = ("src/benchwright", "functions")
+
+
+def lambda_requirements(root: Path = REPO_ROOT) -> list[str]:
+    """Pinned requirements for the Lambda code: core + aws extra + the drivers used by readiness probes."""
+    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = project["optional-dependencies"]
+    reqs = [*project["dependencies"], *extras.get("aws", []), *extras.get("runner", [])]
+    keep = [r for r in reqs if not r.lower().startswith(_EXCLUDED)]
+    return list(dict.fromkeys(keep))
+
+
+def source_hash(root: Path = REPO_ROOT) -> str:
+    """A content hash of what goes into the asset, cheaper than fingerprinting the whole repo."""
+    digest = hashlib.sha256()
+    digest.update((root / "pyproject.toml").read_bytes())
+    for top in _SOURCES:
+        for path in sorted((root / top).rglob("*.py")):
+            digest.update(str(path.relative_to(root)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@jsii.implements(cdk.ILocalBundling)
+class LocalPipBundler:
+    """pip-installs manylinux wheels for the Lambda runtime into the asset, then copies our code."""
+
+    def __init__(self, root: Path = REPO_ROOT, python: str = sys.executable) -> None:
+        self.root = root
+        self.python = python
+
+    def try_bundle(self, output_dir: str, *args: Any, **kwargs: Any) -> bool:
+        out = Path(output_dir)
+        cmd = [
+            self.python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+            "--platform", LAMBDA_PLATFORM, "--implementation", "cp",
+            "--python-version", LAMBDA_PYTHON, "--only-binary=:all:", "--no-compile",
+            "--target", str(out), *lambda_requirements(self.root),
+        ]  # fmt: skip
+        result = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            raise RuntimeError(f"Lambda bundling: pip failed:\n{result.stderr[-2000:]}")
+        for top in _SOURCES:
+            src = self.root / top
+            dest = out / Path(top).name
+            if src.is_dir():
+                shutil.copytree(src, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+        return True
+
+
+def lambda_code() -> lambda_.Code:
+    """The shared code asset. Its source path is functions/ (small); the hash covers src/ too."""
+    return lambda_.Code.from_asset(
+        str(REPO_ROOT / "functions"),
+        asset_hash_type=cdk.AssetHashType.CUSTOM,
+        asset_hash=source_hash(),
+        bundling=cdk.BundlingOptions(
+            image=cdk.DockerImage.from_registry("public.ecr.aws/sam/build-python3.12"),
+            local=LocalPipBundler(),
+        ),
+    )

@@ -1,0 +1,129 @@
+"""Where the load generator runs: an ECS cluster with a Fargate task definition built from
+runner-image/, and an EC2 launch template for runs that ask for dedicated hosts (runner.kind=ec2).
+
+The container image: ``runner.image`` (a pushed URI) wins; otherwise with the context flag
+``benchwright:build-image=true`` (what `benchwright deploy` sets) CDK builds runner-image/Dockerfile
+with the repo root as context, which needs Docker at deploy time only; otherwise the stack takes the
+URI as the CloudFormation parameter ``RunnerImageUri``, so plain `cdk synth` needs no Docker at all.
+"""
+
+from __future__ import annotations
+
+import aws_cdk as cdk
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_ecs as ecs
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_s3 as s3
+from constructs import Construct
+
+from infra.config import StageConfig
+from infra.constants import REPO_ROOT
+from infra.network import Network
+
+RUNNER_CONTAINER = "runner"
+# Left out of the image build context (the repo root): big, local or secret-looking things.
+IMAGE_EXCLUDES = [
+    ".venv", "node_modules", "cdk.out", ".git", ".local-servers", ".bench", "benchwright-results",
+    "**/__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache", "tests", "docs", "infra",
+]  # fmt: skip
+
+
+def runner_image(scope: Construct, stage: StageConfig, build: bool) -> ecs.ContainerImage:
+    """Pick the runner image source; see the module docstring."""
+    if stage.runner.image:
+        return ecs.ContainerImage.from_registry(stage.runner.image)
+    if build:
+        return ecs.ContainerImage.from_asset(
+            str(REPO_ROOT), file="runner-image/Dockerfile", exclude=IMAGE_EXCLUDES
+        )
+    uri = cdk.CfnParameter(
+        scope,
+        "RunnerImageUri",
+        type="String",
+        min_length=1,
+        description="Runner image URI (build runner-image/ and push it, or deploy with "
+        "-c benchwright:build-image=true to let CDK build it)",
+    )
+    return ecs.ContainerImage.from_registry(uri.value_as_string)
+
+
+class Compute(Construct):
+    """ECS cluster + Fargate runner task definition + EC2 runner launch template."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        cid: str,
+        *,
+        stage: StageConfig,
+        network: Network,
+        results: s3.IBucket,
+        build_image: bool,
+    ) -> None:
+        super().__init__(scope, cid)
+        self.cluster = ecs.Cluster(
+            self,
+            "Cluster",
+            vpc=network.vpc,
+            container_insights_v2=ecs.ContainerInsights.ENABLED,
+        )
+        self.log_group = logs.LogGroup(
+            self, "RunnerLogs", retention=logs.RetentionDays.ONE_MONTH, removal_policy=cdk.RemovalPolicy.DESTROY
+        )
+        self.task_role = iam.Role(
+            self,
+            "RunnerTaskRole",
+            assumed_by=iam.ServicePrincipal("ecs-tasks.amazonaws.com"),
+            description="Benchwright runner: read its plan, write its result document",
+        )
+        results.grant_read_write(self.task_role)
+        self.task_definition = ecs.FargateTaskDefinition(
+            self,
+            "RunnerTask",
+            cpu=stage.runner.fargate_cpu,
+            memory_limit_mib=stage.runner.fargate_memory_mib,
+            task_role=self.task_role,
+            runtime_platform=ecs.RuntimePlatform(
+                cpu_architecture=ecs.CpuArchitecture.X86_64,
+                operating_system_family=ecs.OperatingSystemFamily.LINUX,
+            ),
+        )
+        self.container = self.task_definition.add_container(
+            RUNNER_CONTAINER,
+            image=runner_image(self, stage, build_image),
+            memory_limit_mib=stage.runner.fargate_memory_mib,
+            logging=ecs.LogDrivers.aws_logs(stream_prefix="runner", log_group=self.log_group),
+            # The plan and result locations arrive as command overrides at RunTask; the DB password
+            # as the BENCHWRIGHT_DB_PASSWORD secret override. Nothing secret is in the definition.
+            command=["--help"],
+            readonly_root_filesystem=False,
+            environment={"PYTHONUNBUFFERED": "1"},
+        )
+
+        self.instance_role = iam.Role(
+            self,
+            "RunnerInstanceRole",
+            assumed_by=iam.ServicePrincipal("ec2.amazonaws.com"),
+            description="Benchwright EC2 runner / self-managed target: SSM access, plan and results",
+            managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name("AmazonSSMManagedInstanceCore")],
+        )
+        results.grant_read_write(self.instance_role)
+        self.instance_profile = iam.InstanceProfile(self, "RunnerInstanceProfile", role=self.instance_role)
+        self.launch_template = ec2.LaunchTemplate(
+            self,
+            "RunnerLaunchTemplate",
+            instance_type=ec2.InstanceType(stage.runner.ec2_instance_type),
+            machine_image=ec2.MachineImage.latest_amazon_linux2023(),
+            instance_profile=self.instance_profile,
+            security_group=network.runner_sg,
+            require_imdsv2=True,
+            detailed_monitoring=True,
+            block_devices=[
+                ec2.BlockDevice(
+                    device_name="/dev/xvda",
+                    volume=ec2.BlockDeviceVolume.ebs(30, encrypted=True, volume_type=ec2.EbsDeviceVolumeType.GP3),
+                )
+            ],
+            instance_initiated_shutdown_behavior=ec2.InstanceInitiatedShutdownBehavior.TERMINATE,
+        )

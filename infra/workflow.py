@@ -1,0 +1,303 @@
+"""The workflow: one Lambda per ASL task state, the benchmark and suite state machines (inline ASL
+from statemachines/ with definition substitutions), the nightly schedule and the janitor.
+
+Placeholders in the ASL follow one convention: ``${<State>FunctionArn}`` is the Lambda of that state
+and ``${BenchmarkStateMachineArn}`` the per-cell machine the suite starts. Handler paths come from
+``functions.HANDLERS`` (kept by the AWS-run engineer) when it exists, else from the state's name.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import aws_cdk as cdk
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_s3_deployment as s3deploy
+from aws_cdk import aws_scheduler as scheduler
+from aws_cdk import aws_stepfunctions as sfn
+from constructs import Construct
+
+from infra import constants as c
+from infra.bundling import lambda_code
+from infra.compute import RUNNER_CONTAINER, Compute
+from infra.config import StageConfig
+from infra.network import Network
+from infra.permissions import grant_stage_permissions
+from infra.storage import Storage
+
+PLACEHOLDER = re.compile(r"\$\{([A-Za-z0-9]+)\}")
+# States whose Lambda must sit in the VPC (they open connections to targets or to InfluxDB).
+IN_VPC = {"CheckTarget", "Ingest"}
+JANITOR = "Janitor"
+
+
+def placeholders(path: Path) -> list[str]:
+    """The ``${Name}`` placeholders of an ASL file, in order of first use."""
+    return list(dict.fromkeys(PLACEHOLDER.findall(path.read_text(encoding="utf-8"))))
+
+
+def snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def handler_map() -> dict[str, str]:
+    """State name -> Lambda handler ("functions.module.function"), from functions.HANDLERS if present."""
+    try:
+        module = importlib.import_module("functions")
+    except ImportError:
+        return {}
+    raw: dict[str, str] = dict(getattr(module, "HANDLERS", {}) or {})
+    out = {}
+    for state, target in raw.items():
+        target = target.replace("/", ".").removesuffix(".py")
+        if ":" in target:
+            mod, func = target.split(":", 1)
+            target = f"{mod.removesuffix('.py')}.{func}"
+        if not target.startswith("functions."):
+            target = f"functions.{target}"
+        out[state] = target
+    return out
+
+
+def handler_for(state: str, handlers: dict[str, str]) -> str:
+    return handlers.get(state) or f"functions.{snake(state)}.handler"
+
+
+class Workflow(Construct):
+    """Lambdas, both state machines, the nightly schedule and the janitor schedule."""
+
+    def __init__(
+        self,
+        scope: Construct,
+        cid: str,
+        *,
+        stage: StageConfig,
+        network: Network,
+        storage: Storage,
+        compute: Compute,
+    ) -> None:
+        super().__init__(scope, cid)
+        self.stage = stage
+        self.network = network
+        self.storage = storage
+        self.compute = compute
+        self.code = lambda_code()
+        self.handlers = handler_map()
+        self.functions: dict[str, lambda_.Function] = {}
+
+        benchmark_asl = c.STATEMACHINES / "benchmark.asl.json"
+        suite_asl = c.STATEMACHINES / "suite.asl.json"
+        for path in (benchmark_asl, suite_asl):
+            for name in placeholders(path):
+                if name.endswith("FunctionArn"):
+                    self.function(name.removesuffix("FunctionArn"))
+        self.function(JANITOR)
+
+        self.benchmark = self.state_machine("Benchmark", benchmark_asl, {})
+        self.suite = self.state_machine(
+            "Suite", suite_asl, {"BenchmarkStateMachineArn": self.benchmark.state_machine_arn}
+        )
+        self.benchmark.grant_start_execution(self.suite)
+        # startExecution.sync:2 watches the child through an EventBridge managed rule.
+        self.suite.add_to_role_policy(
+            iam.PolicyStatement(
+                actions=["states:DescribeExecution", "states:StopExecution"],
+                resources=[
+                    cdk.Stack.of(self).format_arn(
+                        service="states",
+                        resource="execution",
+                        resource_name=f"{self.benchmark.state_machine_name}:*",
+                        arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
+                    )
+                ],
+            )
+        )
+        self.suite.add_to_role_policy(
+            iam.PolicyStatement(
+                actions=["events:PutTargets", "events:PutRule", "events:DescribeRule"],
+                resources=[
+                    cdk.Stack.of(self).format_arn(
+                        service="events",
+                        resource="rule",
+                        resource_name="StepFunctionsGetEventsForStepFunctionsExecutionRule",
+                    )
+                ],
+            )
+        )
+        for fn in self.functions.values():
+            fn.add_environment(c.ENV_BENCHMARK_SM, self.benchmark.state_machine_arn)
+        self.nightly_suite_key = self.nightly(suite_asl)
+        self.janitor_schedule()
+
+    # ------------------------------------------------------------------ Lambdas
+    def environment(self) -> dict[str, str]:
+        s = self.storage
+        env = {
+            c.ENV_STAGE: self.stage.name,
+            c.ENV_OWNER: self.stage.owner,
+            c.ENV_BUCKET: s.results.bucket_name,
+            c.ENV_CLUSTER: self.compute.cluster.cluster_arn,
+            c.ENV_TASK_DEFINITION: self.compute.task_definition.task_definition_arn,
+            c.ENV_RUNNER_CONTAINER: RUNNER_CONTAINER,
+            c.ENV_LAUNCH_TEMPLATE: self.compute.launch_template.launch_template_id or "",
+            c.ENV_SUBNETS: cdk.Stack.of(self).to_json_string(self.network.subnet_ids_by_az()),
+            c.ENV_RUNNER_SG: self.network.runner_sg.security_group_id,
+            c.ENV_TARGET_SG: self.network.target_sg.security_group_id,
+            c.ENV_TARGET_ROLE: self.compute.instance_profile.instance_profile_arn,
+            c.ENV_SINK: s.sink,
+            c.ENV_SLACK_SECRET: s.slack_secret.secret_arn,
+            c.ENV_MAX_RUN_HOURS: str(self.stage.max_run_hours),
+            c.ENV_METRICS_NAMESPACE: c.METRICS_NAMESPACE,
+            "POWERTOOLS_SERVICE_NAME": "benchwright",
+            "POWERTOOLS_METRICS_NAMESPACE": c.METRICS_NAMESPACE,
+        }
+        if s.timestream_database:
+            env[c.ENV_TIMESTREAM_DATABASE] = s.timestream_database
+            env[c.ENV_TIMESTREAM_TABLE] = s.timestream_table or ""
+        if s.influx is not None:
+            env[c.ENV_INFLUX_ENDPOINT] = s.influx.attr_endpoint
+            env[c.ENV_INFLUX_SECRET] = s.influx.attr_influx_auth_parameters_secret_arn
+        return env
+
+    def function(self, state: str) -> lambda_.Function:
+        if state in self.functions:
+            return self.functions[state]
+        log_group = logs.LogGroup(
+            self,
+            f"{state}Logs",
+            retention=logs.RetentionDays.ONE_MONTH,
+            removal_policy=cdk.RemovalPolicy.DESTROY,
+        )
+        in_vpc = state in IN_VPC
+        fn = lambda_.Function(
+            self,
+            f"{state}Function",
+            description=f"Benchwright {state} stage",
+            runtime=lambda_.Runtime.PYTHON_3_12,
+            architecture=lambda_.Architecture.X86_64,
+            code=self.code,
+            handler=handler_for(state, self.handlers),
+            timeout=cdk.Duration.minutes(15 if state in {"Teardown", JANITOR} else 5),
+            memory_size=512,
+            environment=self.environment(),
+            log_group=log_group,
+            tracing=lambda_.Tracing.ACTIVE,
+            vpc=self.network.vpc if in_vpc else None,
+            vpc_subnets=self.network.private_subnets if in_vpc else None,
+            security_groups=[self.network.probe_sg] if in_vpc else None,
+        )
+        grant_stage_permissions(state, fn, self.stage, self.storage, self.compute)
+        self.functions[state] = fn
+        return fn
+
+    # ------------------------------------------------------------------ state machines
+    def state_machine(self, name: str, path: Path, extra: dict[str, str]) -> sfn.StateMachine:
+        subs = dict(extra)
+        for ph in placeholders(path):
+            if ph.endswith("FunctionArn"):
+                subs[ph] = self.functions[ph.removesuffix("FunctionArn")].function_arn
+        missing = [ph for ph in placeholders(path) if ph not in subs]
+        if missing:
+            raise ValueError(f"{path.name}: no value for placeholder(s) {', '.join(missing)}")
+        log_group = logs.LogGroup(
+            self,
+            f"{name}ExecutionLogs",
+            retention=logs.RetentionDays.THREE_MONTHS,
+            removal_policy=cdk.RemovalPolicy.DESTROY,
+        )
+        machine = sfn.StateMachine(
+            self,
+            f"{name}StateMachine",
+            definition_body=sfn.DefinitionBody.from_string(path.read_text(encoding="utf-8")),
+            definition_substitutions=subs,
+            tracing_enabled=True,
+            logs=sfn.LogOptions(destination=log_group, level=sfn.LogLevel.ALL, include_execution_data=False),
+            timeout=cdk.Duration.hours(self.stage.max_run_hours * (6 if name == "Suite" else 1)),
+        )
+        for ph in subs:
+            if ph.endswith("FunctionArn"):
+                self.functions[ph.removesuffix("FunctionArn")].grant_invoke(machine)
+        return machine
+
+    # ------------------------------------------------------------------ schedules
+    def nightly(self, suite_asl: Path) -> str:
+        """Upload the nightly suite specs into the bucket and schedule the suite workflow."""
+        sources = []
+        specs = []
+        for rel in self.stage.schedule.suite:
+            path = c.REPO_ROOT / rel
+            if not path.is_file():
+                from benchwright.errors import SpecError
+
+                raise SpecError("stage.schedule.suite", f"{rel}: no such spec file")
+            specs.append(path.name)
+            sources.append(s3deploy.Source.data(f"{c.SUITE_PREFIX}{path.name}", path.read_text(encoding="utf-8")))
+        s3deploy.BucketDeployment(
+            self,
+            "NightlySuite",
+            sources=sources,
+            destination_bucket=self.storage.results,
+            prune=False,
+            retain_on_delete=False,
+            memory_limit=256,
+        )
+        role = iam.Role(
+            self,
+            "SchedulerRole",
+            assumed_by=iam.ServicePrincipal("scheduler.amazonaws.com"),
+            description="EventBridge Scheduler: start the nightly suite",
+        )
+        self.suite.grant_start_execution(role)
+        suite_input = {
+            "trigger": "schedule",
+            "suite": {"bucket": self.storage.results.bucket_name, "keys": [c.SUITE_PREFIX + s for s in specs]},
+        }
+        scheduler.CfnSchedule(
+            self,
+            "NightlySchedule",
+            description="Benchwright nightly suite",
+            schedule_expression=self.stage.schedule.cron,
+            schedule_expression_timezone=self.stage.schedule.timezone,
+            state="ENABLED" if self.stage.schedule.enabled else "DISABLED",
+            flexible_time_window=scheduler.CfnSchedule.FlexibleTimeWindowProperty(mode="OFF"),
+            target=scheduler.CfnSchedule.TargetProperty(
+                arn=self.suite.state_machine_arn,
+                role_arn=role.role_arn,
+                input=cdk.Stack.of(self).to_json_string(suite_input),
+                retry_policy=scheduler.CfnSchedule.RetryPolicyProperty(maximum_retry_attempts=2),
+            ),
+        )
+        return c.SUITE_PREFIX
+
+    def janitor_schedule(self) -> None:
+        """The backstop: every N minutes the janitor deletes tagged resources past expires-at."""
+        janitor = self.functions[JANITOR]
+        role = iam.Role(
+            self,
+            "JanitorSchedulerRole",
+            assumed_by=iam.ServicePrincipal("scheduler.amazonaws.com"),
+            description="EventBridge Scheduler: invoke the janitor",
+        )
+        janitor.grant_invoke(role)
+        scheduler.CfnSchedule(
+            self,
+            "JanitorSchedule",
+            description="Benchwright janitor: sweep expired run resources by tag",
+            schedule_expression=f"rate({self.stage.janitor_rate_minutes} minutes)",
+            flexible_time_window=scheduler.CfnSchedule.FlexibleTimeWindowProperty(mode="OFF"),
+            target=scheduler.CfnSchedule.TargetProperty(
+                arn=janitor.function_arn,
+                role_arn=role.role_arn,
+                input=json.dumps({"trigger": "schedule"}),
+            ),
+        )
+
+    def describe(self) -> dict[str, Any]:
+        return {name: fn.node.id for name, fn in self.functions.items()}

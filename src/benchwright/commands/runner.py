@@ -1,0 +1,116 @@
+"""`benchwright runner --plan PLAN.json --out RESULT.json`: run one cell's phases from a plan.
+
+This is the command the local launcher runs as a subprocess and the container entrypoint runs on
+Fargate / EC2. After every phase the output file is rewritten (atomically) with all documents so far,
+so a crash or a stop request still leaves the phases already measured. SIGINT and SIGTERM stop the
+current phase cleanly: its partial document is kept, marked ``aborted``, and no later phase starts.
+The password never appears in the plan: drivers read ``BENCHWRIGHT_DB_PASSWORD`` from the environment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from benchwright.errors import BenchwrightError, SpecError
+from benchwright.providers.base import RunnerPlan
+from benchwright.results import ResultDocument
+
+EXIT_ABORTED = 3
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("runner", help="run one matrix cell's phases from a plan file (used by `run`)")
+    p.add_argument("--plan", required=True, help="plan JSON file (or s3://bucket/key with the aws extra)")
+    p.add_argument("--out", required=True, help="where to write the JSON list of result documents")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.set_defaults(handler=handle)
+
+
+def read_plan(source: str) -> RunnerPlan:
+    if source.startswith("s3://"):
+        try:
+            from benchwright.providers.aws.artifacts import read_json  # type: ignore[import-not-found]
+        except ImportError:
+            raise SpecError("--plan", "s3:// plans need the aws extra (pip install 'benchwright[aws]')") from None
+        return RunnerPlan.model_validate(read_json(source))
+    path = Path(source)
+    try:
+        return RunnerPlan.model_validate_json(path.read_text())
+    except OSError as exc:
+        raise SpecError(str(path), f"cannot read the plan ({exc.strerror})") from None
+    except ValueError as exc:
+        raise SpecError(str(path), f"not a valid runner plan: {exc}") from None
+
+
+def write_output(out: Path, plan: RunnerPlan, docs: list[ResultDocument], error: str | None) -> None:
+    payload = {
+        "run_id": plan.run_id,
+        "cell_id": plan.cell_id,
+        "runner_index": plan.runner_index,
+        "documents": [json.loads(d.model_dump_json()) for d in docs],
+        "error": error,
+    }
+    tmp = out.with_suffix(out.suffix + ".tmp")
+    tmp.write_text(json.dumps(payload))
+    tmp.replace(out)
+
+
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def handle(args: argparse.Namespace) -> int:
+    from benchwright.runner.engine import PhaseConfig, run_phase
+
+    plan = read_plan(args.plan)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    docs: list[ResultDocument] = []
+    write_output(out, plan, docs, None)
+    for phase in plan.phases:
+        if not args.quiet:
+            print(f"runner: phase {phase.phase} started ({phase.threads} threads)", flush=True)
+        config = PhaseConfig(
+            workload=phase.workload,
+            phase="run" if phase.phase == "warmup" else phase.phase,
+            engine=phase.engine,
+            properties=dict(phase.properties),
+            threads=phase.threads,
+            processes=phase.processes,
+            target=phase.target,
+            operation_count=phase.operation_count,
+            max_seconds=phase.max_seconds,
+            interval_s=phase.interval_s,
+            seed=phase.seed,
+            run_id=plan.run_id,
+        )
+        try:
+            doc = run_phase(config)
+        except KeyboardInterrupt:
+            write_output(out, plan, docs, f"interrupted before phase {phase.phase} produced a result")
+            return 130
+        except BenchwrightError as exc:
+            write_output(out, plan, docs, f"{type(exc).__name__}: {exc}")
+            print(f"runner: phase {phase.phase} failed: {exc}", file=sys.stderr, flush=True)
+            return exc.exit_code
+        doc.phase = phase.phase
+        doc.cell = plan.cell_id
+        docs.append(doc)
+        write_output(out, plan, docs, None)
+        if not args.quiet:
+            print(
+                f"runner: phase {phase.phase} done: {doc.operations_total} ops, {doc.throughput:,.0f} ops/s"
+                + (" (aborted)" if doc.aborted else ""),
+                flush=True,
+            )
+        if doc.aborted:
+            reasons = "; ".join(f.message for f in doc.validity if f.severity == "invalid")
+            write_output(out, plan, docs, f"phase {phase.phase} aborted: {reasons}")
+            return EXIT_ABORTED
+    return 0

@@ -1,0 +1,268 @@
+"""Statistical verdicts: is run B faster, slower or unchanged against run A or against history?
+
+Every comparison works on the ratio new / baseline of a metric, on a log scale (ratios are what a
+reader means by "10 % faster", and logs make them symmetric). The interval for the ratio comes from:
+- repeats on both sides: Welch's t interval on log values;
+- one new value against several history values (or the reverse): a t prediction interval;
+- one value each: batch means of the two runs' interval series (10 blocks, nearly independent).
+The verdict then needs both statistical significance and a change of at least ``min_effect``:
+    significant and |change| >= min_effect          -> faster / slower
+    significant but smaller than min_effect         -> no_change (a real but negligible difference)
+    not significant, |change| < min_effect and the
+    interval within +-2 * min_effect                -> no_change
+    otherwise                                       -> unstable (too noisy to say; add repeats)
+Invalid results (collapse, saturated client, errors) are never compared: the verdict is unstable.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from benchwright.judge.stats import Interval, batch_means, prediction_difference, welch_difference
+from benchwright.results import ResultDocument
+from benchwright.runs import CellResult, RunRecord, Verdict, VerdictKind
+
+DEFAULT_MIN_EFFECT = 0.05
+DEFAULT_CONFIDENCE = 0.95
+PRECEDENCE: dict[str, int] = {"slower": 0, "unstable": 1, "faster": 2, "no_change": 3, "no_history": 4}
+
+
+def higher_is_better(metric: str) -> bool:
+    return metric.startswith("throughput")
+
+
+def metric_value(doc: ResultDocument, metric: str) -> float | None:
+    """``throughput`` (ops/s), ``p99_us`` / ``p95_us`` / ``average_us`` (worst operation), or
+    ``p99_us:READ`` for one operation."""
+    if metric == "throughput":
+        return doc.throughput
+    name, _, operation = metric.partition(":")
+    if name not in ("p50_us", "p90_us", "p95_us", "p99_us", "p999_us", "average_us"):
+        raise ValueError(f"unknown metric {metric!r}")
+    if operation:
+        summary = doc.operations.get(operation)
+        return float(getattr(summary, name)) if summary else None
+    values = [float(getattr(s, name)) for s in doc.operations.values() if s.operations]
+    return max(values) if values else None
+
+
+def interval_values(doc: ResultDocument, metric: str) -> list[float]:
+    """The metric per interval (throughput or p99), trimmed of the partial last interval."""
+    samples = doc.intervals[:-1] if len(doc.intervals) > 2 else doc.intervals
+    if metric == "throughput":
+        return [s.throughput for s in samples]
+    if metric.startswith("p99_us"):
+        return [s.p99_us for s in samples if s.p99_us > 0]
+    if metric.startswith("p50_us"):
+        return [s.p50_us for s in samples if s.p50_us > 0]
+    return []
+
+
+def _log(values: Sequence[float]) -> list[float]:
+    return [math.log(max(v, 1e-9)) for v in values]
+
+
+@dataclass(frozen=True)
+class CellComparison:
+    cell_id: str
+    kind: VerdictKind
+    ratio: float | None
+    low: float | None
+    high: float | None
+    method: str
+    note: str = ""
+
+
+def classify(ratio: Interval, metric: str, min_effect: float) -> VerdictKind:
+    """Turn a log-ratio interval into a verdict kind (see the module docstring for the rule)."""
+    est, lo, hi = math.exp(ratio.estimate), math.exp(ratio.low), math.exp(ratio.high)
+    significant = lo > 1.0 or hi < 1.0
+    big = est >= 1.0 + min_effect or est <= 1.0 - min_effect
+    if significant and big:
+        better = (est > 1.0) == higher_is_better(metric)
+        return "faster" if better else "slower"
+    if significant:
+        return "no_change"
+    if not big and lo >= 1.0 - 2 * min_effect and hi <= 1.0 + 2 * min_effect:
+        return "no_change"
+    return "unstable"
+
+
+def _invalid_reasons(cells: Sequence[CellResult]) -> list[str]:
+    reasons = []
+    for cell in cells:
+        doc = cell.measured
+        flags = [*cell.validity, *(doc.validity if doc else [])]
+        reasons += [f"{cell.cell_id}: {f.code}" for f in flags if f.severity == "invalid"]
+    return sorted(set(reasons))
+
+
+def compare_cell(
+    new: Sequence[CellResult],
+    base: Sequence[CellResult],
+    metric: str = "throughput",
+    min_effect: float = DEFAULT_MIN_EFFECT,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> CellComparison:
+    """Compare the repeats of one matrix cell in the new run against baseline repeats of that cell."""
+    cell_id = new[0].cell_id if new else (base[0].cell_id if base else "?")
+    if not base:
+        return CellComparison(cell_id, "no_history", None, None, None, "none", "no baseline for this cell")
+    invalid = _invalid_reasons([*new, *base])
+    if invalid:
+        return CellComparison(
+            cell_id, "unstable", None, None, None, "none", "invalid results: " + ", ".join(invalid)
+        )
+    new_docs = [c.measured for c in new if c.measured]
+    base_docs = [c.measured for c in base if c.measured]
+    a = [v for v in (metric_value(d, metric) for d in new_docs) if v is not None]
+    b = [v for v in (metric_value(d, metric) for d in base_docs) if v is not None]
+    if not a or not b:
+        return CellComparison(cell_id, "no_history", None, None, None, "none", f"no {metric} values")
+    try:
+        if len(a) >= 2 and len(b) >= 2:
+            interval, method = (
+                welch_difference(_log(a), _log(b), confidence),
+                f"Welch t on {len(a)} vs {len(b)} repeats",
+            )
+        elif len(a) == 1 and len(b) >= 2:
+            interval = prediction_difference(_log(a)[0], _log(b), confidence)
+            method = f"t prediction interval, 1 run vs {len(b)} baseline values"
+        elif len(b) == 1 and len(a) >= 2:
+            flipped = prediction_difference(_log(b)[0], _log(a), confidence)
+            interval = Interval(-flipped.estimate, -flipped.high, -flipped.low, flipped.n, confidence)
+            method = f"t prediction interval, {len(a)} repeats vs 1 baseline value"
+        else:
+            sa, sb = interval_values(new_docs[0], metric), interval_values(base_docs[0], metric)
+            if len(sa) < 4 or len(sb) < 4:
+                return CellComparison(
+                    cell_id,
+                    "unstable",
+                    a[0] / b[0] if b[0] else None,
+                    None,
+                    None,
+                    "none",
+                    "one value each and no interval series: add repeats",
+                )
+            ma, mb = batch_means(sa), batch_means(sb)
+            interval = welch_difference(_log(ma), _log(mb), confidence)
+            method = f"Welch t on batch means of the interval series ({len(ma)} vs {len(mb)} blocks)"
+    except ValueError as exc:
+        return CellComparison(cell_id, "unstable", None, None, None, "none", str(exc))
+    kind = classify(interval, metric, min_effect)
+    return CellComparison(
+        cell_id, kind, math.exp(interval.estimate), math.exp(interval.low), math.exp(interval.high), method
+    )
+
+
+def _group(records: Sequence[RunRecord]) -> dict[str, list[CellResult]]:
+    groups: dict[str, list[CellResult]] = {}
+    for record in records:
+        for cell in record.cells:
+            groups.setdefault(cell.cell_id, []).append(cell)
+    return groups
+
+
+def describe(c: CellComparison, metric: str, confidence: float) -> str:
+    if c.ratio is None or c.low is None or c.high is None:
+        return f"{c.cell_id}: {c.kind.replace('_', ' ')} ({c.note})"
+    return (
+        f"{c.cell_id}: {c.kind.replace('_', ' ')}, {metric} x{c.ratio:.3f} "
+        f"({confidence:.0%} CI x{c.low:.3f} to x{c.high:.3f}; {c.method})"
+    )
+
+
+def compare_runs(
+    new: RunRecord,
+    baseline: RunRecord | Sequence[RunRecord],
+    metric: str = "throughput",
+    min_effect: float = DEFAULT_MIN_EFFECT,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> Verdict:
+    """One verdict for ``new`` against one baseline run or several (history); cells matched by id.
+
+    The run's verdict is its most serious cell's: slower beats unstable beats faster beats no change.
+    """
+    base_runs = [baseline] if isinstance(baseline, RunRecord) else list(baseline)
+    base_runs = [r for r in base_runs if r.run_id != new.run_id]
+    if not base_runs:
+        return Verdict(
+            kind="no_history",
+            metric=metric,
+            min_effect=min_effect,
+            message=f"no earlier run of {new.spec_name!r} to compare with",
+        )
+    new_groups, base_groups = _group([new]), _group(base_runs)
+    results = [
+        compare_cell(cells, base_groups.get(cell_id, []), metric, min_effect, confidence)
+        for cell_id, cells in new_groups.items()
+    ]
+    compared = [r for r in results if r.kind != "no_history"]
+    if not compared:
+        return Verdict(
+            kind="no_history",
+            metric=metric,
+            min_effect=min_effect,
+            message=f"no cell of {new.run_id} has a baseline in {len(base_runs)} earlier run(s)",
+        )
+
+    def severity(c: CellComparison) -> tuple[int, float]:
+        distance = abs(math.log(c.ratio)) if c.ratio else 0.0
+        return PRECEDENCE[c.kind], -distance
+
+    decisive = min(compared, key=severity)
+    against = base_runs[0].run_id if len(base_runs) == 1 else f"{len(base_runs)} earlier runs"
+    counts: dict[str, int] = {}
+    for r in compared:
+        counts[r.kind] = counts.get(r.kind, 0) + 1
+    tally = ", ".join(
+        f"{n} {k.replace('_', ' ')}" for k, n in sorted(counts.items(), key=lambda kv: PRECEDENCE[kv[0]])
+    )
+    lines = [f"{decisive.kind.replace('_', ' ')} vs {against} (min effect {min_effect:.0%}; cells: {tally})"]
+    lines += [describe(r, metric, confidence) for r in results]
+    return Verdict(
+        kind=decisive.kind,
+        metric=metric,
+        effect=decisive.ratio,
+        ci_low=decisive.low,
+        ci_high=decisive.high,
+        min_effect=min_effect,
+        message="\n".join(lines),
+    )
+
+
+def compare_with_history(
+    run: RunRecord,
+    history: Sequence[RunRecord],
+    metric: str = "throughput",
+    min_effect: float = DEFAULT_MIN_EFFECT,
+    confidence: float = DEFAULT_CONFIDENCE,
+    window: int = 10,
+) -> Verdict:
+    """Against the newest ``window`` succeeded earlier runs of the same spec."""
+    earlier = [
+        r
+        for r in history
+        if r.run_id != run.run_id
+        and r.spec_name == run.spec_name
+        and r.status == "succeeded"
+        and r.started_at <= run.started_at
+    ]
+    earlier.sort(key=lambda r: r.started_at, reverse=True)
+    return compare_runs(run, earlier[:window], metric, min_effect, confidence)
+
+
+def repeat_summary(
+    record: RunRecord, metric: str = "throughput", confidence: float = DEFAULT_CONFIDENCE
+) -> dict[str, Interval]:
+    """Mean and t confidence interval of ``metric`` across the repeats of each cell."""
+    from benchwright.judge.stats import mean_ci
+
+    out: dict[str, Interval] = {}
+    for cell_id, cells in _group([record]).items():
+        values = [v for v in (metric_value(c.measured, metric) for c in cells if c.measured) if v is not None]
+        if values:
+            out[cell_id] = mean_ci(values, confidence)
+    return out

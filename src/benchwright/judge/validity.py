@@ -1,0 +1,203 @@
+"""Validity flags: reasons to doubt or reject a result, attached to every phase and cell.
+
+The engine already notes what only it can see (workers lost, interruption); this module applies the
+spec's validity policy to what is in the documents: a saturated client, too many errors, a window
+too short to mean anything (and shorter than CloudWatch's 60 s resolution can describe), a
+throughput collapse mid-run (change-point analysis; the drained-burst-bucket signature of seed
+experiment 3) and drained credit/burst balances in the host or cloud metrics.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from benchwright.judge.changepoint import find_collapse
+from benchwright.results import MetricSeries, ResultDocument, ValidityFlag
+from benchwright.runs import CellResult, RunRecord
+
+MEASURED_PHASES = ("run",)
+BALANCE_PERCENT_METRICS = ("BurstBalance", "EBSIOBalance%", "EBSByteBalance%", "burst_balance")
+CREDIT_METRICS = ("CPUCreditBalance", "cpu_credit_balance")
+
+
+class ValidityPolicy(BaseModel):
+    """Thresholds for judging a result. The spec's ``validity`` section fills it (same field names)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_error_rate: float = Field(default=0.01, ge=0.0, le=1.0)  # failed / all operations before "invalid"
+    min_duration_s: float = Field(default=10.0, ge=0.0)  # measured phase shorter than this: "too_short"
+    cloud_min_duration_s: float = Field(default=120.0, ge=0.0)  # with CloudWatch metrics (60 s points)
+    collapse_drop: float = Field(default=0.3, gt=0.0, lt=1.0)  # later level this far below the earlier one
+    collapse_min_segment_s: float = Field(default=5.0, gt=0.0)  # shortest level worth calling a level
+    client_saturation: Literal["invalid", "warning"] = "invalid"
+    balance_floor_percent: float = Field(default=5.0, ge=0.0)  # BurstBalance & co. below this: drained
+    credit_floor: float = Field(default=1.0, ge=0.0)  # CPUCreditBalance below this: drained
+
+    @classmethod
+    def of(cls, value: ValidityPolicy | Mapping[str, Any] | None) -> ValidityPolicy:
+        if value is None:
+            return cls()
+        if isinstance(value, ValidityPolicy):
+            return value
+        if isinstance(value, BaseModel):
+            value = value.model_dump()
+        return cls.model_validate({k: v for k, v in dict(value).items() if k in cls.model_fields})
+
+
+def _duration_s(doc: ResultDocument) -> float:
+    return doc.runtime_ms / 1000.0
+
+
+def _uses_cloud_metrics(series: Iterable[MetricSeries]) -> bool:
+    return any(s.source.startswith("cloudwatch") for s in series)
+
+
+def judge_document(
+    doc: ResultDocument, policy: ValidityPolicy | None = None, measured: bool | None = None
+) -> None:
+    """Add the policy's flags to ``doc.validity`` (idempotent: a code is never added twice)."""
+    policy = policy or ValidityPolicy()
+    measured = doc.phase in MEASURED_PHASES if measured is None else measured
+
+    if doc.client.saturated:
+        doc.flag(
+            "client_saturated",
+            policy.client_saturation,
+            f"the load generator was saturated (busiest worker {doc.client.max_process_cpu_share:.0%} CPU, "
+            f"timer lag p99 {doc.client.schedule_lag_p99_ms:.0f} ms): the numbers measure the client",
+        )
+
+    errors = sum(
+        n
+        for s in doc.operations.values()
+        for status, n in s.statuses.items()
+        if status != "OK" and status not in ("NOT_FOUND", "USER_ABORT")
+    )
+    total = sum(s.operations for s in doc.operations.values())
+    if total and errors / total > policy.max_error_rate:
+        _replace(
+            doc,
+            "error_rate",
+            "invalid",
+            f"{errors} of {total} operations failed ({errors / total:.2%}, policy allows "
+            f"{policy.max_error_rate:.2%})",
+        )
+
+    if not measured:
+        return
+    duration = _duration_s(doc)
+    if duration < policy.min_duration_s:
+        doc.flag(
+            "too_short",
+            "warning",
+            f"the measured phase ran {duration:.1f} s, less than the policy's {policy.min_duration_s:g} s",
+        )
+    if _uses_cloud_metrics(doc.metrics) and duration < policy.cloud_min_duration_s:
+        doc.flag(
+            "too_short_for_cloud_metrics",
+            "warning",
+            f"the measured phase ran {duration:.0f} s; CloudWatch reports 60 s points, so fewer than "
+            f"{policy.cloud_min_duration_s:g} s cannot show what the server did",
+        )
+
+    collapse = throughput_collapse(doc, policy)
+    if collapse:
+        doc.flag("throughput_collapse", "invalid", collapse)
+
+
+def _replace(
+    doc: ResultDocument, code: str, severity: Literal["info", "warning", "invalid"], message: str
+) -> None:
+    doc.validity = [f for f in doc.validity if f.code != code]
+    doc.flag(code, severity, message)
+
+
+def throughput_collapse(doc: ResultDocument, policy: ValidityPolicy | None = None) -> str | None:
+    """A message when the interval throughput drops to a lasting lower level mid-run, else None."""
+    policy = policy or ValidityPolicy()
+    # the last interval is usually partial (the phase ended inside it): never evidence of a collapse
+    intervals = doc.intervals[:-1] if len(doc.intervals) > 2 else doc.intervals
+    values = [s.throughput for s in intervals]
+    min_size = max(2, math.ceil(policy.collapse_min_segment_s / max(doc.measurement.interval_s, 1e-9)))
+    if len(values) < 2 * min_size:
+        return None
+    found = find_collapse(values, policy.collapse_drop, min_size=min_size)
+    if not found:
+        return None
+    at = intervals[found.index - 1].t if found.index > 0 else 0.0
+    return (
+        f"throughput collapsed at t={at:.0f} s from {found.before:,.0f} to {found.after:,.0f} ops/s "
+        f"(-{found.drop:.0%}): a drained burst bucket or credit balance looks like this"
+    )
+
+
+def drained_balances(
+    series: Iterable[MetricSeries], policy: ValidityPolicy | None = None
+) -> list[ValidityFlag]:
+    """Flags for burst / IO / CPU credit balances that ran dry inside the window."""
+    policy = policy or ValidityPolicy()
+    flags: list[ValidityFlag] = []
+    for s in series:
+        if not s.points:
+            continue
+        low = min(p.value for p in s.points)
+        first_low = next(p.t for p in s.points if p.value == low)
+        if s.name in BALANCE_PERCENT_METRICS and low < policy.balance_floor_percent:
+            flags.append(
+                ValidityFlag(
+                    code="burst_balance_drained",
+                    severity="invalid",
+                    message=f"{s.name} ({s.source}) fell to {low:.1f}% at t={first_low:.0f} s: "
+                    "the volume was running on burst credits",
+                )
+            )
+        elif s.name in CREDIT_METRICS and low < policy.credit_floor:
+            flags.append(
+                ValidityFlag(
+                    code="cpu_credits_drained",
+                    severity="invalid",
+                    message=f"{s.name} ({s.source}) fell to {low:.1f} at t={first_low:.0f} s: "
+                    "the instance was throttled to its CPU baseline",
+                )
+            )
+    return flags
+
+
+def judge_cell(cell: CellResult, policy: ValidityPolicy | None = None) -> list[ValidityFlag]:
+    """Judge every phase, then give the cell the measured phase's flags plus metric-based ones."""
+    policy = policy or ValidityPolicy()
+    measured = cell.measured
+    for name, doc in cell.phases.items():
+        judge_document(
+            doc, policy, measured=(doc is measured and name not in ("load",)) or name in MEASURED_PHASES
+        )
+    found: list[ValidityFlag] = []
+    for name, doc in cell.phases.items():
+        for f in doc.validity:
+            if doc is measured or f.severity == "invalid":
+                prefix = "" if doc is measured else f"{name} phase: "
+                found.append(ValidityFlag(code=f.code, severity=f.severity, message=prefix + f.message))
+    found.extend(drained_balances([*cell.metrics, *(measured.metrics if measured else [])], policy))
+    for f in found:
+        if not any(existing.code == f.code for existing in cell.validity):
+            cell.validity.append(f)
+    return cell.validity
+
+
+def judge_run(record: RunRecord, policy: ValidityPolicy | Mapping[str, Any] | None = None) -> RunRecord:
+    """Judge every cell of a run in place; returns the record for chaining."""
+    resolved = ValidityPolicy.of(policy)
+    for cell in record.cells:
+        judge_cell(cell, resolved)
+    return record
+
+
+def cell_is_valid(cell: CellResult) -> bool:
+    return not any(f.severity == "invalid" for f in cell.validity) and all(
+        d.valid for d in cell.phases.values()
+    )

@@ -1,0 +1,140 @@
+"""Shared AWS plumbing: lazy clients, the three lifecycle tags, and ClientError -> our error names.
+
+Error translation is what lets the state machine route: throttling and capacity become
+``Retryable*`` (the ASL retries them with backoff); everything else keeps a non-retryable name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
+
+from benchwright.errors import BenchwrightError, ProvisioningFailed, RetryableProvisioningError
+from benchwright.providers.aws.config import AwsSettings
+
+RUN_ID_TAG = "benchwright:run-id"
+OWNER_TAG = "benchwright:owner"
+EXPIRES_TAG = "benchwright:expires-at"
+
+THROTTLING = {
+    "Throttling",
+    "ThrottlingException",
+    "ThrottledException",
+    "RequestLimitExceeded",
+    "TooManyRequestsException",
+    "ProvisionedThroughputExceededException",
+    "RequestThrottled",
+    "SlowDown",
+    "InsufficientDBInstanceCapacity",
+    "InsufficientCacheClusterCapacity",
+    "InsufficientInstanceCapacity",
+    "ServiceUnavailable",
+    "InternalError",
+    "InternalFailure",
+}
+NOT_FOUND_SUFFIXES = ("NotFound", "NotFoundFault", "NotFoundException", ".NotFound", "NoSuchKey")
+
+T = TypeVar("T")
+
+
+class Clients:
+    """boto3 clients created on first use (never at import), one per service, shared by providers."""
+
+    def __init__(self, settings: AwsSettings, session: Any = None) -> None:
+        self.settings = settings
+        self._session = session
+        self._clients: dict[str, Any] = {}
+
+    def __call__(self, service: str) -> Any:
+        if service not in self._clients:
+            import boto3
+            from botocore.config import Config
+
+            session = self._session or boto3.session.Session()
+            region = "us-east-1" if service == "pricing" else self.settings.region
+            cfg = Config(retries={"mode": "standard", "max_attempts": 3})
+            self._clients[service] = session.client(service, region_name=region, config=cfg)
+        return self._clients[service]
+
+
+def lifecycle_tags(settings: AwsSettings, run_id: str, now: datetime | None = None) -> dict[str, str]:
+    """run id / owner / expires-at: what teardown, the janitor and the leak test look for."""
+    now = now or datetime.now(UTC)
+    expires = now + timedelta(hours=settings.ttl_hours)
+    return {
+        RUN_ID_TAG: run_id,
+        OWNER_TAG: settings.owner,
+        EXPIRES_TAG: expires.strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+
+
+def tag_list(tags: dict[str, str]) -> list[dict[str, str]]:
+    """The ``[{"Key": k, "Value": v}]`` form RDS, ElastiCache, EC2, S3 and Secrets Manager use."""
+    return [{"Key": k, "Value": v} for k, v in tags.items()]
+
+
+def error_code(exc: Exception) -> str:
+    response = getattr(exc, "response", None) or {}
+    return str(response.get("Error", {}).get("Code", ""))
+
+
+def is_not_found(exc: Exception) -> bool:
+    code = error_code(exc)
+    return bool(code) and (code.endswith(NOT_FOUND_SUFFIXES) or code in {"404", "NoSuchEntity"})
+
+
+def translate(exc: Exception, what: str, retryable: type[BenchwrightError] = RetryableProvisioningError,
+              fatal: type[BenchwrightError] = ProvisioningFailed) -> BenchwrightError:
+    """A botocore error as one of ours, naming ``what`` (e.g. "rds instance bw-123")."""
+    code = error_code(exc) or type(exc).__name__
+    message = str(exc)
+    if code in THROTTLING:
+        return retryable(f"{what}: {code} (transient): {message}")
+    return fatal(f"{what}: {code}: {message}")
+
+
+def aws_call(what: str, fn: Callable[..., T], *args: Any,
+             retryable: type[BenchwrightError] = RetryableProvisioningError,
+             fatal: type[BenchwrightError] = ProvisioningFailed, **kwargs: Any) -> T:
+    """Call ``fn`` and turn a ClientError into our taxonomy (our own errors pass through)."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    try:
+        return fn(*args, **kwargs)
+    except ClientError as exc:
+        raise translate(exc, what, retryable, fatal) from exc
+    except BotoCoreError as exc:  # endpoint unreachable, read timeout: transient
+        raise retryable(f"{what}: {exc}") from exc
+
+
+def ignore_not_found(what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
+    """Delete helper: True when the call ran, False when the resource was already gone."""
+    from botocore.exceptions import ClientError
+
+    try:
+        fn(*args, **kwargs)
+        return True
+    except ClientError as exc:
+        if is_not_found(exc):
+            return False
+        raise translate(exc, what) from exc
+
+
+def paginate(client: Any, operation: str, key: str, **kwargs: Any) -> Iterator[Any]:
+    """Every item under ``key`` across the pages of ``operation``."""
+    for page in client.get_paginator(operation).paginate(**kwargs):
+        yield from page.get(key, [])
+
+
+def resource_name(run_id: str, suffix: str = "", limit: int = 40) -> str:
+    """A deterministic, name-safe resource id for a run: re-running a stage finds the same resource.
+
+    Letters, digits and hyphens, starting with a letter (the strictest rule: RDS / ElastiCache).
+    """
+    slug = "".join(ch if ch.isalnum() else "-" for ch in run_id.lower()).strip("-")
+    digest = hashlib.sha1(run_id.encode()).hexdigest()[:6]
+    tail = f"-{digest}{('-' + suffix) if suffix else ''}"
+    head = ("bw-" + slug)[: max(4, limit - len(tail))].rstrip("-")
+    return head + tail

@@ -1,0 +1,173 @@
+"""Aurora PostgreSQL / MySQL: a cluster plus its instances, provisioned classes or Serverless v2.
+
+Aurora publishes the cluster endpoint before a writer instance exists, so readiness needs every
+instance available and the probe connecting to the writer endpoint.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchwright.errors import ProvisioningFailed, SpecError
+from benchwright.providers.aws.common import aws_call, ignore_not_found, is_not_found, tag_list
+from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
+from benchwright.providers.aws.targets.rds import (
+    FAILED_STATES,
+    delete_parameter_group_later_ok,
+    parameter_family,
+    sql_connection,
+)
+from benchwright.providers.base import Credentials
+
+ENGINES = {"postgres": ("aurora-postgresql", 5432), "mysql": ("aurora-mysql", 3306)}
+
+
+class AuroraTarget(AwsTarget):
+    kind = "aurora"
+
+    @property
+    def engine(self) -> str:
+        engine = str(self.setting("engine", "postgres"))
+        if engine not in ENGINES:
+            raise SpecError("target.engine", f"Aurora engine must be postgres or mysql, got {engine!r}")
+        return engine
+
+    @property
+    def default_port(self) -> int:  # type: ignore[override]
+        return ENGINES[self.engine][1]
+
+    @property
+    def instance_count(self) -> int:
+        return max(1, int(self.setting("instances", 1)))
+
+    def instance_name(self, index: int) -> str:
+        return f"{self.name}-{index}"
+
+    def _create(self) -> dict[str, str]:
+        rds = self.clients("rds")
+        tags = tag_list(self.tags())
+        aws_engine = ENGINES[self.engine][0]
+        serverless = self.setting("serverless_v2")
+        handle = {"name": self.name, "engine": self.engine}
+        cluster: dict[str, Any] = {
+            "DBClusterIdentifier": self.name,
+            "Engine": aws_engine,
+            "MasterUsername": str(self.setting("username", "bench")),
+            "ManageMasterUserPassword": True,
+            "DatabaseName": str(self.setting("database", "bench")),
+            "DeletionProtection": False,
+            "Tags": tags,
+        }
+        if self.setting("engine_version"):
+            cluster["EngineVersion"] = str(self.setting("engine_version"))
+        if serverless:
+            cluster["ServerlessV2ScalingConfiguration"] = {
+                "MinCapacity": float(self.setting("serverless_v2.min_acu", 0.5)),
+                "MaxCapacity": float(self.setting("serverless_v2.max_acu", 16)),
+            }
+        if self.config.db_subnet_group:
+            cluster["DBSubnetGroupName"] = self.config.db_subnet_group
+        if self.config.security_group_ids:
+            cluster["VpcSecurityGroupIds"] = list(self.config.security_group_ids)
+        server_settings = dict(self.setting("server_settings", {}) or {})
+        if server_settings:
+            group = self.name + "-cluster-params"
+            family = parameter_family(aws_engine, str(self.setting("engine_version", "")))
+            _create_ignoring_exists(rds.create_db_cluster_parameter_group, DBClusterParameterGroupName=group,
+                                    DBParameterGroupFamily=family, Description=f"benchwright {self.run_id}",
+                                    Tags=tags)
+            params = [{"ParameterName": k, "ParameterValue": str(v), "ApplyMethod": "pending-reboot"}
+                      for k, v in sorted(server_settings.items())]
+            for i in range(0, len(params), 20):
+                aws_call(f"aurora parameter group {group}", rds.modify_db_cluster_parameter_group,
+                         DBClusterParameterGroupName=group, Parameters=params[i:i + 20])
+            cluster["DBClusterParameterGroupName"] = group
+            handle["cluster_parameter_group"] = group
+        _create_ignoring_exists(rds.create_db_cluster, what=f"aurora cluster {self.name}", **cluster)
+        instance_class = "db.serverless" if serverless else str(self.setting("instance_class", "db.r6g.large"))
+        for index in range(self.instance_count):
+            args: dict[str, Any] = {
+                "DBInstanceIdentifier": self.instance_name(index),
+                "DBClusterIdentifier": self.name,
+                "Engine": aws_engine,
+                "DBInstanceClass": instance_class,
+                "PubliclyAccessible": False,
+                "Tags": tags,
+            }
+            if index == 0 and self.setting("availability_zone"):
+                args["AvailabilityZone"] = str(self.setting("availability_zone"))
+            _create_ignoring_exists(rds.create_db_instance, what=f"aurora instance {args['DBInstanceIdentifier']}",
+                                    **args)
+        handle["instances"] = str(self.instance_count)
+        return handle
+
+    def _service_status(self) -> ServiceStatus:
+        rds = self.clients("rds")
+        from botocore.exceptions import ClientError
+
+        try:
+            cluster = rds.describe_db_clusters(DBClusterIdentifier=self.name)["DBClusters"][0]
+        except ClientError as exc:
+            if is_not_found(exc):
+                return "deleted", None, None
+            raise aws_error(exc, self.name) from exc
+        if cluster.get("Status") in FAILED_STATES:
+            return "failed", None, None
+        secret = (cluster.get("MasterUserSecret") or {}).get("SecretArn")
+        if secret:
+            self.handle["secret_arn"] = secret
+        for index in range(int(self.handle.get("instances", self.instance_count))):
+            try:
+                db = rds.describe_db_instances(DBInstanceIdentifier=self.instance_name(index))["DBInstances"][0]
+            except ClientError as exc:
+                if is_not_found(exc):
+                    return "creating", None, None
+                raise aws_error(exc, self.name) from exc
+            if db.get("DBInstanceStatus") in FAILED_STATES:
+                return "failed", None, None
+            if db.get("DBInstanceStatus") != "available":
+                return "creating", None, None
+            if index == 0 and db.get("AvailabilityZone"):
+                self.handle["availability_zone"] = db["AvailabilityZone"]
+        if cluster.get("Status") != "available" or not cluster.get("Endpoint"):
+            return "creating", None, None
+        return "ready", cluster["Endpoint"], int(cluster.get("Port") or self.default_port)
+
+    def connection_properties(self) -> dict[str, str]:
+        host, port = self.endpoint()
+        return sql_connection(self.engine, str(self.setting("username", "bench")), host, port,
+                              str(self.setting("database", "bench")))
+
+    def credentials(self) -> Credentials:
+        if "secret_arn" not in self.handle:
+            self._service_status()
+        return Credentials(secret_arn=self.handle.get("secret_arn"))
+
+    def metric_dimensions(self) -> list[tuple[str, dict[str, str]]]:
+        return [("AWS/RDS", {"DBInstanceIdentifier": self.instance_name(0)}),
+                ("AWS/RDS", {"DBClusterIdentifier": self.name})]
+
+    def _delete(self) -> None:
+        rds = self.clients("rds")
+        for index in range(int(self.handle.get("instances", self.instance_count))):
+            ignore_not_found(f"aurora instance {self.instance_name(index)}", rds.delete_db_instance,
+                             DBInstanceIdentifier=self.instance_name(index), SkipFinalSnapshot=True)
+        ignore_not_found(f"aurora cluster {self.name}", rds.delete_db_cluster, DBClusterIdentifier=self.name,
+                         SkipFinalSnapshot=True)
+        if self.handle.get("cluster_parameter_group"):
+            delete_parameter_group_later_ok(rds, self.handle["cluster_parameter_group"], cluster=True)
+
+
+def aws_error(exc: Exception, name: str) -> Exception:
+    from benchwright.providers.aws.common import translate
+
+    return translate(exc, f"aurora cluster {name}")
+
+
+def _create_ignoring_exists(call: Any, what: str = "aurora", **kwargs: Any) -> None:
+    """Create, treating "already exists" as success: a retried stage finds its own resource."""
+    try:
+        aws_call(what, call, **kwargs)
+    except ProvisioningFailed as exc:
+        if "AlreadyExists" not in str(exc):
+            raise

@@ -1,0 +1,94 @@
+"""The AWS side of the Target template method: tags, clients, the readiness probe, error names.
+
+Subclasses implement ``_create`` (start creating, return ids), ``_service_status`` (what the AWS API
+says, plus the endpoint once known) and ``_delete`` (idempotent). ``_status`` here combines the two
+halves of readiness: the service says available AND the probe gets a connection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from benchwright.providers.aws.common import Clients, lifecycle_tags, resource_name
+from benchwright.providers.aws.config import AwsSettings
+from benchwright.providers.aws.probe import Probe, tcp_probe
+from benchwright.providers.base import Target, TargetStatus
+
+ServiceStatus = tuple[TargetStatus, str | None, int | None]  # (status, host, port)
+
+
+class AwsTarget(Target):
+    """Base of every AWS target; ``settings`` is the spec's target section as a plain dict."""
+
+    kind = "aws"
+    default_port = 0
+
+    def __init__(
+        self,
+        settings: Mapping[str, Any],
+        run_id: str,
+        handle: Mapping[str, str] | None = None,
+        *,
+        clients: Clients,
+        config: AwsSettings,
+        probe: Probe | None = None,
+    ) -> None:
+        super().__init__(settings, run_id, handle)
+        self.clients = clients
+        self.config = config
+        self.probe = probe or tcp_probe(config.probe_timeout_s)
+
+    # naming and tags ----------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self.handle.get("name") or resource_name(self.run_id)
+
+    def tags(self) -> dict[str, str]:
+        return lifecycle_tags(self.config, self.run_id)
+
+    def setting(self, key: str, default: Any = None) -> Any:
+        """A value of the target section; dotted keys reach into nested dicts (``storage.iops``)."""
+        node: Any = self.settings
+        for part in key.split("."):
+            if not isinstance(node, Mapping) or part not in node:
+                return default
+            node = node[part]
+        return default if node is None else node
+
+    # readiness ----------------------------------------------------------------------------
+    def _status(self) -> TargetStatus:
+        status, host, port = self._service_status()
+        if status != "ready":
+            return status
+        if host:
+            self.handle["host"] = host
+            self.handle["port"] = str(port or self.default_port)
+        if not host or not self.probe(host, int(port or self.default_port)):
+            return "creating"  # the API says available; the database does not answer yet
+        return "ready"
+
+    def _service_status(self) -> ServiceStatus:
+        raise NotImplementedError
+
+    def endpoint(self) -> tuple[str, int]:
+        """host, port of the primary; asks the service when the handle does not know yet."""
+        if "host" not in self.handle:
+            _status, host, port = self._service_status()
+            if host:
+                self.handle["host"], self.handle["port"] = host, str(port or self.default_port)
+        return self.handle.get("host", ""), int(self.handle.get("port") or self.default_port)
+
+    def describe(self) -> dict[str, Any]:
+        facts: dict[str, Any] = {"kind": self.kind, "name": self.name}
+        for key in ("engine", "engine_version", "instance_class", "node_type", "availability_zone"):
+            if self.setting(key) is not None:
+                facts[key] = self.setting(key)
+        if "availability_zone" in self.handle:
+            facts["availability_zone"] = self.handle["availability_zone"]
+        return facts
+
+    # metrics (CloudWatch namespace and dimensions of this target) -------------------------
+    def metric_dimensions(self) -> list[tuple[str, dict[str, str]]]:
+        """(namespace, dimensions) pairs the CloudWatch source queries for this target."""
+        return []

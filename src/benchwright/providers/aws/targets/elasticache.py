@@ -1,0 +1,88 @@
+"""ElastiCache Redis / Valkey replication groups, pinned to an AZ so the runner can sit beside them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchwright.errors import ProvisioningFailed
+from benchwright.providers.aws.common import aws_call, ignore_not_found, is_not_found, tag_list
+from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
+
+
+def redis_connection(host: str, port: int, tls: bool) -> dict[str, str]:
+    return {"redis.host": host, "redis.port": str(port), "redis.tls": "true" if tls else "false"}
+
+
+class ElastiCacheTarget(AwsTarget):
+    kind = "elasticache"
+    default_port = 6379
+
+    def _create(self) -> dict[str, str]:
+        client = self.clients("elasticache")
+        replicas = int(self.setting("replicas", 0))
+        azs = self.setting("availability_zones") or (
+            [self.setting("availability_zone")] * (replicas + 1) if self.setting("availability_zone") else None)
+        engine = str(self.setting("engine", "redis"))
+        args: dict[str, Any] = {
+            "ReplicationGroupId": self.name,
+            "ReplicationGroupDescription": f"benchwright {self.run_id}",
+            "Engine": engine,
+            "CacheNodeType": str(self.setting("node_type", "cache.r7g.large")),
+            "NumCacheClusters": replicas + 1,
+            "AutomaticFailoverEnabled": replicas > 0,
+            "TransitEncryptionEnabled": bool(self.setting("tls", False)),
+            "Tags": tag_list(self.tags()),
+        }
+        if self.setting("engine_version"):
+            args["EngineVersion"] = str(self.setting("engine_version"))
+        if azs:
+            args["PreferredCacheClusterAZs"] = [str(az) for az in azs]
+        if self.config.cache_subnet_group:
+            args["CacheSubnetGroupName"] = self.config.cache_subnet_group
+        if self.config.security_group_ids:
+            args["SecurityGroupIds"] = list(self.config.security_group_ids)
+        try:
+            aws_call(f"elasticache replication group {self.name}", client.create_replication_group, **args)
+        except ProvisioningFailed as exc:
+            if "AlreadyExists" not in str(exc):
+                raise
+        return {"name": self.name}
+
+    def _service_status(self) -> ServiceStatus:
+        from botocore.exceptions import ClientError
+
+        client = self.clients("elasticache")
+        try:
+            group = client.describe_replication_groups(ReplicationGroupId=self.name)["ReplicationGroups"][0]
+        except ClientError as exc:
+            if is_not_found(exc):
+                return "deleted", None, None
+            raise
+        status = group.get("Status", "")
+        if status in {"create-failed", "deleting"}:
+            return "failed", None, None
+        if status != "available":
+            return "creating", None, None
+        node_groups = group.get("NodeGroups") or [{}]
+        primary = node_groups[0].get("PrimaryEndpoint") or group.get("ConfigurationEndpoint") or {}
+        members = node_groups[0].get("NodeGroupMembers") or []
+        for member in members:
+            if member.get("CurrentRole", "primary") == "primary" and member.get("PreferredAvailabilityZone"):
+                self.handle["availability_zone"] = member["PreferredAvailabilityZone"]
+                break
+        if not primary.get("Address"):
+            return "creating", None, None
+        return "ready", primary["Address"], int(primary.get("Port") or self.default_port)
+
+    def connection_properties(self) -> dict[str, str]:
+        host, port = self.endpoint()
+        return redis_connection(host, port, bool(self.setting("tls", False)))
+
+    def metric_dimensions(self) -> list[tuple[str, dict[str, str]]]:
+        return [("AWS/ElastiCache", {"ReplicationGroupId": self.name}),
+                ("AWS/ElastiCache", {"CacheClusterId": f"{self.name}-001"})]
+
+    def _delete(self) -> None:
+        client = self.clients("elasticache")
+        ignore_not_found(f"elasticache replication group {self.name}", client.delete_replication_group,
+                         ReplicationGroupId=self.name)

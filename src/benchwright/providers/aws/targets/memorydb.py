@@ -1,0 +1,72 @@
+"""MemoryDB clusters (durable Redis / Valkey). The tagging API misses MemoryDB: the janitor lists it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchwright.errors import ProvisioningFailed
+from benchwright.providers.aws.common import aws_call, ignore_not_found, is_not_found, tag_list
+from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
+from benchwright.providers.aws.targets.elasticache import redis_connection
+
+
+class MemoryDbTarget(AwsTarget):
+    kind = "memorydb"
+    default_port = 6379
+
+    def _create(self) -> dict[str, str]:
+        client = self.clients("memorydb")
+        args: dict[str, Any] = {
+            "ClusterName": self.name,
+            "NodeType": str(self.setting("node_type", "db.r7g.large")),
+            "ACLName": str(self.setting("acl", "open-access")),
+            "NumShards": int(self.setting("shards", 1)),
+            "NumReplicasPerShard": int(self.setting("replicas", 0)),
+            "TLSEnabled": bool(self.setting("tls", True)),
+            "Tags": tag_list(self.tags()),
+        }
+        if self.setting("engine"):
+            args["Engine"] = str(self.setting("engine"))
+        if self.setting("engine_version"):
+            args["EngineVersion"] = str(self.setting("engine_version"))
+        if self.config.memorydb_subnet_group:
+            args["SubnetGroupName"] = self.config.memorydb_subnet_group
+        if self.config.security_group_ids:
+            args["SecurityGroupIds"] = list(self.config.security_group_ids)
+        try:
+            aws_call(f"memorydb cluster {self.name}", client.create_cluster, **args)
+        except ProvisioningFailed as exc:
+            if "AlreadyExists" not in str(exc):
+                raise
+        return {"name": self.name}
+
+    def _service_status(self) -> ServiceStatus:
+        from botocore.exceptions import ClientError
+
+        try:
+            found = self.clients("memorydb").describe_clusters(ClusterName=self.name)["Clusters"]
+        except ClientError as exc:
+            if is_not_found(exc):
+                return "deleted", None, None
+            raise
+        if not found:
+            return "deleted", None, None
+        cluster = found[0]
+        status = str(cluster.get("Status", "")).lower()
+        if status in {"create-failed", "deleting"}:
+            return "failed", None, None
+        endpoint = cluster.get("ClusterEndpoint") or {}
+        if status != "available" or not endpoint.get("Address"):
+            return "creating", None, None
+        return "ready", endpoint["Address"], int(endpoint.get("Port") or self.default_port)
+
+    def connection_properties(self) -> dict[str, str]:
+        host, port = self.endpoint()
+        return redis_connection(host, port, bool(self.setting("tls", True)))
+
+    def metric_dimensions(self) -> list[tuple[str, dict[str, str]]]:
+        return [("AWS/MemoryDB", {"ClusterName": self.name})]
+
+    def _delete(self) -> None:
+        ignore_not_found(f"memorydb cluster {self.name}", self.clients("memorydb").delete_cluster,
+                         ClusterName=self.name)

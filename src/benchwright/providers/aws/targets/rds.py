@@ -1,0 +1,201 @@
+"""RDS PostgreSQL / MySQL instances: storage type and IOPS, Multi-AZ, server settings, managed password.
+
+The master password is generated and kept by RDS in Secrets Manager (ManageMasterUserPassword): we
+never see it; the runner gets the secret ARN and resolves it itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchwright.errors import ProvisioningFailed, SpecError
+from benchwright.providers.aws.common import aws_call, ignore_not_found, is_not_found, tag_list
+from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
+from benchwright.providers.base import Credentials
+
+ENGINES = {"postgres": ("postgres", 5432), "mysql": ("mysql", 3306)}
+FAILED_STATES = {"failed", "incompatible-parameters", "incompatible-restore", "incompatible-network",
+                 "storage-full", "inaccessible-encryption-credentials", "restore-error"}
+STORAGE_TYPES = {"standard", "magnetic", "gp2", "gp3", "io1", "io2"}
+
+
+def parameter_family(engine: str, version: str) -> str:
+    """``postgres`` 16.4 -> postgres16; ``mysql`` 8.0.39 -> mysql8.0 (the parameter group family)."""
+    parts = (version or "").split(".")
+    if engine.startswith("aurora"):
+        base = "aurora-postgresql" if "postgres" in engine else "aurora-mysql"
+    else:
+        base = engine
+    if "postgres" in engine:
+        return f"{base}{parts[0] or '16'}"
+    return f"{base}{parts[0] or '8'}.{parts[1] if len(parts) > 1 else '0'}"
+
+
+def sql_connection(engine: str, user: str, host: str, port: int, database: str) -> dict[str, str]:
+    """Driver properties without the password (the runner adds it from the secret)."""
+    if engine == "mysql":
+        return {"mysql.url": f"mysql://{user}@{host}:{port}/{database}"}
+    return {"postgres.url": f"postgresql://{user}@{host}:{port}/{database}"}
+
+
+class RdsTarget(AwsTarget):
+    kind = "rds"
+
+    @property
+    def engine(self) -> str:
+        engine = str(self.setting("engine", "postgres"))
+        if engine not in ENGINES:
+            raise SpecError("target.engine", f"RDS engine must be postgres or mysql, got {engine!r}")
+        return engine
+
+    @property
+    def default_port(self) -> int:  # type: ignore[override]
+        return ENGINES[self.engine][1]
+
+    # create ---------------------------------------------------------------------------------
+    def _parameter_group(self, rds: Any, tags: dict[str, str]) -> str | None:
+        settings: dict[str, Any] = dict(self.setting("server_settings", {}) or {})
+        if not settings:
+            return None
+        name = self.name + "-params"
+        family = parameter_family(self.engine, str(self.setting("engine_version", "")))
+        what = f"rds parameter group {name}"
+        from botocore.exceptions import ClientError
+
+        try:
+            rds.create_db_parameter_group(DBParameterGroupName=name, DBParameterGroupFamily=family,
+                                          Description=f"benchwright {self.run_id}", Tags=tag_list(tags))
+        except ClientError as exc:
+            if "AlreadyExists" not in str(exc):
+                raise
+        params = [{"ParameterName": k, "ParameterValue": str(v), "ApplyMethod": "pending-reboot"}
+                  for k, v in sorted(settings.items())]
+        for i in range(0, len(params), 20):  # the API takes at most 20 per call
+            aws_call(what, rds.modify_db_parameter_group, DBParameterGroupName=name, Parameters=params[i:i + 20])
+        return name
+
+    def _storage_args(self) -> dict[str, Any]:
+        kind = str(self.setting("storage.type", "gp3"))
+        if kind not in STORAGE_TYPES:
+            raise SpecError("target.storage.type", f"one of {sorted(STORAGE_TYPES)}, got {kind!r}")
+        args: dict[str, Any] = {"StorageType": "standard" if kind == "magnetic" else kind,
+                                "AllocatedStorage": int(self.setting("storage.size_gb", 100))}
+        iops = self.setting("storage.iops")
+        if kind in {"io1", "io2"} and not iops:
+            raise SpecError("target.storage.iops", f"{kind} storage needs provisioned IOPS")
+        if iops and kind in {"io1", "io2", "gp3"}:
+            args["Iops"] = int(iops)
+        if self.setting("storage.throughput_mbps") and kind == "gp3":
+            args["StorageThroughput"] = int(self.setting("storage.throughput_mbps"))
+        return args
+
+    def _create(self) -> dict[str, str]:
+        rds = self.clients("rds")
+        tags = self.tags()
+        name = self.name
+        group = self._parameter_group(rds, tags)
+        args: dict[str, Any] = {
+            "DBInstanceIdentifier": name,
+            "Engine": self.engine,
+            "DBInstanceClass": str(self.setting("instance_class", "db.m6i.large")),
+            "MasterUsername": str(self.setting("username", "bench")),
+            "ManageMasterUserPassword": True,
+            "DBName": str(self.setting("database", "bench")),
+            "MultiAZ": bool(self.setting("multi_az", False)),
+            "PubliclyAccessible": False,
+            "BackupRetentionPeriod": 0,
+            "DeletionProtection": False,
+            "CopyTagsToSnapshot": True,
+            "Tags": tag_list(tags),
+            **self._storage_args(),
+        }
+        if self.setting("engine_version"):
+            args["EngineVersion"] = str(self.setting("engine_version"))
+        if group:
+            args["DBParameterGroupName"] = group
+        if self.setting("availability_zone") and not args["MultiAZ"]:
+            args["AvailabilityZone"] = str(self.setting("availability_zone"))
+        if self.config.db_subnet_group:
+            args["DBSubnetGroupName"] = self.config.db_subnet_group
+        if self.config.security_group_ids:
+            args["VpcSecurityGroupIds"] = list(self.config.security_group_ids)
+        from botocore.exceptions import ClientError
+
+        try:
+            aws_call(f"rds instance {name}", rds.create_db_instance, **args)
+        except ProvisioningFailed as exc:
+            if not isinstance(exc.__cause__, ClientError) or "AlreadyExists" not in str(exc):
+                raise  # a re-run of this stage finds its own instance: that is success
+        handle = {"name": name, "engine": self.engine}
+        if group:
+            handle["parameter_group"] = group
+        return handle
+
+    # status ---------------------------------------------------------------------------------
+    def _describe(self) -> dict[str, Any] | None:
+        from botocore.exceptions import ClientError
+
+        try:
+            found = self.clients("rds").describe_db_instances(DBInstanceIdentifier=self.name)["DBInstances"]
+        except ClientError as exc:
+            if is_not_found(exc):
+                return None
+            raise
+        return found[0] if found else None
+
+    def _service_status(self) -> ServiceStatus:
+        db = aws_call(f"rds instance {self.name}", self._describe)
+        if db is None:
+            return "deleted", None, None
+        state = db.get("DBInstanceStatus", "")
+        if db.get("AvailabilityZone"):
+            self.handle["availability_zone"] = db["AvailabilityZone"]
+        secret = (db.get("MasterUserSecret") or {}).get("SecretArn")
+        if secret:
+            self.handle["secret_arn"] = secret
+        if state in FAILED_STATES:
+            return "failed", None, None
+        if state != "available" or not db.get("Endpoint"):
+            return "creating", None, None
+        return "ready", db["Endpoint"]["Address"], int(db["Endpoint"].get("Port") or self.default_port)
+
+    # use ------------------------------------------------------------------------------------
+    def connection_properties(self) -> dict[str, str]:
+        host, port = self.endpoint()
+        return sql_connection(self.engine, str(self.setting("username", "bench")), host, port,
+                              str(self.setting("database", "bench")))
+
+    def credentials(self) -> Credentials:
+        if "secret_arn" not in self.handle:
+            self._service_status()
+        return Credentials(secret_arn=self.handle.get("secret_arn"))
+
+    def metric_dimensions(self) -> list[tuple[str, dict[str, str]]]:
+        return [("AWS/RDS", {"DBInstanceIdentifier": self.name})]
+
+    # delete ---------------------------------------------------------------------------------
+    def _delete(self) -> None:
+        rds = self.clients("rds")
+        ignore_not_found(f"rds instance {self.name}", rds.delete_db_instance, DBInstanceIdentifier=self.name,
+                         SkipFinalSnapshot=True, DeleteAutomatedBackups=True)
+        group = self.handle.get("parameter_group")
+        if group:
+            delete_parameter_group_later_ok(rds, group)
+
+
+def delete_parameter_group_later_ok(rds: Any, group: str, cluster: bool = False) -> bool:
+    """Delete a parameter group; while its instance is still deleting AWS refuses: the janitor
+    (the group is tagged with expires-at) finishes the job. Returns whether it is gone."""
+    from botocore.exceptions import ClientError
+
+    call = rds.delete_db_cluster_parameter_group if cluster else rds.delete_db_parameter_group
+    key = "DBClusterParameterGroupName" if cluster else "DBParameterGroupName"
+    try:
+        call(**{key: group})
+        return True
+    except ClientError as exc:
+        if is_not_found(exc):
+            return True
+        if "InvalidDBParameterGroupState" in str(exc):
+            return False
+        raise

@@ -1,0 +1,70 @@
+"""The commands of each redis-benchmark test, with redis-benchmark's key and value conventions.
+
+redis-benchmark writes ``__rand_int__`` in a key and, with ``-r N``, replaces it with a random
+number in [0, N) printed as 12 zero-padded digits (``key:000000000042``); without ``-r`` the key is
+the literal ``key:__rand_int__``. Values are ``-d`` bytes of ``x``. LRANGE tests read a list that is
+filled first (redis-benchmark runs an LPUSH pass for that; we fill it, untimed, in ``setup``).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+Command = tuple[bytes, ...]
+
+# redis-benchmark's test names (-t), in the order it runs them.
+TESTS = (
+    "set", "get", "incr", "lpush", "rpush", "lpop", "rpop", "sadd", "hset", "spop", "zadd", "zpopmin",
+    "lrange_100", "mset",
+)
+LIST_KEY = b"mylist"
+LRANGE_FILL = 600  # redis-benchmark pushes this many elements before its LRANGE tests
+MSET_KEYS = 10
+
+
+@dataclass(frozen=True)
+class KeySource:
+    """Where ``__rand_int__`` comes from: a seeded per-thread RNG over the keyspace (``-r``)."""
+
+    keyspace: int
+    rng: random.Random
+
+    def __call__(self, prefix: bytes) -> bytes:
+        if not self.keyspace:
+            return prefix + b"__rand_int__"
+        return b"%s%012d" % (prefix, self.rng.randrange(self.keyspace))
+
+
+def operation_name(test: str) -> str:
+    """The result's operation name for a test: SET, GET, LRANGE_100 ..."""
+    return test.upper()
+
+
+def command_factory(test: str, value: bytes, keys: KeySource) -> Callable[[], Command]:
+    """A function producing the next command of ``test`` (fresh random keys on each call)."""
+    factories: dict[str, Callable[[], Command]] = {
+        "set": lambda: (b"SET", keys(b"key:"), value),
+        "get": lambda: (b"GET", keys(b"key:")),
+        "incr": lambda: (b"INCR", keys(b"counter:")),
+        "lpush": lambda: (b"LPUSH", LIST_KEY, value),
+        "rpush": lambda: (b"RPUSH", LIST_KEY, value),
+        "lpop": lambda: (b"LPOP", LIST_KEY),
+        "rpop": lambda: (b"RPOP", LIST_KEY),
+        "sadd": lambda: (b"SADD", b"myset", keys(b"element:")),
+        "hset": lambda: (b"HSET", b"myhash", keys(b"element:"), value),
+        "spop": lambda: (b"SPOP", b"myset"),
+        "zadd": lambda: (b"ZADD", b"myzset", b"0", keys(b"element:")),
+        "zpopmin": lambda: (b"ZPOPMIN", b"myzset"),
+        "lrange_100": lambda: (b"LRANGE", LIST_KEY, b"0", b"99"),
+        "mset": lambda: (b"MSET", *_mset_pairs(keys, value)),
+    }
+    return factories[test]
+
+
+def _mset_pairs(keys: KeySource, value: bytes) -> list[bytes]:
+    pairs: list[bytes] = []
+    for _ in range(MSET_KEYS):
+        pairs += [keys(b"key:"), value]
+    return pairs

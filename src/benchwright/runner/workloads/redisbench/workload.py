@@ -1,0 +1,203 @@
+"""redis-benchmark's semantics as a Benchwright workload ("redis-bench").
+
+Settings (properties; the CLI maps redis-benchmark's flags onto them):
+  redisbench.tests     -t  comma list, run one after another per client (default set,get)
+  redisbench.datasize  -d  value size in bytes (default 3, as redis-benchmark)
+  redisbench.keyspace  -r  random keys key:000000000042 in [0, N); 0 = the literal key:__rand_int__
+  redisbench.requests  -n  requests per test (default 100000)
+  redisbench.pipeline  -P  commands per pipeline (default 1)
+Clients (-c) are the phase's threads.
+
+One yielded operation is one pipeline of P commands. redis-benchmark records every request of a
+pipeline with the pipeline's round-trip time; so do we: after the phase the per-pipeline figures are
+re-expressed per request (counts x P, each histogram value weighted P times), which leaves the
+latency distribution unchanged and makes counts and rates per request. Requests are issued in whole
+pipelines, so a test runs ceil(n / P) x P requests (n rounded up to a multiple of P).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
+from typing import Any, ClassVar
+
+from benchwright.errors import CapabilityError, SpecError
+from benchwright.results import ResultDocument
+from benchwright.runner.drivers.base import Capability, Driver, RedisCommandsDriver
+from benchwright.runner.measure import Status, decode_histogram, encode_histogram, new_histogram
+from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, register
+from benchwright.runner.workloads.redisbench.buckets import latency_buckets
+from benchwright.runner.workloads.redisbench.commands import (
+    LIST_KEY,
+    LRANGE_FILL,
+    TESTS,
+    Command,
+    KeySource,
+    command_factory,
+    operation_name,
+)
+
+SCALED_MARK = "requests_per_operation"
+METHOD_NOTE = (
+    "redis-bench: one timed operation is one pipeline of P commands; every request is recorded with its "
+    "pipeline's round-trip latency, as redis-benchmark does, so counts and rates are per request"
+)
+
+
+def parse_tests(text: str) -> list[str]:
+    """``set,GET, lrange_100`` -> ["set", "get", "lrange_100"]; unknown names are a SpecError."""
+    tests: list[str] = []
+    for raw in text.split(","):
+        name = raw.strip().lower()
+        if not name:
+            continue
+        if name not in TESTS:
+            raise SpecError("redisbench.tests", f"unknown test {name!r} (one of {', '.join(TESTS)})")
+        if name not in tests:
+            tests.append(name)
+    if not tests:
+        raise SpecError("redisbench.tests", "no test given")
+    return tests
+
+
+def _int_setting(props: dict[str, str], key: str, default: int, minimum: int) -> int:
+    raw = props.get(key, str(default))
+    try:
+        value = int(raw)
+    except ValueError:
+        raise SpecError(key, f"expected an integer, got {raw!r}") from None
+    if value < minimum:
+        raise SpecError(key, f"must be >= {minimum}, got {value}")
+    return value
+
+
+def _share(total: int, parts: int, index: int) -> int:
+    return total // parts + (1 if index < total % parts else 0)
+
+
+def _single(command: Callable[..., Any], cmd: Command) -> Status:
+    command(*cmd)
+    return Status.OK
+
+
+def _pipelined(pipeline: Callable[[Sequence[Command]], list[Any]], cmds: list[Command]) -> Status:
+    replies = pipeline(cmds)
+    return Status.ERROR if any(isinstance(r, Exception) for r in replies) else Status.OK
+
+
+@register
+class RedisBench(Workload):
+    name: ClassVar[str] = "redis-bench"
+    requires: ClassVar[Capability] = Capability.REDIS
+    phases: ClassVar[tuple[str, ...]] = ("run",)
+    description: ClassVar[str] = "redis-benchmark's tests (SET, GET, INCR, LPUSH ...) with -d/-r/-n/-P"
+
+    def __init__(self, properties: dict[str, str]) -> None:
+        super().__init__(properties)
+        props = self.properties
+        self.tests = parse_tests(props.get("redisbench.tests", "set,get"))
+        self.datasize = _int_setting(props, "redisbench.datasize", 3, 1)
+        self.keyspace = _int_setting(props, "redisbench.keyspace", 0, 0)
+        self.requests = _int_setting(props, "redisbench.requests", 100_000, 1)
+        self.pipeline = _int_setting(props, "redisbench.pipeline", 1, 1)
+        self.value = b"x" * self.datasize
+        self._server_run_id: str | None = None
+
+    @property
+    def pipelines_per_test(self) -> int:
+        return -(-self.requests // self.pipeline)
+
+    def setup(self, driver: Driver, phase: str) -> None:
+        if not isinstance(driver, RedisCommandsDriver):
+            raise CapabilityError("engine", f"workload 'redis-bench' needs redis commands; {driver.engine!r} has none")
+        self._server_run_id = _server_run_id(driver)
+        if any(t.startswith("lrange") for t in self.tests):
+            # redis-benchmark fills the list with an LPUSH pass before LRANGE; ours is untimed.
+            driver.command(b"DEL", LIST_KEY)
+            for start in range(0, LRANGE_FILL, 100):
+                driver.pipeline([(b"LPUSH", LIST_KEY, self.value)] * min(100, LRANGE_FILL - start))
+
+    def operations(self, phase: str, driver: Driver, thread: ThreadInfo) -> Iterator[Operation]:
+        assert isinstance(driver, RedisCommandsDriver)
+        keys = KeySource(self.keyspace, random.Random(thread.seed))
+        mine = _share(self.pipelines_per_test, thread.count, thread.index)
+        size = self.pipeline
+        for test in self.tests:
+            make = command_factory(test, self.value, keys)
+            name = operation_name(test)
+            if size == 1:
+                command = driver.command
+                for _ in range(mine):
+                    yield name, partial(_single, command, make())
+            else:
+                pipeline = driver.pipeline
+                for _ in range(mine):
+                    yield name, partial(_pipelined, pipeline, [make() for _ in range(size)])
+
+    def finish(self, driver: Driver, phase: str, result: Any) -> None:
+        doc: ResultDocument = result
+        per_request(doc, self.pipeline)
+        if isinstance(driver, RedisCommandsDriver):
+            after = _server_run_id(driver)
+            if self._server_run_id and after and after != self._server_run_id:
+                doc.flag(
+                    "server_restarted",
+                    "invalid",
+                    "the Redis server restarted during the run (its run_id changed): its data and caches "
+                    "were lost mid-measurement",
+                )
+        doc.extra["redis_bench"] = {
+            "tests": [operation_name(t) for t in self.tests],
+            "datasize": self.datasize,
+            "keyspace": self.keyspace,
+            "requests_per_test": self.pipelines_per_test * self.pipeline,
+            "pipeline": self.pipeline,
+        }
+
+
+def _server_run_id(driver: RedisCommandsDriver) -> str | None:
+    """The server's run_id from INFO (changes on every restart); None if it cannot be read."""
+    try:
+        info = driver.command(b"INFO", b"server")
+    except Exception:
+        return None
+    if isinstance(info, dict):
+        value = info.get("run_id") or info.get(b"run_id")
+        return value.decode() if isinstance(value, bytes) else (str(value) if value else None)
+    text = info.decode(errors="replace") if isinstance(info, bytes) else str(info)
+    for line in text.splitlines():
+        if line.startswith("run_id:"):
+            return line.split(":", 1)[1].strip()
+    return None
+
+
+def per_request(doc: ResultDocument, pipeline: int) -> None:
+    """Re-express a per-pipeline document per request (idempotent) and add rates and buckets."""
+    if pipeline > 1 and SCALED_MARK not in doc.extra:
+        for summary in doc.operations.values():
+            summary.operations *= pipeline
+            summary.statuses = {k: n * pipeline for k, n in summary.statuses.items()}
+            summary.throughput *= pipeline
+            if summary.histogram:
+                summary.histogram = _weighted(summary.histogram, pipeline)
+        for sample in doc.intervals:
+            sample.operations = {k: n * pipeline for k, n in sample.operations.items()}
+            sample.errors *= pipeline
+            sample.throughput *= pipeline
+        doc.operations_total *= pipeline
+        doc.throughput *= pipeline
+        doc.client.cpu_us_per_op = round(doc.client.cpu_us_per_op / pipeline, 3)
+    doc.extra[SCALED_MARK] = pipeline
+    if METHOD_NOTE not in doc.measurement.method:
+        doc.measurement.method = f"{doc.measurement.method}; {METHOD_NOTE} (P={pipeline})"
+    doc.extra["requests_per_second"] = {name: round(s.throughput, 2) for name, s in doc.operations.items()}
+    doc.extra["latency_buckets"] = latency_buckets(doc)
+
+
+def _weighted(encoded: str, weight: int) -> str:
+    source = decode_histogram(encoded)
+    out = new_histogram()
+    for item in source.get_recorded_iterator():
+        out.record_value(item.value_iterated_to, item.count_at_value_iterated_to * weight)
+    return encode_histogram(out)

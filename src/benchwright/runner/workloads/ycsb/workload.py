@@ -1,0 +1,224 @@
+"""YCSB's core workload: the load phase inserts records, the run phase mixes read / update / insert /
+scan / read-modify-write with the configured key distribution.
+
+Keys are formed as YCSB forms them (``user`` + FNV-1 64-bit hash of the record number, or the
+zero-padded number with ``insertorder=ordered``), so a dataset loaded by YCSB and one loaded here
+hold the same keys and results are comparable.
+
+Across processes there is no shared insert counter: each thread inserts its own slice of new record
+numbers (``recordcount + thread + k * threads``) and the 'latest' and 'exponential' choosers advance
+from the newest number this thread knows to exist, which keeps every read on an inserted key.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+from collections.abc import Iterator, Mapping
+from functools import partial
+from typing import Any
+
+from benchwright.errors import SchemaMissing, SpecError
+from benchwright.runner.drivers.base import Capability, Driver, KeyValueDriver
+from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, register, split
+from benchwright.runner.workloads.ycsb import generators as g
+from benchwright.runner.workloads.ycsb.properties import CoreSettings, core_settings, unknown_keys
+
+VALUE_POOL = 1 << 16  # random printable characters values are sliced from
+
+
+@register
+class YcsbWorkload(Workload):
+    name = "ycsb"
+    requires = Capability.KEY_VALUE
+    description = "YCSB core workloads A-F (and any property file): key-value CRUD with YCSB's distributions"
+
+    def __init__(self, properties: Mapping[str, str]) -> None:
+        super().__init__(properties)
+        self.settings: CoreSettings = core_settings(self.properties)
+        self.warnings = [f"unknown property {k!r} is ignored" for k in unknown_keys(self.properties)]
+
+    @classmethod
+    def validate_properties(cls, properties: Mapping[str, str]) -> list[str]:
+        """Raise SpecError for a bad value; return warnings (unknown keys) for the caller to show."""
+        return cls(properties).warnings
+
+    # -------------------------------------------------------------- phase bounds
+    def operation_limit(self, phase: str) -> int | None:
+        return None if phase == "load" else self.settings.operationcount
+
+    def time_limit(self, phase: str) -> float | None:
+        return self.settings.maxexecutiontime
+
+    # -------------------------------------------------------------- keys and values
+    def key(self, number: int) -> str:
+        s = self.settings
+        value = str(number if s.ordered_inserts else g.fnv_hash64(number))
+        return "user" + value.zfill(s.zeropadding)
+
+    def field_names(self) -> list[str]:
+        return [f"{self.settings.fieldnameprefix}{i}" for i in range(self.settings.fieldcount)]
+
+    # -------------------------------------------------------------- hooks
+    def setup(self, driver: Driver, phase: str) -> None:
+        assert isinstance(driver, KeyValueDriver)
+        s = self.settings
+        datatype = getattr(driver, "datatype", None)
+        if s.scanproportion > 0 and datatype in ("list", "set", "zset"):
+            raise SpecError("scanproportion", f"scans are not possible with redis.datatype={datatype} (use hash or string)")
+        if phase == "load":
+            driver.create_table(s.table, s.fieldcount)
+        elif not _has_table(driver, s.table) or driver.count(s.table) == 0:
+            raise SchemaMissing(f"table {s.table!r} is missing or empty: run the load phase first")
+
+    def finish(self, driver: Driver, phase: str, result: Any) -> None:
+        assert isinstance(driver, KeyValueDriver)
+        for warning in self.warnings:
+            result.flag("unknown_property", "info", warning)
+        if phase == "load":
+            records = driver.count(self.settings.table)
+            result.extra["records_after_load"] = records
+            inserted = result.operations.get("INSERT")
+            ok = inserted.statuses.get("OK", 0) if inserted else 0
+            if ok < self.settings.insertcount:
+                result.flag(
+                    "incomplete_load", "invalid",
+                    f"{ok} of {self.settings.insertcount} inserts succeeded; {records} records in {self.settings.table}",
+                )
+
+    # -------------------------------------------------------------- the operations
+    def operations(self, phase: str, driver: Driver, thread: ThreadInfo) -> Iterator[Operation]:
+        assert isinstance(driver, KeyValueDriver)
+        rng = random.Random(thread.seed)
+        if phase == "load":
+            return self._load(driver, thread, rng)
+        return self._run(driver, thread, rng)
+
+    def _values(self, rng: random.Random) -> Iterator[dict[str, str]]:
+        """Endless record values: random printable text sliced from a pool at random offsets."""
+        s = self.settings
+        pool = "".join(rng.choices(string.ascii_letters + string.digits + string.punctuation, k=VALUE_POOL))
+        pool += pool[: s.fieldlength * s.fieldcount]
+        names = self.field_names()
+        lengths = g.LengthGenerator(rng, s.fieldlengthdistribution, s.minfieldlength, s.fieldlength)
+        constant = s.fieldlengthdistribution == "constant"
+        randbelow = rng.randrange
+        while True:
+            offset = randbelow(VALUE_POOL)
+            if constant:
+                n = s.fieldlength
+                yield {name: pool[offset + i * n : offset + (i + 1) * n] for i, name in enumerate(names)}
+            else:
+                values = {}
+                for name in names:
+                    n = lengths.next()
+                    values[name] = pool[offset : offset + n]
+                    offset = (offset + n) % VALUE_POOL
+                yield values
+
+    def _load(self, driver: KeyValueDriver, thread: ThreadInfo, rng: random.Random) -> Iterator[Operation]:
+        s = self.settings
+        mine = split(s.insertcount, thread.count, thread.index)
+        first = s.insertstart + sum(split(s.insertcount, thread.count, t) for t in range(thread.index))
+        values = self._values(rng)
+        insert = driver.insert
+        for number in range(first, first + mine):
+            yield "INSERT", partial(insert, s.table, self.key(number), next(values))
+
+    def _run(self, driver: KeyValueDriver, thread: ThreadInfo, rng: random.Random) -> Iterator[Operation]:
+        s = self.settings
+        table = s.table
+        names = self.field_names()
+        values = self._values(rng)
+        ops = g.DiscreteChooser(rng, [
+            ("READ", s.readproportion), ("UPDATE", s.updateproportion), ("INSERT", s.insertproportion),
+            ("SCAN", s.scanproportion), ("READ-MODIFY-WRITE", s.readmodifywriteproportion),
+        ])
+        low = s.insertstart
+        high = s.insertstart + s.insertcount - 1
+        newest = s.recordcount - 1  # newest record number this thread knows exists
+        next_insert = s.recordcount + thread.index
+        chooser = self._key_chooser(rng, low, high, newest)
+        scan_lengths = g.LengthGenerator(rng, s.scanlengthdistribution, s.minscanlength, s.maxscanlength)
+        read_fields = None if s.readallfields else names
+        choose_field = rng.choice
+        read, update, insert, scan = driver.read, driver.update, driver.insert, driver.scan
+        latest = s.requestdistribution in ("latest", "exponential")
+
+        def next_key() -> str:
+            if latest:
+                number = newest - chooser.next() if s.requestdistribution == "exponential" else chooser.next()
+                number = max(low, number)
+            else:
+                number = chooser.next()
+                for _ in range(100):  # not inserted yet: draw again, as YCSB does
+                    if number <= newest:
+                        break
+                    number = chooser.next()
+                else:
+                    number %= newest + 1
+            if number >= s.recordcount:  # a run-phase insert: keep to this thread's own, already inserted ones
+                number -= (number - s.recordcount - thread.index) % thread.count
+                if number < s.recordcount:
+                    number = min(high, s.recordcount - 1)
+            return self.key(number)
+
+        def write_values() -> dict[str, str]:
+            record = next(values)
+            if s.writeallfields:
+                return record
+            name = choose_field(names)
+            return {name: record[name]}
+
+        def read_one_field() -> list[str] | None:
+            return read_fields if read_fields is None else [choose_field(names)]
+
+        while True:
+            op = ops.next()
+            if op == "READ":
+                yield op, partial(read, table, next_key(), read_one_field())
+            elif op == "UPDATE":
+                yield op, partial(update, table, next_key(), write_values())
+            elif op == "INSERT":
+                key = self.key(next_insert)
+                yield op, partial(insert, table, key, next(values))
+                newest = max(newest, next_insert)
+                next_insert += thread.count
+                if isinstance(chooser, g.SkewedLatestGenerator):
+                    chooser.advance(newest)
+            elif op == "SCAN":
+                yield op, partial(scan, table, next_key(), scan_lengths.next(), read_one_field())
+            else:
+                key = next_key()
+                yield op, partial(_read_modify_write, read, update, table, key, read_one_field(), write_values())
+
+    def _key_chooser(self, rng: random.Random, low: int, high: int, newest: int) -> Any:
+        s = self.settings
+        d = s.requestdistribution
+        if d == "uniform":
+            return g.UniformGenerator(rng, low, high)
+        if d == "zipfian":
+            # Leave room for the keys this run will insert, as YCSB does (twice the expected count).
+            expected_new = int(s.operationcount * s.insertproportion * 2)
+            return g.ScrambledZipfianGenerator(rng, low, high + expected_new, s.zipfianconstant)
+        if d == "latest":
+            return g.SkewedLatestGenerator(rng, newest, s.zipfianconstant)
+        if d == "hotspot":
+            return g.HotspotGenerator(rng, low, high, s.hotspotdatafraction, s.hotspotopnfraction)
+        if d == "sequential":
+            return g.SequentialGenerator(low, high)
+        return g.ExponentialGenerator(rng, s.exponential_percentile, s.recordcount * s.exponential_frac)
+
+
+def _read_modify_write(read: Any, update: Any, table: str, key: str, fields: Any, values: dict[str, str]) -> Any:
+    status = read(table, key, fields)
+    if status.name != "OK":
+        return status
+    return update(table, key, values)
+
+
+def _has_table(driver: KeyValueDriver, table: str) -> bool:
+    try:
+        return driver.table_exists(table) if hasattr(driver, "table_exists") else True
+    except NotImplementedError:
+        return True
