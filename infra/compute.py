@@ -127,3 +127,8 @@ class Compute(Construct):
             ],
             instance_initiated_shutdown_behavior=ec2.InstanceInitiatedShutdownBehavior.TERMINATE,
         )
+
+    def launch_template_arn(self) -> str:
+        return cdk.Stack.of(self).format_arn(
+            service="ec2", resource="launch-template", resource_name=self.launch_template.launch_template_id
+        )

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import aws_cdk as cdk
 from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_elasticache as elasticache
 from aws_cdk import aws_logs as logs
+from aws_cdk import aws_memorydb as memorydb
+from aws_cdk import aws_rds as rds
 from constructs import Construct
 
 from infra.config import StageConfig
@@ -96,6 +99,25 @@ class Network(Construct):
                     ),
                     security_groups=[endpoint_sg],
                 )
+
+        # Subnet groups the provisioning stage names when it creates RDS / ElastiCache / MemoryDB targets.
+        private_ids = self.vpc.select_subnets(subnet_group_name="private").subnet_ids
+        rds_group = rds.CfnDBSubnetGroup(
+            self, "DbSubnets", db_subnet_group_description="Benchwright targets", subnet_ids=private_ids
+        )
+        cache_group = elasticache.CfnSubnetGroup(
+            self, "CacheSubnets", description="Benchwright targets", subnet_ids=private_ids
+        )
+        memorydb_group = memorydb.CfnSubnetGroup(
+            self,
+            "MemoryDbSubnets",
+            subnet_group_name=f"benchwright-{stage.name}",
+            description="Benchwright targets",
+            subnet_ids=private_ids,
+        )
+        self.db_subnet_group = rds_group.ref
+        self.cache_subnet_group = cache_group.ref
+        self.memorydb_subnet_group = memorydb_group.ref
 
     def subnet_ids_by_az(self) -> dict[str, str]:
         """AZ -> subnet id, so a stage can place a runner in the target's AZ or another one."""

@@ -67,6 +67,7 @@ class Storage(Construct):
         )
 
         self.sink = stage.sink.kind
+        self.influx_port = INFLUX_PORT
         self.timestream_database: str | None = None
         self.timestream_table: str | None = None
         self.timestream_table_arn: str | None = None

@@ -131,39 +131,45 @@ class Workflow(Construct):
                 ],
             )
         )
-        for fn in self.functions.values():
-            fn.add_environment(c.ENV_BENCHMARK_SM, self.benchmark.state_machine_arn)
         self.nightly_suite_key = self.nightly(suite_asl)
         self.janitor_schedule()
 
     # ------------------------------------------------------------------ Lambdas
     def environment(self) -> dict[str, str]:
-        s = self.storage
+        """The variables benchwright.providers.aws.config.AwsSettings.from_env reads (BENCHWRIGHT_*)."""
+        s, net, cp = self.storage, self.network, self.compute
+        stack = cdk.Stack.of(self)
         env = {
-            c.ENV_STAGE: self.stage.name,
-            c.ENV_OWNER: self.stage.owner,
-            c.ENV_BUCKET: s.results.bucket_name,
-            c.ENV_CLUSTER: self.compute.cluster.cluster_arn,
-            c.ENV_TASK_DEFINITION: self.compute.task_definition.task_definition_arn,
-            c.ENV_RUNNER_CONTAINER: RUNNER_CONTAINER,
-            c.ENV_LAUNCH_TEMPLATE: self.compute.launch_template.launch_template_id or "",
-            c.ENV_SUBNETS: cdk.Stack.of(self).to_json_string(self.network.subnet_ids_by_az()),
-            c.ENV_RUNNER_SG: self.network.runner_sg.security_group_id,
-            c.ENV_TARGET_SG: self.network.target_sg.security_group_id,
-            c.ENV_TARGET_ROLE: self.compute.instance_profile.instance_profile_arn,
-            c.ENV_SINK: s.sink,
-            c.ENV_SLACK_SECRET: s.slack_secret.secret_arn,
-            c.ENV_MAX_RUN_HOURS: str(self.stage.max_run_hours),
-            c.ENV_METRICS_NAMESPACE: c.METRICS_NAMESPACE,
+            "BENCHWRIGHT_REGION": stack.region,
+            "BENCHWRIGHT_STAGE": self.stage.name,
+            "BENCHWRIGHT_OWNER": self.stage.owner,
+            "BENCHWRIGHT_TTL_HOURS": str(self.stage.max_run_hours + 4),
+            "BENCHWRIGHT_RESULTS_BUCKET": s.results.bucket_name,
+            "BENCHWRIGHT_SUBNET_IDS": ",".join(net.subnet_ids_by_az().values()),
+            "BENCHWRIGHT_SECURITY_GROUP_IDS": net.target_sg.security_group_id,
+            "BENCHWRIGHT_RUNNER_SECURITY_GROUP": net.runner_sg.security_group_id,
+            "BENCHWRIGHT_DB_SUBNET_GROUP": net.db_subnet_group,
+            "BENCHWRIGHT_CACHE_SUBNET_GROUP": net.cache_subnet_group,
+            "BENCHWRIGHT_MEMORYDB_SUBNET_GROUP": net.memorydb_subnet_group,
+            "BENCHWRIGHT_ECS_CLUSTER": cp.cluster.cluster_name,
+            "BENCHWRIGHT_RUNNER_TASK_DEFINITION": cp.task_definition.task_definition_arn,
+            "BENCHWRIGHT_RUNNER_CONTAINER": RUNNER_CONTAINER,
+            "BENCHWRIGHT_RUNNER_INSTANCE_PROFILE": cp.instance_profile.instance_profile_name,
+            "BENCHWRIGHT_LAUNCH_TEMPLATE": cp.launch_template.launch_template_id or "",
+            "BENCHWRIGHT_SINK": {"liveanalytics": "timestream"}.get(s.sink, s.sink),
+            "BENCHWRIGHT_SLACK_SECRET_ARN": s.slack_secret.secret_arn,
+            "BENCHWRIGHT_METRICS_NAMESPACE": c.METRICS_NAMESPACE,
             "POWERTOOLS_SERVICE_NAME": "benchwright",
             "POWERTOOLS_METRICS_NAMESPACE": c.METRICS_NAMESPACE,
         }
         if s.timestream_database:
-            env[c.ENV_TIMESTREAM_DATABASE] = s.timestream_database
-            env[c.ENV_TIMESTREAM_TABLE] = s.timestream_table or ""
+            env["BENCHWRIGHT_TIMESTREAM_DATABASE"] = s.timestream_database
+            env["BENCHWRIGHT_TIMESTREAM_TABLE"] = s.timestream_table or "results"
         if s.influx is not None:
-            env[c.ENV_INFLUX_ENDPOINT] = s.influx.attr_endpoint
-            env[c.ENV_INFLUX_SECRET] = s.influx.attr_influx_auth_parameters_secret_arn
+            env["BENCHWRIGHT_INFLUX_URL"] = f"https://{s.influx.attr_endpoint}:{s.influx_port}"
+            env["BENCHWRIGHT_INFLUX_ORG"] = "benchwright"
+            env["BENCHWRIGHT_INFLUX_BUCKET"] = "results"
+            env["BENCHWRIGHT_INFLUX_TOKEN_SECRET_ARN"] = s.influx.attr_influx_auth_parameters_secret_arn
         return env
 
     def function(self, state: str) -> lambda_.Function:

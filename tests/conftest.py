@@ -44,7 +44,9 @@ def mysql_url() -> Iterator[str]:
 
     name = f"bw_test_{secrets.token_hex(4)}"
     try:
-        conn = MySQLdb.connect(host="127.0.0.1", port=MYSQL_PORT, user=USER, password=PASSWORD, connect_timeout=5)
+        conn = MySQLdb.connect(
+            host="127.0.0.1", port=MYSQL_PORT, user=USER, password=PASSWORD, connect_timeout=5
+        )
     except MySQLdb.OperationalError as exc:
         pytest.fail(f"MariaDB on 127.0.0.1:{MYSQL_PORT} unreachable ({exc}); {HINT}")
     conn.cursor().execute(f"CREATE DATABASE {name}")

@@ -17,11 +17,16 @@ from benchwright.errors import BenchwrightError
 # Each module has register(subparsers); the subcommand's handler is stored as args.handler.
 COMMAND_MODULES = [
     "benchwright.commands.ycsb",
+    "benchwright.commands.runner",
+    "benchwright.commands.validate",
+    "benchwright.commands.run",
 ]
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="benchwright", description="Benchmark databases end to end, honestly.")
+    parser = argparse.ArgumentParser(
+        prog="benchwright", description="Benchmark databases end to end, honestly."
+    )
     parser.add_argument("--version", action="version", version=f"benchwright {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in COMMAND_MODULES:

@@ -184,4 +184,6 @@ def redact_text(text: str) -> str:
 
 def redact(properties: dict[str, str]) -> dict[str, str]:
     """Properties safe to store: secret-looking keys masked, passwords stripped from URLs."""
-    return {k: ("***" if _SECRET_KEYS.search(k) and v else redact_text(str(v))) for k, v in properties.items()}
+    return {
+        k: ("***" if _SECRET_KEYS.search(k) and v else redact_text(str(v))) for k, v in properties.items()
+    }

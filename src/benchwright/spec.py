@@ -22,6 +22,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from benchwright.errors import CapabilityError, SpecError
+from benchwright.judge.validity import ValidityPolicy as JudgePolicy
 
 Engine = Literal["postgres", "mysql", "redis"]
 Scalar = str | int | float | bool
@@ -397,12 +398,9 @@ class WorkloadSpec(_Model):
 
 
 # ================================================================ policy, notify
-class ValidityPolicy(_Model):
-    max_error_rate: float = Field(default=0.01, ge=0, le=1)
-    min_duration_s: float = Field(default=0.0, ge=0)
-    min_operations: int = Field(default=0, ge=0)
-    client_saturation: Literal["ignore", "warning", "invalid"] = "warning"
-    detect_collapse: bool = True  # throughput collapse mid-run (drained burst credits)
+class ValidityPolicy(JudgePolicy):
+    """The judge's thresholds (benchwright.judge.validity, where the defaults live) plus the verdict's."""
+
     min_effect: float = Field(default=0.05, gt=0, lt=1)  # smallest relative change a verdict calls a change
 
 

@@ -20,7 +20,7 @@ from benchwright.runner.workloads.ycsb.properties import core_settings, load_pro
 ENGINES = ("postgres", "redis", "mysql", "null")
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "ycsb",
         help="YCSB core workloads (load or run) against postgres, redis, mysql",
@@ -29,10 +29,22 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     )
     p.add_argument("phase", choices=("load", "run"))
     p.add_argument("engine", choices=ENGINES)
-    p.add_argument("-P", dest="files", action="append", default=[], metavar="FILE",
-                   help="property file, or a packaged workload name: workloada .. workloadf")
-    p.add_argument("-p", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                   help="set a property (wins over files); e.g. postgres.url, redis.host, recordcount")
+    p.add_argument(
+        "-P",
+        dest="files",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="property file, or a packaged workload name: workloada .. workloadf",
+    )
+    p.add_argument(
+        "-p",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="set a property (wins over files); e.g. postgres.url, redis.host, recordcount",
+    )
     p.add_argument("-threads", type=int, help="client threads (overrides threadcount)")
     p.add_argument("-target", type=float, help="total operations per second (overrides target)")
     p.add_argument("-s", dest="status", action="store_true", help="status line every status.interval s")
@@ -62,8 +74,13 @@ class StatusPrinter:
         if sys.stderr.isatty():
             from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed} ops"),
-                                TimeElapsedColumn(), transient=True)
+            self.bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.completed} ops"),
+                TimeElapsedColumn(),
+                transient=True,
+            )
             self.task = self.bar.add_task("ycsb", total=total)
             self.bar.start()
 
@@ -76,7 +93,10 @@ class StatusPrinter:
             eta = ""
             if self.total and rate > 0:
                 eta = f"; est completion in {max(0.0, (self.total - ops) / rate):.0f} seconds"
-            print(f"{stamp} {elapsed:.0f} sec: {ops} operations; {rate:.2f} current ops/sec{eta}", file=sys.stderr)
+            print(
+                f"{stamp} {elapsed:.0f} sec: {ops} operations; {rate:.2f} current ops/sec{eta}",
+                file=sys.stderr,
+            )
 
     def close(self) -> None:
         if self.bar is not None:

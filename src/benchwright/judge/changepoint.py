@@ -51,7 +51,7 @@ def _best_split(
 
 
 def segment(
-    values: Sequence[float], min_size: int = 5, penalty: float = 3.0, max_changes: int = 8
+    values: Sequence[float], min_size: int = 5, penalty: float = 5.0, max_changes: int = 8
 ) -> list[Segment]:
     """Split ``values`` into segments of (statistically) constant mean, in order."""
     n = len(values)

@@ -28,11 +28,15 @@ def _service_view(op: OperationSummary) -> OperationSummary:
     if not op.service_time_histogram:
         return op
     h = decode_histogram(op.service_time_histogram)
-    return op.model_copy(update={
-        "average_us": round(h.get_mean_value(), 3), "min_us": float(h.get_min_value()),
-        "max_us": float(h.get_max_value()), "p95_us": float(h.get_value_at_percentile(95)),
-        "p99_us": float(h.get_value_at_percentile(99)),
-    })
+    return op.model_copy(
+        update={
+            "average_us": round(h.get_mean_value(), 3),
+            "min_us": float(h.get_min_value()),
+            "max_us": float(h.get_max_value()),
+            "p95_us": float(h.get_value_at_percentile(95)),
+            "p99_us": float(h.get_value_at_percentile(99)),
+        }
+    )
 
 
 def ycsb_summary(doc: ResultDocument) -> str:

@@ -41,7 +41,7 @@ from benchwright.results import (
     redact,
 )
 from benchwright.runner.drivers import new_driver
-from benchwright.runner.measure import Recorder, RecorderExport, Status, encode_histogram
+from benchwright.runner.measure import LatencyKind, Recorder, RecorderExport, Status, encode_histogram
 from benchwright.runner.workloads.base import Operation, ThreadInfo, split, workload_class
 
 NS = 1_000_000_000
@@ -123,14 +123,15 @@ def _thread_loop(
     errors: dict[str, int],
 ) -> str | None:
     """Run one thread's operations; return a reason when it gave up because everything failed."""
+    if limit == 0:  # more threads than operations: this one has nothing to do
+        return None
     perf = time.perf_counter_ns
-    done = 0
     next_ns = start_ns
     failing_since = 0
     now = perf()
     if now < start_ns:
         time.sleep((start_ns - now) / NS)
-    for name, call in ops:
+    for done, (name, call) in enumerate(ops, 1):
         if pace_ns:
             now = perf()
             if next_ns > now:
@@ -158,7 +159,6 @@ def _thread_loop(
                 return f"every operation failed for {ERROR_ABORT_S:.0f} s (last: {name})"
         else:
             failing_since = 0
-        done += 1
         if done == limit or end >= deadline_ns:
             return None
         if done & 31 == 0 and stop.is_set():
@@ -198,7 +198,7 @@ def _worker_main(
             d.close()
         return
 
-    latency_kind = "response_time" if config.target else "service_time"
+    latency_kind: LatencyKind = "response_time" if config.target else "service_time"
     recorder = Recorder(start_ns, latency_kind, int(config.interval_s * NS))
     deadline = start_ns + int(config.max_seconds * NS) if config.max_seconds else 1 << 62
     pace_ns = int(NS * config.threads / config.target) if config.target else 0
@@ -214,9 +214,15 @@ def _worker_main(
         info = ThreadInfo(index=t, count=config.threads, seed=seed * 7919 + t)
         ops = workload.operations(config.phase, drivers[slot], info)
         reason = _thread_loop(
-            ops, counting_record, drivers[slot].recover, thread_limits[slot], deadline,
+            ops,
+            counting_record,
+            drivers[slot].recover,
+            thread_limits[slot],
+            deadline,
             start_ns + (pace_ns * slot // max(1, len(thread_indexes)) if pace_ns else 0),
-            pace_ns, stop, errors,
+            pace_ns,
+            stop,
+            errors,
         )
         if reason:
             reasons.append(reason)
@@ -225,7 +231,6 @@ def _worker_main(
     lag = _Lag()
     lag.start()
     cpu0 = os.times()  # the measured window only: imports and connecting are not charged
-    wall0 = time.perf_counter()
 
     def publish() -> None:
         while not done.is_set():
@@ -235,13 +240,15 @@ def _worker_main(
     done = threading.Event()
     publisher = threading.Thread(target=publish, daemon=True)
     publisher.start()
-    threads = [threading.Thread(target=run_thread, args=(i,), name=f"worker-{t}")
-               for i, t in enumerate(thread_indexes)]
+    threads = [
+        threading.Thread(target=run_thread, args=(i,), name=f"worker-{t}")
+        for i, t in enumerate(thread_indexes)
+    ]
     for th in threads:
         th.start()
     for th in threads:
         th.join()
-    wall = time.perf_counter() - wall0
+    wall = max(1e-9, (time.perf_counter_ns() - start_ns) / NS)  # from the common start instant
     cpu1 = os.times()
     done.set()
     publisher.join()
@@ -283,10 +290,18 @@ def run_phase(config: PhaseConfig, progress: ProgressFn | None = None) -> Result
 
     threads = max(1, config.threads)
     processes = min(threads, config.processes or default_processes(threads))
-    total = config.operation_count if config.operation_count is not None else workload.operation_limit(config.phase)
+    total = (
+        config.operation_count
+        if config.operation_count is not None
+        else workload.operation_limit(config.phase)
+    )
     max_seconds = config.max_seconds if config.max_seconds is not None else workload.time_limit(config.phase)
-    config = PhaseConfig(**{**config.__dict__, "threads": threads, "processes": processes, "max_seconds": max_seconds})
+    config = PhaseConfig(
+        **{**config.__dict__, "threads": threads, "processes": processes, "max_seconds": max_seconds}
+    )
     assignment = [list(range(p, threads, processes)) for p in range(processes)]
+    if total == 0:  # YCSB: operationcount=0 means "until maxexecutiontime"
+        total = None
     limits = [[split(total, threads, t) if total is not None else None for t in ts] for ts in assignment]
 
     ctx = mp.get_context("spawn")
@@ -358,7 +373,9 @@ def run_phase(config: PhaseConfig, progress: ProgressFn | None = None) -> Result
     doc = build_document(config, collected, started_at, ended_at, runtime_s, server_version, probe.endpoint())
     if len(collected) < processes:
         doc.aborted = True
-        doc.flag("worker_lost", "invalid", f"{processes - len(collected)} worker process(es) died without a report")
+        doc.flag(
+            "worker_lost", "invalid", f"{processes - len(collected)} worker process(es) died without a report"
+        )
     if interrupted:
         doc.aborted = True
         doc.flag("interrupted", "invalid", "the run was interrupted; this is a partial result")
@@ -436,7 +453,9 @@ def build_document(
         )
     cpu_user = sum(r.cpu_user_s for r in reports)
     cpu_sys = sum(r.cpu_system_s for r in reports)
-    share = max((r.cpu_user_s + r.cpu_system_s) / r.wall_s for r in reports if r.wall_s > 0) if reports else 0.0
+    share = (
+        max((r.cpu_user_s + r.cpu_system_s) / r.wall_s for r in reports if r.wall_s > 0) if reports else 0.0
+    )
     lag = max((r.lag_p99_ms for r in reports), default=0.0)
     saturated = share >= SATURATION_CPU_SHARE or lag >= SATURATION_LAG_MS
     doc = ResultDocument(
@@ -452,8 +471,11 @@ def build_document(
             latency="response_time" if config.target else "service_time",
             method=(
                 "each operation timed by the runner's wrapper with perf_counter_ns around the driver call; "
-                + ("latency from the intended start in a fixed schedule (coordinated omission corrected)"
-                   if config.target else "closed loop: latency from the actual send (service time)")
+                + (
+                    "latency from the intended start in a fixed schedule (coordinated omission corrected)"
+                    if config.target
+                    else "closed loop: latency from the actual send (service time)"
+                )
             ),
             target_ops_per_sec=config.target,
             interval_s=config.interval_s,
@@ -494,7 +516,11 @@ def build_document(
     errors = sum(o.statuses.get("ERROR", 0) for o in operations.values())
     if total and errors:
         rate = errors / total
-        doc.flag("error_rate", "invalid" if rate > 0.01 else "warning", f"{errors} of {total} operations failed ({rate:.2%})")
+        doc.flag(
+            "error_rate",
+            "invalid" if rate > 0.01 else "warning",
+            f"{errors} of {total} operations failed ({rate:.2%})",
+        )
     if total == 0:
         doc.flag("no_operations", "invalid", "no operation completed")
     return doc

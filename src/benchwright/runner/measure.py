@@ -156,7 +156,11 @@ class Recorder:
             bucket = self.intervals.get(index)
             if bucket is None:
                 bucket = self.intervals[index] = IntervalBucket()
-            for target, source in ((bucket.counts, counts), (bucket.errors, errors), (bucket.latency_sum_us, sums)):
+            for target, source in (
+                (bucket.counts, counts),
+                (bucket.errors, errors),
+                (bucket.latency_sum_us, sums),
+            ):
                 for op, n in source.items():
                     target[op] = target.get(op, 0) + n
             bucket.histogram.add(decode_histogram(hist))

@@ -85,8 +85,12 @@ def is_not_found(exc: Exception) -> bool:
     return bool(code) and (code.endswith(NOT_FOUND_SUFFIXES) or code in {"404", "NoSuchEntity"})
 
 
-def translate(exc: Exception, what: str, retryable: type[BenchwrightError] = RetryableProvisioningError,
-              fatal: type[BenchwrightError] = ProvisioningFailed) -> BenchwrightError:
+def translate(
+    exc: Exception,
+    what: str,
+    retryable: type[BenchwrightError] = RetryableProvisioningError,
+    fatal: type[BenchwrightError] = ProvisioningFailed,
+) -> BenchwrightError:
     """A botocore error as one of ours, naming ``what`` (e.g. "rds instance bw-123")."""
     code = error_code(exc) or type(exc).__name__
     message = str(exc)
@@ -95,9 +99,14 @@ def translate(exc: Exception, what: str, retryable: type[BenchwrightError] = Ret
     return fatal(f"{what}: {code}: {message}")
 
 
-def aws_call(what: str, fn: Callable[..., T], *args: Any,
-             retryable: type[BenchwrightError] = RetryableProvisioningError,
-             fatal: type[BenchwrightError] = ProvisioningFailed, **kwargs: Any) -> T:
+def aws_call(
+    what: str,
+    fn: Callable[..., T],
+    *args: Any,
+    retryable: type[BenchwrightError] = RetryableProvisioningError,
+    fatal: type[BenchwrightError] = ProvisioningFailed,
+    **kwargs: Any,
+) -> T:
     """Call ``fn`` and turn a ClientError into our taxonomy (our own errors pass through)."""
     from botocore.exceptions import BotoCoreError, ClientError
 

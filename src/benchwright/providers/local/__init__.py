@@ -1,1 +1,98 @@
-"""See ARCHITECTURE.md for what lives here."""
+"""Local providers: throwaway servers or a named endpoint, subprocess runners, /proc metrics, SQLite.
+
+``local_providers`` bundles them for the local orchestrator (benchwright.local).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from benchwright.errors import SpecError
+from benchwright.providers.base import ArtifactStore, Notifier, PriceBook, Providers, ResultStore, Target
+
+
+def local_target(settings: Mapping[str, Any], run_id: str, handle: Mapping[str, str] | None = None) -> Target:
+    """The Target for a ``local`` or ``endpoint`` spec target section."""
+    from benchwright.providers.local.endpoint import EndpointTarget
+    from benchwright.providers.local.servers import SERVERS
+
+    provider = settings.get("provider")
+    if provider == "endpoint":
+        return EndpointTarget(settings, run_id, handle)
+    if provider == "local":
+        return SERVERS[str(settings["engine"])](settings, run_id, handle)
+    raise SpecError("target.provider", f"{provider!r} targets need the AWS providers; locally use local | endpoint")
+
+
+class DirectoryArtifacts(ArtifactStore):
+    """JSON files under the run's output directory; the pointer is the file path."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def put_json(self, key: str, data: Any) -> str:
+        path = self.root / key
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(json.dumps(data, default=str))
+        tmp.replace(path)
+        return str(path)
+
+    def get_json(self, pointer: str) -> Any:
+        return json.loads(Path(pointer).read_text())
+
+
+class FreePriceBook(PriceBook):
+    """Local runs cost nothing we can price: a zero estimate that says so."""
+
+    def estimate(self, spec: Mapping[str, Any], cell: Any, duration_s: float) -> Any:
+        from benchwright.runs import CostEstimate
+
+        return CostEstimate(total=0.0, items={}, ops_per_dollar=None, monthly_nightly=0.0, source="local (free)")
+
+
+class SilentNotifier(Notifier):
+    def notify(self, record: Any) -> None:
+        return None
+
+
+def default_notifier(spec_notify: Mapping[str, Any] | None) -> Notifier:
+    """Slack when the spec configures it and the Slack notifier is installed; otherwise silent."""
+    slack = (spec_notify or {}).get("slack")
+    if not slack:
+        return SilentNotifier()
+    try:
+        from benchwright.report.slack import SlackNotifier  # type: ignore[attr-defined]
+    except ImportError:
+        return SilentNotifier()
+    try:
+        return SlackNotifier.from_spec(spec_notify)  # type: ignore[no-any-return]
+    except AttributeError:
+        return SilentNotifier()
+
+
+def open_local_store(path: str | Path | None = None) -> ResultStore:
+    from benchwright.providers.local.sqlite_store import open_store
+
+    return open_store(path)
+
+
+def local_providers(
+    out_dir: Path, store: ResultStore | None = None, notifier: Notifier | None = None, interval: float = 1.0
+) -> Providers:
+    from benchwright.providers.local.hostmetrics import ProcMetricsSource
+    from benchwright.providers.local.runner import SubprocessLauncher
+
+    return Providers(
+        target=local_target,
+        launcher=SubprocessLauncher(out_dir),
+        metrics=ProcMetricsSource(interval),
+        store=store if store is not None else open_local_store(),
+        notifier=notifier if notifier is not None else SilentNotifier(),
+        prices=FreePriceBook(),
+        artifacts=DirectoryArtifacts(out_dir),
+        extras={"out_dir": str(out_dir)},
+    )

@@ -22,7 +22,9 @@ def driver_class(engine: str) -> type[Driver]:
     try:
         module, name = DRIVERS[engine]
     except KeyError:
-        raise SpecError("engine", f"unknown engine {engine!r} (one of {', '.join(sorted(DRIVERS))})") from None
+        raise SpecError(
+            "engine", f"unknown engine {engine!r} (one of {', '.join(sorted(DRIVERS))})"
+        ) from None
     try:
         cls: type[Driver] = getattr(importlib.import_module(module), name)
     except ImportError as exc:

@@ -62,7 +62,9 @@ class RedisDriver(KeyValueDriver, RedisCommandsDriver):
             "protocol": 2,  # RESP2: no HELLO round trip, and a plain NOAUTH when the password is missing
         }
         if truthy(properties.get("redis.tls")):
-            kwargs["ssl_cert_reqs"] = "required" if truthy(properties.get("redis.tls_verify", "true")) else "none"
+            kwargs["ssl_cert_reqs"] = (
+                "required" if truthy(properties.get("redis.tls_verify", "true")) else "none"
+            )
             self.conn: redis.Connection = redis.SSLConnection(**kwargs)
         else:
             self.conn = redis.Connection(**kwargs)

@@ -2,3 +2,4 @@
 
 from benchwright.runner.workloads import ycsb  # noqa: F401
 from benchwright.runner.workloads import redisbench  # noqa: F401
+from benchwright.runner.workloads import tpcc  # noqa: F401

@@ -82,7 +82,9 @@ def workload_class(name: str) -> type[Workload]:
     try:
         return WORKLOADS[name]
     except KeyError:
-        raise SpecError("workload", f"unknown workload {name!r} (one of {', '.join(sorted(WORKLOADS))})") from None
+        raise SpecError(
+            "workload", f"unknown workload {name!r} (one of {', '.join(sorted(WORKLOADS))})"
+        ) from None
 
 
 def check_capability(workload: str, engine: str) -> None:

@@ -47,7 +47,7 @@ class AuroraTarget(AwsTarget):
         rds = self.clients("rds")
         tags = tag_list(self.tags())
         aws_engine = ENGINES[self.engine][0]
-        serverless = self.setting("serverless_v2")
+        serverless = self.setting("instance_class") == "db.serverless" or bool(self.setting("serverless_v2"))
         handle = {"name": self.name, "engine": self.engine}
         cluster: dict[str, Any] = {
             "DBClusterIdentifier": self.name,
@@ -56,6 +56,7 @@ class AuroraTarget(AwsTarget):
             "ManageMasterUserPassword": True,
             "DatabaseName": str(self.setting("database", "bench")),
             "DeletionProtection": False,
+            "StorageType": str(self.setting("storage_type", "aurora")),
             "Tags": tags,
         }
         if self.setting("engine_version"):
@@ -69,22 +70,34 @@ class AuroraTarget(AwsTarget):
             cluster["DBSubnetGroupName"] = self.config.db_subnet_group
         if self.config.security_group_ids:
             cluster["VpcSecurityGroupIds"] = list(self.config.security_group_ids)
-        server_settings = dict(self.setting("server_settings", {}) or {})
+        server_settings = dict(self.setting("settings", {}) or {})
         if server_settings:
             group = self.name + "-cluster-params"
             family = parameter_family(aws_engine, str(self.setting("engine_version", "")))
-            _create_ignoring_exists(rds.create_db_cluster_parameter_group, DBClusterParameterGroupName=group,
-                                    DBParameterGroupFamily=family, Description=f"benchwright {self.run_id}",
-                                    Tags=tags)
-            params = [{"ParameterName": k, "ParameterValue": str(v), "ApplyMethod": "pending-reboot"}
-                      for k, v in sorted(server_settings.items())]
+            _create_ignoring_exists(
+                rds.create_db_cluster_parameter_group,
+                DBClusterParameterGroupName=group,
+                DBParameterGroupFamily=family,
+                Description=f"benchwright {self.run_id}",
+                Tags=tags,
+            )
+            params = [
+                {"ParameterName": k, "ParameterValue": str(v), "ApplyMethod": "pending-reboot"}
+                for k, v in sorted(server_settings.items())
+            ]
             for i in range(0, len(params), 20):
-                aws_call(f"aurora parameter group {group}", rds.modify_db_cluster_parameter_group,
-                         DBClusterParameterGroupName=group, Parameters=params[i:i + 20])
+                aws_call(
+                    f"aurora parameter group {group}",
+                    rds.modify_db_cluster_parameter_group,
+                    DBClusterParameterGroupName=group,
+                    Parameters=params[i : i + 20],
+                )
             cluster["DBClusterParameterGroupName"] = group
             handle["cluster_parameter_group"] = group
         _create_ignoring_exists(rds.create_db_cluster, what=f"aurora cluster {self.name}", **cluster)
-        instance_class = "db.serverless" if serverless else str(self.setting("instance_class", "db.r6g.large"))
+        instance_class = (
+            "db.serverless" if serverless else str(self.setting("instance_class", "db.r6g.large"))
+        )
         for index in range(self.instance_count):
             args: dict[str, Any] = {
                 "DBInstanceIdentifier": self.instance_name(index),
@@ -96,8 +109,9 @@ class AuroraTarget(AwsTarget):
             }
             if index == 0 and self.setting("availability_zone"):
                 args["AvailabilityZone"] = str(self.setting("availability_zone"))
-            _create_ignoring_exists(rds.create_db_instance, what=f"aurora instance {args['DBInstanceIdentifier']}",
-                                    **args)
+            _create_ignoring_exists(
+                rds.create_db_instance, what=f"aurora instance {args['DBInstanceIdentifier']}", **args
+            )
         handle["instances"] = str(self.instance_count)
         return handle
 
@@ -118,7 +132,9 @@ class AuroraTarget(AwsTarget):
             self.handle["secret_arn"] = secret
         for index in range(int(self.handle.get("instances", self.instance_count))):
             try:
-                db = rds.describe_db_instances(DBInstanceIdentifier=self.instance_name(index))["DBInstances"][0]
+                db = rds.describe_db_instances(DBInstanceIdentifier=self.instance_name(index))["DBInstances"][
+                    0
+                ]
             except ClientError as exc:
                 if is_not_found(exc):
                     return "creating", None, None
@@ -135,8 +151,13 @@ class AuroraTarget(AwsTarget):
 
     def connection_properties(self) -> dict[str, str]:
         host, port = self.endpoint()
-        return sql_connection(self.engine, str(self.setting("username", "bench")), host, port,
-                              str(self.setting("database", "bench")))
+        return sql_connection(
+            self.engine,
+            str(self.setting("username", "bench")),
+            host,
+            port,
+            str(self.setting("database", "bench")),
+        )
 
     def credentials(self) -> Credentials:
         if "secret_arn" not in self.handle:
@@ -144,16 +165,26 @@ class AuroraTarget(AwsTarget):
         return Credentials(secret_arn=self.handle.get("secret_arn"))
 
     def metric_dimensions(self) -> list[tuple[str, dict[str, str]]]:
-        return [("AWS/RDS", {"DBInstanceIdentifier": self.instance_name(0)}),
-                ("AWS/RDS", {"DBClusterIdentifier": self.name})]
+        return [
+            ("AWS/RDS", {"DBInstanceIdentifier": self.instance_name(0)}),
+            ("AWS/RDS", {"DBClusterIdentifier": self.name}),
+        ]
 
     def _delete(self) -> None:
         rds = self.clients("rds")
         for index in range(int(self.handle.get("instances", self.instance_count))):
-            ignore_not_found(f"aurora instance {self.instance_name(index)}", rds.delete_db_instance,
-                             DBInstanceIdentifier=self.instance_name(index), SkipFinalSnapshot=True)
-        ignore_not_found(f"aurora cluster {self.name}", rds.delete_db_cluster, DBClusterIdentifier=self.name,
-                         SkipFinalSnapshot=True)
+            ignore_not_found(
+                f"aurora instance {self.instance_name(index)}",
+                rds.delete_db_instance,
+                DBInstanceIdentifier=self.instance_name(index),
+                SkipFinalSnapshot=True,
+            )
+        ignore_not_found(
+            f"aurora cluster {self.name}",
+            rds.delete_db_cluster,
+            DBClusterIdentifier=self.name,
+            SkipFinalSnapshot=True,
+        )
         if self.handle.get("cluster_parameter_group"):
             delete_parameter_group_later_ok(rds, self.handle["cluster_parameter_group"], cluster=True)
 

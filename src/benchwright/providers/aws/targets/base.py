@@ -7,6 +7,7 @@ halves of readiness: the service says available AND the probe gets a connection.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,6 +39,15 @@ class AwsTarget(Target):
         self.clients = clients
         self.config = config
         self.probe = probe or tcp_probe(config.probe_timeout_s)
+
+    def create(self) -> dict[str, str]:
+        """Create; when that fails half-way, delete what was made before re-raising (nothing leaks)."""
+        try:
+            return super().create()
+        except Exception:
+            with contextlib.suppress(Exception):
+                self._delete()
+            raise
 
     # naming and tags ----------------------------------------------------------------------
     @property

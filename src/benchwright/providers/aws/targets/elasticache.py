@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from benchwright.errors import ProvisioningFailed
+from benchwright.errors import ProvisioningFailed, SpecError
 from benchwright.providers.aws.common import aws_call, ignore_not_found, is_not_found, tag_list
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
+
+
+def az_name(clients: Any, az: str) -> str:
+    """An AZ id (use1-az1) as this account's AZ name (us-east-1a); a name passes through."""
+    if not re.match(r"^[a-z]{2,4}[0-9]-az[0-9]+$", az):
+        return az
+    zones = aws_call(
+        "ec2 describe_availability_zones", clients("ec2").describe_availability_zones, ZoneIds=[az]
+    )["AvailabilityZones"]
+    if not zones:
+        raise SpecError("target.availability_zone", f"unknown AZ id {az!r}")
+    return str(zones[0]["ZoneName"])
 
 
 def redis_connection(host: str, port: int, tls: bool) -> dict[str, str]:
@@ -20,9 +33,9 @@ class ElastiCacheTarget(AwsTarget):
     def _create(self) -> dict[str, str]:
         client = self.clients("elasticache")
         replicas = int(self.setting("replicas", 0))
-        azs = self.setting("availability_zones") or (
-            [self.setting("availability_zone")] * (replicas + 1) if self.setting("availability_zone") else None)
-        engine = str(self.setting("engine", "redis"))
+        az = self.setting("availability_zone")
+        azs = [az_name(self.clients, str(az))] * (replicas + 1) if az else None
+        engine = str(self.setting("cache_engine", "redis"))
         args: dict[str, Any] = {
             "ReplicationGroupId": self.name,
             "ReplicationGroupDescription": f"benchwright {self.run_id}",
@@ -79,10 +92,15 @@ class ElastiCacheTarget(AwsTarget):
         return redis_connection(host, port, bool(self.setting("tls", False)))
 
     def metric_dimensions(self) -> list[tuple[str, dict[str, str]]]:
-        return [("AWS/ElastiCache", {"ReplicationGroupId": self.name}),
-                ("AWS/ElastiCache", {"CacheClusterId": f"{self.name}-001"})]
+        return [
+            ("AWS/ElastiCache", {"ReplicationGroupId": self.name}),
+            ("AWS/ElastiCache", {"CacheClusterId": f"{self.name}-001"}),
+        ]
 
     def _delete(self) -> None:
         client = self.clients("elasticache")
-        ignore_not_found(f"elasticache replication group {self.name}", client.delete_replication_group,
-                         ReplicationGroupId=self.name)
+        ignore_not_found(
+            f"elasticache replication group {self.name}",
+            client.delete_replication_group,
+            ReplicationGroupId=self.name,
+        )

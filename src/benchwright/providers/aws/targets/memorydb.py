@@ -21,12 +21,12 @@ class MemoryDbTarget(AwsTarget):
             "NodeType": str(self.setting("node_type", "db.r7g.large")),
             "ACLName": str(self.setting("acl", "open-access")),
             "NumShards": int(self.setting("shards", 1)),
-            "NumReplicasPerShard": int(self.setting("replicas", 0)),
+            "NumReplicasPerShard": int(self.setting("replicas_per_shard", 1)),
             "TLSEnabled": bool(self.setting("tls", True)),
             "Tags": tag_list(self.tags()),
         }
-        if self.setting("engine"):
-            args["Engine"] = str(self.setting("engine"))
+        if self.setting("cache_engine"):
+            args["Engine"] = str(self.setting("cache_engine"))
         if self.setting("engine_version"):
             args["EngineVersion"] = str(self.setting("engine_version"))
         if self.config.memorydb_subnet_group:
@@ -68,5 +68,6 @@ class MemoryDbTarget(AwsTarget):
         return [("AWS/MemoryDB", {"ClusterName": self.name})]
 
     def _delete(self) -> None:
-        ignore_not_found(f"memorydb cluster {self.name}", self.clients("memorydb").delete_cluster,
-                         ClusterName=self.name)
+        ignore_not_found(
+            f"memorydb cluster {self.name}", self.clients("memorydb").delete_cluster, ClusterName=self.name
+        )

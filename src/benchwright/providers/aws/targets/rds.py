@@ -14,8 +14,15 @@ from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
 from benchwright.providers.base import Credentials
 
 ENGINES = {"postgres": ("postgres", 5432), "mysql": ("mysql", 3306)}
-FAILED_STATES = {"failed", "incompatible-parameters", "incompatible-restore", "incompatible-network",
-                 "storage-full", "inaccessible-encryption-credentials", "restore-error"}
+FAILED_STATES = {
+    "failed",
+    "incompatible-parameters",
+    "incompatible-restore",
+    "incompatible-network",
+    "storage-full",
+    "inaccessible-encryption-credentials",
+    "restore-error",
+}
 STORAGE_TYPES = {"standard", "magnetic", "gp2", "gp3", "io1", "io2"}
 
 
@@ -54,7 +61,7 @@ class RdsTarget(AwsTarget):
 
     # create ---------------------------------------------------------------------------------
     def _parameter_group(self, rds: Any, tags: dict[str, str]) -> str | None:
-        settings: dict[str, Any] = dict(self.setting("server_settings", {}) or {})
+        settings: dict[str, Any] = dict(self.setting("settings", {}) or {})
         if not settings:
             return None
         name = self.name + "-params"
@@ -63,23 +70,33 @@ class RdsTarget(AwsTarget):
         from botocore.exceptions import ClientError
 
         try:
-            rds.create_db_parameter_group(DBParameterGroupName=name, DBParameterGroupFamily=family,
-                                          Description=f"benchwright {self.run_id}", Tags=tag_list(tags))
+            rds.create_db_parameter_group(
+                DBParameterGroupName=name,
+                DBParameterGroupFamily=family,
+                Description=f"benchwright {self.run_id}",
+                Tags=tag_list(tags),
+            )
         except ClientError as exc:
             if "AlreadyExists" not in str(exc):
                 raise
-        params = [{"ParameterName": k, "ParameterValue": str(v), "ApplyMethod": "pending-reboot"}
-                  for k, v in sorted(settings.items())]
+        params = [
+            {"ParameterName": k, "ParameterValue": str(v), "ApplyMethod": "pending-reboot"}
+            for k, v in sorted(settings.items())
+        ]
         for i in range(0, len(params), 20):  # the API takes at most 20 per call
-            aws_call(what, rds.modify_db_parameter_group, DBParameterGroupName=name, Parameters=params[i:i + 20])
+            aws_call(
+                what, rds.modify_db_parameter_group, DBParameterGroupName=name, Parameters=params[i : i + 20]
+            )
         return name
 
     def _storage_args(self) -> dict[str, Any]:
         kind = str(self.setting("storage.type", "gp3"))
         if kind not in STORAGE_TYPES:
             raise SpecError("target.storage.type", f"one of {sorted(STORAGE_TYPES)}, got {kind!r}")
-        args: dict[str, Any] = {"StorageType": "standard" if kind == "magnetic" else kind,
-                                "AllocatedStorage": int(self.setting("storage.size_gb", 100))}
+        args: dict[str, Any] = {
+            "StorageType": "standard" if kind == "magnetic" else kind,
+            "AllocatedStorage": int(self.setting("storage.size_gb", 100)),
+        }
         iops = self.setting("storage.iops")
         if kind in {"io1", "io2"} and not iops:
             raise SpecError("target.storage.iops", f"{kind} storage needs provisioned IOPS")
@@ -162,8 +179,13 @@ class RdsTarget(AwsTarget):
     # use ------------------------------------------------------------------------------------
     def connection_properties(self) -> dict[str, str]:
         host, port = self.endpoint()
-        return sql_connection(self.engine, str(self.setting("username", "bench")), host, port,
-                              str(self.setting("database", "bench")))
+        return sql_connection(
+            self.engine,
+            str(self.setting("username", "bench")),
+            host,
+            port,
+            str(self.setting("database", "bench")),
+        )
 
     def credentials(self) -> Credentials:
         if "secret_arn" not in self.handle:
@@ -176,8 +198,13 @@ class RdsTarget(AwsTarget):
     # delete ---------------------------------------------------------------------------------
     def _delete(self) -> None:
         rds = self.clients("rds")
-        ignore_not_found(f"rds instance {self.name}", rds.delete_db_instance, DBInstanceIdentifier=self.name,
-                         SkipFinalSnapshot=True, DeleteAutomatedBackups=True)
+        ignore_not_found(
+            f"rds instance {self.name}",
+            rds.delete_db_instance,
+            DBInstanceIdentifier=self.name,
+            SkipFinalSnapshot=True,
+            DeleteAutomatedBackups=True,
+        )
         group = self.handle.get("parameter_group")
         if group:
             delete_parameter_group_later_ok(rds, group)

@@ -53,14 +53,13 @@ def transaction(driver: SqlDriver, body: Callable[[], Any]) -> Status:
         raise
 
 
-def retrying(make: Callable[[], Callable[[], Status]], name: str, max_tries: int = 10) -> Iterator[
-    tuple[str, Callable[[], Status]]
-]:
+def retrying(
+    call: Callable[[], Status], name: str, max_tries: int = 10
+) -> Iterator[tuple[str, Callable[[], Status]]]:
     """Yield one operation, then re-yield the *same* transaction while it comes back RETRY.
 
     Each attempt is timed and counted on its own (RETRY is a separate status), as BenchBase does.
     """
-    call = make()
     outcome: list[Status] = []
 
     def attempt() -> Status:

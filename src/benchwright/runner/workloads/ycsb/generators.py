@@ -63,7 +63,11 @@ class ZipfianGenerator:
     """Integers in [base, base + items) with P(rank i) proportional to 1/i^theta (rank 1 = base)."""
 
     def __init__(
-        self, rng: random.Random, base: int, items: int, theta: float = ZIPFIAN_CONSTANT,
+        self,
+        rng: random.Random,
+        base: int,
+        items: int,
+        theta: float = ZIPFIAN_CONSTANT,
         zetan: float | None = None,
     ) -> None:
         if items < 1:

@@ -20,13 +20,37 @@ LENGTH_DISTRIBUTIONS = ("constant", "uniform", "zipfian")
 
 # Keys YCSB (or its bindings) defines that we accept without acting on them: no warning.
 ACCEPTED_AS_IS = {
-    "workload", "db", "exporter", "exportfile", "measurementtype", "measurement.trackjvm",
-    "histogram.buckets", "timeseries.granularity", "dotransactions", "readallfieldsbyname",
-    "core_workload_insertion_retry_limit", "core_workload_insertion_retry_interval",
-    "hdrhistogram.percentiles", "hdrhistogram.fileoutput", "fieldnameprefix", "debug",
-    "jdbc.driver", "db.driver", "db.user", "db.passwd", "db.batchsize", "jdbc.fetchsize",
-    "jdbc.autocommit", "jdbc.batchupdateapi", "jdbc.prependtablename", "redis.cluster",
-    "measurement.interval", "status.interval", "zeropadding", "insertorder", "postgres.ddl_suffix",
+    "workload",
+    "db",
+    "exporter",
+    "exportfile",
+    "measurementtype",
+    "measurement.trackjvm",
+    "histogram.buckets",
+    "timeseries.granularity",
+    "dotransactions",
+    "readallfieldsbyname",
+    "core_workload_insertion_retry_limit",
+    "core_workload_insertion_retry_interval",
+    "hdrhistogram.percentiles",
+    "hdrhistogram.fileoutput",
+    "fieldnameprefix",
+    "debug",
+    "jdbc.driver",
+    "db.driver",
+    "db.user",
+    "db.passwd",
+    "db.batchsize",
+    "jdbc.fetchsize",
+    "jdbc.autocommit",
+    "jdbc.batchupdateapi",
+    "jdbc.prependtablename",
+    "redis.cluster",
+    "measurement.interval",
+    "status.interval",
+    "zeropadding",
+    "insertorder",
+    "postgres.ddl_suffix",
 }
 CONNECTION_PREFIXES = ("postgres.", "redis.", "mysql.", "null.", "db.", "benchwright.")
 
@@ -111,12 +135,37 @@ class CoreSettings:
 
 
 KNOWN = {
-    "table", "recordcount", "operationcount", "insertstart", "insertcount", "maxexecutiontime",
-    "fieldcount", "fieldlength", "minfieldlength", "fieldlengthdistribution", "readallfields",
-    "writeallfields", "readproportion", "updateproportion", "insertproportion", "scanproportion",
-    "readmodifywriteproportion", "requestdistribution", "zipfianconstant", "hotspotdatafraction",
-    "hotspotopnfraction", "exponential.percentile", "exponential.frac", "minscanlength", "maxscanlength",
-    "scanlengthdistribution", "insertorder", "zeropadding", "fieldnameprefix", "threadcount", "target",
+    "table",
+    "recordcount",
+    "operationcount",
+    "insertstart",
+    "insertcount",
+    "maxexecutiontime",
+    "fieldcount",
+    "fieldlength",
+    "minfieldlength",
+    "fieldlengthdistribution",
+    "readallfields",
+    "writeallfields",
+    "readproportion",
+    "updateproportion",
+    "insertproportion",
+    "scanproportion",
+    "readmodifywriteproportion",
+    "requestdistribution",
+    "zipfianconstant",
+    "hotspotdatafraction",
+    "hotspotopnfraction",
+    "exponential.percentile",
+    "exponential.frac",
+    "minscanlength",
+    "maxscanlength",
+    "scanlengthdistribution",
+    "insertorder",
+    "zeropadding",
+    "fieldnameprefix",
+    "threadcount",
+    "target",
     "status.interval",
 }
 
@@ -134,7 +183,9 @@ def _int(props: dict[str, str], key: str, default: int, minimum: int = 0) -> int
     return value
 
 
-def _float(props: dict[str, str], key: str, default: float, low: float = 0.0, high: float = math.inf) -> float:
+def _float(
+    props: dict[str, str], key: str, default: float, low: float = 0.0, high: float = math.inf
+) -> float:
     raw = props.get(key)
     if raw is None or raw == "":
         return default
@@ -167,7 +218,9 @@ def _choice(props: dict[str, str], key: str, default: str, options: tuple[str, .
 
 def unknown_keys(props: dict[str, str]) -> list[str]:
     return sorted(
-        k for k in props if k not in KNOWN and k not in ACCEPTED_AS_IS and not k.startswith(CONNECTION_PREFIXES)
+        k
+        for k in props
+        if k not in KNOWN and k not in ACCEPTED_AS_IS and not k.startswith(CONNECTION_PREFIXES)
     )
 
 
@@ -177,12 +230,18 @@ def core_settings(props: dict[str, str]) -> CoreSettings:
     insertstart = _int(props, "insertstart", 0)
     insertcount = _int(props, "insertcount", max(0, recordcount - insertstart))
     if insertstart + insertcount > recordcount and "insertcount" in props:
-        raise SpecError("insertcount", f"insertstart + insertcount ({insertstart + insertcount}) exceeds recordcount ({recordcount})")
+        raise SpecError(
+            "insertcount",
+            f"insertstart + insertcount ({insertstart + insertcount}) exceeds recordcount ({recordcount})",
+        )
     proportions = {
         k: _float(props, k, d, 0.0, 1.0)
         for k, d in (
-            ("readproportion", 0.95), ("updateproportion", 0.05), ("insertproportion", 0.0),
-            ("scanproportion", 0.0), ("readmodifywriteproportion", 0.0),
+            ("readproportion", 0.95),
+            ("updateproportion", 0.05),
+            ("insertproportion", 0.0),
+            ("scanproportion", 0.0),
+            ("readmodifywriteproportion", 0.0),
         )
     }
     total = sum(proportions.values())

@@ -65,7 +65,10 @@ class YcsbWorkload(Workload):
         s = self.settings
         datatype = getattr(driver, "datatype", None)
         if s.scanproportion > 0 and datatype in ("list", "set", "zset"):
-            raise SpecError("scanproportion", f"scans are not possible with redis.datatype={datatype} (use hash or string)")
+            raise SpecError(
+                "scanproportion",
+                f"scans are not possible with redis.datatype={datatype} (use hash or string)",
+            )
         if phase == "load":
             driver.create_table(s.table, s.fieldcount)
         elif not _has_table(driver, s.table) or driver.count(s.table) == 0:
@@ -82,7 +85,8 @@ class YcsbWorkload(Workload):
             ok = inserted.statuses.get("OK", 0) if inserted else 0
             if ok < self.settings.insertcount:
                 result.flag(
-                    "incomplete_load", "invalid",
+                    "incomplete_load",
+                    "invalid",
                     f"{ok} of {self.settings.insertcount} inserts succeeded; {records} records in {self.settings.table}",
                 )
 
@@ -130,10 +134,16 @@ class YcsbWorkload(Workload):
         table = s.table
         names = self.field_names()
         values = self._values(rng)
-        ops = g.DiscreteChooser(rng, [
-            ("READ", s.readproportion), ("UPDATE", s.updateproportion), ("INSERT", s.insertproportion),
-            ("SCAN", s.scanproportion), ("READ-MODIFY-WRITE", s.readmodifywriteproportion),
-        ])
+        ops = g.DiscreteChooser(
+            rng,
+            [
+                ("READ", s.readproportion),
+                ("UPDATE", s.updateproportion),
+                ("INSERT", s.insertproportion),
+                ("SCAN", s.scanproportion),
+                ("READ-MODIFY-WRITE", s.readmodifywriteproportion),
+            ],
+        )
         low = s.insertstart
         high = s.insertstart + s.insertcount - 1
         newest = s.recordcount - 1  # newest record number this thread knows exists
@@ -157,7 +167,9 @@ class YcsbWorkload(Workload):
                     number = chooser.next()
                 else:
                     number %= newest + 1
-            if number >= s.recordcount:  # a run-phase insert: keep to this thread's own, already inserted ones
+            if (
+                number >= s.recordcount
+            ):  # a run-phase insert: keep to this thread's own, already inserted ones
                 number -= (number - s.recordcount - thread.index) % thread.count
                 if number < s.recordcount:
                     number = min(high, s.recordcount - 1)
@@ -190,7 +202,10 @@ class YcsbWorkload(Workload):
                 yield op, partial(scan, table, next_key(), scan_lengths.next(), read_one_field())
             else:
                 key = next_key()
-                yield op, partial(_read_modify_write, read, update, table, key, read_one_field(), write_values())
+                yield (
+                    op,
+                    partial(_read_modify_write, read, update, table, key, read_one_field(), write_values()),
+                )
 
     def _key_chooser(self, rng: random.Random, low: int, high: int, newest: int) -> Any:
         s = self.settings
@@ -210,7 +225,9 @@ class YcsbWorkload(Workload):
         return g.ExponentialGenerator(rng, s.exponential_percentile, s.recordcount * s.exponential_frac)
 
 
-def _read_modify_write(read: Any, update: Any, table: str, key: str, fields: Any, values: dict[str, str]) -> Any:
+def _read_modify_write(
+    read: Any, update: Any, table: str, key: str, fields: Any, values: dict[str, str]
+) -> Any:
     status = read(table, key, fields)
     if status.name != "OK":
         return status

@@ -1,12 +1,12 @@
 #!/bin/bash
-# Benchwright: a single Redis-protocol server (redis, valkey, or a compatible build such as ARDB).
+# Benchwright: a single Redis-protocol server (redis, valkey, keydb, or ARDB built from source).
 set -euo pipefail
 exec > >(tee /var/log/benchwright-userdata.log) 2>&1
-PORT="$port"
-DATA=/mnt/d0
+export PORT="$port"
+export DATA=/mnt/d0
 DEV=$$(lsblk -dpno NAME,TYPE | awk '$$2=="disk"{print $$1}' | sed -n 2p)
 if [ -n "$$DEV" ]; then mkfs.xfs -f "$$DEV"; mkdir -p $$DATA; mount "$$DEV" $$DATA; else mkdir -p $$DATA; fi
 if command -v dnf >/dev/null; then dnf install -y $packages; else apt-get update && apt-get install -y $packages; fi
 $install_commands
 cd $$DATA
-$server_command --port "$$PORT" --bind 0.0.0.0 --protected-mode no $server_args >/var/log/redis-server.log 2>&1 &
+nohup $start_command >/var/log/redis-server.log 2>&1 &

@@ -20,7 +20,7 @@ curl -sfL "https://downloads.yugabyte.com/releases/$${YB_VERSION}/yugabyte-$${YB
 cd "yugabyte-$${YB_VERSION}" && ./bin/post_install.sh
 PLACEMENT="--placement_cloud=aws --placement_region=$$REGION --placement_zone=$$ZONE"
 ./bin/yb-master --master_addresses="$$MASTERS" --rpc_bind_addresses="$$NODE_IP:7100" \
-  --fs_data_dirs=$$DATA --replication_factor=3 $$PLACEMENT $master_flags >/var/log/yb-master.log 2>&1 &
+  --fs_data_dirs=$$DATA --replication_factor=$replication_factor $$PLACEMENT $master_flags >/var/log/yb-master.log 2>&1 &
 ./bin/yb-tserver --tserver_master_addrs="$$MASTERS" --rpc_bind_addresses="$$NODE_IP:9100" \
   --pgsql_proxy_bind_address="$$NODE_IP:5433" --enable_ysql=true --fs_data_dirs=$$DATA $$PLACEMENT \
   $tserver_flags >/var/log/yb-tserver.log 2>&1 &

@@ -1,0 +1,182 @@
+"""Least privilege per stage Lambda: each state gets only the actions its stage performs.
+
+Data actions name their resources (the results bucket, the Slack secret, the Timestream table).
+Create calls must carry the run tags (aws:RequestTag) and delete/stop calls may only touch resources
+that carry ``benchwright:managed=true`` (aws:ResourceTag), so a bug cannot delete someone else's
+database. Describe/List/GetMetricData calls do not support resource scoping in IAM: those, and only
+those, use ``*`` resources, which docs/deploy.md and the cdk-nag acknowledgments explain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import aws_cdk as cdk
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+
+from infra import constants as c
+from infra.compute import Compute
+from infra.config import StageConfig
+from infra.storage import Storage
+
+DESCRIBE = [
+    "rds:DescribeDBInstances", "rds:DescribeDBClusters", "elasticache:DescribeReplicationGroups",
+    "elasticache:DescribeCacheClusters", "memorydb:DescribeClusters", "ec2:DescribeInstances",
+    "ec2:DescribeInstanceStatus", "ec2:DescribeSubnets",
+]  # fmt: skip
+CREATE = [
+    "rds:CreateDBInstance", "rds:CreateDBCluster", "rds:CreateDBSubnetGroup", "rds:AddTagsToResource",
+    "elasticache:CreateReplicationGroup", "elasticache:CreateCacheSubnetGroup", "elasticache:AddTagsToResource",
+    "memorydb:CreateCluster", "memorydb:CreateSubnetGroup", "memorydb:TagResource",
+    "ec2:RunInstances", "ec2:CreateTags",
+]  # fmt: skip
+DELETE = [
+    "rds:DeleteDBInstance", "rds:DeleteDBCluster", "rds:DeleteDBSubnetGroup",
+    "elasticache:DeleteReplicationGroup", "elasticache:DeleteCacheSubnetGroup",
+    "memorydb:DeleteCluster", "memorydb:DeleteSubnetGroup",
+    "ec2:TerminateInstances", "ecs:StopTask",
+]  # fmt: skip
+
+
+def _statement(actions: list[str], resources: list[str], **conditions: dict[str, object]) -> iam.PolicyStatement:
+    return iam.PolicyStatement(actions=actions, resources=resources, conditions=conditions or None)
+
+
+def _describe(fn: lambda_.Function) -> None:
+    fn.add_to_role_policy(_statement(DESCRIBE, ["*"]))
+
+
+def _create(fn: lambda_.Function, stage: StageConfig, compute: Compute) -> None:
+    fn.add_to_role_policy(
+        _statement(CREATE, ["*"], StringEquals={f"aws:RequestTag/{c.TAG_MANAGED}": "true"})
+    )
+    # RDS-managed master passwords: RDS creates the secret on our behalf, named rds!...
+    fn.add_to_role_policy(
+        _statement(
+            ["secretsmanager:CreateSecret", "secretsmanager:TagResource"],
+            [cdk.Stack.of(fn).format_arn(service="secretsmanager", resource="secret", resource_name="rds!*",
+                                         arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME)],
+        )
+    )
+    fn.add_to_role_policy(_statement(["iam:PassRole"], [compute.instance_role.role_arn]))
+    fn.add_to_role_policy(
+        _statement(["ec2:RunInstances"], [compute.launch_template_arn()])
+    )
+
+
+def _delete(fn: lambda_.Function) -> None:
+    fn.add_to_role_policy(
+        _statement(DELETE, ["*"], StringEquals={f"aws:ResourceTag/{c.TAG_MANAGED}": "true"})
+    )
+
+
+def _read_run_secrets(fn: lambda_.Function) -> None:
+    fn.add_to_role_policy(
+        _statement(
+            ["secretsmanager:GetSecretValue"],
+            ["*"],
+            StringEquals={f"secretsmanager:ResourceTag/{c.TAG_MANAGED}": "true"},
+        )
+    )
+
+
+def _launch(fn: lambda_.Function, compute: Compute) -> None:
+    fn.add_to_role_policy(
+        _statement(
+            ["ecs:RunTask"],
+            [compute.task_definition.task_definition_arn],
+            ArnEquals={"ecs:cluster": compute.cluster.cluster_arn},
+        )
+    )
+    fn.add_to_role_policy(
+        _statement(["ecs:TagResource"], ["*"], StringEquals={"ecs:CreateAction": "RunTask"})
+    )
+    roles = [compute.task_definition.task_role.role_arn]
+    if compute.task_definition.execution_role is not None:
+        roles.append(compute.task_definition.execution_role.role_arn)
+    fn.add_to_role_policy(_statement(["iam:PassRole"], roles))
+
+
+def _check_runner(fn: lambda_.Function, compute: Compute) -> None:
+    fn.add_to_role_policy(
+        _statement(["ecs:DescribeTasks"], ["*"], ArnEquals={"ecs:cluster": compute.cluster.cluster_arn})
+    )
+
+
+def _metrics(fn: lambda_.Function) -> None:
+    fn.add_to_role_policy(_statement(["cloudwatch:GetMetricData", "cloudwatch:GetMetricStatistics"], ["*"]))
+
+
+def _put_metric(fn: lambda_.Function) -> None:
+    fn.add_to_role_policy(
+        _statement(
+            ["cloudwatch:PutMetricData"], ["*"], StringEquals={"cloudwatch:namespace": c.METRICS_NAMESPACE}
+        )
+    )
+
+
+def _ingest(fn: lambda_.Function, storage: Storage) -> None:
+    if storage.timestream_table_arn:
+        fn.add_to_role_policy(_statement(["timestream:WriteRecords"], [storage.timestream_table_arn]))
+        fn.add_to_role_policy(_statement(["timestream:DescribeEndpoints"], ["*"]))
+    if storage.influx is not None:
+        fn.add_to_role_policy(
+            _statement(["secretsmanager:GetSecretValue"], [storage.influx.attr_influx_auth_parameters_secret_arn])
+        )
+
+
+def _history(fn: lambda_.Function, storage: Storage) -> None:
+    if storage.timestream_table_arn:
+        fn.add_to_role_policy(_statement(["timestream:Select"], [storage.timestream_table_arn]))
+        fn.add_to_role_policy(_statement(["timestream:DescribeEndpoints"], ["*"]))
+
+
+def _price(fn: lambda_.Function) -> None:
+    fn.add_to_role_policy(_statement(["pricing:GetProducts"], ["*"]))
+
+
+def _janitor(fn: lambda_.Function) -> None:
+    fn.add_to_role_policy(_statement(["tag:GetResources"], ["*"]))
+    fn.add_to_role_policy(_statement(["ecs:ListTasks"], ["*"]))
+    fn.add_to_role_policy(_statement(["memorydb:ListTags", "elasticache:ListTagsForResource"], ["*"]))
+
+
+GRANTS: dict[str, Callable[[lambda_.Function, StageConfig, Storage, Compute], None]] = {
+    "ValidateSpec": lambda fn, st, s, cp: None,
+    "ExpandMatrix": lambda fn, st, s, cp: None,
+    "ProvisionTarget": lambda fn, st, s, cp: (_describe(fn), _create(fn, st, cp)) and None,
+    "CheckTarget": lambda fn, st, s, cp: (_describe(fn), _read_run_secrets(fn)) and None,
+    "LaunchRunner": lambda fn, st, s, cp: (_launch(fn, cp), _create(fn, st, cp)) and None,
+    "CheckRunner": lambda fn, st, s, cp: (_check_runner(fn, cp), _describe(fn)) and None,
+    "CollectMetrics": lambda fn, st, s, cp: _metrics(fn),
+    "Judge": lambda fn, st, s, cp: _history(fn, s),
+    "Ingest": lambda fn, st, s, cp: _ingest(fn, s),
+    "Price": lambda fn, st, s, cp: (_price(fn), _put_metric(fn)) and None,
+    "Notify": lambda fn, st, s, cp: _history(fn, s),
+    "SummarizeSuite": lambda fn, st, s, cp: _history(fn, s),
+    "Teardown": lambda fn, st, s, cp: (_describe(fn), _delete(fn)) and None,
+    "Janitor": lambda fn, st, s, cp: (_describe(fn), _delete(fn), _janitor(fn), _put_metric(fn)) and None,
+}
+NEEDS_SLACK = {"Notify", "SummarizeSuite"}
+READ_ONLY_BUCKET = {"ValidateSpec", "ExpandMatrix", "Judge", "Notify", "SummarizeSuite", "Price"}
+
+
+def grant_stage_permissions(
+    state: str, fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute
+) -> None:
+    """Attach the policy of one stage; an unknown state gets bucket access only (and a warning)."""
+    grant = GRANTS.get(state)
+    if grant is None:
+        cdk.Annotations.of(fn).add_warning_v2(
+            "benchwright:unknown-state", f"no IAM profile for state {state}: it gets results-bucket access only"
+        )
+    else:
+        grant(fn, stage, storage, compute)
+    if state in READ_ONLY_BUCKET:
+        storage.results.grant_read(fn)
+        storage.results.grant_put(fn)
+    else:
+        storage.results.grant_read_write(fn)
+    if state in NEEDS_SLACK:
+        storage.slack_secret.grant_read(fn)

@@ -1,0 +1,47 @@
+"""The Benchwright stack: composes network, storage, compute, workflow, API and monitoring."""
+
+from __future__ import annotations
+
+import aws_cdk as cdk
+from constructs import Construct
+
+from infra import constants as c
+from infra.api import Api
+from infra.compute import Compute
+from infra.config import StageConfig
+from infra.monitoring import Monitoring
+from infra.network import Network
+from infra.storage import Storage
+from infra.workflow import Workflow
+
+
+class BenchwrightStack(cdk.Stack):
+    """One deployment (stage) of the service."""
+
+    def __init__(self, scope: Construct, cid: str, *, stage: StageConfig, build_image: bool, **kw: object) -> None:
+        super().__init__(scope, cid, **kw)  # type: ignore[arg-type]
+        for key, value in {c.TAG_MANAGED: "true", c.TAG_STAGE: stage.name, c.TAG_OWNER: stage.owner}.items():
+            cdk.Tags.of(self).add(key, value)
+        self.network = Network(self, "Network", stage=stage)
+        self.storage = Storage(self, "Storage", stage=stage, network=self.network)
+        self.compute = Compute(
+            self, "Compute", stage=stage, network=self.network, results=self.storage.results, build_image=build_image
+        )
+        self.workflow = Workflow(
+            self, "Workflow", stage=stage, network=self.network, storage=self.storage, compute=self.compute
+        )
+        self.api = Api(self, "Api", stage=stage, storage=self.storage, workflow=self.workflow)
+        self.monitoring = Monitoring(self, "Monitoring", stage=stage, workflow=self.workflow)
+
+        outputs = {
+            "ApiUrl": self.api.rest_api.url,
+            "BenchmarkStateMachineArn": self.workflow.benchmark.state_machine_arn,
+            "SuiteStateMachineArn": self.workflow.suite.state_machine_arn,
+            "ResultsBucket": self.storage.results.bucket_name,
+            "SlackSecretArn": self.storage.slack_secret.secret_arn,
+            "AlarmTopicArn": self.monitoring.topic.topic_arn,
+            "InvokePolicyArn": self.api.invoke_policy.managed_policy_arn,
+            "Sink": stage.sink.kind,
+        }
+        for key, value in outputs.items():
+            cdk.CfnOutput(self, key, value=value)

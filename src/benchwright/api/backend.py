@@ -1,0 +1,127 @@
+"""What the API does against AWS: Step Functions executions (one per run, named by the run id) and
+the results bucket (record.json written by the workflow, report.html, presigned links).
+
+Clients are created lazily (never at import) from the environment the stack sets, so tests build a
+backend under moto and the Lambda reuses one per container.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+RECORD_KEY = "runs/{run_id}/record.json"
+REPORT_KEY = "runs/{run_id}/report.html"
+
+
+class RunNotFound(Exception):
+    """No execution with that run id in either state machine."""
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    now = now or datetime.now(UTC)
+    return f"run-{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+
+
+@dataclass
+class CloudBackend:
+    """Step Functions + S3 behind the routes."""
+
+    benchmark_arn: str
+    suite_arn: str
+    bucket: str
+    teardown_function: str | None = None
+    region: str | None = None
+    _clients: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def from_env(cls) -> CloudBackend:
+        env = os.environ
+        return cls(
+            benchmark_arn=env.get("BENCHWRIGHT_BENCHMARK_STATE_MACHINE", ""),
+            suite_arn=env.get("BENCHWRIGHT_SUITE_STATE_MACHINE", ""),
+            bucket=env.get("BENCHWRIGHT_RESULTS_BUCKET", ""),
+            teardown_function=env.get("BENCHWRIGHT_TEARDOWN_FUNCTION"),
+            region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION"),
+        )
+
+    def client(self, name: str) -> Any:
+        if name not in self._clients:
+            import boto3
+
+            self._clients[name] = boto3.client(name, region_name=self.region)
+        return self._clients[name]
+
+    # ------------------------------------------------------------------ executions
+    def machine(self, kind: str) -> str:
+        return self.suite_arn if kind == "suite" else self.benchmark_arn
+
+    def execution_arn(self, kind: str, run_id: str) -> str:
+        return self.machine(kind).replace(":stateMachine:", ":execution:") + f":{run_id}"
+
+    def start(self, kind: str, run_id: str, payload: dict[str, Any]) -> str:
+        out = self.client("stepfunctions").start_execution(
+            stateMachineArn=self.machine(kind), name=run_id, input=json.dumps(payload)
+        )
+        return str(out["executionArn"])
+
+    def describe(self, run_id: str) -> tuple[str, dict[str, Any]]:
+        sfn = self.client("stepfunctions")
+        for kind in ("benchmark", "suite"):
+            try:
+                return kind, sfn.describe_execution(executionArn=self.execution_arn(kind, run_id))
+            except sfn.exceptions.ExecutionDoesNotExist:
+                continue
+        raise RunNotFound(run_id)
+
+    def list(self, status: str | None, limit: int) -> list[tuple[str, dict[str, Any]]]:
+        sfn = self.client("stepfunctions")
+        out: list[tuple[str, dict[str, Any]]] = []
+        for kind in ("benchmark", "suite"):
+            kwargs: dict[str, Any] = {"stateMachineArn": self.machine(kind), "maxResults": limit}
+            if status:
+                kwargs["statusFilter"] = status
+            out += [(kind, e) for e in sfn.list_executions(**kwargs)["executions"]]
+        out.sort(key=lambda item: item[1]["startDate"], reverse=True)
+        return out[:limit]
+
+    def stop(self, execution_arn: str, cause: str) -> None:
+        self.client("stepfunctions").stop_execution(executionArn=execution_arn, error="Cancelled", cause=cause)
+
+    def start_teardown(self, run_id: str) -> bool:
+        """Ask the janitor to sweep this run's resources by tag (stopping skips the ASL's Catch)."""
+        if not self.teardown_function:
+            return False
+        self.client("lambda").invoke(
+            FunctionName=self.teardown_function,
+            InvocationType="Event",
+            Payload=json.dumps({"run_id": run_id, "reason": "cancelled"}).encode(),
+        )
+        return True
+
+    # ------------------------------------------------------------------ results bucket
+    def record(self, run_id: str) -> dict[str, Any] | None:
+        s3 = self.client("s3")
+        try:
+            body = s3.get_object(Bucket=self.bucket, Key=RECORD_KEY.format(run_id=run_id))["Body"].read()
+        except s3.exceptions.NoSuchKey:
+            return None
+        data = json.loads(body)
+        return data if isinstance(data, dict) else None
+
+    def report_url(self, run_id: str, expires_in: int) -> str | None:
+        s3 = self.client("s3")
+        key = REPORT_KEY.format(run_id=run_id)
+        try:
+            s3.head_object(Bucket=self.bucket, Key=key)
+        except s3.exceptions.ClientError:
+            return None
+        return str(
+            s3.generate_presigned_url(
+                "get_object", Params={"Bucket": self.bucket, "Key": key}, ExpiresIn=expires_in
+            )
+        )

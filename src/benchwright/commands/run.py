@@ -1,0 +1,84 @@
+"""`benchwright run SPEC [--out DIR]`: provision, run, measure, judge, store, report, tear down, locally.
+
+DIR receives the result documents, the metric series, run.json and report.html (default: a per-run
+folder under ./benchwright-results/). History goes to the SQLite store (``--store`` or
+$BENCHWRIGHT_STORE, default ./benchwright-results/results.sqlite).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from benchwright.errors import SpecError
+from benchwright.spec import BenchmarkSpec, SuiteSpec, load_suite
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("run", help="run a spec locally: throwaway servers, runner, report, teardown")
+    p.add_argument("spec", help="spec YAML file (one benchmark or a suite)")
+    p.add_argument("--out", type=Path, help="output directory (default ./benchwright-results/<run-id>/)")
+    p.add_argument("--store", type=Path, help="SQLite result store (default $BENCHWRIGHT_STORE or "
+                   "./benchwright-results/results.sqlite)")
+    p.add_argument("--quick", action="store_true", help="reduced size: few records, 2 s phases (CI, smoke tests)")
+    p.set_defaults(handler=handle)
+
+
+def _check_local(suite: SuiteSpec) -> None:
+    for i, spec in enumerate(suite.benchmarks):
+        if not spec.is_local:
+            where = f"benchmarks[{i}].target.provider" if len(suite.benchmarks) > 1 else "target.provider"
+            raise SpecError(where, f"{spec.target.provider!r} runs in AWS; `benchwright run` runs local | endpoint "
+                            "targets (validate cloud specs with `benchwright validate`)")
+
+
+def print_summary(record: Any, console: Console) -> None:
+    try:
+        from benchwright.report.text import print_summary as report_summary
+    except ImportError:
+        report_summary = None
+    if report_summary is not None:
+        report_summary(record, console)
+        return
+    for cell in record.cells:
+        for phase, doc in cell.phases.items():
+            console.print(f"{cell.cell_id} #{cell.repeat + 1} {phase}: {doc.operations_total} ops, "
+                          f"{doc.throughput:,.0f} ops/s", highlight=False)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from benchwright.local import run_suite, scale_down
+    from benchwright.providers.local import default_notifier, local_providers, open_local_store
+
+    suite = load_suite(args.spec)
+    _check_local(suite)
+    if args.quick:
+        suite = SuiteSpec(suite=suite.suite, description=suite.description,
+                          benchmarks=[scale_down(b) for b in suite.benchmarks])
+    console = Console()
+    store = open_local_store(args.store)
+
+    def providers_for(out_dir: Path, spec: BenchmarkSpec) -> Any:
+        notify = spec.notify.model_dump(mode="json")
+        return local_providers(out_dir, store=store, notifier=default_notifier(notify))
+
+    outcomes = run_suite(suite, args.out, providers_for, console)
+    code = 0
+    for outcome in outcomes:
+        console.rule(f"{outcome.record.spec_name}: {outcome.record.status}")
+        print_summary(outcome.record, console)
+        for warning in outcome.warnings:
+            console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+        if outcome.record.error:
+            console.print(f"[red]error:[/red] {outcome.record.error}", highlight=False)
+        console.print(f"results: {outcome.out_dir}", highlight=False, soft_wrap=True)
+        if outcome.report:
+            console.print(f"report: {outcome.report}", highlight=False, soft_wrap=True)
+        if outcome.interrupted:
+            code = 130
+        elif outcome.record.status != "succeeded" and code == 0:
+            code = 1
+    return code

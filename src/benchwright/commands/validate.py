@@ -1,0 +1,90 @@
+"""`benchwright validate SPEC`: check a spec without creating anything; print the expanded matrix."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from benchwright.spec import BenchmarkSpec, SuiteSpec, cell_seconds, check_workload, expand_matrix, load_suite
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("validate", help="validate a spec and print its matrix with an estimated duration")
+    p.add_argument("spec", help="spec YAML file (one benchmark or a suite)")
+    p.add_argument("--quick", action="store_true", help="show the reduced-size version `run --quick` would run")
+    p.set_defaults(handler=handle)
+
+
+def fmt_duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    if seconds < 120:
+        return f"{seconds} s"
+    if seconds < 7200:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
+
+
+def _phases(spec: BenchmarkSpec) -> str:
+    parts = []
+    for name in ("load", "warmup", "run"):
+        p = getattr(spec.workload.phases, name)
+        if p is None or not p.enabled:
+            continue
+        bits = []
+        if p.threads:
+            bits.append(f"{p.threads}t")
+        if p.target_rate:
+            bits.append(f"{p.target_rate:g}/s")
+        if p.operation_count:
+            bits.append(f"{p.operation_count} ops")
+        if p.duration_s:
+            bits.append(f"{p.duration_s:g} s")
+        parts.append(name + (f"({', '.join(bits)})" if bits else ""))
+    return " ".join(parts)
+
+
+def matrix_table(spec: BenchmarkSpec) -> tuple[Table, float]:
+    target = spec.target
+    table = Table(title=f"{spec.name}: {target.engine} on {target.provider}, workload {spec.workload.name}, "
+                  f"runner {spec.runner.platform} x{spec.runner.count}, {spec.repeats} repeat(s)")
+    table.add_column("#", justify="right")
+    table.add_column("cell")
+    table.add_column("phases")
+    table.add_column("est. per repeat", justify="right")
+    total = 0.0
+    for i, cell in enumerate(expand_matrix(spec), 1):
+        seconds = cell_seconds(cell.spec)
+        total += seconds * spec.repeats
+        table.add_row(str(i), cell.cell_id, _phases(cell.spec), fmt_duration(seconds))
+    return table, total
+
+
+def show(suite: SuiteSpec, console: Console) -> float:
+    grand = 0.0
+    for spec in suite.benchmarks:
+        table, total = matrix_table(spec)
+        console.print(table)
+        for warning in check_workload(spec):
+            console.print(f"[yellow]warning:[/yellow] {spec.name}: {warning}", highlight=False)
+        console.print(f"estimated duration: {fmt_duration(total)}", highlight=False)
+        grand += total
+    if len(suite.benchmarks) > 1:
+        console.print(f"suite {suite.suite}: {len(suite.benchmarks)} benchmarks, estimated {fmt_duration(grand)}",
+                      highlight=False)
+    return grand
+
+
+def handle(args: argparse.Namespace) -> int:
+    suite = load_suite(args.spec)
+    if args.quick:
+        from benchwright.local import scale_down
+
+        suite = SuiteSpec(suite=suite.suite, description=suite.description,
+                          benchmarks=[scale_down(b) for b in suite.benchmarks])
+    console = Console()
+    show(suite, console)
+    console.print(f"[green]valid:[/green] {args.spec}", highlight=False)
+    return 0

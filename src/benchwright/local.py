@@ -1,0 +1,359 @@
+"""The local orchestrator: the same stages as the Step Functions workflow, in the ASL's order, on one machine.
+
+For every matrix cell and repeat it walks ``STAGE_ORDER`` (the two ``check_`` stages polled by
+``wait_until``), and tears the target down in ``finally``. Ctrl-C or a crashing runner still tears
+down, and the measured part is judged and stored with the run marked ``aborted``; any other failure
+marks it ``failed``. When the last cell is done the run gets its verdict against history, its
+report, and its notification.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import signal
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from benchwright.errors import BenchwrightError, RunnerFailed
+from benchwright.providers.base import Providers
+from benchwright.runs import RunRecord
+from benchwright.spec import BenchmarkSpec, Cell, SuiteSpec, expand_matrix
+from benchwright.stages import STAGE_ORDER, RunState, stage_function, utcnow
+from benchwright.stages import steps as st
+
+POLL_S = 0.2
+DEFAULT_ROOT = Path("benchwright-results")
+
+
+def new_run_id() -> str:
+    return f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+
+
+# ---------------------------------------------------------------- reduced size for tests and CI
+QUICK_PROPERTIES = {
+    "recordcount": 500, "operationcount": 1000, "insertcount": 500, "warehouses": 1, "scale": 1,
+    "tables": 2, "table_size": 200, "rows": 200, "requests": 2000, "keyspace": 1000, "keys": 1000,
+}
+
+
+def scale_down(spec: BenchmarkSpec, seconds: float = 2.0, threads: int = 2) -> BenchmarkSpec:
+    """A small version of a spec (the ``--quick`` option): few records, short phases, few threads."""
+    data = spec.model_dump(mode="json")
+    props = data["workload"]["properties"]
+    for key, limit in QUICK_PROPERTIES.items():
+        if key in props:
+            with contextlib.suppress(TypeError, ValueError):
+                props[key] = min(int(float(props[key])), limit)
+    for key in ("threadcount", "clients", "threads"):
+        if key in props:
+            with contextlib.suppress(TypeError, ValueError):
+                props[key] = min(int(props[key]), threads)
+    if "fieldlength" in props:
+        with contextlib.suppress(TypeError, ValueError):
+            props["fieldlength"] = min(int(props["fieldlength"]), 1000)
+    if "maxexecutiontime" in props:
+        props["maxexecutiontime"] = min(int(float(props["maxexecutiontime"])), int(seconds))
+    for name, phase in data["workload"]["phases"].items():
+        if phase is None:
+            continue
+        if phase.get("threads"):
+            phase["threads"] = min(phase["threads"], threads)
+        if phase.get("duration_s"):
+            phase["duration_s"] = min(phase["duration_s"], 1.0 if name == "warmup" else seconds)
+        if phase.get("operation_count"):
+            phase["operation_count"] = min(phase["operation_count"], 1000)
+        if name == "run" and not phase.get("duration_s") and not phase.get("operation_count"):
+            phase["duration_s"] = seconds
+    matrix = {}
+    for path, values in data.get("matrix", {}).items():
+        small = values[:2]
+        if path.endswith(("threadcount", ".threads", "clients")):
+            small = sorted({min(int(v), threads) for v in small})
+        elif path.endswith("fieldlength"):
+            small = sorted({min(int(v), 1000) for v in small})
+        matrix[path] = small
+    data["matrix"] = matrix
+    data["repeats"] = 1
+    data["validity"] = {**data.get("validity", {}), "min_duration_s": 0.0}
+    return BenchmarkSpec.model_validate(data)
+
+
+# ---------------------------------------------------------------- waiting
+def wait_until(
+    state: RunState, providers: Providers, stage: str, done: Callable[[RunState], bool],
+    on_poll: Callable[[RunState], None] | None = None,
+) -> RunState:
+    """Call a non-blocking ``check_`` stage until ``done`` (its own deadline raises on timeout)."""
+    fn = stage_function(stage)
+    state = fn(state, providers)
+    while not done(state):
+        if on_poll is not None:
+            on_poll(state)
+        time.sleep(POLL_S)
+        state = fn(state, providers)
+    return state
+
+
+@contextlib.contextmanager
+def sigint_deferred() -> Iterator[None]:
+    """Ignore a second Ctrl-C while cleaning up, so teardown cannot be cut short."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+# ---------------------------------------------------------------- one cell
+@dataclass
+class CellOutcome:
+    state: RunState
+    status: str  # succeeded | aborted | failed
+    error: str | None = None
+    interrupted: bool = False
+
+
+@dataclass
+class Orchestrator:
+    """Runs one spec (all its cells and repeats) with the given providers."""
+
+    providers: Providers
+    console: Console = field(default_factory=Console)
+    events: list[str] = field(default_factory=list)
+
+    def say(self, text: str) -> None:
+        self.events.append(text)
+        self.console.print(text, highlight=False)
+
+    def run_cell(self, state: RunState) -> CellOutcome:
+        p = self.providers
+        label = f"[{state.cell_id} #{state.repeat + 1}]"
+        interrupted = False
+        error: BaseException | None = None
+        try:
+            for stage in STAGE_ORDER[:-1]:
+                if stage == "check_target":
+                    state = wait_until(state, p, stage, lambda s: s.target_status == "ready")
+                    self.say(f"{label} target ready: {_describe(state)}")
+                elif stage == "check_runner":
+                    state = wait_until(state, p, stage, lambda s: s.runner_status == "succeeded")
+                    self.say(f"{label} runner finished")
+                else:
+                    state = stage_function(stage)(state, p)
+                    if stage == "provision_target":
+                        self.say(f"{label} provisioning {state.spec['target']['engine']} "
+                                 f"({state.spec['target']['provider']})")
+                    elif stage == "launch_runner":
+                        pids = ", ".join(h.id for h in state.runners)
+                        self.say(f"{label} runner started (pid {pids}); logs in {state.runners[0].log_pointer}")
+        except KeyboardInterrupt:
+            interrupted = True
+        except BenchwrightError as exc:
+            error = exc
+        except Exception as exc:  # a bug still tears down; the traceback is kept in the message
+            error = exc
+        if interrupted or error is not None:
+            with sigint_deferred():
+                state = self._salvage(state, interrupted, error)
+        with sigint_deferred():
+            try:
+                state = stage_function("teardown")(state, p)
+                self.say(f"{label} torn down")
+            except BenchwrightError as exc:
+                self.say(f"{label} [red]teardown problem:[/red] {exc}")
+                error = error or exc
+        if interrupted:
+            return CellOutcome(state, "aborted", "interrupted (Ctrl-C)", interrupted=True)
+        if error is not None:
+            return CellOutcome(state, state.status, f"{type(error).__name__}: {error}")
+        return CellOutcome(state, "succeeded")
+
+    def _salvage(self, state: RunState, interrupted: bool, error: BaseException | None) -> RunState:
+        """Stop runners, keep what they measured, judge and store it marked as a partial result."""
+        p = self.providers
+        aborted = interrupted or isinstance(error, RunnerFailed)
+        status = "aborted" if aborted else "failed"
+        message = "interrupted (Ctrl-C)" if interrupted else f"{type(error).__name__}: {error}"
+        self.say(f"[{state.cell_id} #{state.repeat + 1}] [yellow]{status}[/yellow]: {message}")
+        state = state.model_copy(update={"status": status, "error": message, "error_type":
+                                         "Interrupted" if interrupted else type(error).__name__})
+        if not state.runners:
+            return state
+        for handle in state.runners:
+            with contextlib.suppress(Exception):
+                p.launcher.stop(handle)
+        try:
+            state = st.record_results(state, p)
+            state = st.collect_metrics(state, p)
+            state = st.judge_results(state, p)
+            state = st.store_results(state, p)
+            self.say(f"[{state.cell_id} #{state.repeat + 1}] partial result stored ({status})")
+        except Exception as exc:  # never let salvage hide the teardown
+            self.say(f"[red]could not store the partial result:[/red] {type(exc).__name__}: {exc}")
+        return state
+
+
+def _describe(state: RunState) -> str:
+    port = state.target.get("port")
+    return f"127.0.0.1:{port}" if port else state.target.get("endpoint", state.spec["target"]["provider"])
+
+
+# ---------------------------------------------------------------- one spec, one suite
+@dataclass
+class RunOutcome:
+    record: RunRecord
+    out_dir: Path
+    report: Path | None
+    interrupted: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+
+def run_spec(
+    spec: BenchmarkSpec,
+    out_dir: Path,
+    providers_factory: Callable[[Path, BenchmarkSpec], Providers],
+    console: Console | None = None,
+    run_id: str | None = None,
+) -> RunOutcome:
+    console = console or Console()
+    run_id = run_id or new_run_id()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    providers = providers_factory(out_dir, spec)
+    cells: list[Cell] = expand_matrix(spec)
+    order = [(c, r) for c in cells for r in range(spec.repeats)]
+    providers.extras["notify_cell"] = (order[-1][0].cell_id, order[-1][1])
+    record = RunRecord(
+        run_id=run_id, spec_name=spec.name, spec=spec.model_dump(mode="json"), status="running",
+        started_at=utcnow(), environment=_environment(), tags=dict(spec.tags),
+    )
+    providers.store.save_run(record)
+    finished: dict[str, RunRecord] = {}
+
+    def finish(rec: RunRecord, status: str = "succeeded", error: str | None = None) -> RunRecord:
+        if "done" in finished:
+            return finished["done"]
+        rec.status = status if rec.status == "running" else rec.status  # type: ignore[assignment]
+        rec.error = error or rec.error
+        rec.ended_at = utcnow()
+        rec.environment = {**_environment(), **rec.environment}
+        with contextlib.suppress(Exception):
+            rec.verdict = _verdict(rec, providers, spec)
+        report = write_report(rec, out_dir)
+        rec.report = str(report) if report else None
+        providers.store.save_run(rec)
+        finished["done"] = rec
+        return rec
+
+    providers.extras["finish_run"] = finish
+    orch = Orchestrator(providers, console)
+    orch.say(f"run {run_id}: {spec.name}, {len(cells)} cell(s) x {spec.repeats} repeat(s), results in {out_dir}")
+    outcome_status, error, interrupted = "succeeded", None, False
+    try:
+        for cell, repeat in order:
+            state = RunState(run_id=run_id, spec_name=spec.name, cell_id=cell.cell_id, repeat=repeat,
+                             parameters=cell.parameters, spec=cell.spec.model_dump(mode="json"), poll_seconds=POLL_S)
+            outcome = orch.run_cell(state)
+            if outcome.status != "succeeded":
+                outcome_status, error, interrupted = outcome.status, outcome.error, outcome.interrupted
+                break
+    finally:
+        stored = providers.store.get_run(run_id) or record
+        with sigint_deferred():
+            final = finish(stored, outcome_status, error)
+            if not providers.extras.get("notified"):
+                try:
+                    providers.notifier.notify(final)
+                except Exception as exc:  # a notification never loses a result
+                    providers.extras.setdefault("warnings", []).append(f"notification failed: {exc}")
+        stop_all = getattr(providers.metrics, "stop_all", None)
+        if callable(stop_all):
+            stop_all()
+    (out_dir / "run.json").write_text(final.model_dump_json(indent=1))
+    report = Path(final.report) if final.report else None
+    return RunOutcome(final, out_dir, report, interrupted, list(providers.extras.get("warnings", [])))
+
+
+def run_suite(
+    suite: SuiteSpec,
+    out: Path | None,
+    providers_factory: Callable[[Path, BenchmarkSpec], Providers],
+    console: Console | None = None,
+) -> list[RunOutcome]:
+    outcomes: list[RunOutcome] = []
+    for spec in suite.benchmarks:
+        run_id = new_run_id()
+        if out is None:
+            out_dir = DEFAULT_ROOT / run_id
+        else:
+            out_dir = out if len(suite.benchmarks) == 1 else out / spec.name
+        outcome = run_spec(spec, out_dir, providers_factory, console, run_id)
+        outcomes.append(outcome)
+        if outcome.interrupted:
+            break
+    return outcomes
+
+
+# ---------------------------------------------------------------- verdict, report, environment
+def _verdict(record: RunRecord, providers: Providers, spec: BenchmarkSpec) -> Any:
+    from benchwright.judge.compare import compare_with_history
+
+    history = providers.store.history(record.spec_name, limit=20)
+    return compare_with_history(record, history, min_effect=spec.validity.min_effect)
+
+
+def write_report(record: RunRecord, out_dir: Path) -> Path | None:
+    """The HTML report of the store+report engineer when installed; else a plain fallback page."""
+    path = out_dir / "report.html"
+    try:
+        from benchwright.report import html as html_report  # type: ignore[attr-defined]
+    except ImportError:
+        html_report = None
+    writer = getattr(html_report, "write_report", None) if html_report is not None else None
+    if callable(writer):
+        try:
+            result = writer(record, path)
+            return Path(result) if isinstance(result, (str, Path)) else path
+        except Exception as exc:  # a broken report never loses the run: fall back
+            fallback = f"<p>report generation failed: {type(exc).__name__}</p>"
+            path.write_text(_fallback_html(record, fallback))
+            return path
+    path.write_text(_fallback_html(record, ""))
+    return path
+
+
+def _fallback_html(record: RunRecord, note: str) -> str:
+    from html import escape
+
+    rows = []
+    for cell in record.cells:
+        for phase, doc in cell.phases.items():
+            flags = "; ".join(f"{f.severity}: {f.code}" for f in cell.validity) if phase == "run" else ""
+            rows.append(f"<tr><td>{escape(cell.cell_id)}</td><td>{cell.repeat + 1}</td><td>{escape(phase)}</td>"
+                        f"<td>{doc.operations_total}</td><td>{doc.throughput:,.0f}</td><td>{escape(flags)}</td></tr>")
+    return (
+        "<!doctype html><meta charset=utf-8><title>Benchwright " + escape(record.spec_name) + "</title>"
+        f"<h1>{escape(record.spec_name)}</h1><p>run {escape(record.run_id)}: {escape(record.status)}</p>{note}"
+        "<table border=1><tr><th>cell</th><th>repeat</th><th>phase</th><th>operations</th><th>ops/s</th>"
+        "<th>validity</th></tr>" + "".join(rows) + "</table>"
+    )
+
+
+def _environment() -> dict[str, Any]:
+    from benchwright.runner.engine import host_facts
+
+    facts = host_facts().model_dump()
+    facts["orchestrator"] = "local"
+    facts["pid"] = os.getpid()
+    return facts

@@ -1,0 +1,204 @@
+"""CloudWatch metrics of the run window: GetMetricData per target kind, 60-second data, padded window.
+
+Also the two judgements that only cloud metrics allow: the burst-credit regime (full / draining /
+exhausted: the silent throughput collapse of experiment 3) and "the window is too short for
+60-second data to say anything".
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any, Literal
+
+from benchwright.errors import RetryableIngestError
+from benchwright.providers.aws.common import Clients, aws_call
+from benchwright.providers.base import MetricsSource, MetricsWindow, Target
+from benchwright.results import MetricPoint, MetricSeries, Severity, ValidityFlag
+
+PERIOD_S = 60
+MIN_POINTS = 3
+DEFAULT_PAD_S = 120.0
+
+RDS_METRICS = [
+    ("CPUUtilization", "Percent"),
+    ("ReadIOPS", "Count/Second"),
+    ("WriteIOPS", "Count/Second"),
+    ("ReadLatency", "Seconds"),
+    ("WriteLatency", "Seconds"),
+    ("BurstBalance", "Percent"),
+    ("CPUCreditBalance", "Count"),
+    ("EBSIOBalance%", "Percent"),
+    ("EBSByteBalance%", "Percent"),
+    ("DatabaseConnections", "Count"),
+    ("FreeableMemory", "Bytes"),
+    ("NetworkReceiveThroughput", "Bytes/Second"),
+    ("NetworkTransmitThroughput", "Bytes/Second"),
+    ("DiskQueueDepth", "Count"),
+]
+CACHE_METRICS = [
+    ("EngineCPUUtilization", "Percent"),
+    ("CPUUtilization", "Percent"),
+    ("CurrConnections", "Count"),
+    ("NetworkBytesIn", "Bytes"),
+    ("NetworkBytesOut", "Bytes"),
+    ("NetworkBandwidthInAllowanceExceeded", "Count"),
+    ("NetworkBandwidthOutAllowanceExceeded", "Count"),
+    ("CPUCreditBalance", "Count"),
+    ("DatabaseMemoryUsagePercentage", "Percent"),
+]
+EC2_METRICS = [
+    ("CPUUtilization", "Percent"),
+    ("CPUCreditBalance", "Count"),
+    ("EBSIOBalance%", "Percent"),
+    ("EBSByteBalance%", "Percent"),
+    ("NetworkIn", "Bytes"),
+    ("NetworkOut", "Bytes"),
+]
+EBS_METRICS = [("BurstBalance", "Percent"), ("VolumeReadOps", "Count"), ("VolumeWriteOps", "Count")]
+NAMESPACE_METRICS = {
+    "AWS/RDS": RDS_METRICS,
+    "AWS/ElastiCache": CACHE_METRICS,
+    "AWS/MemoryDB": CACHE_METRICS,
+    "AWS/EC2": EC2_METRICS,
+    "AWS/EBS": EBS_METRICS,
+}
+CREDIT_METRICS = {"BurstBalance", "CPUCreditBalance", "EBSIOBalance%", "EBSByteBalance%"}
+SUM_METRICS = {
+    "NetworkBytesIn",
+    "NetworkBytesOut",
+    "NetworkBandwidthInAllowanceExceeded",
+    "NetworkBandwidthOutAllowanceExceeded",
+    "VolumeReadOps",
+    "VolumeWriteOps",
+    "NetworkIn",
+    "NetworkOut",
+}
+
+CreditRegime = Literal["full", "draining", "exhausted"]
+
+
+def queries_for(dimension_sets: list[tuple[str, dict[str, str]]]) -> list[dict[str, Any]]:
+    """One MetricDataQuery per (namespace, dimensions, metric); ids are m0, m1 ... in order."""
+    queries: list[dict[str, Any]] = []
+    for namespace, dims in dimension_sets:
+        for name, _unit in NAMESPACE_METRICS.get(namespace, []):
+            queries.append(
+                {
+                    "Id": f"m{len(queries)}",
+                    "Label": f"{namespace}|{name}|" + ",".join(f"{k}={v}" for k, v in sorted(dims.items())),
+                    "MetricStat": {
+                        "Metric": {
+                            "Namespace": namespace,
+                            "MetricName": name,
+                            "Dimensions": [{"Name": k, "Value": v} for k, v in sorted(dims.items())],
+                        },
+                        "Period": PERIOD_S,
+                        "Stat": "Sum" if name in SUM_METRICS else "Average",
+                    },
+                    "ReturnData": True,
+                }
+            )
+    return queries
+
+
+def credit_regime(series: MetricSeries) -> CreditRegime:
+    """exhausted: the balance touched ~0; draining: it fell by more than 10 % of its start; else full."""
+    values = [p.value for p in sorted(series.points, key=lambda p: p.t)]
+    if not values:
+        return "full"
+    if min(values) <= max(1.0, 0.01 * max(values)):
+        return "exhausted"
+    if values[-1] < values[0] * 0.9:
+        return "draining"
+    return "full"
+
+
+def judge_metrics(series: list[MetricSeries], window: MetricsWindow) -> list[ValidityFlag]:
+    """Flags from cloud metrics: credit regime per balance metric and a too-short window."""
+    flags: list[ValidityFlag] = []
+    seconds = (window.end - window.start).total_seconds()
+    if seconds < MIN_POINTS * PERIOD_S:
+        flags.append(
+            ValidityFlag(
+                code="too_short_for_cloudwatch",
+                severity="warning",
+                message=f"the measured window is {seconds:.0f} s: CloudWatch keeps 60-second data, so under "
+                f"{MIN_POINTS} points describe it; run for at least {MIN_POINTS * PERIOD_S} s",
+            )
+        )
+    for s in series:
+        if s.name.split("|")[0] in CREDIT_METRICS and s.points:
+            regime = credit_regime(s)
+            severity: Severity = (
+                "invalid" if regime == "exhausted" else ("warning" if regime == "draining" else "info")
+            )
+            flags.append(
+                ValidityFlag(
+                    code=f"credits_{regime}",
+                    severity=severity,
+                    message=f"{s.name} ({s.source}): credit regime {regime}",
+                )
+            )
+    return flags
+
+
+class CloudWatchMetrics(MetricsSource):
+    def __init__(self, clients: Clients, runner_instances: list[str] | None = None) -> None:
+        self.clients = clients
+        self.runner_instances = runner_instances or []
+
+    def collect(self, target: Target, window: MetricsWindow) -> list[MetricSeries]:
+        dims: list[tuple[str, dict[str, str]]] = list(getattr(target, "metric_dimensions", list)())
+        dims += [("AWS/EC2", {"InstanceId": i}) for i in self.runner_instances]
+        queries = queries_for(dims)
+        if not queries:
+            return []
+        pad = timedelta(seconds=window.pad_s or DEFAULT_PAD_S)
+        start = (window.start - pad).replace(second=0, microsecond=0)
+        end = window.end + pad
+        cw = self.clients("cloudwatch")
+        results: dict[str, dict[str, list[Any]]] = {}
+        for i in range(0, len(queries), 500):  # GetMetricData takes up to 500 queries
+            token: str | None = None
+            while True:
+                args: dict[str, Any] = {
+                    "MetricDataQueries": queries[i : i + 500],
+                    "StartTime": start,
+                    "EndTime": end,
+                    "ScanBy": "TimestampAscending",
+                }
+                if token:
+                    args["NextToken"] = token
+                page = aws_call(
+                    "cloudwatch get_metric_data", cw.get_metric_data, **args, retryable=RetryableIngestError
+                )
+                for r in page.get("MetricDataResults", []):
+                    slot = results.setdefault(r["Id"], {"t": [], "v": []})
+                    slot["t"].extend(r.get("Timestamps", []))
+                    slot["v"].extend(r.get("Values", []))
+                token = page.get("NextToken")
+                if not token:
+                    break
+        units = {name: unit for metrics in NAMESPACE_METRICS.values() for name, unit in metrics}
+        out: list[MetricSeries] = []
+        for q in queries:
+            data = results.get(q["Id"])
+            if not data or not data["t"]:
+                continue
+            namespace, name, dims_text = q["Label"].split("|", 2)
+            points = sorted(
+                (
+                    MetricPoint(t=(ts - window.start).total_seconds(), value=float(v))
+                    for ts, v in zip(data["t"], data["v"], strict=True)
+                ),
+                key=lambda p: p.t,
+            )
+            out.append(
+                MetricSeries(
+                    name=name,
+                    unit=units.get(name, "None"),
+                    source=f"cloudwatch:{namespace}:{dims_text}",
+                    points=points,
+                )
+            )
+        return out

@@ -1,0 +1,256 @@
+"""Runner launch on ECS Fargate (RunTask) or a plain EC2 instance, in the subnet of the chosen AZ.
+
+The plan goes to S3 and the task gets only pointers and the secret's ARN (never a password: ECS
+overrides are visible to anyone who can describe the task). The runner writes its result documents
+to the result pointer; the workflow keeps only pointers in its state.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from benchwright.errors import ProvisioningFailed, RetryableProvisioningError, RunnerFailed, SpecError
+from benchwright.providers.aws import placement as placement_mod
+from benchwright.providers.aws.common import Clients, aws_call, ignore_not_found, lifecycle_tags, tag_list
+from benchwright.providers.aws.config import AwsSettings
+from benchwright.providers.aws.s3 import S3Artifacts
+from benchwright.providers.base import (
+    Credentials,
+    RunnerHandle,
+    RunnerLauncher,
+    RunnerPlan,
+    RunnerStatus,
+    Target,
+)
+from benchwright.results import ResultDocument
+
+CAPACITY_REASONS = ("RESOURCE", "Capacity", "capacity", "throttl", "AGENT")
+STARTING = {"PROVISIONING", "PENDING", "ACTIVATING"}
+
+
+def runner_command(plan_uri: str, result_uri: str) -> list[str]:
+    """The one command every launcher runs (local subprocess, container, EC2 user-data)."""
+    return ["benchwright", "runner", "--plan", plan_uri, "--out", result_uri]
+
+
+class AwsRunnerLauncher(RunnerLauncher):
+    """``runner``: the spec's runner section (platform fargate|ec2, placement, count, size)."""
+
+    def __init__(
+        self, clients: Clients, config: AwsSettings, runner: Mapping[str, Any] | None = None
+    ) -> None:
+        self.clients = clients
+        self.config = config
+        self.runner = dict(runner or {})
+        self.artifacts = S3Artifacts(clients, config.results_bucket)
+
+    @property
+    def kind(self) -> str:
+        kind = str(self.runner.get("platform", "fargate"))
+        if kind not in {"fargate", "ec2"}:
+            raise SpecError("runner.platform", f"AWS runners are fargate or ec2, got {kind!r}")
+        return kind
+
+    def _prefix(self, plan: RunnerPlan) -> str:
+        return f"runs/{plan.run_id}/{plan.cell_id}/runner-{plan.runner_index}"
+
+    def launch(self, plan: RunnerPlan, credentials: Credentials, target: Target) -> RunnerHandle:
+        if credentials.password:
+            raise SpecError(
+                "target.password", "AWS runners read passwords only from Secrets Manager (a secret ARN)"
+            )
+        target_az = target.handle.get("availability_zone") or target.describe().get("availability_zone")
+        where = placement_mod.choose(
+            self.clients("ec2"),
+            self.config.subnet_ids,
+            str(self.runner.get("placement", "same-az")),
+            target_az,
+            plan.runner_index,
+        )
+        prefix = self._prefix(plan)
+        plan_uri = self.artifacts.put_json(f"{prefix}/plan.json", plan.model_dump(mode="json"))
+        result_uri = self.artifacts.uri(f"{prefix}/result.json")
+        env = {"BENCHWRIGHT_DB_SECRET_ARN": credentials.secret_arn} if credentials.secret_arn else {}
+        tags = lifecycle_tags(self.config, plan.run_id)
+        if self.kind == "fargate":
+            resource_id = self._run_task(plan, plan_uri, result_uri, env, tags, where)
+        else:
+            resource_id = self._run_instance(plan_uri, result_uri, env, tags, where)
+        return RunnerHandle(
+            id=resource_id,
+            runner_index=plan.runner_index,
+            result_pointer=result_uri,
+            log_pointer=None,
+            launched_at=datetime.now(UTC),
+            details={
+                "kind": self.kind,
+                "subnet": where.subnet_id,
+                "availability_zone": where.availability_zone,
+                "availability_zone_id": where.availability_zone_id,
+                "plan": plan_uri,
+            },
+        )
+
+    def _run_task(
+        self,
+        plan: RunnerPlan,
+        plan_uri: str,
+        result_uri: str,
+        env: dict[str, str],
+        tags: dict[str, str],
+        where: placement_mod.Placement,
+    ) -> str:
+        override: dict[str, Any] = {
+            "name": self.config.runner_container,
+            "command": runner_command(plan_uri, result_uri)[1:],  # the image's entrypoint is `benchwright`
+            "environment": [{"name": k, "value": v} for k, v in env.items()],
+        }
+        overrides: dict[str, Any] = {"containerOverrides": [override]}
+        size = self.runner.get("size") or {}
+        if size.get("cpu"):
+            overrides["cpu"] = str(int(float(size["cpu"]) * 1024))  # vCPU -> CPU units
+        if size.get("memory_mb"):
+            overrides["memory"] = str(int(size["memory_mb"]))
+        response = aws_call(
+            "ecs run_task",
+            self.clients("ecs").run_task,
+            cluster=self.config.ecs_cluster,
+            taskDefinition=self.config.runner_task_definition,
+            launchType="FARGATE",
+            count=1,
+            networkConfiguration={
+                "awsvpcConfiguration": {
+                    "subnets": [where.subnet_id],
+                    "securityGroups": list(self.config.security_group_ids),
+                    "assignPublicIp": "DISABLED",
+                }
+            },
+            overrides=overrides,
+            tags=[{"key": k, "value": v} for k, v in tags.items()],
+            startedBy=plan.run_id[:36],
+        )
+        failures = response.get("failures") or []
+        if failures or not response.get("tasks"):
+            reason = (
+                "; ".join(f"{f.get('reason')} {f.get('detail', '')}".strip() for f in failures) or "no task"
+            )
+            if any(word in reason for word in CAPACITY_REASONS):
+                raise RetryableProvisioningError(f"ecs run_task: {reason}")
+            raise RunnerFailed(f"ecs run_task did not start the runner: {reason}")
+        arn: str = response["tasks"][0]["taskArn"]
+        return arn
+
+    def _run_instance(
+        self,
+        plan_uri: str,
+        result_uri: str,
+        env: dict[str, str],
+        tags: dict[str, str],
+        where: placement_mod.Placement,
+    ) -> str:
+        if not self.config.runner_ami:
+            raise ProvisioningFailed("ec2 runner: no AMI configured (BENCHWRIGHT_RUNNER_AMI)")
+        exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items())
+        user_data = (
+            "#!/bin/bash\nset -u\n"
+            + exports
+            + shlex.join(runner_command(plan_uri, result_uri))
+            + " > /var/log/benchwright-runner.log 2>&1\n"
+            + "shutdown -h now\n"
+        )
+        args: dict[str, Any] = {
+            "ImageId": self.config.runner_ami,
+            "InstanceType": str((self.runner.get("size") or {}).get("instance_type") or "c6i.xlarge"),
+            "MinCount": 1,
+            "MaxCount": 1,
+            "SubnetId": where.subnet_id,
+            "UserData": user_data,
+            "InstanceInitiatedShutdownBehavior": "terminate",
+            "TagSpecifications": [
+                {"ResourceType": "instance", "Tags": tag_list(tags)},
+                {"ResourceType": "volume", "Tags": tag_list(tags)},
+            ],
+            "MetadataOptions": {"HttpTokens": "required"},
+        }
+        if self.config.security_group_ids:
+            args["SecurityGroupIds"] = list(self.config.security_group_ids)
+        if self.config.runner_instance_profile:
+            args["IamInstanceProfile"] = {"Arn": self.config.runner_instance_profile}
+        reservation = aws_call("ec2 run_instances (runner)", self.clients("ec2").run_instances, **args)
+        instance_id: str = reservation["Instances"][0]["InstanceId"]
+        return instance_id
+
+    # status ---------------------------------------------------------------------------------
+    def status(self, handle: RunnerHandle) -> RunnerStatus:
+        if handle.details.get("kind", "fargate") == "ec2":
+            return self._instance_status(handle)
+        task = self._describe_task(handle)
+        if task is None:
+            return "failed"
+        last = task.get("lastStatus", "")
+        if last in STARTING:
+            return "starting"
+        if last != "STOPPED":
+            return "running"
+        codes = [c.get("exitCode") for c in task.get("containers", [])]
+        return "succeeded" if codes and all(code == 0 for code in codes) else "failed"
+
+    def _describe_task(self, handle: RunnerHandle) -> dict[str, Any] | None:
+        response = aws_call(
+            "ecs describe_tasks",
+            self.clients("ecs").describe_tasks,
+            cluster=self.config.ecs_cluster,
+            tasks=[handle.id],
+        )
+        tasks = response.get("tasks") or []
+        return tasks[0] if tasks else None
+
+    def _instance_status(self, handle: RunnerHandle) -> RunnerStatus:
+        response = aws_call(
+            "ec2 describe_instances", self.clients("ec2").describe_instances, InstanceIds=[handle.id]
+        )
+        states = [i["State"]["Name"] for r in response["Reservations"] for i in r["Instances"]]
+        if not states:
+            return "failed"
+        if states[0] == "pending":
+            return "starting"
+        if states[0] == "running":
+            return "running"
+        return "succeeded" if self.artifacts.exists(handle.result_pointer) else "failed"
+
+    def failure(self, handle: RunnerHandle) -> str | None:
+        if handle.details.get("kind", "fargate") == "ec2":
+            return (
+                None
+                if self.artifacts.exists(handle.result_pointer)
+                else "runner instance ended without a result"
+            )
+        task = self._describe_task(handle)
+        if task is None:
+            return f"runner task {handle.id} not found"
+        codes = [c.get("exitCode") for c in task.get("containers", [])]
+        return f"{task.get('stopCode', '')} {task.get('stoppedReason', '')} exit codes {codes}".strip()
+
+    def results(self, handle: RunnerHandle) -> list[ResultDocument]:
+        if not self.artifacts.exists(handle.result_pointer):
+            return []
+        data = self.artifacts.get_json(handle.result_pointer)
+        items = data if isinstance(data, list) else [data]
+        return [ResultDocument.parse(item) for item in items]
+
+    def stop(self, handle: RunnerHandle) -> None:
+        if handle.details.get("kind", "fargate") == "ec2":
+            ignore_not_found(
+                "ec2 terminate (runner)", self.clients("ec2").terminate_instances, InstanceIds=[handle.id]
+            )
+            return
+        ignore_not_found(
+            "ecs stop_task",
+            self.clients("ecs").stop_task,
+            cluster=self.config.ecs_cluster,
+            task=handle.id,
+            reason="benchwright teardown",
+        )

@@ -1,0 +1,68 @@
+"""The rows a run becomes in a time-series store, produced lazily (a one-hour run never sits in memory
+twice). Both sinks (Timestream LiveAnalytics and InfluxDB) write these rows."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from benchwright.runs import RunRecord
+
+
+@dataclass(frozen=True)
+class Row:
+    measurement: str  # interval | operation | metric
+    time: datetime
+    tags: dict[str, str]
+    fields: dict[str, float | int]
+
+
+def rows(record: RunRecord) -> Iterator[Row]:
+    for cell in record.cells:
+        base = {
+            "run_id": record.run_id,
+            "spec": record.spec_name,
+            "cell": cell.cell_id,
+            "repeat": str(cell.repeat),
+        }
+        measured_start = None
+        for phase, doc in cell.phases.items():
+            tags = {**base, "phase": phase, "workload": doc.workload, "engine": doc.engine}
+            if phase == "run" or measured_start is None:
+                measured_start = doc.started_at
+            for sample in doc.intervals:
+                fields: dict[str, float | int] = {
+                    "throughput": float(sample.throughput),
+                    "p50_us": float(sample.p50_us),
+                    "p99_us": float(sample.p99_us),
+                    "max_us": float(sample.max_us),
+                    "errors": int(sample.errors),
+                }
+                for op, count in sample.operations.items():
+                    fields[f"ops_{op}"] = int(count)
+                yield Row("interval", doc.started_at + timedelta(seconds=sample.t), tags, fields)
+            for op, summary in doc.operations.items():
+                yield Row(
+                    "operation",
+                    doc.ended_at,
+                    {**tags, "operation": op},
+                    {
+                        "operations": int(summary.operations),
+                        "throughput": float(summary.throughput),
+                        "average_us": float(summary.average_us),
+                        "p50_us": float(summary.p50_us),
+                        "p95_us": float(summary.p95_us),
+                        "p99_us": float(summary.p99_us),
+                        "p999_us": float(summary.p999_us),
+                        "max_us": float(summary.max_us),
+                    },
+                )
+        if measured_start is None:
+            continue
+        for series in cell.metrics:
+            tags = {**base, "metric": series.name, "source": series.source, "unit": series.unit}
+            for point in series.points:
+                yield Row(
+                    "metric", measured_start + timedelta(seconds=point.t), tags, {"value": float(point.value)}
+                )

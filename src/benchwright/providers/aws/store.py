@@ -1,0 +1,53 @@
+"""The AWS ResultStore: the RunRecord in S3 first (the source of truth), then the time-series sink.
+
+A failing sink raises ``RetryableIngestError`` / ``IngestFailed`` *after* the S3 write, so the
+workflow's retry re-runs an idempotent save and the raw document is never lost.
+Layout: ``runs/<run id>/record.json`` and an index key per spec, ``history/<spec>/<started>_<run id>``.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from benchwright.providers.aws.s3 import S3Artifacts
+from benchwright.providers.base import ResultStore
+from benchwright.runs import RunRecord
+
+
+class Sink(Protocol):
+    def write(self, record: RunRecord) -> int: ...
+
+
+def record_key(run_id: str) -> str:
+    return f"runs/{run_id}/record.json"
+
+
+class S3ResultStore(ResultStore):
+    def __init__(self, artifacts: S3Artifacts, sink: Sink | None = None) -> None:
+        self.artifacts = artifacts
+        self.sink = sink
+        self.last_written = 0
+
+    def save_run(self, record: RunRecord) -> None:
+        self.artifacts.put_json(record_key(record.run_id), record.model_dump_json())
+        stamp = record.started_at.strftime("%Y%m%dT%H%M%S")
+        self.artifacts.put_json(
+            f"history/{record.spec_name}/{stamp}_{record.run_id}", {"run_id": record.run_id}
+        )
+        if self.sink is not None and record.cells:
+            self.last_written = self.sink.write(record)
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        pointer = self.artifacts.uri(record_key(run_id))
+        if not self.artifacts.exists(pointer):
+            return None
+        return RunRecord.model_validate_json(self.artifacts.get_bytes(pointer))
+
+    def history(self, spec_name: str, limit: int = 20) -> list[RunRecord]:
+        keys = sorted(self.artifacts.keys(f"history/{spec_name}/"), reverse=True)
+        out: list[RunRecord] = []
+        for key in keys[:limit]:
+            run = self.get_run(key.rsplit("/", 1)[-1].split("_", 1)[1])
+            if run is not None:
+                out.append(run)
+        return out

@@ -1,0 +1,235 @@
+"""Self-managed databases on EC2, started by user-data templates (providers/aws/templates/).
+
+``yugabytedb-3node``: three nodes, one per AZ, replication factor 3 (or 1). The master addresses must be in
+every node's user-data before boot, so we first create one network interface per AZ (which fixes the
+private IPs), then launch each instance on its interface. ``redis-protocol``: one Redis-protocol
+server (redis, valkey, keydb, or ARDB built from source as in experiment 4).
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from string import Template
+from typing import Any
+
+from benchwright.errors import ProvisioningFailed, SpecError
+from benchwright.providers.aws.common import aws_call, ignore_not_found, tag_list
+from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
+from benchwright.providers.aws.targets.elasticache import redis_connection
+
+TEMPLATES = {
+    "yugabytedb-3node": ("yugabytedb_3node.sh", 3, 5433),
+    "redis-protocol": ("redis_protocol.sh", 1, 6379),
+}
+REDIS_FLAGS = "--port $PORT --bind 0.0.0.0 --protected-mode no --dir $DATA"
+# server -> (packages, install commands, start command); $PORT and $DATA are set by the template.
+SERVERS = {
+    "redis": ("redis6", "", f"redis6-server {REDIS_FLAGS}"),
+    "valkey": ("valkey", "", f"valkey-server {REDIS_FLAGS}"),
+    "keydb": (
+        "gcc gcc-c++ make git",
+        "git clone --depth 1 https://github.com/Snapchat/KeyDB /opt/keydb && make -C /opt/keydb -j$(nproc)",
+        f"/opt/keydb/src/keydb-server {REDIS_FLAGS}",
+    ),
+    "ardb": (
+        "gcc gcc-c++ make git",
+        "git clone --depth 1 https://github.com/yinqiwen/ardb /opt/ardb\n"
+        "(cd /opt/ardb && storage_engine=lmdb make -j$(nproc))\n"
+        "sed -i -e 's/^server\\[0\\].listen .*/server[0].listen 0.0.0.0:'$PORT'/' "
+        "-e 's#^home .*#home '$DATA'#' "
+        "/opt/ardb/ardb.conf",
+        "/opt/ardb/src/ardb-server /opt/ardb/ardb.conf",
+    ),
+}
+
+
+def render_user_data(template: str, values: dict[str, str]) -> str:
+    """Fill a template; a missing value is an error naming the placeholder (never a silent blank)."""
+    text = resources.files("benchwright.providers.aws.templates").joinpath(TEMPLATES[template][0]).read_text()
+    try:
+        return Template(text).substitute(values)
+    except KeyError as exc:
+        raise SpecError(f"target.template_values.{exc.args[0]}", f"missing for template {template}") from exc
+
+
+class Ec2Target(AwsTarget):
+    kind = "ec2"
+
+    @property
+    def template(self) -> str:
+        name = str(self.setting("template", "redis-protocol"))
+        if name not in TEMPLATES:
+            raise SpecError("target.template", f"one of {sorted(TEMPLATES)}, got {name!r}")
+        return name
+
+    @property
+    def default_port(self) -> int:  # type: ignore[override]
+        return int(self.setting("port", TEMPLATES[self.template][2]))
+
+    def _subnets(self, count: int) -> list[dict[str, Any]]:
+        """``count`` subnets in distinct AZs (or the named AZ for a single node)."""
+        ec2 = self.clients("ec2")
+        if not self.config.subnet_ids:
+            raise ProvisioningFailed("ec2 target: no subnets configured (BENCHWRIGHT_SUBNET_IDS)")
+        subnets = aws_call("ec2 describe_subnets", ec2.describe_subnets, SubnetIds=self.config.subnet_ids)[
+            "Subnets"
+        ]
+        wanted = self.setting("availability_zones") or (
+            [self.setting("availability_zone")] if self.setting("availability_zone") else []
+        )
+        chosen: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        for az in wanted:
+            match = [s for s in subnets if s["AvailabilityZone"] == az]
+            if not match:
+                raise SpecError("target.availability_zones", f"no configured subnet in {az}")
+            chosen.append(match[0])
+            seen.add(az)
+        for subnet in sorted(subnets, key=lambda s: s["AvailabilityZone"]):
+            if len(chosen) >= count:
+                break
+            if subnet["AvailabilityZone"] not in seen:
+                chosen.append(subnet)
+                seen.add(subnet["AvailabilityZone"])
+        if len(chosen) < count:
+            raise ProvisioningFailed(
+                f"ec2 target {self.template}: needs {count} AZs, subnets cover {len(chosen)}"
+            )
+        return chosen[:count]
+
+    def _block_devices(self) -> list[dict[str, Any]]:
+        if not self.setting("volume"):
+            return []
+        ebs: dict[str, Any] = {
+            "VolumeSize": int(self.setting("volume.size_gb", 100)),
+            "VolumeType": str(self.setting("volume.type", "gp3")),
+            "DeleteOnTermination": True,
+        }
+        if self.setting("volume.iops"):
+            ebs["Iops"] = int(self.setting("volume.iops"))
+        return [{"DeviceName": "/dev/sdf", "Ebs": ebs}]
+
+    def _template_values(self, ips: list[str], index: int) -> dict[str, str]:
+        """Values for the template; the spec's ``settings`` become server flags."""
+        settings = sorted((self.setting("settings", {}) or {}).items())
+        packages, install, start = SERVERS[str(self.setting("server") or "redis")]
+        if settings and "ardb" not in start:
+            start += " " + " ".join(f"--{k} {v}" for k, v in settings)
+        return {
+            "node_ip": ips[index],
+            "master_addresses": ",".join(f"{ip}:7100" for ip in ips),
+            "replication_factor": str(self.setting("replication_factor", 3)),
+            "yb_version": str(self.setting("version") or "2024.2.0.0"),
+            "yb_build": str(self.setting("build", "b145")),
+            "master_flags": "",
+            "tserver_flags": " ".join(f"--{k}={v}" for k, v in settings),
+            "port": str(self.default_port),
+            "packages": packages,
+            "install_commands": install,
+            "start_command": start,
+        }
+
+    def _create(self) -> dict[str, str]:
+        ec2 = self.clients("ec2")
+        nodes = int(self.setting("nodes", TEMPLATES[self.template][1]))
+        subnets = self._subnets(nodes)
+        tags = tag_list(self.tags() | {"Name": self.name})
+        ami = self.config.runner_ami
+        if not ami:
+            raise ProvisioningFailed("ec2 target: no AMI configured (BENCHWRIGHT_RUNNER_AMI)")
+        enis = []
+        for subnet in subnets:
+            eni = aws_call(
+                "ec2 create_network_interface",
+                ec2.create_network_interface,
+                SubnetId=subnet["SubnetId"],
+                Groups=list(self.config.security_group_ids),
+                Description=f"benchwright {self.run_id}",
+                TagSpecifications=[{"ResourceType": "network-interface", "Tags": tags}],
+            )
+            enis.append(eni["NetworkInterface"])
+            self.handle["enis"] = ",".join(e["NetworkInterfaceId"] for e in enis)  # for a partial cleanup
+        ips = [eni["PrivateIpAddress"] for eni in enis]
+        instance_ids = []
+        for index, eni in enumerate(enis):
+            user_data = render_user_data(self.template, self._template_values(ips, index))
+            args: dict[str, Any] = {
+                "ImageId": str(ami),
+                "InstanceType": str(self.setting("instance_type", "m6i.large")),
+                "MinCount": 1,
+                "MaxCount": 1,
+                "UserData": user_data,  # boto3 base64-encodes it
+                "NetworkInterfaces": [{"DeviceIndex": 0, "NetworkInterfaceId": eni["NetworkInterfaceId"]}],
+                "InstanceInitiatedShutdownBehavior": "terminate",
+                "TagSpecifications": [
+                    {"ResourceType": "instance", "Tags": tags},
+                    {"ResourceType": "volume", "Tags": tags},
+                ],
+                "MetadataOptions": {"HttpTokens": "required"},
+            }
+            if self._block_devices():
+                args["BlockDeviceMappings"] = self._block_devices()
+            reservation = aws_call(f"ec2 run_instances {self.name}", ec2.run_instances, **args)
+            instance_ids.append(reservation["Instances"][0]["InstanceId"])
+            self.handle["instances"] = ",".join(instance_ids)
+        return {
+            "name": self.name,
+            "instances": ",".join(instance_ids),
+            "enis": ",".join(e["NetworkInterfaceId"] for e in enis),
+            "ips": ",".join(ips),
+            "availability_zone": subnets[0]["AvailabilityZone"],
+        }
+
+    def _service_status(self) -> ServiceStatus:
+        ids = [i for i in self.handle.get("instances", "").split(",") if i]
+        if not ids:
+            return "deleted", None, None
+        ec2 = self.clients("ec2")
+        reservations = aws_call("ec2 describe_instances", ec2.describe_instances, InstanceIds=ids)[
+            "Reservations"
+        ]
+        states = [i["State"]["Name"] for r in reservations for i in r["Instances"]]
+        if any(s in {"terminated", "shutting-down", "stopped", "stopping"} for s in states):
+            return "failed", None, None
+        if len(states) < len(ids) or any(s != "running" for s in states):
+            return "creating", None, None
+        # Every node must accept connections, not only the first.
+        for ip in self.handle.get("ips", "").split(",")[1:]:
+            if ip and not self.probe(ip, self.default_port):
+                return "creating", None, None
+        return "ready", self.handle.get("ips", "").split(",")[0], self.default_port
+
+    def connection_properties(self) -> dict[str, str]:
+        ips = [ip for ip in self.handle.get("ips", "").split(",") if ip]
+        port = self.default_port
+        if self.template == "yugabytedb-3node":
+            user = str(self.setting("username", "yugabyte"))
+            hosts = ",".join(f"{ip}:{port}" for ip in ips)  # client-side load spreading over all nodes
+            return {"postgres.url": f"postgresql://{user}@{hosts}/{self.setting('database', 'yugabyte')}"}
+        return redis_connection(ips[0] if ips else "", port, False)
+
+    def metric_dimensions(self) -> list[tuple[str, dict[str, str]]]:
+        return [("AWS/EC2", {"InstanceId": i}) for i in self.handle.get("instances", "").split(",") if i]
+
+    def _delete(self) -> None:
+        ec2 = self.clients("ec2")
+        ids = [i for i in self.handle.get("instances", "").split(",") if i]
+        if ids:
+            ignore_not_found(f"ec2 instances {self.name}", ec2.terminate_instances, InstanceIds=ids)
+        for eni in [e for e in self.handle.get("enis", "").split(",") if e]:
+            delete_eni_later_ok(ec2, eni)
+
+
+def delete_eni_later_ok(ec2: Any, eni: str) -> bool:
+    """An interface stays attached until its instance has terminated; the janitor retries by tag."""
+    from botocore.exceptions import ClientError
+
+    try:
+        ec2.delete_network_interface(NetworkInterfaceId=eni)
+        return True
+    except ClientError as exc:
+        if "NotFound" in str(exc):
+            return True
+        if "InvalidNetworkInterface.InUse" in str(exc) or "in use" in str(exc).lower():
+            return False
+        raise

@@ -1,0 +1,50 @@
+"""An existing database: nothing is created or deleted; readiness is still a real connection.
+
+The password of an endpoint is named by ``password_env`` (the NAME of an environment variable). In
+AWS that variable is set on the runner task from a Secrets Manager secret by the deploy stack; the
+workflow passes only its name, never the value.
+"""
+
+from __future__ import annotations
+
+from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
+from benchwright.providers.aws.targets.elasticache import redis_connection
+
+
+class EndpointTarget(AwsTarget):
+    kind = "endpoint"
+
+    def _create(self) -> dict[str, str]:
+        return {"name": "endpoint"}
+
+    def _hosts(self) -> list[tuple[str, int]]:
+        out = []
+        for item in self.setting("hosts", []) or []:
+            host, _, port = str(item).rpartition(":")
+            out.append((host, int(port)))
+        return out
+
+    def _service_status(self) -> ServiceStatus:
+        hosts = self._hosts()
+        if not hosts:
+            return "failed", None, None
+        host, port = hosts[0]
+        return "ready", host, port
+
+    def connection_properties(self) -> dict[str, str]:
+        hosts = self._hosts()
+        engine = str(self.setting("engine", "postgres"))
+        if engine == "redis":
+            host, port = hosts[0]
+            props = redis_connection(host, port, bool(self.setting("tls", False)))
+            props["redis.db"] = str(self.setting("db", 0))
+            return props
+        user = str(self.setting("user") or "bench")
+        database = str(self.setting("database") or "bench")
+        joined = ",".join(f"{h}:{p}" for h, p in hosts)
+        if engine == "mysql":
+            return {"mysql.url": f"mysql://{user}@{joined}/{database}"}
+        return {"postgres.url": f"postgresql://{user}@{joined}/{database}"}
+
+    def _delete(self) -> None:
+        """Not ours: never deleted."""

@@ -1,0 +1,63 @@
+"""The ``endpoint`` target: a database that already exists. Nothing is created or deleted.
+
+Readiness is a TCP connect to the first host; the password comes from the environment variable the
+spec names (``password_env``), so it is never written into the spec, the plan or the run state.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from typing import Any
+from urllib.parse import quote
+
+from benchwright.errors import SpecError
+from benchwright.providers.base import Credentials, Target, TargetStatus
+
+
+class EndpointTarget(Target):
+    kind = "endpoint"
+
+    def _create(self) -> dict[str, str]:
+        return {"endpoint": ",".join(self.settings["hosts"])}
+
+    def _status(self) -> TargetStatus:
+        host, _, port = self.settings["hosts"][0].rpartition(":")
+        try:
+            with socket.create_connection((host.strip("[]"), int(port)), timeout=2):
+                return "ready"
+        except OSError:
+            return "creating"
+
+    def failure_reason(self) -> str:
+        return f"{self.settings['hosts'][0]}: not accepting connections"
+
+    def _delete(self) -> None:
+        """Nothing to delete: we did not create it."""
+
+    def credentials(self) -> Credentials:
+        name = self.settings.get("password_env")
+        if not name:
+            return Credentials()
+        if name not in os.environ:
+            raise SpecError("target.password_env", f"environment variable {name} is not set")
+        return Credentials(password=os.environ[name])
+
+    def connection_properties(self) -> dict[str, str]:
+        engine = self.settings["engine"]
+        hosts: list[str] = self.settings["hosts"]
+        user = quote(self.settings.get("user") or "bench", safe="")
+        database = self.settings.get("database") or "bench"
+        if engine == "postgres":
+            props = {"postgres.url": f"postgresql://{user}@{','.join(hosts)}/{database}"}
+            if self.settings.get("tls"):
+                props["postgres.url"] += "?sslmode=require"
+            return props
+        if engine == "mysql":
+            return {"mysql.url": f"mysql://{user}@{hosts[0]}/{database}"}
+        host, _, port = hosts[0].rpartition(":")
+        return {"redis.host": host, "redis.port": port, "redis.db": str(self.settings.get("db", 0)),
+                "redis.tls": "true" if self.settings.get("tls") else "false"}
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "endpoint", "engine": self.settings["engine"], "hosts": list(self.settings["hosts"])}

@@ -1,0 +1,133 @@
+"""The local runner launcher: `benchwright runner --plan ... --out ...` as a subprocess.
+
+The plan file holds no password; the child gets it in ``BENCHWRIGHT_DB_PASSWORD`` (environment only).
+The child runs in its own session so a terminal Ctrl-C reaches the orchestrator alone, which then asks
+the runner to stop (SIGINT) and collects the partial result the runner writes on the way out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import benchwright
+from benchwright.providers.base import Credentials, RunnerHandle, RunnerLauncher, RunnerPlan, RunnerStatus, Target
+from benchwright.results import ResultDocument
+
+_CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
+
+
+def runner_command(plan: Path, out: Path) -> list[str]:
+    return [sys.executable, "-m", "benchwright.cli", "runner", "--plan", str(plan), "--out", str(out)]
+
+
+def child_environment(credentials: Credentials) -> dict[str, str]:
+    """Our environment plus the secret, minus any stale secret, with benchwright importable."""
+    env = {k: v for k, v in os.environ.items() if k not in ("BENCHWRIGHT_DB_PASSWORD", "BENCHWRIGHT_DB_SECRET_ARN")}
+    env.update(credentials.environment())
+    src = str(Path(benchwright.__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH", "")) if p)
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+class SubprocessLauncher(RunnerLauncher):
+    def __init__(self, work_dir: Path) -> None:
+        self.work_dir = Path(work_dir)
+
+    def launch(self, plan: RunnerPlan, credentials: Credentials, target: Target) -> RunnerHandle:
+        cell_dir = self.work_dir / _safe(plan.cell_id)
+        cell_dir.mkdir(parents=True, exist_ok=True)
+        stem = f"runner-{plan.runner_index}"
+        plan_path = cell_dir / f"{stem}-plan.json"
+        out_path = cell_dir / f"{stem}-result.json"
+        log_path = cell_dir / f"{stem}.log"
+        plan_path.write_text(plan.model_dump_json(indent=1))
+        with open(log_path, "ab") as log:
+            proc = subprocess.Popen(
+                runner_command(plan_path, out_path),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=child_environment(credentials),
+                start_new_session=True,
+            )
+        _CHILDREN[proc.pid] = proc
+        return RunnerHandle(
+            id=str(proc.pid),
+            runner_index=plan.runner_index,
+            result_pointer=str(out_path),
+            log_pointer=str(log_path),
+            launched_at=datetime.now(UTC),
+            details={"pid": str(proc.pid)},
+        )
+
+    def _proc(self, handle: RunnerHandle) -> subprocess.Popen[bytes] | None:
+        return _CHILDREN.get(int(handle.id))
+
+    def status(self, handle: RunnerHandle) -> RunnerStatus:
+        proc = self._proc(handle)
+        if proc is None:
+            return "failed"
+        code = proc.poll()
+        if code is None:
+            return "running"
+        return "succeeded" if code == 0 else "failed"
+
+    def wait(self, handle: RunnerHandle, timeout: float) -> int | None:
+        proc = self._proc(handle)
+        if proc is None:
+            return None
+        try:
+            return proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def stop(self, handle: RunnerHandle) -> None:
+        """SIGINT (the runner keeps the partial phase), then SIGKILL if it does not exit in 30 s."""
+        proc = self._proc(handle)
+        if proc is None or proc.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
+
+    def _output(self, handle: RunnerHandle) -> dict[str, object]:
+        try:
+            data = json.loads(Path(handle.result_pointer).read_text())
+        except (OSError, ValueError):
+            return {"documents": [], "error": None}
+        return data if isinstance(data, dict) else {"documents": [], "error": None}
+
+    def results(self, handle: RunnerHandle) -> list[ResultDocument]:
+        docs = self._output(handle).get("documents") or []
+        return [ResultDocument.parse(d) for d in docs]  # type: ignore[union-attr]
+
+    def failure(self, handle: RunnerHandle) -> str | None:
+        proc = self._proc(handle)
+        code = proc.poll() if proc is not None else None
+        error = self._output(handle).get("error")
+        if code in (0, None) and not error:
+            return None
+        tail = ""
+        if handle.log_pointer:
+            with contextlib.suppress(OSError):
+                lines = Path(handle.log_pointer).read_text(errors="replace").strip().splitlines()
+                tail = lines[-1] if lines else ""
+        reason = str(error) if error else (tail or "no output")
+        return f"runner (pid {handle.id}) exited with {code}: {reason}"
+
+
+def _safe(cell_id: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_.=" else "_" for c in cell_id)[:120] or "cell"

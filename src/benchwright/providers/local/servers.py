@@ -1,0 +1,392 @@
+"""Throwaway local database servers: PostgreSQL, MariaDB, Redis on 127.0.0.1, one per benchmark cell.
+
+Each server gets a fresh data directory under a temporary folder, a free port (or the spec's port), a
+random password, and the spec's server settings; it runs as its own OS user (postgres / mysql / redis)
+when we are root, as ourselves otherwise. ``create`` only starts the process; ``status`` polls once
+(connect = ready; process gone = failed, with the server log's last lines); ``delete`` stops the
+process tree and removes the directory, and succeeds when there is nothing left to remove.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import pwd
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from benchwright.errors import ProvisioningFailed
+from benchwright.providers.base import Credentials, Target, TargetStatus
+
+USER = "bench"
+DATABASE = "bench"
+_PROCESSES: dict[int, subprocess.Popen[bytes]] = {}  # pid -> Popen, so exits are reaped
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def port_in_use(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
+def _os_user(name: str) -> str | None:
+    """The OS user to run a server as: its own account when we are root, else ourselves."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        pwd.getpwnam(name)
+    except KeyError:
+        return None
+    return name
+
+
+def _chown(path: Path, user: str | None) -> None:
+    if user is None:
+        return
+    entry = pwd.getpwnam(user)
+    for p in [path, *path.rglob("*")]:
+        os.chown(p, entry.pw_uid, entry.pw_gid)
+
+
+def _tail(path: Path, lines: int = 5) -> str:
+    try:
+        text = path.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return " | ".join(line.strip() for line in text[-lines:])
+
+
+def _setting_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
+class LocalServer(Target):
+    """Template for the three engines; subclasses say how to initialise, start and probe."""
+
+    kind = "local"
+    engine = ""
+    os_user = ""
+
+    # -------------------------------------------------------------- Target hooks
+    def _create(self) -> dict[str, str]:
+        port = self.settings.get("port")
+        if port is not None and port_in_use(int(port)):
+            raise ProvisioningFailed(f"127.0.0.1:{port}: port already in use (target.port)")
+        port = int(port) if port is not None else free_port()
+        base = Path(tempfile.mkdtemp(prefix=f"benchwright-{self.engine}-"))
+        os.chmod(base, 0o755)
+        user = _os_user(self.os_user)
+        password = secrets.token_urlsafe(18)
+        handle = {"engine": self.engine, "port": str(port), "dir": str(base), "user": user or ""}
+        self.handle.update(handle)
+        self._password = password
+        (base / ".password").write_text(password)
+        os.chmod(base / ".password", 0o600)
+        try:
+            self._initialise(base, port, password, user)
+            log = open(base / "server.log", "ab")  # noqa: SIM115 - handed to the child
+            try:
+                proc = subprocess.Popen(
+                    self._command(base, port, password),
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                    user=user,
+                    group=user,
+                    extra_groups=[] if user else None,
+                    cwd=base,
+                )
+            finally:
+                log.close()
+        except ProvisioningFailed:
+            self._delete()
+            raise
+        except (OSError, subprocess.SubprocessError) as exc:
+            self._delete()
+            raise ProvisioningFailed(f"{self.engine}: could not start the server ({exc})") from None
+        _PROCESSES[proc.pid] = proc
+        handle["pid"] = str(proc.pid)
+        return handle
+
+    def _status(self) -> TargetStatus:
+        proc = self._process()
+        if proc is None:
+            return "failed"
+        if self.handle.get("ready") == "1":
+            return "ready"
+        try:
+            self._probe()
+        except Exception:
+            return "creating" if self._process() is not None else "failed"
+        self.handle["ready"] = "1"
+        return "ready"
+
+    def failure_reason(self) -> str:
+        log = Path(self.handle.get("dir", "")) / "server.log"
+        return f"{self.engine} server on 127.0.0.1:{self.handle.get('port')} exited: {_tail(log) or 'no log'}"
+
+    def _delete(self) -> None:
+        pid = int(self.handle.get("pid", "0") or 0)
+        if pid:
+            stop_process_tree(pid, self._owned)
+            _PROCESSES.pop(pid, None)
+        directory = self.handle.get("dir")
+        if directory and Path(directory).name.startswith(f"benchwright-{self.engine}-"):
+            shutil.rmtree(directory, ignore_errors=True)
+        self.handle.clear()
+
+    def _owned(self, proc: psutil.Process) -> bool:
+        """Only ever signal a process that really is our server (pids get reused)."""
+        with contextlib.suppress(psutil.Error):
+            return any(self.handle.get("dir", "\0") in part for part in proc.cmdline()) or proc.pid in _PROCESSES
+        return False
+
+    def _process(self) -> psutil.Process | None:
+        pid = int(self.handle.get("pid", "0") or 0)
+        if not pid:
+            return None
+        popen = _PROCESSES.get(pid)
+        if popen is not None and popen.poll() is not None:
+            return None
+        try:
+            proc = psutil.Process(pid)
+            if proc.status() == psutil.STATUS_ZOMBIE:
+                return None
+            return proc
+        except psutil.Error:
+            return None
+
+    def server_pids(self) -> list[int]:
+        """The server's process tree, for the host metrics sampler."""
+        proc = self._process()
+        if proc is None:
+            return []
+        with contextlib.suppress(psutil.Error):
+            return [proc.pid, *(c.pid for c in proc.children(recursive=True))]
+        return [proc.pid]
+
+    def credentials(self) -> Credentials:
+        password = getattr(self, "_password", None)
+        if password is None and self.handle.get("dir"):
+            with contextlib.suppress(OSError):
+                password = (Path(self.handle["dir"]) / ".password").read_text()
+        return Credentials(password=password)
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "local", "engine": self.engine, "port": self.handle.get("port"),
+                "settings": {k: str(v) for k, v in self.settings.get("settings", {}).items()}}
+
+    # -------------------------------------------------------------- engine hooks
+    def _initialise(self, base: Path, port: int, password: str, user: str | None) -> None:
+        """Create the data directory (before the server process starts)."""
+
+    def _command(self, base: Path, port: int, password: str) -> list[str]:
+        raise NotImplementedError
+
+    def _probe(self) -> None:
+        """Connect once (raise when not accepting connections yet); set up user/database on success."""
+        raise NotImplementedError
+
+
+def stop_process_tree(pid: int, owned: Any, timeout: float = 20.0) -> None:
+    """SIGTERM the process and its children, wait, then SIGKILL what is left."""
+    try:
+        root = psutil.Process(pid)
+    except psutil.NoSuchProcess:
+        return
+    if not owned(root):
+        return
+    try:
+        procs = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        procs = [root]
+    for p in procs:
+        with contextlib.suppress(psutil.Error):
+            p.send_signal(signal.SIGTERM)
+    popen = _PROCESSES.get(pid)
+    if popen is not None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            popen.wait(timeout)
+    _, alive = psutil.wait_procs(procs, timeout=timeout if popen is None else 2)
+    for p in alive:
+        with contextlib.suppress(psutil.Error):
+            p.kill()
+    psutil.wait_procs(alive, timeout=5)
+    if popen is not None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            popen.wait(5)
+
+
+# ================================================================ PostgreSQL
+def _pg_bin() -> Path:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: [int(x) for x in p.split("/")[4].split(".")])
+    if not found:
+        raise ProvisioningFailed("postgres: PostgreSQL binaries not found (scripts/local-servers install)")
+    return Path(found[-1])
+
+
+class PostgresServer(LocalServer):
+    engine = "postgres"
+    os_user = "postgres"
+
+    def _initialise(self, base: Path, port: int, password: str, user: str | None) -> None:
+        data = base / "data"
+        data.mkdir(mode=0o700)
+        pwfile = base / ".pwfile"
+        pwfile.write_text(password + "\n")
+        _chown(base, user)
+        result = subprocess.run(
+            [str(_pg_bin() / "initdb"), "-D", str(data), "-U", USER, f"--pwfile={pwfile}", "-A", "scram-sha-256",
+             "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"],
+            capture_output=True, text=True, user=user, group=user, extra_groups=[] if user else None, check=False,
+        )
+        pwfile.unlink()
+        if result.returncode != 0:
+            raise ProvisioningFailed(f"postgres: initdb failed: {result.stderr.strip()[-300:]}")
+        lines = [f"listen_addresses = '127.0.0.1'", f"port = {port}", f"unix_socket_directories = '{data}'"]
+        for key, value in self.settings.get("settings", {}).items():
+            text = _setting_value(value).replace("'", "''")
+            lines.append(f"{key} = '{text}'")
+        with open(data / "postgresql.conf", "a") as conf:
+            conf.write("\n# benchwright\n" + "\n".join(lines) + "\n")
+
+    def _command(self, base: Path, port: int, password: str) -> list[str]:
+        return [str(_pg_bin() / "postgres"), "-D", str(base / "data")]
+
+    def _probe(self) -> None:
+        import psycopg
+
+        conninfo = f"host=127.0.0.1 port={self.handle['port']} user={USER} dbname=postgres connect_timeout=2"
+        with psycopg.connect(conninfo, password=self.credentials().password, autocommit=True) as conn:
+            if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE,)).fetchone() is None:
+                conn.execute(f"CREATE DATABASE {DATABASE}")
+
+    def connection_properties(self) -> dict[str, str]:
+        return {"postgres.url": f"postgresql://{USER}@127.0.0.1:{self.handle['port']}/{DATABASE}"}
+
+
+# ================================================================ MariaDB
+class MariaDbServer(LocalServer):
+    engine = "mysql"
+    os_user = "mysql"
+
+    def _initialise(self, base: Path, port: int, password: str, user: str | None) -> None:
+        data = base / "data"
+        data.mkdir()
+        lines = [
+            "[mariadbd]",
+            f"datadir = {data}",
+            f"port = {port}",
+            "bind-address = 127.0.0.1",
+            f"socket = {base / 'mysqld.sock'}",
+            f"pid-file = {base / 'mysqld.pid'}",
+            "skip-name-resolve",
+        ]
+        lines += [f"{key} = {_setting_value(value)}" for key, value in self.settings.get("settings", {}).items()]
+        (base / "my.cnf").write_text("\n".join(x for x in lines if x) + "\n")
+        _chown(base, user)
+        install = shutil.which("mariadb-install-db") or shutil.which("mysql_install_db")
+        if install is None:
+            raise ProvisioningFailed("mysql: mariadb-install-db not found (scripts/local-servers install)")
+        result = subprocess.run(
+            [install, f"--defaults-file={base / 'my.cnf'}", f"--datadir={data}", "--auth-root-authentication-method=socket",
+             "--skip-test-db", *([f"--user={user}"] if user else [])],
+            capture_output=True, text=True, check=False,
+        )
+        if result.returncode != 0:
+            raise ProvisioningFailed(f"mysql: mariadb-install-db failed: {(result.stderr or result.stdout).strip()[-300:]}")
+        _chown(base, user)
+
+    def _command(self, base: Path, port: int, password: str) -> list[str]:
+        server = shutil.which("mariadbd") or shutil.which("mysqld") or "mariadbd"
+        return [server, f"--defaults-file={base / 'my.cnf'}"]
+
+    def _probe(self) -> None:
+        import MySQLdb
+
+        sock = str(Path(self.handle["dir"]) / "mysqld.sock")
+        conn = MySQLdb.connect(unix_socket=sock, user="root", connect_timeout=2)
+        try:
+            cur = conn.cursor()
+            pw = self.credentials().password or ""
+            cur.execute(f"CREATE DATABASE IF NOT EXISTS {DATABASE}")
+            for host in ("127.0.0.1", "localhost"):
+                cur.execute(f"CREATE USER IF NOT EXISTS '{USER}'@'{host}' IDENTIFIED BY %s", (pw,))
+                cur.execute(f"GRANT ALL PRIVILEGES ON *.* TO '{USER}'@'{host}'")
+            cur.execute("FLUSH PRIVILEGES")
+        finally:
+            conn.close()
+
+    def connection_properties(self) -> dict[str, str]:
+        return {"mysql.url": f"mysql://{USER}@127.0.0.1:{self.handle['port']}/{DATABASE}"}
+
+
+# ================================================================ Redis
+class RedisServer(LocalServer):
+    engine = "redis"
+    os_user = "redis"
+
+    def _initialise(self, base: Path, port: int, password: str, user: str | None) -> None:
+        if shutil.which("redis-server") is None:
+            raise ProvisioningFailed("redis: redis-server not found (scripts/local-servers install)")
+        settings = {"save": "", "appendonly": "no", **self.settings.get("settings", {})}
+        lines = ["bind 127.0.0.1", f"port {port}", f"dir {base}", "daemonize no", f"requirepass {password}",
+                 "databases 64"]
+        for key, value in settings.items():
+            text = "yes" if value is True else "no" if value is False else str(value)
+            lines.append(f'{key} "{text}"' if text == "" else f"{key} {text}")
+        (base / "redis.conf").write_text("\n".join(lines) + "\n")
+        os.chmod(base / "redis.conf", 0o600)
+        _chown(base, user)
+
+    def _command(self, base: Path, port: int, password: str) -> list[str]:
+        return [shutil.which("redis-server") or "redis-server", str(base / "redis.conf")]
+
+    def _probe(self) -> None:
+        import redis
+
+        client = redis.Redis(host="127.0.0.1", port=int(self.handle["port"]), password=self.credentials().password,
+                             socket_timeout=2, socket_connect_timeout=2)
+        try:
+            client.ping()
+        finally:
+            client.close()
+
+    def connection_properties(self) -> dict[str, str]:
+        return {"redis.host": "127.0.0.1", "redis.port": self.handle["port"], "redis.db": "0"}
+
+
+SERVERS: dict[str, type[LocalServer]] = {"postgres": PostgresServer, "mysql": MariaDbServer, "redis": RedisServer}
+
+
+def wait_ready(target: Target, timeout: float, poll: float = 0.1) -> TargetStatus:
+    """Poll ``status`` until ready, failed or ``timeout`` (the one local waiting helper for targets)."""
+    deadline = time.monotonic() + timeout
+    status = target.status()
+    while status == "creating" and time.monotonic() < deadline:
+        time.sleep(poll)
+        status = target.status()
+    return status

@@ -1,0 +1,127 @@
+"""One Slack Block Kit message per run: name, verdict against history, headline numbers, validity,
+cost and where the report is. Pure data (no network) so it is easy to test and reuse from AWS.
+
+Block Kit limits respected: a header of at most 150 characters, section text under 3,000, at most
+10 fields per section and 50 blocks per message; long lists are cut with "and N more".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchwright.report.units import fmt_latency, fmt_rate, fmt_ratio
+from benchwright.results import redact_text
+from benchwright.runs import RunRecord
+
+STATUS_EMOJI = {
+    "succeeded": ":white_check_mark:",
+    "failed": ":x:",
+    "aborted": ":warning:",
+    "running": ":hourglass:",
+}
+VERDICT_EMOJI = {"faster": ":rocket:", "slower": ":small_red_triangle_down:", "no_change": ":heavy_equals_sign:",
+                 "unstable": ":grey_question:", "no_history": ":new:"}  # fmt: skip
+MAX_CELLS = 12
+MAX_FLAGS = 6
+SECTION_LIMIT = 2900
+
+
+def _cut(text: str, limit: int = SECTION_LIMIT) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _verdict_line(record: RunRecord) -> str:
+    v = record.verdict
+    if v is None:
+        return "not compared"
+    line = f"{VERDICT_EMOJI[v.kind]} *{v.kind.replace('_', ' ')}*"
+    if v.effect is not None and v.ci_low is not None and v.ci_high is not None:
+        line += (f" {v.metric} {fmt_ratio(v.effect)} (95% CI {fmt_ratio(v.ci_low)} to {fmt_ratio(v.ci_high)},"
+                 f" min effect {v.min_effect:.0%})")  # fmt: skip
+    return line
+
+
+def headline_rows(record: RunRecord) -> list[str]:
+    """One line per cell (repeat 0 unless it is missing): ops/s and the worst p99."""
+    rows = []
+    for cell in record.cells:
+        doc = cell.measured
+        if doc is None or (
+            cell.repeat and any(c.cell_id == cell.cell_id and c.repeat == 0 for c in record.cells)
+        ):
+            continue
+        p99 = max((s.p99_us for s in doc.operations.values()), default=None)
+        bad = any(f.severity == "invalid" for f in [*cell.validity, *doc.validity])
+        mark = " :warning: invalid" if bad else ""
+        rows.append(f"`{cell.cell_id}`  {fmt_rate(doc.throughput)} ops/s, p99 {fmt_latency(p99)}{mark}")
+    return rows
+
+
+def build_message(record: RunRecord, report_location: str | None = None) -> dict[str, Any]:
+    """``{"text": fallback, "blocks": [...]}`` ready for ``WebhookClient.send(**message)``."""
+    emoji = STATUS_EMOJI.get(record.status, "")
+    title = _cut(f"{record.spec_name}: {record.status}", 150)
+    blocks: list[dict[str, Any]] = [
+        {"type": "header", "text": {"type": "plain_text", "text": title, "emoji": True}},
+        {
+            "type": "section",
+            "fields": [
+                {"type": "mrkdwn", "text": f"*Run*\n`{record.run_id}`"},
+                {"type": "mrkdwn", "text": f"*Status*\n{emoji} {record.status}"},
+                {"type": "mrkdwn", "text": f"*Verdict vs history*\n{_verdict_line(record)}"},
+                {"type": "mrkdwn", "text": f"*Cost*\n{_cost(record)}"},
+            ],
+        },
+    ]
+    if record.error:
+        blocks.append(
+            {
+                "type": "section",
+                "text": {"type": "mrkdwn", "text": _cut(f"*Error:* {redact_text(record.error)}")},
+            }
+        )
+    rows = headline_rows(record)
+    if rows:
+        shown = rows[:MAX_CELLS]
+        more = f"\n…and {len(rows) - MAX_CELLS} more cells" if len(rows) > MAX_CELLS else ""
+        blocks.append(
+            {
+                "type": "section",
+                "text": {"type": "mrkdwn", "text": _cut("*Results*\n" + "\n".join(shown) + more)},
+            }
+        )
+    flags = [
+        f"{'*invalid*' if f.severity == 'invalid' else f.severity} `{cell.cell_id}` {f.code}: {f.message}"
+        for cell in record.cells
+        for f in cell.validity
+        if f.severity != "info"
+    ]
+    validity = "all results passed the validity policy" if not flags else "\n".join(flags[:MAX_FLAGS])
+    if len(flags) > MAX_FLAGS:
+        validity += f"\n…and {len(flags) - MAX_FLAGS} more"
+    blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": _cut(f"*Validity*\n{validity}")}})
+    location = report_location or record.report
+    if location:
+        link = (
+            f"<{location}|open the report>"
+            if location.startswith(("http://", "https://"))
+            else f"`{location}`"
+        )
+        blocks.append(
+            {"type": "context", "elements": [{"type": "mrkdwn", "text": _cut(f"Report: {link}", 1900)}]}
+        )
+    verdict = record.verdict.kind.replace("_", " ") if record.verdict else "not compared"
+    text = f"{record.spec_name} {record.run_id}: {record.status}, verdict {verdict}"
+    return {"text": text, "blocks": blocks[:50]}
+
+
+def _cost(record: RunRecord) -> str:
+    c = record.cost
+    if c is None:
+        return "unknown"
+    out = f"{c.total:,.2f} {c.currency}"
+    if c.ops_per_dollar:
+        out += f" ({c.ops_per_dollar:,.0f} ops/$)"
+    if c.monthly_nightly:
+        out += f"\nnightly for a month: {c.monthly_nightly:,.2f}"
+    return out

@@ -1,0 +1,210 @@
+"""Terminal output: the run summary as rich tables, and a progress display across cells and phases.
+
+The summary is what a user reads first, so it says per cell and operation: ops/s, average, p95 and
+p99 latency, and whether the result can be trusted (validity), then the verdict against history.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from benchwright.judge.compare import repeat_summary
+from benchwright.report.units import fmt_latency, fmt_rate
+from benchwright.runs import CellResult, RunRecord, Verdict
+
+VERDICT_STYLE = {"faster": "bold green", "slower": "bold red", "no_change": "cyan", "unstable": "yellow",
+                 "no_history": "dim"}  # fmt: skip
+SEVERITY_STYLE = {"invalid": "bold red", "warning": "yellow", "info": "dim"}
+
+
+def validity_text(cell: CellResult) -> Text:
+    flags = list(cell.validity)
+    measured = cell.measured
+    if measured:
+        flags += [f for f in measured.validity if all(f.code != g.code for g in flags)]
+    if not flags:
+        return Text("ok", style="green")
+    worst = "invalid" if any(f.severity == "invalid" for f in flags) else "warning"
+    worst = worst if any(f.severity != "info" for f in flags) else "info"
+    return Text(", ".join(sorted({f.code for f in flags})), style=SEVERITY_STYLE[worst])
+
+
+def cells_table(record: RunRecord, phase: str | None = None) -> Table:
+    """One row per cell, repeat and operation of the measured phase (or ``phase``)."""
+    params = sorted({k for c in record.cells for k in c.parameters})
+    repeats = max((c.repeat for c in record.cells), default=0) > 0
+    table = Table(title=f"{record.spec_name}: {record.run_id}", title_justify="left", expand=False)
+    table.add_column("cell", style="bold")
+    for p in params:
+        table.add_column(p, justify="right")
+    if repeats:
+        table.add_column("rep", justify="right")
+    table.add_column("operation")
+    for name in ("ops/s", "avg", "p95", "p99"):
+        table.add_column(name, justify="right")
+    table.add_column("validity")
+    for cell in record.cells:
+        doc = cell.phases.get(phase) if phase else cell.measured
+        if doc is None:
+            continue
+        first = True
+        rows: list[tuple[str, float, float | None, float | None, float | None]] = [
+            (op, s.throughput, s.average_us, s.p95_us, s.p99_us) for op, s in sorted(doc.operations.items())
+        ]
+        if len(rows) > 1:
+            rows.append(("ALL", doc.throughput, None, None, None))
+        for op, ops, avg, p95, p99 in rows:
+            cols = [cell.cell_id if first else ""]
+            cols += [str(cell.parameters.get(p, "")) if first else "" for p in params]
+            if repeats:
+                cols.append(str(cell.repeat) if first else "")
+            cols += [op, fmt_rate(ops), fmt_latency(avg), fmt_latency(p95), fmt_latency(p99)]
+            table.add_row(*cols, validity_text(cell) if first else "")
+            first = False
+    return table
+
+
+def repeats_table(record: RunRecord) -> Table | None:
+    """Mean throughput with its confidence interval per cell, when a cell has repeats."""
+    summary = repeat_summary(record)
+    if not any(i.n > 1 for i in summary.values()):
+        return None
+    table = Table(title="repeats (throughput, mean and 95% confidence interval)", title_justify="left")
+    for name, justify in (("cell", "left"), ("n", "right"), ("mean ops/s", "right"), ("95% CI", "right")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for cell_id, ci in summary.items():
+        interval = "-" if math.isinf(ci.half_width) else f"{fmt_rate(ci.low)} - {fmt_rate(ci.high)}"
+        table.add_row(cell_id, str(ci.n), fmt_rate(ci.estimate), interval)
+    return table
+
+
+def verdict_text(verdict: Verdict | None) -> Text:
+    if verdict is None:
+        return Text("no comparison", style="dim")
+    head, _, rest = verdict.message.partition("\n")
+    out = Text(verdict.kind.replace("_", " ").upper(), style=VERDICT_STYLE[verdict.kind])
+    out.append(f"  {head}")
+    if rest:
+        out.append("\n" + rest, style="dim")
+    return out
+
+
+def flags_lines(record: RunRecord) -> list[Text]:
+    lines = []
+    for cell in record.cells:
+        seen: set[str] = set()
+        measured = cell.measured
+        for f in [*cell.validity, *(measured.validity if measured else [])]:
+            if f.code in seen:
+                continue
+            seen.add(f.code)
+            lines.append(
+                Text(f"{cell.cell_id} r{cell.repeat} {f.severity}: {f.message}", SEVERITY_STYLE[f.severity])
+            )
+    return lines
+
+
+def summary_renderable(record: RunRecord) -> Group:
+    parts: list[Any] = [cells_table(record)]
+    repeats = repeats_table(record)
+    if repeats is not None:
+        parts.append(repeats)
+    flags = flags_lines(record)
+    if flags:
+        parts.append(Panel(Group(*flags), title="validity", title_align="left", border_style="yellow"))
+    parts.append(Text.assemble(("verdict: ", "bold"), verdict_text(record.verdict)))
+    if record.cost is not None:
+        c = record.cost
+        per = f", {c.ops_per_dollar:,.0f} ops/$" if c.ops_per_dollar else ""
+        parts.append(Text(f"cost: {c.total:,.2f} {c.currency} ({c.source}){per}"))
+    status_style = "green" if record.status == "succeeded" else "red"
+    status = Text.assemble(("status: ", "bold"), (record.status, status_style))
+    if record.error:
+        status.append(f"  {record.error}", style="red")
+    parts.append(status)
+    if record.report:
+        parts.append(Text.assemble(("report: ", "bold"), record.report))
+    return Group(*parts)
+
+
+def print_summary(record: RunRecord, console: Console | None = None) -> None:
+    """Print the run summary (tables, validity, verdict, cost, report path)."""
+    (console or Console()).print(summary_renderable(record))
+
+
+def render_summary(record: RunRecord, width: int = 120) -> str:
+    """The summary as plain text (for logs, tests and non-terminals)."""
+    console = Console(width=width, record=True, file=io.StringIO(), color_system=None)
+    console.print(summary_renderable(record))
+    return console.export_text()
+
+
+class RunProgress:
+    """A progress display for a whole run: one bar over all (cell, phase) steps, one for the phase.
+
+    ``phase_callback`` matches the engine's ProgressFn (elapsed s, operations, ops/s), so the
+    orchestrator can pass it straight to ``run_phase``.
+    """
+
+    def __init__(self, steps: Iterable[tuple[str, str]], console: Console | None = None) -> None:
+        self.steps = list(steps)
+        self.progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[detail]}"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=False,
+        )
+        self._overall: TaskID | None = None
+        self._phase: TaskID | None = None
+        self._expected_s: float | None = None
+        self.completed = 0
+
+    def __enter__(self) -> RunProgress:
+        self.progress.start()
+        self._overall = self.progress.add_task("run", total=len(self.steps), detail="")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+    def start_phase(self, cell_id: str, phase: str, expected_s: float | None = None) -> None:
+        if self._phase is not None:
+            self.progress.remove_task(self._phase)
+        self._expected_s = expected_s
+        total = math.ceil(expected_s) if expected_s else None
+        self._phase = self.progress.add_task(f"{cell_id} {phase}", total=total, detail="starting")
+
+    def phase_callback(self, elapsed_s: float, operations: int, ops_per_s: float) -> None:
+        if self._phase is not None:
+            done = min(elapsed_s, self._expected_s) if self._expected_s else elapsed_s
+            self.progress.update(
+                self._phase, completed=int(done), detail=f"{operations:,} ops, {ops_per_s:,.0f}/s"
+            )
+
+    def finish_phase(self) -> None:
+        self.completed += 1
+        if self._phase is not None:
+            self.progress.update(self._phase, detail="done")
+        if self._overall is not None:
+            self.progress.update(self._overall, completed=self.completed)
+
+
+@contextmanager
+def run_progress(steps: Iterable[tuple[str, str]], console: Console | None = None) -> Iterator[RunProgress]:
+    """``with run_progress([(cell, phase), ...]) as p:`` then per step ``p.start_phase(cell, phase)``,
+    ``run_phase(config, p.phase_callback)``, ``p.finish_phase()``."""
+    with RunProgress(steps, console) as progress:
+        yield progress

@@ -1,0 +1,32 @@
+"""Number formatting shared by the text, HTML and Slack reports (one place, so they agree)."""
+
+from __future__ import annotations
+
+
+def fmt_rate(value: float | None) -> str:
+    """ops/s: 12,345 / 1,234.5 / 12.35."""
+    if value is None:
+        return "-"
+    if value >= 1000:
+        return f"{value:,.0f}"
+    if value >= 10:
+        return f"{value:,.1f}"
+    return f"{value:.2f}"
+
+
+def fmt_latency(us: float | None) -> str:
+    """Microseconds shown in the unit a reader expects: 850 us, 12.3 ms, 1.25 s."""
+    if us is None:
+        return "-"
+    if us >= 1_000_000:
+        return f"{us / 1_000_000:.2f} s"
+    if us >= 1000:
+        return f"{us / 1000:.1f} ms"
+    return f"{us:.0f} us"
+
+
+def fmt_ratio(ratio: float | None) -> str:
+    """A ratio as a signed percent change: 1.123 -> +12.3 %."""
+    if ratio is None:
+        return "-"
+    return f"{(ratio - 1) * 100:+.1f} %"

@@ -1,0 +1,1 @@
+"""SQL script workload ("sql") and the helpers every SQL workload shares (sqlkit)."""

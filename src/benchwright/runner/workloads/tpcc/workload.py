@@ -1,0 +1,232 @@
+"""TPC-C as a Benchwright workload: parallel load by warehouse, the five transactions, tpmC, and the
+consistency checks.
+
+Properties (all optional):
+  tpcc.warehouses   number of warehouses (default 1); the run phase checks the tables hold that many
+  tpcc.batch        rows per INSERT while loading (default 500)
+  tpcc.mix          percentages New-Order,Payment,Order-Status,Delivery,Stock-Level (default 45,43,4,4,4)
+  tpcc.think_time   scale of the spec's keying + think times (default 0 = off, as in "Tiny TPC-C";
+                    1 = clause 5.2.5's 18/3/2/2/2 s keying and 12/12/10/5/5 s mean think times)
+Each terminal (thread) has a home warehouse (thread mod W) and a fixed district for Stock-Level.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, ClassVar
+
+from benchwright.errors import SchemaMissing, SpecError
+from benchwright.runner.drivers.base import Capability, Driver, SqlDriver
+from benchwright.runner.measure import Status
+from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, register
+from benchwright.runner.workloads.sqlscript.sqlkit import (
+    analyze,
+    ddl,
+    drop_tables,
+    percentiles_ms,
+    require_tables,
+    retrying,
+    sql_driver,
+    transaction,
+)
+from benchwright.runner.workloads.tpcc import consistency, loader
+from benchwright.runner.workloads.tpcc import transactions as tx
+from benchwright.runner.workloads.tpcc.rand import TpccRandom
+from benchwright.runner.workloads.tpcc.schema import CREATE, INDEXES, TABLES
+
+TRANSACTIONS = ("NewOrder", "Payment", "OrderStatus", "Delivery", "StockLevel")
+DEFAULT_MIX = (45, 43, 4, 4, 4)
+KEYING_S = {"NewOrder": 18.0, "Payment": 3.0, "OrderStatus": 2.0, "Delivery": 2.0, "StockLevel": 2.0}
+THINK_MEAN_S = {"NewOrder": 12.0, "Payment": 12.0, "OrderStatus": 10.0, "Delivery": 5.0, "StockLevel": 5.0}
+LOAD_HINT = "benchwright tpcc load"
+
+
+def _int(props: dict[str, str], key: str, default: int, low: int = 1) -> int:
+    raw = props.get(key, str(default))
+    try:
+        value = int(raw)
+    except ValueError:
+        raise SpecError(key, f"expected an integer, got {raw!r}") from None
+    if value < low:
+        raise SpecError(key, f"must be at least {low}, got {value}")
+    return value
+
+
+@register
+class TpccWorkload(Workload):
+    name: ClassVar[str] = "tpcc"
+    requires: ClassVar[Capability] = Capability.SQL
+    description: ClassVar[str] = "TPC-C: five order-entry transactions, tpmC and consistency checks"
+
+    def __init__(self, properties: dict[str, str]) -> None:
+        super().__init__(properties)
+        self.warehouses = _int(self.properties, "tpcc.warehouses", 1)
+        self.batch = _int(self.properties, "tpcc.batch", 500)
+        self.think_scale = float(self.properties.get("tpcc.think_time", "0") or 0)
+        mix = self.properties.get("tpcc.mix", ",".join(map(str, DEFAULT_MIX)))
+        try:
+            weights = tuple(int(p) for p in mix.split(","))
+        except ValueError:
+            raise SpecError("tpcc.mix", f"expected five integers, got {mix!r}") from None
+        if len(weights) != 5 or sum(weights) != 100 or min(weights) < 0:
+            raise SpecError("tpcc.mix", f"expected five non-negative percentages adding up to 100, got {mix!r}")
+        self.mix = weights
+
+    # -------------------------------------------------------------- set-up and checks (parent process)
+    def setup(self, driver: Driver, phase: str) -> None:
+        db = sql_driver(driver, self.name)
+        if phase == "load":
+            drop_tables(db, TABLES)
+            for table in TABLES:
+                db.execute(ddl(db.dialect, CREATE[table]))
+            return
+        require_tables(db, TABLES, LOAD_HINT)
+        row = db.fetchone("SELECT COUNT(*) FROM warehouse")
+        loaded = int(row[0]) if row else 0
+        if loaded == 0:
+            raise SchemaMissing(f"table warehouse is empty: run the load phase first ({LOAD_HINT})")
+        if loaded != self.warehouses:
+            raise SpecError(
+                "tpcc.warehouses",
+                f"the tables hold {loaded} warehouse(s) but the run asks for {self.warehouses}: "
+                f"run with --warehouses {loaded} or load again with --warehouses {self.warehouses}",
+            )
+
+    def finish(self, driver: Driver, phase: str, result: Any) -> None:
+        db = sql_driver(driver, self.name)
+        if phase == "load":
+            self._finish_load(db, result)
+        else:
+            self._finish_run(db, result)
+
+    def _finish_load(self, db: SqlDriver, result: Any) -> None:
+        for statement in INDEXES:
+            db.execute(statement)
+        analyze(db, TABLES)
+        w = self.warehouses
+        expected = {
+            "warehouse": w, "district": 10 * w, "customer": 30_000 * w, "history": 30_000 * w,
+            "orders": 30_000 * w, "new_order": 9_000 * w, "item": loader.ITEMS, "stock": loader.ITEMS * w,
+        }
+        counts = {}
+        for table in (*expected, "order_line"):
+            row = db.fetchone(f"SELECT COUNT(*) FROM {table}")
+            counts[table] = int(row[0]) if row else 0
+        result.extra["rows"] = counts
+        result.extra["warehouses"] = w
+        wrong = {t: (counts[t], n) for t, n in expected.items() if counts[t] != n}
+        if wrong:
+            detail = ", ".join(f"{t} has {got} rows, expected {n}" for t, (got, n) in wrong.items())
+            result.flag("tpcc_load_incomplete", "invalid", f"TPC-C load incomplete: {detail}")
+
+    def _finish_run(self, db: SqlDriver, result: Any) -> None:
+        runtime_s = max(result.runtime_ms / 1000, 1e-9)
+        per_tx: dict[str, Any] = {}
+        for name in TRANSACTIONS:
+            summary = result.operations.get(name)
+            if summary is None:
+                continue
+            per_tx[name] = {**percentiles_ms(summary), **{k.lower(): v for k, v in summary.statuses.items()}}
+        new_orders = result.operations.get("NewOrder")
+        done = (new_orders.statuses.get("OK", 0) + new_orders.statuses.get("USER_ABORT", 0)) if new_orders else 0
+        total = sum(o.operations for o in result.operations.values()) or 1
+        result.extra["transactions"] = per_tx
+        result.extra["tpmC"] = round(done * 60 / runtime_s, 2)
+        result.extra["warehouses"] = self.warehouses
+        result.extra["mix_percent"] = {n: round(100 * o.operations / total, 2) for n, o in result.operations.items()}
+        result.extra["retries"] = sum(o.statuses.get("RETRY", 0) for o in result.operations.values())
+        result.extra["user_aborts"] = new_orders.statuses.get("USER_ABORT", 0) if new_orders else 0
+        checks = consistency.check(db)
+        result.extra["consistency"] = checks
+        if checks["ok"]:
+            result.flag("tpcc_consistency", "info", "TPC-C consistency conditions 1-4 hold")
+        else:
+            failed = [k for k, v in checks.items() if k != "ok" and not v["ok"]]
+            result.flag("tpcc_consistency", "invalid", f"TPC-C consistency condition(s) {', '.join(failed)} violated")
+
+    # -------------------------------------------------------------- operations (worker threads)
+    def operations(self, phase: str, driver: Driver, thread: ThreadInfo) -> Iterator[Operation]:
+        db = sql_driver(driver, self.name)
+        if phase == "load":
+            return self._load_ops(db, thread)
+        return self._run_ops(db, thread)
+
+    def _load_ops(self, db: SqlDriver, thread: ThreadInfo) -> Iterator[Operation]:
+        for task in loader.tasks(self.warehouses)[thread.index :: thread.count]:
+
+            def call(task: loader.Task = task) -> Status:
+                loader.run_task(db, task, thread.seed, self.batch)
+                return Status.OK
+
+            yield f"Load{task[0].capitalize()}", call
+
+    def _run_ops(self, db: SqlDriver, thread: ThreadInfo) -> Iterator[Operation]:
+        rnd = TpccRandom(thread.seed)
+        r = rnd.r
+        w_id = thread.index % self.warehouses + 1
+        sl_district = (thread.index // self.warehouses) % tx.DISTRICTS + 1
+        bounds = []
+        acc = 0
+        for weight in self.mix:
+            acc += weight
+            bounds.append(acc)
+        while True:
+            pick = r.randint(1, 100)
+            name = TRANSACTIONS[next(i for i, b in enumerate(bounds) if pick <= b)]
+            self._pause(KEYING_S[name], r, exponential=False)
+            body = self._body(name, db, rnd, w_id, sl_district)
+            yield from retrying(functools.partial(transaction, db, body), name)
+            self._pause(THINK_MEAN_S[name], r, exponential=True)
+
+    def _pause(self, seconds: float, r: random.Random, exponential: bool) -> None:
+        """Keying / think time, outside the timed region; off unless tpcc.think_time > 0."""
+        if self.think_scale <= 0:
+            return
+        delay = seconds * self.think_scale
+        if exponential:
+            delay = min(-delay * math.log(max(r.random(), 1e-12)), 10 * delay)
+        time.sleep(delay)
+
+    def _body(self, name: str, db: SqlDriver, rnd: TpccRandom, w_id: int, sl_district: int) -> Callable[[], Any]:
+        """Draw the transaction's inputs now (untimed) and return the body to run."""
+        r = rnd.r
+        if name == "NewOrder":
+            count = r.randint(5, 15)
+            lines = []
+            for number in range(count):
+                item = rnd.item_id()
+                if number == count - 1 and r.randint(1, 100) == 1:
+                    item = loader.ITEMS + 1  # unused item: this New-Order rolls back (2.4.1.4)
+                supply = w_id
+                if self.warehouses > 1 and r.randint(1, 100) == 1:
+                    supply = r.choice([w for w in range(1, self.warehouses + 1) if w != w_id])
+                lines.append((item, supply, r.randint(1, 10)))
+            x = tx.NewOrderInput(w_id, r.randint(1, 10), rnd.customer_id(), tuple(lines))
+            return lambda: tx.new_order(db, x)
+        if name == "Payment":
+            d_id = r.randint(1, 10)
+            c_w_id, c_d_id = w_id, d_id
+            if self.warehouses > 1 and r.randint(1, 100) > 85:
+                c_w_id = r.choice([w for w in range(1, self.warehouses + 1) if w != w_id])
+                c_d_id = r.randint(1, 10)
+            by_name = r.randint(1, 100) <= 60
+            p = tx.PaymentInput(
+                w_id, d_id, c_w_id, c_d_id, None if by_name else rnd.customer_id(),
+                rnd.last_name_run() if by_name else "", rnd.money(100, 500_000),
+            )
+            return lambda: tx.payment(db, p)
+        if name == "OrderStatus":
+            by_name = r.randint(1, 100) <= 60
+            s = tx.OrderStatusInput(
+                w_id, r.randint(1, 10), None if by_name else rnd.customer_id(), rnd.last_name_run() if by_name else ""
+            )
+            return lambda: tx.order_status(db, s)
+        if name == "Delivery":
+            carrier = r.randint(1, 10)
+            return lambda: tx.delivery(db, w_id, carrier)
+        threshold = r.randint(10, 20)
+        return lambda: tx.stock_level(db, w_id, sl_district, threshold)

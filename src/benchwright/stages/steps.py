@@ -1,0 +1,282 @@
+"""The stage functions, in workflow order. Each takes the run state and the providers, does one job,
+and returns the next state. Large payloads (result documents, metric series, the cell result) are
+written through ``providers.artifacts`` and only their pointers go into the state.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from datetime import timedelta
+from typing import Any
+
+from benchwright.errors import ProvisioningFailed, RunnerFailed, TargetNotReady, TeardownFailed
+from benchwright.providers.base import MetricsWindow, Providers, Target
+from benchwright.results import MetricSeries, ResultDocument
+from benchwright.spec import BenchmarkSpec, cell_seconds, check_workload
+from benchwright.stages import RunState, utcnow
+from benchwright.stages.plan import build_plan
+
+READY_TIMEOUT_S = {"local": 120.0, "endpoint": 60.0, "rds": 3600.0, "aurora": 3600.0, "elasticache": 3600.0,
+                   "memorydb": 3600.0, "ec2": 1800.0}
+
+
+def _spec(state: RunState) -> BenchmarkSpec:
+    return BenchmarkSpec.model_validate(state.spec)
+
+
+def _target(state: RunState, providers: Providers) -> Target:
+    return providers.target(state.spec["target"], state.run_id, state.target)
+
+
+def _cell_key(state: RunState) -> str:
+    return f"{state.cell_id}/repeat-{state.repeat}"
+
+
+# ---------------------------------------------------------------- stages
+def validate_spec(state: RunState, providers: Providers) -> RunState:
+    """Validate the cell's concrete spec again at the workflow's edge (nothing created yet)."""
+    spec = _spec(state)
+    check_workload(spec)
+    return state.advance("validate_spec", status="running", spec=spec.model_dump(mode="json"))
+
+
+def provision_target(state: RunState, providers: Providers) -> RunState:
+    """Start creating the target; the handle goes into the state at once so teardown can find it."""
+    target = providers.target(state.spec["target"], state.run_id, None)
+    try:
+        handle = target.create()
+    except ProvisioningFailed:
+        raise
+    except Exception as exc:  # an unexpected failure is still a provisioning failure, named
+        with contextlib.suppress(Exception):
+            target.delete()
+        raise ProvisioningFailed(f"{target.kind} target: {exc}") from exc
+    provider = state.spec["target"]["provider"]
+    timeout = float(state.spec["target"].get("startup_timeout_s") or READY_TIMEOUT_S.get(provider, 3600.0))
+    return state.advance(
+        "provision_target",
+        target=handle,
+        target_status="creating",
+        ready_deadline=utcnow() + timedelta(seconds=timeout),
+    )
+
+
+def check_target(state: RunState, providers: Providers) -> RunState:
+    """Poll once. Failed or past the deadline raises; the caller loops while "creating"."""
+    target = _target(state, providers)
+    status = target.status()
+    if status == "failed" or status == "deleted":
+        reason = getattr(target, "failure_reason", lambda: f"target is {status}")()
+        raise ProvisioningFailed(reason)
+    if status != "ready" and state.ready_deadline and utcnow() > state.ready_deadline:
+        raise TargetNotReady(f"target did not accept connections before {state.ready_deadline:%H:%M:%S} UTC")
+    return state.advance("check_target", target=dict(target.handle), target_status=status)
+
+
+def launch_runner(state: RunState, providers: Providers) -> RunState:
+    """Start the metrics sampler and the runner(s); the password travels only in the credentials."""
+    spec = _spec(state)
+    target = _target(state, providers)
+    connection = target.connection_properties()
+    credentials = target.credentials()
+    providers.metrics.start(target)
+    handles = []
+    for index in range(spec.runner.count):
+        plan = build_plan(spec, state.run_id, state.cell_id, connection, runner_index=index)
+        handles.append(providers.launcher.launch(plan, credentials, target))
+    budget = cell_seconds(spec) * 3 + 600
+    return state.advance(
+        "launch_runner",
+        runners=handles,
+        runner_status="running",
+        runner_deadline=utcnow() + timedelta(seconds=budget),
+    )
+
+
+def check_runner(state: RunState, providers: Providers) -> RunState:
+    """Poll once; when every runner has finished, record result pointers and the measured window."""
+    statuses = [providers.launcher.status(h) for h in state.runners]
+    if any(s in ("starting", "running") for s in statuses):
+        if state.runner_deadline and utcnow() > state.runner_deadline:
+            raise RunnerFailed(f"runner did not finish before {state.runner_deadline:%H:%M:%S} UTC")
+        return state.advance("check_runner", runner_status="running")
+    finished = record_results(state, providers)
+    failed = [providers.launcher.failure(h) or "failed" for h, s in zip(state.runners, statuses, strict=True)
+              if s == "failed"]
+    if failed:
+        raise RunnerFailed("; ".join(failed))
+    return finished.advance("check_runner", runner_status="succeeded")
+
+
+def record_results(state: RunState, providers: Providers) -> RunState:
+    """Copy the runners' documents (possibly partial) to artifacts and find the measured window."""
+    pointers: list[str] = []
+    docs: list[ResultDocument] = []
+    for handle in state.runners:
+        found = providers.launcher.results(handle)
+        docs.extend(found)
+        key = f"{_cell_key(state)}/runner-{handle.runner_index}-documents.json"
+        pointers.append(providers.artifacts.put_json(key, [json.loads(d.model_dump_json()) for d in found]))
+    window = state.window
+    measured = [d for d in docs if d.phase == "run"] or docs[-1:]
+    if measured:
+        window = MetricsWindow(start=min(d.started_at for d in measured), end=max(d.ended_at for d in measured))
+    return state.model_copy(update={"result_pointers": pointers, "window": window})
+
+
+def collect_metrics(state: RunState, providers: Providers) -> RunState:
+    """Host or cloud metrics for the measured window, stored next to the results."""
+    target = _target(state, providers)
+    window = state.window
+    if window is None:
+        now = utcnow()
+        window = MetricsWindow(start=state.created_at, end=now)
+    series = providers.metrics.collect(target, window)
+    pointer = providers.artifacts.put_json(
+        f"{_cell_key(state)}/metrics.json", [json.loads(s.model_dump_json()) for s in series]
+    )
+    return state.advance("collect_metrics", metrics_pointer=pointer)
+
+
+def load_cell(state: RunState, providers: Providers) -> Any:
+    """The CellResult for this state from its pointers (documents merged per phase across runners)."""
+    from benchwright.runs import CellResult
+
+    docs: list[ResultDocument] = []
+    for pointer in state.result_pointers:
+        docs.extend(ResultDocument.parse(d) for d in providers.artifacts.get_json(pointer))
+    metrics = (
+        [MetricSeries.model_validate(m) for m in providers.artifacts.get_json(state.metrics_pointer)]
+        if state.metrics_pointer
+        else []
+    )
+    by_phase: dict[str, list[ResultDocument]] = {}
+    for doc in docs:
+        by_phase.setdefault(doc.phase, []).append(doc)
+    phases = {name: _merge(group) for name, group in by_phase.items()}
+    for doc in phases.values():
+        doc.run_id = state.run_id
+        doc.cell = state.cell_id
+    if "run" in phases and metrics:
+        phases["run"].metrics = metrics
+    return CellResult(cell_id=state.cell_id, parameters=state.parameters, repeat=state.repeat, phases=phases,
+                      metrics=metrics)
+
+
+def _merge(group: list[ResultDocument]) -> ResultDocument:
+    """Several runners' documents of one phase become one (histograms merged exactly)."""
+    if len(group) == 1:
+        return group[0]
+    from benchwright.providers.aws.merge import merge_documents
+
+    return merge_documents(group)
+
+
+def judge_results(state: RunState, providers: Providers) -> RunState:
+    """Validity flags for every phase and the cell (error rate, too short, saturation, collapse)."""
+    from benchwright.judge.validity import ValidityPolicy, cell_is_valid, judge_cell
+
+    cell = load_cell(state, providers)
+    policy = ValidityPolicy.of(state.spec.get("validity") or {})
+    judge_cell(cell, policy)
+    if state.status == "aborted" or any(d.aborted for d in cell.phases.values()):
+        from benchwright.results import ValidityFlag
+
+        if not any(f.code == "aborted" for f in cell.validity):
+            cell.validity.append(ValidityFlag(code="aborted", severity="invalid",
+                                              message=state.error or "the run stopped early: a partial result"))
+    pointer = providers.artifacts.put_json(f"{_cell_key(state)}/cell.json", json.loads(cell.model_dump_json()))
+    extra = {"result_pointers": [*state.result_pointers, pointer]} if pointer not in state.result_pointers else {}
+    return state.advance("judge_results", valid=cell_is_valid(cell), **extra)
+
+
+def _cell_from_state(state: RunState, providers: Providers) -> Any:
+    from benchwright.runs import CellResult
+
+    for pointer in state.result_pointers:
+        if pointer.endswith("cell.json"):
+            return CellResult.model_validate(providers.artifacts.get_json(pointer))
+    return load_cell(state, providers)
+
+
+def _record(state: RunState, providers: Providers) -> Any:
+    from benchwright.runs import RunRecord
+
+    record = providers.store.get_run(state.run_id)
+    if record is None:
+        spec = dict(state.spec)
+        record = RunRecord(run_id=state.run_id, spec_name=state.spec_name, spec=spec, status="running",
+                           started_at=state.created_at, tags=dict(spec.get("tags") or {}))
+    return record
+
+
+def store_results(state: RunState, providers: Providers) -> RunState:
+    """Durable first: the cell goes into the run record in the store (idempotent by run id)."""
+    cell = _cell_from_state(state, providers)
+    record = _record(state, providers)
+    record.cells = [c for c in record.cells if (c.cell_id, c.repeat) != (cell.cell_id, cell.repeat)] + [cell]
+    if state.status in ("aborted", "failed"):
+        record.status = state.status
+        record.error = state.error
+    providers.store.save_run(record)
+    return state.advance("store_results")
+
+
+def price_run(state: RunState, providers: Providers) -> RunState:
+    """Cost of this cell (target and runner time); zero locally."""
+    cell = _cell_from_state(state, providers)
+    duration = max(0.0, (utcnow() - state.created_at).total_seconds())
+    cost = providers.prices.estimate(state.spec, cell, duration)
+    if cost is None:
+        return state.advance("price_run")
+    measured = cell.measured
+    if measured is not None and cost.total > 0 and cost.ops_per_dollar is None:
+        cost.ops_per_dollar = measured.operations_total / cost.total
+    cell.cost = cost
+    record = _record(state, providers)
+    record.cells = [c for c in record.cells if (c.cell_id, c.repeat) != (cell.cell_id, cell.repeat)] + [cell]
+    total = sum(c.cost.total for c in record.cells if c.cost is not None)
+    record.cost = cost.model_copy(update={"total": total, "items": {}, "ops_per_dollar": None})
+    providers.store.save_run(record)
+    return state.advance("price_run", cost_total=cost.total)
+
+
+def notify(state: RunState, providers: Providers) -> RunState:
+    """Post the run's summary when this is the run's last cell (``extras['notify_cell']`` says which)."""
+    last = providers.extras.get("notify_cell")
+    if last is not None and last != (state.cell_id, state.repeat):
+        return state.advance("notify")
+    record = providers.store.get_run(state.run_id)
+    if record is not None:
+        finish = providers.extras.get("finish_run")
+        if callable(finish):
+            record = finish(record)
+        providers.extras["notified"] = True
+        try:
+            providers.notifier.notify(record)
+        except Exception as exc:  # a notification never loses a result
+            providers.extras.setdefault("warnings", []).append(f"notification failed: {type(exc).__name__}: {exc}")
+    return state.advance("notify")
+
+
+def teardown(state: RunState, providers: Providers) -> RunState:
+    """Stop runners still going and delete the target; runs on every path, safe to repeat."""
+    problems: list[str] = []
+    for handle in state.runners:
+        try:
+            if providers.launcher.status(handle) in ("starting", "running"):
+                providers.launcher.stop(handle)
+        except Exception as exc:
+            problems.append(f"runner {handle.id}: {exc}")
+    if state.target or state.spec.get("target", {}).get("provider") == "endpoint":
+        target = _target(state, providers)
+        with contextlib.suppress(Exception):
+            providers.metrics.collect(target, MetricsWindow(start=state.created_at, end=utcnow()))
+        try:
+            target.delete()
+        except Exception as exc:
+            problems.append(f"target: {exc}")
+    if problems:
+        raise TeardownFailed("; ".join(problems))
+    return state.advance("teardown", target={}, torn_down=True)

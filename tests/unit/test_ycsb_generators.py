@@ -1,0 +1,88 @@
+"""YCSB's distributions against theory, and YCSB-identical keys."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+
+import pytest
+
+from benchwright.runner.workloads.ycsb import generators as g
+from benchwright.runner.workloads.ycsb.workload import YcsbWorkload
+
+N = 100_000
+
+
+def test_keys_are_formed_as_ycsb_forms_them() -> None:
+    # The first keys of every hashed YCSB load (FNV-1 64 of 0, 1, 2).
+    w = YcsbWorkload({})
+    assert [w.key(i) for i in range(3)] == [
+        "user6284781860667377211",
+        "user8517097267634966620",
+        "user1820151046732198393",
+    ]
+    ordered = YcsbWorkload({"insertorder": "ordered", "zeropadding": "6"})
+    assert ordered.key(42) == "user000042"
+
+
+def test_zeta_tail_approximation_matches_ycsb_constant() -> None:
+    assert g.zeta(10_000_000_000, 0.99) == pytest.approx(g.SCRAMBLED_ZETAN_099, rel=1e-9)
+
+
+def test_zipfian_rank_frequencies_follow_the_power_law() -> None:
+    items, theta = 1000, 0.99
+    gen = g.ZipfianGenerator(random.Random(7), 0, items, theta)
+    counts = Counter(gen.next() for _ in range(N))
+    zetan = g.zeta(items, theta)
+    for rank in (1, 2, 10):
+        expected = N / rank**theta / zetan
+        assert counts[rank - 1] == pytest.approx(expected, rel=0.15)
+    assert min(counts) == 0 and max(counts) < items
+
+
+def test_scrambled_zipfian_spreads_hot_keys_but_stays_skewed() -> None:
+    gen = g.ScrambledZipfianGenerator(random.Random(3), 0, 9_999)
+    counts = Counter(gen.next() for _ in range(N))
+    top = counts.most_common(1)[0]
+    assert top[0] != 0  # the hottest item is scattered, not the first
+    assert top[1] > 20 * N / 10_000  # far above a uniform share
+    assert all(0 <= k < 10_000 for k in counts)
+
+
+def test_latest_prefers_the_newest_keys() -> None:
+    gen = g.SkewedLatestGenerator(random.Random(5), newest=9_999)
+    draws = [gen.next() for _ in range(N)]
+    assert sum(d >= 9_900 for d in draws) / N > 0.4
+    gen.advance(19_999)
+    assert max(gen.next() for _ in range(1000)) <= 19_999
+    assert Counter(gen.next() for _ in range(N)).most_common(1)[0][0] == 19_999
+
+
+def test_hotspot_sends_the_configured_share_to_the_hot_set() -> None:
+    gen = g.HotspotGenerator(random.Random(9), 0, 999, hot_data=0.2, hot_opn=0.8)
+    share = sum(gen.next() < 200 for _ in range(N)) / N
+    assert share == pytest.approx(0.8, abs=0.01)
+
+
+def test_exponential_puts_the_percentile_inside_the_span() -> None:
+    gen = g.ExponentialGenerator(random.Random(11), percentile=95, span=1000)
+    within = sum(gen.next() < 1000 for _ in range(N)) / N
+    assert within == pytest.approx(0.95, abs=0.01)
+
+
+def test_uniform_and_sequential_cover_the_range() -> None:
+    uni = g.UniformGenerator(random.Random(1), 10, 19)
+    counts = Counter(uni.next() for _ in range(N))
+    assert set(counts) == set(range(10, 20))
+    assert max(counts.values()) / min(counts.values()) < 1.1
+    seq = g.SequentialGenerator(0, 2)
+    assert [seq.next() for _ in range(5)] == [0, 1, 2, 0, 1]
+
+
+def test_operation_mix_matches_proportions() -> None:
+    chooser = g.DiscreteChooser(random.Random(2), [("READ", 0.95), ("UPDATE", 0.05), ("SCAN", 0.0)])
+    counts = Counter(chooser.next() for _ in range(N))
+    assert "SCAN" not in counts
+    assert counts["UPDATE"] / N == pytest.approx(0.05, abs=0.005)
+    assert math.isclose(sum(counts.values()), N)
