@@ -19,9 +19,9 @@ from infra.workflow import Workflow
 ROUTES = [
     ("runs", "GET"),
     ("runs", "POST"),
-    ("runs/{id}", "GET"),
-    ("runs/{id}/report", "GET"),
-    ("runs/{id}/cancel", "POST"),
+    ("runs/{run_id}", "GET"),
+    ("runs/{run_id}/report", "GET"),
+    ("runs/{run_id}/cancel", "POST"),
 ]
 
 
@@ -33,7 +33,10 @@ class Api(Construct):
     ) -> None:
         super().__init__(scope, cid)
         log_group = logs.LogGroup(
-            self, "ApiFunctionLogs", retention=logs.RetentionDays.ONE_MONTH, removal_policy=cdk.RemovalPolicy.DESTROY
+            self,
+            "ApiFunctionLogs",
+            retention=logs.RetentionDays.ONE_MONTH,
+            removal_policy=cdk.RemovalPolicy.DESTROY,
         )
         teardown = workflow.functions.get("Janitor") or workflow.functions["Teardown"]
         self.function = lambda_.Function(
@@ -80,7 +83,10 @@ class Api(Construct):
         teardown.grant_invoke(self.function)
 
         access_logs = logs.LogGroup(
-            self, "AccessLogs", retention=logs.RetentionDays.THREE_MONTHS, removal_policy=cdk.RemovalPolicy.DESTROY
+            self,
+            "AccessLogs",
+            retention=logs.RetentionDays.THREE_MONTHS,
+            removal_policy=cdk.RemovalPolicy.DESTROY,
         )
         self.rest_api = apigw.RestApi(
             self,
@@ -94,9 +100,16 @@ class Api(Construct):
                 stage_name="v1",
                 access_log_destination=apigw.LogGroupLogDestination(access_logs),
                 access_log_format=apigw.AccessLogFormat.json_with_standard_fields(
-                    caller=True, http_method=True, ip=True, protocol=True, request_time=True,
-                    resource_path=True, response_length=True, status=True, user=True,
-                ),  # fmt: skip
+                    caller=True,
+                    http_method=True,
+                    ip=True,
+                    protocol=True,
+                    request_time=True,
+                    resource_path=True,
+                    response_length=True,
+                    status=True,
+                    user=True,
+                ),
                 logging_level=apigw.MethodLoggingLevel.ERROR,
                 data_trace_enabled=False,
                 tracing_enabled=True,
@@ -125,7 +138,8 @@ class Api(Construct):
             description="Allows calling the Benchwright API",
             statements=[
                 iam.PolicyStatement(
-                    actions=["execute-api:Invoke"], resources=[self.rest_api.arn_for_execute_api("*", "/*", "v1")]
+                    actions=["execute-api:Invoke"],
+                    resources=[self.rest_api.arn_for_execute_api("*", "/*", "v1")],
                 )
             ],
         )

@@ -29,7 +29,9 @@ def _flag(value: Any, default: bool) -> bool:
 def build(app: cdk.App, stage: StageConfig | None = None) -> BenchwrightStack:
     """Build the stack into ``app``; the stage comes from the app's context unless given."""
     if stage is None:
-        stage = load_stage(app.node.try_get_context("benchwright"), app.node.try_get_context("benchwright:config"))
+        stage = load_stage(
+            app.node.try_get_context("benchwright"), app.node.try_get_context("benchwright:config")
+        )
     stack = BenchwrightStack(
         app,
         stage.stack_name,

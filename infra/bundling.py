@@ -73,8 +73,11 @@ class LocalPipBundler:
         return True
 
 
-def lambda_code() -> lambda_.Code:
-    """The shared code asset. Its source path is functions/ (small); the hash covers src/ too."""
+def lambda_code(bundle: bool = True) -> lambda_.Code:
+    """The shared code asset. Its source path is functions/ (small); the hash covers src/ too.
+    ``bundle=False`` (context benchwright:bundle=false) makes a template-only asset for quick checks."""
+    if not bundle:
+        return lambda_.Code.from_asset(str(REPO_ROOT / "functions"))
     return lambda_.Code.from_asset(
         str(REPO_ROOT / "functions"),
         asset_hash_type=cdk.AssetHashType.CUSTOM,

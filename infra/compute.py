@@ -69,7 +69,10 @@ class Compute(Construct):
             container_insights_v2=ecs.ContainerInsights.ENABLED,
         )
         self.log_group = logs.LogGroup(
-            self, "RunnerLogs", retention=logs.RetentionDays.ONE_MONTH, removal_policy=cdk.RemovalPolicy.DESTROY
+            self,
+            "RunnerLogs",
+            retention=logs.RetentionDays.ONE_MONTH,
+            removal_policy=cdk.RemovalPolicy.DESTROY,
         )
         self.task_role = iam.Role(
             self,
@@ -122,7 +125,9 @@ class Compute(Construct):
             block_devices=[
                 ec2.BlockDevice(
                     device_name="/dev/xvda",
-                    volume=ec2.BlockDeviceVolume.ebs(30, encrypted=True, volume_type=ec2.EbsDeviceVolumeType.GP3),
+                    volume=ec2.BlockDeviceVolume.ebs(
+                        30, encrypted=True, volume_type=ec2.EbsDeviceVolumeType.GP3
+                    ),
                 )
             ],
             instance_initiated_shutdown_behavior=ec2.InstanceInitiatedShutdownBehavior.TERMINATE,

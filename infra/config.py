@@ -196,7 +196,7 @@ class StageConfig(_Model):
         return f"benchwright-{self.name}"
 
 
-def _field_of(error: dict[str, Any], message: str) -> str:
+def _field_of(error: Any, message: str) -> str:
     loc = ".".join(str(p) for p in error.get("loc", ()))
     # Model-level validators report "field: reason"; lift the field into the path.
     head, sep, _ = message.partition(": ")

@@ -52,4 +52,3 @@ METRIC_RUN_COST = "RunCostUSD"  # emitted by the Price stage: estimated cost of 
 
 # Where the nightly suite lives in the results bucket (uploaded by the stack).
 SUITE_PREFIX = "suites/nightly/"
-

@@ -108,7 +108,11 @@ class Monitoring(Construct):
                         threshold=100,
                         threshold_type="PERCENTAGE",
                     ),
-                    subscribers=[budgets.CfnBudget.SubscriberProperty(subscription_type="SNS", address=self.topic.topic_arn)],
+                    subscribers=[
+                        budgets.CfnBudget.SubscriberProperty(
+                            subscription_type="SNS", address=self.topic.topic_arn
+                        )
+                    ],
                 )
             ],
         )

@@ -44,7 +44,9 @@ class Network(Construct):
         private_type = ec2.SubnetType.PRIVATE_ISOLATED if isolated else ec2.SubnetType.PRIVATE_WITH_EGRESS
         subnets = [ec2.SubnetConfiguration(name="private", subnet_type=private_type, cidr_mask=20)]
         if not isolated:
-            subnets.append(ec2.SubnetConfiguration(name="public", subnet_type=ec2.SubnetType.PUBLIC, cidr_mask=24))
+            subnets.append(
+                ec2.SubnetConfiguration(name="public", subnet_type=ec2.SubnetType.PUBLIC, cidr_mask=24)
+            )
         self.vpc = ec2.Vpc(
             self,
             "Vpc",
@@ -66,7 +68,10 @@ class Network(Construct):
         self.vpc.add_gateway_endpoint("DynamoDb", service=ec2.GatewayVpcEndpointAwsService.DYNAMODB)
 
         self.runner_sg = ec2.SecurityGroup(
-            self, "RunnerSg", vpc=self.vpc, description="Benchwright runners: egress to targets and AWS APIs only"
+            self,
+            "RunnerSg",
+            vpc=self.vpc,
+            description="Benchwright runners: egress to targets and AWS APIs only",
         )
         self.target_sg = ec2.SecurityGroup(
             self,
@@ -76,13 +81,18 @@ class Network(Construct):
             description="Benchwright targets: database ports from runners only",
         )
         self.probe_sg = ec2.SecurityGroup(
-            self, "ProbeSg", vpc=self.vpc, description="Benchwright readiness probe Lambda: database ports only"
+            self,
+            "ProbeSg",
+            vpc=self.vpc,
+            description="Benchwright readiness probe Lambda: database ports only",
         )
         for name, port in DB_PORTS.items():
             self.target_sg.add_ingress_rule(self.runner_sg, ec2.Port.tcp(port), f"runner to {name}")
             self.target_sg.add_ingress_rule(self.probe_sg, ec2.Port.tcp(port), f"readiness probe to {name}")
         # Self-managed clusters (YugabyteDB on EC2) talk to each other inside the target group.
-        self.target_sg.add_ingress_rule(self.target_sg, ec2.Port.tcp_range(7000, 9100), "cluster-internal RPC")
+        self.target_sg.add_ingress_rule(
+            self.target_sg, ec2.Port.tcp_range(7000, 9100), "cluster-internal RPC"
+        )
 
         endpoint_sg = ec2.SecurityGroup(
             self, "EndpointSg", vpc=self.vpc, allow_all_outbound=False, description="VPC interface endpoints"

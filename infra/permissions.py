@@ -39,7 +39,9 @@ DELETE = [
 ]  # fmt: skip
 
 
-def _statement(actions: list[str], resources: list[str], **conditions: dict[str, object]) -> iam.PolicyStatement:
+def _statement(
+    actions: list[str], resources: list[str], **conditions: dict[str, object]
+) -> iam.PolicyStatement:
     return iam.PolicyStatement(actions=actions, resources=resources, conditions=conditions or None)
 
 
@@ -48,21 +50,23 @@ def _describe(fn: lambda_.Function) -> None:
 
 
 def _create(fn: lambda_.Function, stage: StageConfig, compute: Compute) -> None:
-    fn.add_to_role_policy(
-        _statement(CREATE, ["*"], StringEquals={f"aws:RequestTag/{c.TAG_MANAGED}": "true"})
-    )
+    fn.add_to_role_policy(_statement(CREATE, ["*"], StringEquals={f"aws:RequestTag/{c.TAG_MANAGED}": "true"}))
     # RDS-managed master passwords: RDS creates the secret on our behalf, named rds!...
     fn.add_to_role_policy(
         _statement(
             ["secretsmanager:CreateSecret", "secretsmanager:TagResource"],
-            [cdk.Stack.of(fn).format_arn(service="secretsmanager", resource="secret", resource_name="rds!*",
-                                         arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME)],
+            [
+                cdk.Stack.of(fn).format_arn(
+                    service="secretsmanager",
+                    resource="secret",
+                    resource_name="rds!*",
+                    arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
+                )
+            ],
         )
     )
     fn.add_to_role_policy(_statement(["iam:PassRole"], [compute.instance_role.role_arn]))
-    fn.add_to_role_policy(
-        _statement(["ec2:RunInstances"], [compute.launch_template_arn()])
-    )
+    fn.add_to_role_policy(_statement(["ec2:RunInstances"], [compute.launch_template_arn()]))
 
 
 def _delete(fn: lambda_.Function) -> None:
@@ -122,7 +126,9 @@ def _ingest(fn: lambda_.Function, storage: Storage) -> None:
         fn.add_to_role_policy(_statement(["timestream:DescribeEndpoints"], ["*"]))
     if storage.influx is not None:
         fn.add_to_role_policy(
-            _statement(["secretsmanager:GetSecretValue"], [storage.influx.attr_influx_auth_parameters_secret_arn])
+            _statement(
+                ["secretsmanager:GetSecretValue"], [storage.influx.attr_influx_auth_parameters_secret_arn]
+            )
         )
 
 
@@ -145,21 +151,34 @@ def _janitor(fn: lambda_.Function) -> None:
 GRANTS: dict[str, Callable[[lambda_.Function, StageConfig, Storage, Compute], None]] = {
     "ValidateSpec": lambda fn, st, s, cp: None,
     "ExpandMatrix": lambda fn, st, s, cp: None,
-    "ProvisionTarget": lambda fn, st, s, cp: (_describe(fn), _create(fn, st, cp)) and None,
-    "CheckTarget": lambda fn, st, s, cp: (_describe(fn), _read_run_secrets(fn)) and None,
-    "LaunchRunner": lambda fn, st, s, cp: (_launch(fn, cp), _create(fn, st, cp)) and None,
-    "CheckRunner": lambda fn, st, s, cp: (_check_runner(fn, cp), _describe(fn)) and None,
+    "ProvisionTarget": lambda fn, st, s, cp: None,
+    "CheckTarget": lambda fn, st, s, cp: None,
+    "LaunchRunner": lambda fn, st, s, cp: None,
+    "CheckRunner": lambda fn, st, s, cp: None,
     "CollectMetrics": lambda fn, st, s, cp: _metrics(fn),
     "Judge": lambda fn, st, s, cp: _history(fn, s),
     "Ingest": lambda fn, st, s, cp: _ingest(fn, s),
-    "Price": lambda fn, st, s, cp: (_price(fn), _put_metric(fn)) and None,
+    "Price": lambda fn, st, s, cp: None,
     "Notify": lambda fn, st, s, cp: _history(fn, s),
     "SummarizeSuite": lambda fn, st, s, cp: _history(fn, s),
-    "Teardown": lambda fn, st, s, cp: (_describe(fn), _delete(fn)) and None,
-    "Janitor": lambda fn, st, s, cp: (_describe(fn), _delete(fn), _janitor(fn), _put_metric(fn)) and None,
+    "Teardown": lambda fn, st, s, cp: None,
+    "Janitor": lambda fn, st, s, cp: None,
 }
+# The ASL's names for the same stages (kept in step with statemachines/*.asl.json).
+GRANTS["JudgeResults"] = GRANTS["Judge"]
+GRANTS["StoreResults"] = GRANTS["Ingest"]
+GRANTS["PriceRun"] = GRANTS["Price"]
 NEEDS_SLACK = {"Notify", "SummarizeSuite"}
-READ_ONLY_BUCKET = {"ValidateSpec", "ExpandMatrix", "Judge", "Notify", "SummarizeSuite", "Price"}
+READ_ONLY_BUCKET = {
+    "ValidateSpec",
+    "ExpandMatrix",
+    "Judge",
+    "JudgeResults",
+    "Notify",
+    "SummarizeSuite",
+    "Price",
+    "PriceRun",
+}
 
 
 def grant_stage_permissions(
@@ -169,7 +188,8 @@ def grant_stage_permissions(
     grant = GRANTS.get(state)
     if grant is None:
         cdk.Annotations.of(fn).add_warning_v2(
-            "benchwright:unknown-state", f"no IAM profile for state {state}: it gets results-bucket access only"
+            "benchwright:unknown-state",
+            f"no IAM profile for state {state}: it gets results-bucket access only",
         )
     else:
         grant(fn, stage, storage, compute)

@@ -18,14 +18,21 @@ from infra.workflow import Workflow
 class BenchwrightStack(cdk.Stack):
     """One deployment (stage) of the service."""
 
-    def __init__(self, scope: Construct, cid: str, *, stage: StageConfig, build_image: bool, **kw: object) -> None:
+    def __init__(
+        self, scope: Construct, cid: str, *, stage: StageConfig, build_image: bool, **kw: object
+    ) -> None:
         super().__init__(scope, cid, **kw)  # type: ignore[arg-type]
         for key, value in {c.TAG_MANAGED: "true", c.TAG_STAGE: stage.name, c.TAG_OWNER: stage.owner}.items():
             cdk.Tags.of(self).add(key, value)
         self.network = Network(self, "Network", stage=stage)
         self.storage = Storage(self, "Storage", stage=stage, network=self.network)
         self.compute = Compute(
-            self, "Compute", stage=stage, network=self.network, results=self.storage.results, build_image=build_image
+            self,
+            "Compute",
+            stage=stage,
+            network=self.network,
+            results=self.storage.results,
+            build_image=build_image,
         )
         self.workflow = Workflow(
             self, "Workflow", stage=stage, network=self.network, storage=self.storage, compute=self.compute

@@ -100,7 +100,9 @@ class Storage(Construct):
         self.influx_sg = ec2.SecurityGroup(
             self, "InfluxSg", vpc=network.vpc, allow_all_outbound=False, description="Timestream for InfluxDB"
         )
-        self.influx_sg.add_ingress_rule(network.probe_sg, ec2.Port.tcp(INFLUX_PORT), "ingest Lambda to InfluxDB")
+        self.influx_sg.add_ingress_rule(
+            network.probe_sg, ec2.Port.tcp(INFLUX_PORT), "ingest Lambda to InfluxDB"
+        )
         subnets = network.vpc.select_subnets(subnet_group_name="private").subnet_ids
         # No password in the template: the service stores generated credentials in Secrets Manager
         # (attribute InfluxAuthParametersSecretArn), which the ingest Lambda reads.

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import aws_cdk as cdk
-from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
@@ -34,8 +33,9 @@ from infra.storage import Storage
 
 PLACEHOLDER = re.compile(r"\$\{([A-Za-z0-9]+)\}")
 # States whose Lambda must sit in the VPC (they open connections to targets or to InfluxDB).
-IN_VPC = {"CheckTarget", "Ingest"}
+IN_VPC = {"CheckTarget", "Ingest", "StoreResults"}
 JANITOR = "Janitor"
+SCHEDULER_INPUT_LIMIT = 8000  # EventBridge Scheduler target input is at most 8192 characters
 
 
 def placeholders(path: Path) -> list[str]:
@@ -54,6 +54,8 @@ def handler_map() -> dict[str, str]:
     except ImportError:
         return {}
     raw: dict[str, str] = dict(getattr(module, "HANDLERS", {}) or {})
+    if getattr(module, "JANITOR_HANDLER", None):
+        raw[JANITOR] = module.JANITOR_HANDLER
     out = {}
     for state, target in raw.items():
         target = target.replace("/", ".").removesuffix(".py")
@@ -88,7 +90,8 @@ class Workflow(Construct):
         self.network = network
         self.storage = storage
         self.compute = compute
-        self.code = lambda_code()
+        bundle = str(self.node.try_get_context("benchwright:bundle")).lower() not in {"false", "0"}
+        self.code = lambda_code(bundle)
         self.handlers = handler_map()
         self.functions: dict[str, lambda_.Function] = {}
 
@@ -205,8 +208,9 @@ class Workflow(Construct):
 
     # ------------------------------------------------------------------ state machines
     def state_machine(self, name: str, path: Path, extra: dict[str, str]) -> sfn.StateMachine:
-        subs = dict(extra)
-        for ph in placeholders(path):
+        used = placeholders(path)
+        subs = {k: v for k, v in extra.items() if k in used}
+        for ph in used:
             if ph.endswith("FunctionArn"):
                 subs[ph] = self.functions[ph.removesuffix("FunctionArn")].function_arn
         missing = [ph for ph in placeholders(path) if ph not in subs]
@@ -233,27 +237,46 @@ class Workflow(Construct):
         return machine
 
     # ------------------------------------------------------------------ schedules
-    def nightly(self, suite_asl: Path) -> str:
-        """Upload the nightly suite specs into the bucket and schedule the suite workflow."""
-        sources = []
-        specs = []
+    def nightly_suite(self) -> dict[str, Any]:
+        """The nightly suite: every benchmark of the configured spec files, validated now (a bad spec
+        fails synth naming its file and field) and merged into one suite document."""
+        from benchwright.errors import SpecError
+        from benchwright.spec import load_suite
+
+        benchmarks: list[dict[str, Any]] = []
         for rel in self.stage.schedule.suite:
             path = c.REPO_ROOT / rel
             if not path.is_file():
-                from benchwright.errors import SpecError
-
                 raise SpecError("stage.schedule.suite", f"{rel}: no such spec file")
-            specs.append(path.name)
-            sources.append(s3deploy.Source.data(f"{c.SUITE_PREFIX}{path.name}", path.read_text(encoding="utf-8")))
-        s3deploy.BucketDeployment(
-            self,
-            "NightlySuite",
-            sources=sources,
-            destination_bucket=self.storage.results,
-            prune=False,
-            retain_on_delete=False,
-            memory_limit=256,
-        )
+            suite = load_suite(path)
+            benchmarks += [b.model_dump(mode="json", exclude_defaults=True) for b in suite.benchmarks]
+        names = [b["name"] for b in benchmarks]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise SpecError("stage.schedule.suite", f"benchmark names must be unique: {', '.join(dupes)}")
+        return {"suite": f"nightly-{self.stage.name}", "benchmarks": benchmarks}
+
+    def nightly(self, suite_asl: Path) -> str:
+        """Schedule the suite workflow with the nightly suite. The suite travels inline in the
+        schedule's input when it fits (Scheduler allows 8 KiB); otherwise the stack stores it in the
+        results bucket and the input points at it (``suite_source``)."""
+        suite = self.nightly_suite()
+        inline = json.dumps(suite, separators=(",", ":"))
+        suite_input: dict[str, Any] = {"trigger": "schedule", "tags": {"trigger": "nightly"}}
+        if len(inline) <= SCHEDULER_INPUT_LIMIT:
+            suite_input["suite"] = suite
+        else:
+            key = f"{c.SUITE_PREFIX}suite.json"
+            s3deploy.BucketDeployment(
+                self,
+                "NightlySuite",
+                sources=[s3deploy.Source.data(key, inline)],
+                destination_bucket=self.storage.results,
+                prune=False,
+                retain_on_delete=False,
+                memory_limit=256,
+            )
+            suite_input["suite_source"] = {"bucket": self.storage.results.bucket_name, "key": key}
         role = iam.Role(
             self,
             "SchedulerRole",
@@ -261,10 +284,6 @@ class Workflow(Construct):
             description="EventBridge Scheduler: start the nightly suite",
         )
         self.suite.grant_start_execution(role)
-        suite_input = {
-            "trigger": "schedule",
-            "suite": {"bucket": self.storage.results.bucket_name, "keys": [c.SUITE_PREFIX + s for s in specs]},
-        }
         scheduler.CfnSchedule(
             self,
             "NightlySchedule",

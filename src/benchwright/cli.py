@@ -16,10 +16,21 @@ from benchwright.errors import BenchwrightError
 
 # Each module has register(subparsers); the subcommand's handler is stored as args.handler.
 COMMAND_MODULES = [
+    "benchwright.commands.redisbench",
+    "benchwright.commands.tool",
     "benchwright.commands.ycsb",
+    "benchwright.commands.tpcc",
+    "benchwright.commands.tpcb",
+    "benchwright.commands.oltp",
+    "benchwright.commands.sql",
     "benchwright.commands.runner",
     "benchwright.commands.validate",
     "benchwright.commands.run",
+    "benchwright.commands.history",
+    "benchwright.commands.show",
+    "benchwright.commands.compare",
+    "benchwright.commands.report",
+    "benchwright.commands.cloud",
 ]
 
 

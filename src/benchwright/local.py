@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from benchwright.errors import BenchwrightError, RunnerFailed
 from benchwright.providers.base import Providers
 from benchwright.runs import RunRecord
-from benchwright.spec import BenchmarkSpec, Cell, SuiteSpec, expand_matrix
+from benchwright.spec import BenchmarkSpec, Cell, SuiteSpec, enabled_phases, expand_matrix, spec_dict
 from benchwright.stages import STAGE_ORDER, RunState, stage_function, utcnow
 from benchwright.stages import steps as st
 
@@ -38,30 +39,42 @@ def new_run_id() -> str:
 
 
 # ---------------------------------------------------------------- reduced size for tests and CI
+# Property names (after any "workload." prefix such as tpcc. or redisbench.) and their quick-run caps.
 QUICK_PROPERTIES = {
-    "recordcount": 500, "operationcount": 1000, "insertcount": 500, "warehouses": 1, "scale": 1,
-    "tables": 2, "table_size": 200, "rows": 200, "requests": 2000, "keyspace": 1000, "keys": 1000,
+    "recordcount": 500,
+    "operationcount": 1000,
+    "insertcount": 500,
+    "warehouses": 1,
+    "scale": 1,
+    "tables": 2,
+    "table_size": 200,
+    "rows": 200,
+    "requests": 2000,
+    "keyspace": 1000,
+    "keys": 1000,
+    "threadcount": 2,
+    "clients": 2,
+    "threads": 2,
+    "fieldlength": 1000,
+    "datasize": 1000,
 }
 
 
 def scale_down(spec: BenchmarkSpec, seconds: float = 2.0, threads: int = 2) -> BenchmarkSpec:
     """A small version of a spec (the ``--quick`` option): few records, short phases, few threads."""
-    data = spec.model_dump(mode="json")
-    props = data["workload"]["properties"]
-    for key, limit in QUICK_PROPERTIES.items():
-        if key in props:
+    data = spec_dict(spec)
+    props = data["workload"].setdefault("properties", {})
+    for key, value in list(props.items()):
+        limit = QUICK_PROPERTIES.get(key.rsplit(".", 1)[-1])
+        if limit is not None:
             with contextlib.suppress(TypeError, ValueError):
-                props[key] = min(int(float(props[key])), limit)
-    for key in ("threadcount", "clients", "threads"):
-        if key in props:
-            with contextlib.suppress(TypeError, ValueError):
-                props[key] = min(int(props[key]), threads)
-    if "fieldlength" in props:
-        with contextlib.suppress(TypeError, ValueError):
-            props["fieldlength"] = min(int(props["fieldlength"]), 1000)
+                props[key] = min(int(float(value)), threads if limit == 2 else limit)
     if "maxexecutiontime" in props:
         props["maxexecutiontime"] = min(int(float(props["maxexecutiontime"])), int(seconds))
-    for name, phase in data["workload"]["phases"].items():
+    phases = data["workload"].setdefault("phases", {})
+    if "run" in enabled_phases(spec):
+        phases.setdefault("run", {})
+    for name, phase in phases.items():
         if phase is None:
             continue
         if phase.get("threads"):
@@ -75,10 +88,11 @@ def scale_down(spec: BenchmarkSpec, seconds: float = 2.0, threads: int = 2) -> B
     matrix = {}
     for path, values in data.get("matrix", {}).items():
         small = values[:2]
-        if path.endswith(("threadcount", ".threads", "clients")):
-            small = sorted({min(int(v), threads) for v in small})
-        elif path.endswith("fieldlength"):
-            small = sorted({min(int(v), 1000) for v in small})
+        limit = QUICK_PROPERTIES.get(path.rsplit(".", 1)[-1])
+        if path.endswith(".threads"):
+            limit = threads
+        if limit is not None and all(isinstance(v, (int, float)) for v in small):
+            small = sorted({min(int(v), threads if limit == 2 else limit) for v in small})
         matrix[path] = small
     data["matrix"] = matrix
     data["repeats"] = 1
@@ -88,7 +102,10 @@ def scale_down(spec: BenchmarkSpec, seconds: float = 2.0, threads: int = 2) -> B
 
 # ---------------------------------------------------------------- waiting
 def wait_until(
-    state: RunState, providers: Providers, stage: str, done: Callable[[RunState], bool],
+    state: RunState,
+    providers: Providers,
+    stage: str,
+    done: Callable[[RunState], bool],
     on_poll: Callable[[RunState], None] | None = None,
 ) -> RunState:
     """Call a non-blocking ``check_`` stage until ``done`` (its own deadline raises on timeout)."""
@@ -116,6 +133,27 @@ def sigint_deferred() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+class LogTail:
+    """New lines of the runners' logs since the last call: the runner's progress on our console."""
+
+    def __init__(self, paths: list[Path]) -> None:
+        self.offsets = {p: 0 for p in paths}
+
+    def new_lines(self) -> list[str]:
+        lines: list[str] = []
+        for path, offset in self.offsets.items():
+            try:
+                with open(path, "rb") as f:
+                    f.seek(offset)
+                    data = f.read()
+            except OSError:
+                continue
+            complete = data[: data.rfind(b"\n") + 1]
+            self.offsets[path] = offset + len(complete)
+            lines += [x for x in complete.decode(errors="replace").splitlines() if x.strip()]
+        return lines
+
+
 # ---------------------------------------------------------------- one cell
 @dataclass
 class CellOutcome:
@@ -135,11 +173,11 @@ class Orchestrator:
 
     def say(self, text: str) -> None:
         self.events.append(text)
-        self.console.print(text, highlight=False)
+        self.console.print(text, highlight=False, soft_wrap=True)
 
     def run_cell(self, state: RunState) -> CellOutcome:
         p = self.providers
-        label = f"[{state.cell_id} #{state.repeat + 1}]"
+        label = escape(f"[{state.cell_id} #{state.repeat + 1}]")
         interrupted = False
         error: BaseException | None = None
         try:
@@ -148,16 +186,31 @@ class Orchestrator:
                     state = wait_until(state, p, stage, lambda s: s.target_status == "ready")
                     self.say(f"{label} target ready: {_describe(state)}")
                 elif stage == "check_runner":
-                    state = wait_until(state, p, stage, lambda s: s.runner_status == "succeeded")
+                    tail = LogTail([Path(h.log_pointer) for h in state.runners if h.log_pointer])
+                    try:
+                        state = wait_until(
+                            state,
+                            p,
+                            stage,
+                            lambda s: s.runner_status == "succeeded",
+                            lambda s: [self.say(f"{label} {escape(line)}") for line in tail.new_lines()],
+                        )
+                    finally:
+                        for line in tail.new_lines():
+                            self.say(f"{label} {escape(line)}")
                     self.say(f"{label} runner finished")
                 else:
                     state = stage_function(stage)(state, p)
                     if stage == "provision_target":
-                        self.say(f"{label} provisioning {state.spec['target']['engine']} "
-                                 f"({state.spec['target']['provider']})")
+                        self.say(
+                            f"{label} provisioning {state.spec['target']['engine']} "
+                            f"({state.spec['target']['provider']})"
+                        )
                     elif stage == "launch_runner":
                         pids = ", ".join(h.id for h in state.runners)
-                        self.say(f"{label} runner started (pid {pids}); logs in {state.runners[0].log_pointer}")
+                        self.say(
+                            f"{label} runner started (pid {pids}); logs in {state.runners[0].log_pointer}"
+                        )
         except KeyboardInterrupt:
             interrupted = True
         except BenchwrightError as exc:
@@ -186,9 +239,15 @@ class Orchestrator:
         aborted = interrupted or isinstance(error, RunnerFailed)
         status = "aborted" if aborted else "failed"
         message = "interrupted (Ctrl-C)" if interrupted else f"{type(error).__name__}: {error}"
-        self.say(f"[{state.cell_id} #{state.repeat + 1}] [yellow]{status}[/yellow]: {message}")
-        state = state.model_copy(update={"status": status, "error": message, "error_type":
-                                         "Interrupted" if interrupted else type(error).__name__})
+        label = escape(f"[{state.cell_id} #{state.repeat + 1}]")
+        self.say(f"{label} [yellow]{status}[/yellow]: {escape(message)}")
+        state = state.model_copy(
+            update={
+                "status": status,
+                "error": message,
+                "error_type": "Interrupted" if interrupted else type(error).__name__,
+            }
+        )
         if not state.runners:
             return state
         for handle in state.runners:
@@ -199,7 +258,7 @@ class Orchestrator:
             state = st.collect_metrics(state, p)
             state = st.judge_results(state, p)
             state = st.store_results(state, p)
-            self.say(f"[{state.cell_id} #{state.repeat + 1}] partial result stored ({status})")
+            self.say(f"{label} partial result stored ({status})")
         except Exception as exc:  # never let salvage hide the teardown
             self.say(f"[red]could not store the partial result:[/red] {type(exc).__name__}: {exc}")
         return state
@@ -235,8 +294,13 @@ def run_spec(
     order = [(c, r) for c in cells for r in range(spec.repeats)]
     providers.extras["notify_cell"] = (order[-1][0].cell_id, order[-1][1])
     record = RunRecord(
-        run_id=run_id, spec_name=spec.name, spec=spec.model_dump(mode="json"), status="running",
-        started_at=utcnow(), environment=_environment(), tags=dict(spec.tags),
+        run_id=run_id,
+        spec_name=spec.name,
+        spec=spec.model_dump(mode="json"),
+        status="running",
+        started_at=utcnow(),
+        environment=_environment(),
+        tags=dict(spec.tags),
     )
     providers.store.save_run(record)
     finished: dict[str, RunRecord] = {}
@@ -250,7 +314,10 @@ def run_spec(
         rec.environment = {**_environment(), **rec.environment}
         with contextlib.suppress(Exception):
             rec.verdict = _verdict(rec, providers, spec)
-        report = write_report(rec, out_dir)
+        history: list[RunRecord] = []
+        with contextlib.suppress(Exception):
+            history = providers.store.history(rec.spec_name, limit=20)
+        report = write_report(rec, out_dir, history)
         rec.report = str(report) if report else None
         providers.store.save_run(rec)
         finished["done"] = rec
@@ -258,12 +325,21 @@ def run_spec(
 
     providers.extras["finish_run"] = finish
     orch = Orchestrator(providers, console)
-    orch.say(f"run {run_id}: {spec.name}, {len(cells)} cell(s) x {spec.repeats} repeat(s), results in {out_dir}")
+    orch.say(
+        f"run {run_id}: {spec.name}, {len(cells)} cell(s) x {spec.repeats} repeat(s), results in {out_dir}"
+    )
     outcome_status, error, interrupted = "succeeded", None, False
     try:
         for cell, repeat in order:
-            state = RunState(run_id=run_id, spec_name=spec.name, cell_id=cell.cell_id, repeat=repeat,
-                             parameters=cell.parameters, spec=cell.spec.model_dump(mode="json"), poll_seconds=POLL_S)
+            state = RunState(
+                run_id=run_id,
+                spec_name=spec.name,
+                cell_id=cell.cell_id,
+                repeat=repeat,
+                parameters=cell.parameters,
+                spec=spec_dict(cell.spec),
+                poll_seconds=POLL_S,
+            )
             outcome = orch.run_cell(state)
             if outcome.status != "succeeded":
                 outcome_status, error, interrupted = outcome.status, outcome.error, outcome.interrupted
@@ -313,24 +389,16 @@ def _verdict(record: RunRecord, providers: Providers, spec: BenchmarkSpec) -> An
     return compare_with_history(record, history, min_effect=spec.validity.min_effect)
 
 
-def write_report(record: RunRecord, out_dir: Path) -> Path | None:
-    """The HTML report of the store+report engineer when installed; else a plain fallback page."""
+def write_report(record: RunRecord, out_dir: Path, history: list[RunRecord] | None = None) -> Path | None:
+    """The HTML report (benchwright.report.html); a plain page if rendering fails, so the run is never lost."""
+    from benchwright.report.html import write_report as render
+
     path = out_dir / "report.html"
     try:
-        from benchwright.report import html as html_report  # type: ignore[attr-defined]
-    except ImportError:
-        html_report = None
-    writer = getattr(html_report, "write_report", None) if html_report is not None else None
-    if callable(writer):
-        try:
-            result = writer(record, path)
-            return Path(result) if isinstance(result, (str, Path)) else path
-        except Exception as exc:  # a broken report never loses the run: fall back
-            fallback = f"<p>report generation failed: {type(exc).__name__}</p>"
-            path.write_text(_fallback_html(record, fallback))
-            return path
-    path.write_text(_fallback_html(record, ""))
-    return path
+        return render(record, path, [h for h in history or [] if h.run_id != record.run_id])
+    except Exception as exc:  # a broken report never loses the run: fall back
+        path.write_text(_fallback_html(record, f"<p>report generation failed: {type(exc).__name__}</p>"))
+        return path
 
 
 def _fallback_html(record: RunRecord, note: str) -> str:
@@ -340,8 +408,10 @@ def _fallback_html(record: RunRecord, note: str) -> str:
     for cell in record.cells:
         for phase, doc in cell.phases.items():
             flags = "; ".join(f"{f.severity}: {f.code}" for f in cell.validity) if phase == "run" else ""
-            rows.append(f"<tr><td>{escape(cell.cell_id)}</td><td>{cell.repeat + 1}</td><td>{escape(phase)}</td>"
-                        f"<td>{doc.operations_total}</td><td>{doc.throughput:,.0f}</td><td>{escape(flags)}</td></tr>")
+            rows.append(
+                f"<tr><td>{escape(cell.cell_id)}</td><td>{cell.repeat + 1}</td><td>{escape(phase)}</td>"
+                f"<td>{doc.operations_total}</td><td>{doc.throughput:,.0f}</td><td>{escape(flags)}</td></tr>"
+            )
     return (
         "<!doctype html><meta charset=utf-8><title>Benchwright " + escape(record.spec_name) + "</title>"
         f"<h1>{escape(record.spec_name)}</h1><p>run {escape(record.run_id)}: {escape(record.status)}</p>{note}"

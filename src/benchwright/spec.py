@@ -109,7 +109,9 @@ class RdsStorage(_Model):
         if t in ("gp2", "gp3") and size < 20:
             raise ValueError(f"{t} storage needs size_gb >= 20")
         if t == "gp2" and (iops is not None or self.throughput_mbps is not None):
-            raise ValueError("gp2 IOPS follow the size (3 per GB, burst to 3000): drop iops, or use gp3/io1/io2")
+            raise ValueError(
+                "gp2 IOPS follow the size (3 per GB, burst to 3000): drop iops, or use gp3/io1/io2"
+            )
         if t in ("io1", "io2"):
             if iops is None:
                 raise ValueError(f"{t} storage needs iops")
@@ -306,7 +308,9 @@ class Ec2Target(_TargetBase):
             if self.presplit is not None:
                 raise ValueError("presplit applies to yugabytedb-3node only")
         if self.availability_zones is not None and len(self.availability_zones) != self.nodes:
-            raise ValueError(f"availability_zones lists {len(self.availability_zones)} AZs for {self.nodes} nodes")
+            raise ValueError(
+                f"availability_zones lists {len(self.availability_zones)} AZs for {self.nodes} nodes"
+            )
         return self
 
 
@@ -351,9 +355,17 @@ class RunnerSpec(_Model):
             if size.instance_type:
                 raise ValueError("size.instance_type is for platform ec2; Fargate takes cpu and memory_mb")
             if size.cpu is not None and size.cpu not in FARGATE_CPU:
-                raise ValueError(f"size.cpu {size.cpu} is not a Fargate size ({', '.join(map(str, FARGATE_CPU))})")
-            if size.cpu and size.memory_mb and not size.cpu * 2048 <= size.memory_mb <= max(size.cpu * 8192, 2048):
-                raise ValueError(f"size.memory_mb {size.memory_mb} is outside Fargate's range for {size.cpu} vCPU")
+                raise ValueError(
+                    f"size.cpu {size.cpu} is not a Fargate size ({', '.join(map(str, FARGATE_CPU))})"
+                )
+            if (
+                size.cpu
+                and size.memory_mb
+                and not size.cpu * 2048 <= size.memory_mb <= max(size.cpu * 8192, 2048)
+            ):
+                raise ValueError(
+                    f"size.memory_mb {size.memory_mb} is outside Fargate's range for {size.cpu} vCPU"
+                )
         if self.platform == "ec2" and not size.instance_type:
             raise ValueError("platform ec2 needs size.instance_type")
         if self.platform == "local":
@@ -383,7 +395,11 @@ class Phases(_Model):
 
     @model_validator(mode="after")
     def _rules(self) -> Phases:
-        if self.warmup is not None and self.warmup.enabled and not (self.warmup.duration_s or self.warmup.operation_count):
+        if (
+            self.warmup is not None
+            and self.warmup.enabled
+            and not (self.warmup.duration_s or self.warmup.operation_count)
+        ):
             raise ValueError("warmup needs duration_s or operation_count")
         if not any(p is not None and p.enabled for p in (self.load, self.warmup, self.run)):
             raise ValueError("at least one phase must be enabled")
@@ -462,7 +478,9 @@ class BenchmarkSpec(_Model):
     def _tags(cls, tags: dict[str, str]) -> dict[str, str]:
         for k, v in tags.items():
             if not re.match(r"^[A-Za-z0-9_.:/=+@-]{1,128}$", k) or len(v) > 256:
-                raise ValueError(f"tag {k!r}: keys are 1-128 of [A-Za-z0-9_.:/=+@-], values at most 256 chars")
+                raise ValueError(
+                    f"tag {k!r}: keys are 1-128 of [A-Za-z0-9_.:/=+@-], values at most 256 chars"
+                )
         return tags
 
     @field_validator("matrix")
@@ -587,7 +605,9 @@ def load_spec(path: str | Path) -> BenchmarkSpec:
     """One benchmark from a YAML file (a suite file must hold exactly one benchmark)."""
     suite = load_suite(path)
     if len(suite.benchmarks) != 1:
-        raise SpecError("benchmarks", f"{path} is a suite of {len(suite.benchmarks)} benchmarks; use load_suite")
+        raise SpecError(
+            "benchmarks", f"{path} is a suite of {len(suite.benchmarks)} benchmarks; use load_suite"
+        )
     return suite.benchmarks[0]
 
 
@@ -599,6 +619,29 @@ def load_suite(path: str | Path) -> SuiteSpec:
 # ================================================================ workload checks
 def _str_props(values: dict[str, Scalar]) -> dict[str, str]:
     return {k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in values.items()}
+
+
+def spec_dict(spec: BenchmarkSpec) -> dict[str, Any]:
+    """The spec as plain data, only what was written: re-validating it gives the same spec (defaults
+    stay defaults, so a default load phase is still skipped for a workload without one)."""
+    return spec.model_dump(mode="json", exclude_unset=True)
+
+
+def enabled_phases(spec: BenchmarkSpec) -> list[str]:
+    """Phases to run, in order: those enabled; a default (unwritten) load / run only if the workload has it."""
+    from benchwright.runner.workloads.base import workload_class
+
+    supported = workload_class(spec.workload.name).phases
+    written = spec.workload.phases.model_fields_set
+    out = []
+    for name in ("load", "warmup", "run"):
+        p = getattr(spec.workload.phases, name)
+        if p is None or not p.enabled:
+            continue
+        if name != "warmup" and name not in written and name not in supported:
+            continue
+        out.append(name)
+    return out
 
 
 def workload_properties(spec: BenchmarkSpec, phase: str | None = None) -> dict[str, str]:
@@ -627,6 +670,21 @@ def _requalify(exc: SpecError, prefix: str) -> SpecError:
     return new
 
 
+def _check_driver(spec: BenchmarkSpec, props: dict[str, str], q: Any) -> None:
+    """Driver settings in the properties (redis.datatype ...) are checked now, not in the runner.
+    Constructing a driver does not connect."""
+    from benchwright.runner.drivers import driver_class
+
+    try:
+        placeholder = {"postgres.url": "postgresql://check@127.0.0.1:5432/check",
+                       "mysql.url": "mysql://check@127.0.0.1:3306/check"}  # the target's come later
+        driver_class(spec.target.engine)({**placeholder, **props}, 0)
+    except SpecError as exc:
+        raise SpecError(q(f"workload.properties.{exc.field}" if exc.field else "workload.properties"), exc.detail) from None
+    except Exception:  # anything else is for the runner to report against the real server
+        return
+
+
 def check_workload(spec: BenchmarkSpec, prefix: str = "") -> list[str]:
     """Registry, capability and property checks; returns the workload's warnings."""
     from benchwright.runner.workloads.base import check_capability, workload_class
@@ -642,19 +700,20 @@ def check_workload(spec: BenchmarkSpec, prefix: str = "") -> list[str]:
         check_capability(spec.workload.name, spec.target.engine)
     except CapabilityError as exc:
         raise CapabilityError(q("target.engine"), exc.detail) from None
-    for phase in ("load", "warmup", "run"):
+    for phase in spec.workload.phases.model_fields_set & {"load", "run"}:
         p = getattr(spec.workload.phases, phase)
-        if p is not None and p.enabled and phase != "warmup" and phase not in cls.phases:
+        if p is not None and p.enabled and phase not in cls.phases:
             raise SpecError(q(f"workload.phases.{phase}"), f"workload {cls.name!r} has no {phase} phase")
     warnings: list[str] = []
     try:
         props = workload_properties(spec)
     except SpecError as exc:
         raise _requalify(exc, prefix) if ":" not in (exc.field or "") else exc from None
+    _check_driver(spec, props, q)
     validate = getattr(cls, "validate_properties", None)
     if validate is not None:
         try:
-            warnings = list(cls(props).validate_properties(props) or [])
+            warnings = list(validate(props) or [])
         except SpecError as exc:
             raise _requalify(exc, prefix) from None
     else:
@@ -674,25 +733,43 @@ class Cell:
 
 
 def _short(path: str) -> str:
-    return path.rsplit(".", 1)[-1]
+    return split_path(path)[-1]
+
+
+FREE_FORM = ("properties", "settings")  # mappings whose keys may themselves contain dots (redis.datatype)
+
+
+def split_path(path: str) -> list[str]:
+    """``workload.properties.redis.datatype`` -> [workload, properties, redis.datatype]."""
+    keys = path.split(".")
+    for i, key in enumerate(keys[:-1]):
+        if key in FREE_FORM:
+            return [*keys[: i + 1], ".".join(keys[i + 1 :])]
+    return keys
 
 
 def _set_path(data: dict[str, Any], path: str, value: Any, prefix: str) -> None:
-    """Set ``a.b.c`` in nested dicts; intermediate mappings are created only under free-form dicts."""
-    keys = path.split(".")
+    """Set a field path in the nested spec data, creating mappings that were left to their defaults."""
+    keys = split_path(path)
     node: Any = data
-    free_form = {"properties", "settings"}
     for i, key in enumerate(keys[:-1]):
         if not isinstance(node, dict):
             raise SpecError(f"{prefix}matrix.{path}", f"{'.'.join(keys[:i])} is not a mapping")
         if key not in node or node[key] is None:
-            if i > 0 and keys[i - 1] in free_form:
-                raise SpecError(f"{prefix}matrix.{path}", "cannot vary inside a property value")
             node[key] = {}
         node = node[key]
     if not isinstance(node, dict):
         raise SpecError(f"{prefix}matrix.{path}", f"{'.'.join(keys[:-1])} is not a mapping")
     node[keys[-1]] = value
+
+
+def _fmt(value: Any) -> str:
+    """A matrix value as it appears in a cell id: lists joined with +, mappings as k=v/k=v."""
+    if isinstance(value, list):
+        return "+".join(_fmt(v) for v in value)
+    if isinstance(value, dict):
+        return "/".join(f"{k}={_fmt(v)}" for k, v in value.items())
+    return str(value)
 
 
 def expand_matrix(spec: BenchmarkSpec, prefix: str = "") -> list[Cell]:
@@ -701,7 +778,8 @@ def expand_matrix(spec: BenchmarkSpec, prefix: str = "") -> list[Cell]:
         return [Cell("default", {}, spec)]
     pre = f"{prefix}." if prefix else ""
     paths = list(spec.matrix)
-    base = spec.model_dump(mode="json", exclude={"matrix"})
+    base = spec_dict(spec)
+    base.pop("matrix", None)
     cells: list[Cell] = []
     shorts = [_short(p) for p in paths]
     names = shorts if len(set(shorts)) == len(shorts) else paths
@@ -715,22 +793,36 @@ def expand_matrix(spec: BenchmarkSpec, prefix: str = "") -> list[Cell]:
             err = _from_validation(exc)
             values = ", ".join(f"{p}={v}" for p, v in zip(paths, combo, strict=True))
             raise SpecError(f"{pre}{err.field}", f"{err.detail} (matrix cell {values})") from None
-        cell_id = ",".join(f"{n}={v}" for n, v in zip(names, combo, strict=True))
+        cell_id = ",".join(f"{n}={_fmt(v)}" for n, v in zip(names, combo, strict=True))
         cells.append(Cell(cell_id, dict(zip(paths, combo, strict=True)), concrete))
     return cells
 
 
 # ================================================================ duration estimate
-PROVISION_S = {"local": 5.0, "endpoint": 1.0, "rds": 900.0, "aurora": 1200.0, "elasticache": 900.0,
-               "memorydb": 1200.0, "ec2": 420.0}
-TEARDOWN_S = {"local": 2.0, "endpoint": 0.0, "rds": 600.0, "aurora": 900.0, "elasticache": 600.0,
-              "memorydb": 900.0, "ec2": 120.0}
+PROVISION_S = {
+    "local": 5.0,
+    "endpoint": 1.0,
+    "rds": 900.0,
+    "aurora": 1200.0,
+    "elasticache": 900.0,
+    "memorydb": 1200.0,
+    "ec2": 420.0,
+}
+TEARDOWN_S = {
+    "local": 2.0,
+    "endpoint": 0.0,
+    "rds": 600.0,
+    "aurora": 900.0,
+    "elasticache": 600.0,
+    "memorydb": 900.0,
+    "ec2": 120.0,
+}
 ASSUMED_OPS_PER_S = 5000.0  # an unpaced phase bounded only by its operation count
 
 
 def phase_seconds(spec: BenchmarkSpec, phase: str) -> float:
     p = getattr(spec.workload.phases, phase)
-    if p is None or not p.enabled:
+    if p is None or not p.enabled or phase not in enabled_phases(spec):
         return 0.0
     props = _str_props({**spec.workload.properties, **p.properties})
     duration = p.duration_s or _float(props.get("maxexecutiontime"))
@@ -744,7 +836,7 @@ def phase_seconds(spec: BenchmarkSpec, phase: str) -> float:
 
 def _float(v: str | None) -> float | None:
     try:
-        return float(v) if v not in (None, "") else None  # type: ignore[arg-type]
+        return float(v) if v else None
     except ValueError:
         return None
 

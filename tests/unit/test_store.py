@@ -89,7 +89,10 @@ def test_find_run_by_prefix(store: SQLiteResultStore) -> None:
 
 def test_a_version_1_store_migrates_without_loss(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite"
-    runs = [sweep_run(run_id="old-1"), make_run("s", "old-2", [("c", {}, noisy_series(50, 20))], status="failed")]
+    runs = [
+        sweep_run(run_id="old-1"),
+        make_run("s", "old-2", [("c", {}, noisy_series(50, 20))], status="failed"),
+    ]
     conn = sqlite3.connect(path)
     conn.executescript(SCHEMA_V1)
     conn.execute("INSERT INTO schema_version VALUES (1)")
@@ -106,7 +109,12 @@ def test_a_version_1_store_migrates_without_loss(tmp_path: Path) -> None:
         for r in runs:
             assert store.get_run(r.run_id) == r
         assert store.table_counts()["cells"] == 5
-        assert set(store.history_rows("sweep")[0].cells) == {"clients=1", "clients=4", "clients=16", "clients=64"}
+        assert set(store.history_rows("sweep")[0].cells) == {
+            "clients=1",
+            "clients=4",
+            "clients=16",
+            "clients=64",
+        }
     with SQLiteResultStore(path) as again:  # reopening a migrated store is a no-op
         assert again.table_counts()["runs"] == 2
 
@@ -125,5 +133,5 @@ def test_a_newer_store_is_refused_with_its_path(tmp_path: Path) -> None:
 def test_a_file_that_is_not_a_database_names_the_file(tmp_path: Path) -> None:
     path = tmp_path / "junk.sqlite"
     path.write_bytes(b"this is not sqlite" * 100)
-    with pytest.raises(StoreError, match="junk.sqlite"):
+    with pytest.raises(StoreError, match=r"junk\.sqlite"):
         SQLiteResultStore(path)

@@ -52,8 +52,10 @@ class CloudBackend:
     def client(self, name: str) -> Any:
         if name not in self._clients:
             import boto3
+            from botocore.config import Config
 
-            self._clients[name] = boto3.client(name, region_name=self.region)
+            config = Config(signature_version="s3v4") if name == "s3" else None
+            self._clients[name] = boto3.client(name, region_name=self.region, config=config)
         return self._clients[name]
 
     # ------------------------------------------------------------------ executions
@@ -90,7 +92,9 @@ class CloudBackend:
         return out[:limit]
 
     def stop(self, execution_arn: str, cause: str) -> None:
-        self.client("stepfunctions").stop_execution(executionArn=execution_arn, error="Cancelled", cause=cause)
+        self.client("stepfunctions").stop_execution(
+            executionArn=execution_arn, error="Cancelled", cause=cause
+        )
 
     def start_teardown(self, run_id: str) -> bool:
         """Ask the janitor to sweep this run's resources by tag (stopping skips the ASL's Catch)."""

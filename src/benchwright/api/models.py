@@ -18,8 +18,12 @@ class _Model(BaseModel):
 class SubmitRequest(_Model):
     """Exactly one of ``spec`` (one benchmark) or ``suite`` (several), as the YAML would hold them."""
 
-    spec: dict[str, Any] | None = Field(default=None, description="a benchmark spec (see docs: spec reference)")
-    suite: dict[str, Any] | None = Field(default=None, description="a suite: {suite, benchmarks: [spec, ...]}")
+    spec: dict[str, Any] | None = Field(
+        default=None, description="a benchmark spec (see docs: spec reference)"
+    )
+    suite: dict[str, Any] | None = Field(
+        default=None, description="a suite: {suite, benchmarks: [spec, ...]}"
+    )
     tags: dict[str, str] = Field(default_factory=dict, max_length=20)
 
     @model_validator(mode="after")

@@ -14,6 +14,7 @@ from typing import Any
 from rich.console import Console
 
 from benchwright.errors import SpecError
+from benchwright.report.text import print_summary
 from benchwright.spec import BenchmarkSpec, SuiteSpec, load_suite
 
 
@@ -21,9 +22,14 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("run", help="run a spec locally: throwaway servers, runner, report, teardown")
     p.add_argument("spec", help="spec YAML file (one benchmark or a suite)")
     p.add_argument("--out", type=Path, help="output directory (default ./benchwright-results/<run-id>/)")
-    p.add_argument("--store", type=Path, help="SQLite result store (default $BENCHWRIGHT_STORE or "
-                   "./benchwright-results/results.sqlite)")
-    p.add_argument("--quick", action="store_true", help="reduced size: few records, 2 s phases (CI, smoke tests)")
+    p.add_argument(
+        "--store",
+        type=Path,
+        help="SQLite result store (default $BENCHWRIGHT_STORE or ./benchwright-results/results.sqlite)",
+    )
+    p.add_argument(
+        "--quick", action="store_true", help="reduced size: few records, 2 s phases (CI, smoke tests)"
+    )
     p.set_defaults(handler=handle)
 
 
@@ -31,22 +37,11 @@ def _check_local(suite: SuiteSpec) -> None:
     for i, spec in enumerate(suite.benchmarks):
         if not spec.is_local:
             where = f"benchmarks[{i}].target.provider" if len(suite.benchmarks) > 1 else "target.provider"
-            raise SpecError(where, f"{spec.target.provider!r} runs in AWS; `benchwright run` runs local | endpoint "
-                            "targets (validate cloud specs with `benchwright validate`)")
-
-
-def print_summary(record: Any, console: Console) -> None:
-    try:
-        from benchwright.report.text import print_summary as report_summary
-    except ImportError:
-        report_summary = None
-    if report_summary is not None:
-        report_summary(record, console)
-        return
-    for cell in record.cells:
-        for phase, doc in cell.phases.items():
-            console.print(f"{cell.cell_id} #{cell.repeat + 1} {phase}: {doc.operations_total} ops, "
-                          f"{doc.throughput:,.0f} ops/s", highlight=False)
+            raise SpecError(
+                where,
+                f"{spec.target.provider!r} runs in AWS; `benchwright run` runs local | endpoint "
+                "targets (validate cloud specs with `benchwright validate`)",
+            )
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -56,8 +51,11 @@ def handle(args: argparse.Namespace) -> int:
     suite = load_suite(args.spec)
     _check_local(suite)
     if args.quick:
-        suite = SuiteSpec(suite=suite.suite, description=suite.description,
-                          benchmarks=[scale_down(b) for b in suite.benchmarks])
+        suite = SuiteSpec(
+            suite=suite.suite,
+            description=suite.description,
+            benchmarks=[scale_down(b) for b in suite.benchmarks],
+        )
     console = Console()
     store = open_local_store(args.store)
 
@@ -69,14 +67,12 @@ def handle(args: argparse.Namespace) -> int:
     code = 0
     for outcome in outcomes:
         console.rule(f"{outcome.record.spec_name}: {outcome.record.status}")
-        print_summary(outcome.record, console)
+        print_summary(outcome.record, console)  # tables, validity, verdict, cost and the report's path
         for warning in outcome.warnings:
             console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
         if outcome.record.error:
             console.print(f"[red]error:[/red] {outcome.record.error}", highlight=False)
         console.print(f"results: {outcome.out_dir}", highlight=False, soft_wrap=True)
-        if outcome.report:
-            console.print(f"report: {outcome.report}", highlight=False, soft_wrap=True)
         if outcome.interrupted:
             code = 130
         elif outcome.record.status != "succeeded" and code == 0:

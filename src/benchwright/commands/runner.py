@@ -25,39 +25,77 @@ EXIT_ABORTED = 3
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("runner", help="run one matrix cell's phases from a plan file (used by `run`)")
-    p.add_argument("--plan", required=True, help="plan JSON file (or s3://bucket/key with the aws extra)")
-    p.add_argument("--out", required=True, help="where to write the JSON list of result documents")
+    p.add_argument("--plan", required=True, help="plan JSON file or s3://bucket/key (aws extra)")
+    p.add_argument(
+        "--out", required=True, help="where to write the result documents (file or s3://bucket/key)"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(handler=handle)
 
 
-def read_plan(source: str) -> RunnerPlan:
-    if source.startswith("s3://"):
-        try:
-            from benchwright.providers.aws.artifacts import read_json  # type: ignore[import-not-found]
-        except ImportError:
-            raise SpecError("--plan", "s3:// plans need the aws extra (pip install 'benchwright[aws]')") from None
-        return RunnerPlan.model_validate(read_json(source))
-    path = Path(source)
+def _s3_client() -> Any:
     try:
-        return RunnerPlan.model_validate_json(path.read_text())
+        import boto3
+    except ImportError:
+        raise SpecError(
+            "--plan", "s3:// locations need the aws extra (pip install 'benchwright[aws]')"
+        ) from None
+    return boto3.client("s3")
+
+
+def _split_s3(uri: str) -> tuple[str, str]:
+    bucket, _, key = uri[5:].partition("/")
+    if not bucket or not key:
+        raise SpecError(uri, "not an s3://bucket/key location")
+    return bucket, key
+
+
+def read_plan(source: str) -> RunnerPlan:
+    try:
+        if source.startswith("s3://"):
+            bucket, key = _split_s3(source)
+            text = _s3_client().get_object(Bucket=bucket, Key=key)["Body"].read().decode()
+        else:
+            text = Path(source).read_text()
     except OSError as exc:
-        raise SpecError(str(path), f"cannot read the plan ({exc.strerror})") from None
+        raise SpecError(source, f"cannot read the plan ({exc.strerror})") from None
+    try:
+        return RunnerPlan.model_validate_json(text)
     except ValueError as exc:
-        raise SpecError(str(path), f"not a valid runner plan: {exc}") from None
+        raise SpecError(source, f"not a valid runner plan: {exc}") from None
 
 
-def write_output(out: Path, plan: RunnerPlan, docs: list[ResultDocument], error: str | None) -> None:
-    payload = {
-        "run_id": plan.run_id,
-        "cell_id": plan.cell_id,
-        "runner_index": plan.runner_index,
-        "documents": [json.loads(d.model_dump_json()) for d in docs],
-        "error": error,
-    }
-    tmp = out.with_suffix(out.suffix + ".tmp")
-    tmp.write_text(json.dumps(payload))
-    tmp.replace(out)
+def write_output(out: str, plan: RunnerPlan, docs: list[ResultDocument], error: str | None) -> None:
+    """All documents so far, atomically (a local rename; one PUT on S3)."""
+    payload = json.dumps(
+        {
+            "run_id": plan.run_id,
+            "cell_id": plan.cell_id,
+            "runner_index": plan.runner_index,
+            "documents": [json.loads(d.model_dump_json()) for d in docs],
+            "error": error,
+        }
+    )
+    if out.startswith("s3://"):
+        bucket, key = _split_s3(out)
+        _s3_client().put_object(Bucket=bucket, Key=key, Body=payload.encode(), ContentType="application/json")
+        return
+    path = Path(out)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(payload)
+    tmp.replace(path)
+
+
+def _progress_printer(phase: str, every_s: float = 5.0) -> Any:
+    """A progress line every few seconds (the orchestrator shows them on its console)."""
+    last = [0.0]
+
+    def show(elapsed: float, operations: int, rate: float) -> None:
+        if elapsed - last[0] >= every_s:
+            last[0] = elapsed
+            print(f"runner: phase {phase} {elapsed:.0f} s, {operations:,} ops, {rate:,.0f} ops/s", flush=True)
+
+    return show
 
 
 def _raise_interrupt(signum: int, frame: Any) -> None:
@@ -68,8 +106,9 @@ def handle(args: argparse.Namespace) -> int:
     from benchwright.runner.engine import PhaseConfig, run_phase
 
     plan = read_plan(args.plan)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    out = str(args.out)
+    if not out.startswith("s3://"):
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
     signal.signal(signal.SIGTERM, _raise_interrupt)
     docs: list[ResultDocument] = []
     write_output(out, plan, docs, None)
@@ -91,7 +130,7 @@ def handle(args: argparse.Namespace) -> int:
             run_id=plan.run_id,
         )
         try:
-            doc = run_phase(config)
+            doc = run_phase(config, None if args.quiet else _progress_printer(phase.phase))
         except KeyboardInterrupt:
             write_output(out, plan, docs, f"interrupted before phase {phase.phase} produced a result")
             return 130

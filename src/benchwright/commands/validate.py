@@ -12,14 +12,18 @@ from benchwright.spec import BenchmarkSpec, SuiteSpec, cell_seconds, check_workl
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser("validate", help="validate a spec and print its matrix with an estimated duration")
+    p = subparsers.add_parser(
+        "validate", help="validate a spec and print its matrix with an estimated duration"
+    )
     p.add_argument("spec", help="spec YAML file (one benchmark or a suite)")
-    p.add_argument("--quick", action="store_true", help="show the reduced-size version `run --quick` would run")
+    p.add_argument(
+        "--quick", action="store_true", help="show the reduced-size version `run --quick` would run"
+    )
     p.set_defaults(handler=handle)
 
 
 def fmt_duration(seconds: float) -> str:
-    seconds = int(round(seconds))
+    seconds = round(seconds)
     if seconds < 120:
         return f"{seconds} s"
     if seconds < 7200:
@@ -48,8 +52,10 @@ def _phases(spec: BenchmarkSpec) -> str:
 
 def matrix_table(spec: BenchmarkSpec) -> tuple[Table, float]:
     target = spec.target
-    table = Table(title=f"{spec.name}: {target.engine} on {target.provider}, workload {spec.workload.name}, "
-                  f"runner {spec.runner.platform} x{spec.runner.count}, {spec.repeats} repeat(s)")
+    table = Table(
+        title=f"{spec.name}: {target.engine} on {target.provider}, workload {spec.workload.name}, "
+        f"runner {spec.runner.platform} x{spec.runner.count}, {spec.repeats} repeat(s)"
+    )
     table.add_column("#", justify="right")
     table.add_column("cell")
     table.add_column("phases")
@@ -72,8 +78,10 @@ def show(suite: SuiteSpec, console: Console) -> float:
         console.print(f"estimated duration: {fmt_duration(total)}", highlight=False)
         grand += total
     if len(suite.benchmarks) > 1:
-        console.print(f"suite {suite.suite}: {len(suite.benchmarks)} benchmarks, estimated {fmt_duration(grand)}",
-                      highlight=False)
+        console.print(
+            f"suite {suite.suite}: {len(suite.benchmarks)} benchmarks, estimated {fmt_duration(grand)}",
+            highlight=False,
+        )
     return grand
 
 
@@ -82,8 +90,11 @@ def handle(args: argparse.Namespace) -> int:
     if args.quick:
         from benchwright.local import scale_down
 
-        suite = SuiteSpec(suite=suite.suite, description=suite.description,
-                          benchmarks=[scale_down(b) for b in suite.benchmarks])
+        suite = SuiteSpec(
+            suite=suite.suite,
+            description=suite.description,
+            benchmarks=[scale_down(b) for b in suite.benchmarks],
+        )
     console = Console()
     show(suite, console)
     console.print(f"[green]valid:[/green] {args.spec}", highlight=False)

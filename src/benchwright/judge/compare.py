@@ -3,8 +3,8 @@
 Every comparison works on the ratio new / baseline of a metric, on a log scale (ratios are what a
 reader means by "10 % faster", and logs make them symmetric). The interval for the ratio comes from:
 - repeats on both sides: Welch's t interval on log values;
-- one new value against several history values (or the reverse): a t prediction interval;
-- one value each: batch means of the two runs' interval series (10 blocks, nearly independent).
+- one new value against 3+ history values (or the reverse): a t prediction interval;
+- otherwise: batch means of the newest two runs' interval series (10 blocks, nearly independent).
 The verdict then needs both statistical significance and a change of at least ``min_effect``:
     significant and |change| >= min_effect          -> faster / slower
     significant but smaller than min_effect         -> no_change (a real but negligible difference)
@@ -20,7 +20,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from benchwright.judge.stats import Interval, batch_means, prediction_difference, welch_difference
+from benchwright.judge.stats import Interval, batch_means, mean_ci, prediction_difference, welch_difference
+from benchwright.judge.validity import complete_intervals
 from benchwright.results import ResultDocument
 from benchwright.runs import CellResult, RunRecord, Verdict, VerdictKind
 
@@ -50,7 +51,7 @@ def metric_value(doc: ResultDocument, metric: str) -> float | None:
 
 def interval_values(doc: ResultDocument, metric: str) -> list[float]:
     """The metric per interval (throughput or p99), trimmed of the partial last interval."""
-    samples = doc.intervals[:-1] if len(doc.intervals) > 2 else doc.intervals
+    samples = complete_intervals(doc)
     if metric == "throughput":
         return [s.throughput for s in samples]
     if metric.startswith("p99_us"):
@@ -127,14 +128,14 @@ def compare_cell(
                 welch_difference(_log(a), _log(b), confidence),
                 f"Welch t on {len(a)} vs {len(b)} repeats",
             )
-        elif len(a) == 1 and len(b) >= 2:
+        elif len(a) == 1 and len(b) >= 3:
             interval = prediction_difference(_log(a)[0], _log(b), confidence)
             method = f"t prediction interval, 1 run vs {len(b)} baseline values"
-        elif len(b) == 1 and len(a) >= 2:
+        elif len(b) == 1 and len(a) >= 3:
             flipped = prediction_difference(_log(b)[0], _log(a), confidence)
             interval = Interval(-flipped.estimate, -flipped.high, -flipped.low, flipped.n, confidence)
             method = f"t prediction interval, {len(a)} repeats vs 1 baseline value"
-        else:
+        else:  # too few values for a t interval worth having: the newest of each, interval by interval
             sa, sb = interval_values(new_docs[0], metric), interval_values(base_docs[0], metric)
             if len(sa) < 4 or len(sb) < 4:
                 return CellComparison(
@@ -258,8 +259,6 @@ def repeat_summary(
     record: RunRecord, metric: str = "throughput", confidence: float = DEFAULT_CONFIDENCE
 ) -> dict[str, Interval]:
     """Mean and t confidence interval of ``metric`` across the repeats of each cell."""
-    from benchwright.judge.stats import mean_ci
-
     out: dict[str, Interval] = {}
     for cell_id, cells in _group([record]).items():
         values = [v for v in (metric_value(c.measured, metric) for c in cells if c.measured) if v is not None]

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchwright.judge.changepoint import find_collapse
-from benchwright.results import MetricSeries, ResultDocument, ValidityFlag
+from benchwright.results import IntervalSample, MetricSeries, ResultDocument, ValidityFlag
 from benchwright.runs import CellResult, RunRecord
 
 MEASURED_PHASES = ("run",)
@@ -117,11 +117,19 @@ def _replace(
     doc.flag(code, severity, message)
 
 
+def complete_intervals(doc: ResultDocument) -> list[IntervalSample]:
+    """The interval series without a partial last interval (the phase ended inside it, so its rate
+    is low for no reason): that interval ends after the phase's run time."""
+    intervals = doc.intervals
+    if intervals and intervals[-1].t > doc.runtime_ms / 1000.0 + 1e-6 and len(intervals) > 1:
+        return intervals[:-1]
+    return list(intervals)
+
+
 def throughput_collapse(doc: ResultDocument, policy: ValidityPolicy | None = None) -> str | None:
     """A message when the interval throughput drops to a lasting lower level mid-run, else None."""
     policy = policy or ValidityPolicy()
-    # the last interval is usually partial (the phase ended inside it): never evidence of a collapse
-    intervals = doc.intervals[:-1] if len(doc.intervals) > 2 else doc.intervals
+    intervals = complete_intervals(doc)
     values = [s.throughput for s in intervals]
     min_size = max(2, math.ceil(policy.collapse_min_segment_s / max(doc.measurement.interval_s, 1e-9)))
     if len(values) < 2 * min_size:

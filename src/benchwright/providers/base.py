@@ -76,6 +76,7 @@ class RunnerPlan(_Model):
 
     run_id: str
     cell_id: str
+    repeat: int = 0
     runner_index: int = 0
     runner_count: int = 1
     connection: dict[str, str] = Field(default_factory=dict)  # redacted connection properties
@@ -111,7 +112,9 @@ class Target(ABC):
 
     kind: str = "abstract"
 
-    def __init__(self, settings: Mapping[str, Any], run_id: str, handle: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, settings: Mapping[str, Any], run_id: str, handle: Mapping[str, str] | None = None
+    ) -> None:
         self.settings = dict(settings)  # the spec's target section (a plain dict)
         self.run_id = run_id
         self.handle: dict[str, str] = dict(handle or {})

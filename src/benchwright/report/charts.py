@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (SVG markup reads better on one line per element)
 """Inline SVG charts for the HTML report: no JavaScript library, no network, no dependency.
 
 Charts are drawn here in Python as plain SVG so the report is one self-contained file that renders
@@ -88,11 +87,26 @@ class Chart:
 MARGIN_LEFT, MARGIN_RIGHT, MARGIN_TOP, MARGIN_BOTTOM = 64, 64, 34, 64
 
 
+def _legend_label(s: ChartSeries) -> str:
+    return s.name + (" (right axis)" if s.axis == "right" else "")
+
+
 def render(chart: Chart, buckets: int = 400) -> str:
     """The chart as an ``<svg>`` element; every series is a ``<path class="series">``."""
     series = [s for s in chart.series if s.points]
-    w, h = chart.width, chart.height
-    plot_w, plot_h = w - MARGIN_LEFT - MARGIN_RIGHT, h - MARGIN_TOP - MARGIN_BOTTOM
+    w = chart.width
+    # the legend wraps onto as many rows as it needs, below the plot
+    legend_rows: list[int] = []  # row index per series
+    row, cursor = 0, MARGIN_LEFT
+    for s in series:
+        width = 30 + 7 * len(_legend_label(s))
+        if cursor + width > w - 8 and cursor > MARGIN_LEFT:
+            row, cursor = row + 1, MARGIN_LEFT
+        legend_rows.append(row)
+        cursor += width
+    extra = 16 * (legend_rows[-1] if legend_rows else 0)
+    h = chart.height + extra
+    plot_w, plot_h = w - MARGIN_LEFT - MARGIN_RIGHT, chart.height - MARGIN_TOP - MARGIN_BOTTOM
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 {w} {h}" width="{w}" height="{h}" '
         f'role="img" aria-label="{escape(chart.title)}">',
@@ -151,7 +165,7 @@ def render(chart: Chart, buckets: int = 400) -> str:
     parts.append(
         f'<rect x="{MARGIN_LEFT}" y="{MARGIN_TOP}" width="{plot_w}" height="{plot_h}" class="frame"/>'
     )
-    parts.append(f'<text x="{MARGIN_LEFT + plot_w / 2}" y="{h - 30}" text-anchor="middle" class="label">'
+    parts.append(f'<text x="{MARGIN_LEFT + plot_w / 2}" y="{chart.height - 30}" text-anchor="middle" class="label">'
                  f"{escape(chart.x_label)}</text>")  # fmt: skip
     parts.append(f'<text transform="translate(14 {MARGIN_TOP + plot_h / 2}) rotate(-90)" text-anchor="middle" '
                  f'class="label">{escape(chart.y_label)}</text>')  # fmt: skip
@@ -160,7 +174,7 @@ def render(chart: Chart, buckets: int = 400) -> str:
                      f'text-anchor="middle" class="label">{escape(chart.y2_label)}</text>')  # fmt: skip
 
     # series and legend
-    legend_x = MARGIN_LEFT
+    legend_x, current_row = MARGIN_LEFT, 0
     for i, s in enumerate(series):
         color = s.color or PALETTE[i % len(PALETTE)]
         pts = [(px(x), py(y, s.axis)) for x, y in drawn[id(s)] if not chart.log_x or x > 0]
@@ -172,9 +186,12 @@ def render(chart: Chart, buckets: int = 400) -> str:
             for (x, y), (vx, vy) in zip(pts, drawn[id(s)], strict=False):
                 parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="{color}">'
                              f"<title>{escape(s.name)}: {fmt_tick(vx)} -> {vy:,.1f}</title></circle>")  # fmt: skip
-        label = escape(s.name + (" (right axis)" if s.axis == "right" and ticks["left"] else ""))
-        parts.append(f'<line x1="{legend_x}" y1="{h - 10}" x2="{legend_x + 18}" y2="{h - 10}" stroke="{color}" '
-                     f'stroke-width="3"{dash}/><text x="{legend_x + 22}" y="{h - 6}" class="legend">{label}</text>')  # fmt: skip
+        label = _legend_label(s)
+        if legend_rows[i] != current_row:
+            legend_x, current_row = MARGIN_LEFT, legend_rows[i]
+        ly = chart.height - 10 + 16 * current_row
+        parts.append(f'<line x1="{legend_x}" y1="{ly}" x2="{legend_x + 18}" y2="{ly}" stroke="{color}" '
+                     f'stroke-width="3"{dash}/><text x="{legend_x + 22}" y="{ly + 4}" class="legend">{escape(label)}</text>')  # fmt: skip
         legend_x += 30 + 7 * len(label)
     parts.append("</svg>")
     return "".join(parts)

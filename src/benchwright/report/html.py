@@ -17,13 +17,23 @@ from pathlib import Path
 from typing import Any
 
 from benchwright.judge.compare import repeat_summary
+from benchwright.judge.validity import complete_intervals
 from benchwright.report import charts
 from benchwright.report.units import fmt_latency, fmt_rate
 from benchwright.results import MetricSeries, ResultDocument, redact_text
 from benchwright.runs import CellResult, RunRecord
 
 CPU_METRICS = ("cpu_percent", "CPUUtilization", "EngineCPUUtilization", "server_cpu_percent")
-IOPS_METRICS = ("read_iops", "write_iops", "ReadIOPS", "WriteIOPS", "VolumeReadOps", "VolumeWriteOps")
+IOPS_METRICS = (
+    "ReadIOPS",
+    "WriteIOPS",
+    "ReadOps",
+    "WriteOps",
+    "VolumeReadOps",
+    "VolumeWriteOps",
+    "read_iops",
+    "write_iops",
+)
 OPEN_LOOP = " (from the intended start time: no coordinated omission)"
 BALANCE_METRICS = ("BurstBalance", "CPUCreditBalance", "EBSIOBalance%", "EBSByteBalance%")
 
@@ -182,10 +192,11 @@ def cell_charts(cell: CellResult, buckets: int) -> list[str]:
     doc = cell.measured
     if doc is None or not doc.intervals:
         return []
+    intervals = complete_intervals(doc)
     metrics = [*cell.metrics, *doc.metrics]
     title = f"{cell.cell_id} (repeat {cell.repeat})" if cell.repeat else cell.cell_id
     throughput = charts.Chart(f"{title}: throughput and CPU", "seconds", "ops/s", "CPU %")
-    throughput.series.append(charts.ChartSeries("ops/s", [(s.t, s.throughput) for s in doc.intervals]))
+    throughput.series.append(charts.ChartSeries("ops/s", [(s.t, s.throughput) for s in intervals]))
     for m in _metric(metrics, CPU_METRICS):
         throughput.series.append(
             charts.ChartSeries(
@@ -193,12 +204,8 @@ def cell_charts(cell: CellResult, buckets: int) -> list[str]:
             )
         )
     latency = charts.Chart(f"{title}: latency and IOPS", "seconds", "latency (ms)", "IOPS")
-    latency.series.append(
-        charts.ChartSeries("p50", [(s.t, s.p50_us / 1000) for s in doc.intervals if s.p50_us])
-    )
-    latency.series.append(
-        charts.ChartSeries("p99", [(s.t, s.p99_us / 1000) for s in doc.intervals if s.p99_us])
-    )
+    latency.series.append(charts.ChartSeries("p50", [(s.t, s.p50_us / 1000) for s in intervals if s.p50_us]))
+    latency.series.append(charts.ChartSeries("p99", [(s.t, s.p99_us / 1000) for s in intervals if s.p99_us]))
     for m in _metric(metrics, IOPS_METRICS):
         latency.series.append(
             charts.ChartSeries(
@@ -285,10 +292,10 @@ def render_html(record: RunRecord, history: Sequence[RunRecord] = (), max_points
             head.append(f"<pre>{escape(rest)}</pre>")
     if record.cost is not None:
         c = record.cost
-        items = ", ".join(f"{escape(k)} {v:,.2f}" for k, v in c.items.items())
+        items = "".join(f"{escape(k)} {v:,.2f}; " for k, v in c.items.items())
         per = f" &middot; {c.ops_per_dollar:,.0f} ops per dollar" if c.ops_per_dollar else ""
         monthly = f" &middot; nightly for a month: {c.monthly_nightly:,.2f}" if c.monthly_nightly else ""
-        head.append(f"<p>cost: <b>{c.total:,.2f} {escape(c.currency)}</b> ({items}; {escape(c.source)}){per}"
+        head.append(f"<p>cost: <b>{c.total:,.2f} {escape(c.currency)}</b> ({items}{escape(c.source)}){per}"
                     f"{monthly}</p>")  # fmt: skip
 
     flag_rows = [

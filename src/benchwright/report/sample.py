@@ -110,7 +110,7 @@ def make_document(
 
 
 def host_metrics(seconds: int, cpu: float = 60.0, iops: float = 900.0, seed: int = 0) -> list[MetricSeries]:
-    """cpu_percent / read_iops / write_iops series like the local /proc sampler produces."""
+    """CPUUtilization / ReadIOPS / WriteIOPS series named as the local /proc sampler (and CloudWatch) name them."""
     rng = random.Random(seed)
 
     def series(name: str, unit: str, level: float) -> MetricSeries:
@@ -121,9 +121,9 @@ def host_metrics(seconds: int, cpu: float = 60.0, iops: float = 900.0, seed: int
         return MetricSeries(name=name, unit=unit, source="proc:host", points=points)
 
     return [
-        series("cpu_percent", "percent", cpu),
-        series("read_iops", "ops/s", iops),
-        series("write_iops", "ops/s", iops / 2),
+        series("CPUUtilization", "Percent", cpu),
+        series("ReadIOPS", "Count/Second", iops),
+        series("WriteIOPS", "Count/Second", iops / 2),
     ]
 
 

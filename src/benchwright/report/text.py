@@ -79,7 +79,7 @@ def repeats_table(record: RunRecord) -> Table | None:
     summary = repeat_summary(record)
     if not any(i.n > 1 for i in summary.values()):
         return None
-    table = Table(title="repeats (throughput, mean and 95% confidence interval)", title_justify="left")
+    table = Table(title="repeats: mean ops/s, 95% CI", title_justify="left")
     for name, justify in (("cell", "left"), ("n", "right"), ("mean ops/s", "right"), ("95% CI", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for cell_id, ci in summary.items():

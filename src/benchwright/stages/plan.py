@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from benchwright.providers.base import PhasePlan, RunnerPlan
-from benchwright.spec import BenchmarkSpec, workload_properties
+from benchwright.spec import BenchmarkSpec, enabled_phases, workload_properties
 
 PHASES = ("load", "warmup", "run")
+UNBOUNDED = 1 << 50
 
 
 def _split(total: float | int | None, count: int, index: int) -> float | int | None:
@@ -37,10 +38,11 @@ def build_plan(
     connection: Mapping[str, str],
     runner_index: int = 0,
     seed: int | None = None,
+    repeat: int = 0,
 ) -> RunnerPlan:
     count = spec.runner.count
     phases: list[PhasePlan] = []
-    enabled = [ph for ph in PHASES if (p := getattr(spec.workload.phases, ph)) is not None and p.enabled]
+    enabled = enabled_phases(spec)
     measured = "run" if "run" in enabled else enabled[-1]
     for name in enabled:
         p = getattr(spec.workload.phases, name)
@@ -49,16 +51,19 @@ def build_plan(
         props["threadcount"] = str(threads)
         rate = p.target_rate or _opt_float(props.get("target"))
         share = _split(rate, count, runner_index)
+        operations = p.operation_count
+        if operations is None and p.duration_s and name != "load":
+            operations = UNBOUNDED  # a duration without a count: the phase is bounded by time alone
         phases.append(
             PhasePlan(
                 workload=spec.workload.name,
-                phase=name,
+                phase=name,  # type: ignore[arg-type]
                 engine=spec.target.engine,
                 properties={**props, **dict(connection)},
                 threads=threads,
                 processes=spec.runner.processes,
                 target=float(share) if share is not None else None,
-                operation_count=_split(p.operation_count, count, runner_index),  # type: ignore[arg-type]
+                operation_count=_split(operations, count, runner_index),  # type: ignore[arg-type]
                 max_seconds=p.duration_s,
                 seed=seed,
                 measured=name == measured,
@@ -67,6 +72,7 @@ def build_plan(
     return RunnerPlan(
         run_id=run_id,
         cell_id=cell_id,
+        repeat=repeat,
         runner_index=runner_index,
         runner_count=count,
         connection=dict(connection),

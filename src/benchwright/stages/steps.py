@@ -13,12 +13,19 @@ from typing import Any
 from benchwright.errors import ProvisioningFailed, RunnerFailed, TargetNotReady, TeardownFailed
 from benchwright.providers.base import MetricsWindow, Providers, Target
 from benchwright.results import MetricSeries, ResultDocument
-from benchwright.spec import BenchmarkSpec, cell_seconds, check_workload
+from benchwright.spec import BenchmarkSpec, cell_seconds, check_workload, spec_dict
 from benchwright.stages import RunState, utcnow
 from benchwright.stages.plan import build_plan
 
-READY_TIMEOUT_S = {"local": 120.0, "endpoint": 60.0, "rds": 3600.0, "aurora": 3600.0, "elasticache": 3600.0,
-                   "memorydb": 3600.0, "ec2": 1800.0}
+READY_TIMEOUT_S = {
+    "local": 120.0,
+    "endpoint": 60.0,
+    "rds": 3600.0,
+    "aurora": 3600.0,
+    "elasticache": 3600.0,
+    "memorydb": 3600.0,
+    "ec2": 1800.0,
+}
 
 
 def _spec(state: RunState) -> BenchmarkSpec:
@@ -38,7 +45,7 @@ def validate_spec(state: RunState, providers: Providers) -> RunState:
     """Validate the cell's concrete spec again at the workflow's edge (nothing created yet)."""
     spec = _spec(state)
     check_workload(spec)
-    return state.advance("validate_spec", status="running", spec=spec.model_dump(mode="json"))
+    return state.advance("validate_spec", status="running", spec=spec_dict(spec))
 
 
 def provision_target(state: RunState, providers: Providers) -> RunState:
@@ -83,7 +90,9 @@ def launch_runner(state: RunState, providers: Providers) -> RunState:
     providers.metrics.start(target)
     handles = []
     for index in range(spec.runner.count):
-        plan = build_plan(spec, state.run_id, state.cell_id, connection, runner_index=index)
+        plan = build_plan(
+            spec, state.run_id, state.cell_id, connection, runner_index=index, repeat=state.repeat
+        )
         handles.append(providers.launcher.launch(plan, credentials, target))
     budget = cell_seconds(spec) * 3 + 600
     return state.advance(
@@ -102,8 +111,11 @@ def check_runner(state: RunState, providers: Providers) -> RunState:
             raise RunnerFailed(f"runner did not finish before {state.runner_deadline:%H:%M:%S} UTC")
         return state.advance("check_runner", runner_status="running")
     finished = record_results(state, providers)
-    failed = [providers.launcher.failure(h) or "failed" for h, s in zip(state.runners, statuses, strict=True)
-              if s == "failed"]
+    failed = [
+        providers.launcher.failure(h) or "failed"
+        for h, s in zip(state.runners, statuses, strict=True)
+        if s == "failed"
+    ]
     if failed:
         raise RunnerFailed("; ".join(failed))
     return finished.advance("check_runner", runner_status="succeeded")
@@ -121,7 +133,9 @@ def record_results(state: RunState, providers: Providers) -> RunState:
     window = state.window
     measured = [d for d in docs if d.phase == "run"] or docs[-1:]
     if measured:
-        window = MetricsWindow(start=min(d.started_at for d in measured), end=max(d.ended_at for d in measured))
+        window = MetricsWindow(
+            start=min(d.started_at for d in measured), end=max(d.ended_at for d in measured)
+        )
     return state.model_copy(update={"result_pointers": pointers, "window": window})
 
 
@@ -160,8 +174,13 @@ def load_cell(state: RunState, providers: Providers) -> Any:
         doc.cell = state.cell_id
     if "run" in phases and metrics:
         phases["run"].metrics = metrics
-    return CellResult(cell_id=state.cell_id, parameters=state.parameters, repeat=state.repeat, phases=phases,
-                      metrics=metrics)
+    return CellResult(
+        cell_id=state.cell_id,
+        parameters=state.parameters,
+        repeat=state.repeat,
+        phases=phases,
+        metrics=metrics,
+    )
 
 
 def _merge(group: list[ResultDocument]) -> ResultDocument:
@@ -184,10 +203,19 @@ def judge_results(state: RunState, providers: Providers) -> RunState:
         from benchwright.results import ValidityFlag
 
         if not any(f.code == "aborted" for f in cell.validity):
-            cell.validity.append(ValidityFlag(code="aborted", severity="invalid",
-                                              message=state.error or "the run stopped early: a partial result"))
-    pointer = providers.artifacts.put_json(f"{_cell_key(state)}/cell.json", json.loads(cell.model_dump_json()))
-    extra = {"result_pointers": [*state.result_pointers, pointer]} if pointer not in state.result_pointers else {}
+            cell.validity.append(
+                ValidityFlag(
+                    code="aborted",
+                    severity="invalid",
+                    message=state.error or "the run stopped early: a partial result",
+                )
+            )
+    pointer = providers.artifacts.put_json(
+        f"{_cell_key(state)}/cell.json", json.loads(cell.model_dump_json())
+    )
+    extra = (
+        {"result_pointers": [*state.result_pointers, pointer]} if pointer not in state.result_pointers else {}
+    )
     return state.advance("judge_results", valid=cell_is_valid(cell), **extra)
 
 
@@ -206,8 +234,14 @@ def _record(state: RunState, providers: Providers) -> Any:
     record = providers.store.get_run(state.run_id)
     if record is None:
         spec = dict(state.spec)
-        record = RunRecord(run_id=state.run_id, spec_name=state.spec_name, spec=spec, status="running",
-                           started_at=state.created_at, tags=dict(spec.get("tags") or {}))
+        record = RunRecord(
+            run_id=state.run_id,
+            spec_name=state.spec_name,
+            spec=spec,
+            status="running",
+            started_at=state.created_at,
+            tags=dict(spec.get("tags") or {}),
+        )
     return record
 
 
@@ -256,7 +290,9 @@ def notify(state: RunState, providers: Providers) -> RunState:
         try:
             providers.notifier.notify(record)
         except Exception as exc:  # a notification never loses a result
-            providers.extras.setdefault("warnings", []).append(f"notification failed: {type(exc).__name__}: {exc}")
+            providers.extras.setdefault("warnings", []).append(
+                f"notification failed: {type(exc).__name__}: {exc}"
+            )
     return state.advance("notify")
 
 

@@ -1,1 +1,89 @@
-"""See ARCHITECTURE.md for what lives here."""
+"""AWS providers: RDS, Aurora, ElastiCache, MemoryDB, EC2 self-managed and endpoint targets; ECS / EC2
+runners; CloudWatch metrics; S3 results with a Timestream or InfluxDB sink; Price List; Slack via
+Secrets Manager; tags and the janitor. ``aws_providers`` bundles them for one run's spec.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from benchwright.errors import SpecError
+from benchwright.providers.aws.common import Clients
+from benchwright.providers.aws.config import AwsSettings
+from benchwright.providers.aws.probe import Probe
+from benchwright.providers.base import Providers, Target
+
+
+def make_sink(config: AwsSettings, clients: Clients) -> Any:
+    """The time-series sink chosen at deploy time (``BENCHWRIGHT_SINK``), or None."""
+    if config.sink == "timestream":
+        from benchwright.providers.aws.timestream import TimestreamSink
+
+        return TimestreamSink(clients, config.timestream_database, config.timestream_table)
+    if config.sink == "influxdb":
+        return LazyInfluxSink(config, clients)
+    return None
+
+
+class LazyInfluxSink:
+    """Fetches the InfluxDB token from Secrets Manager only when something is written."""
+
+    def __init__(self, config: AwsSettings, clients: Clients) -> None:
+        self.config = config
+        self.clients = clients
+
+    def write(self, record: Any) -> int:
+        from benchwright.errors import IngestFailed
+        from benchwright.providers.aws.influx import InfluxSink
+        from benchwright.providers.aws.secrets import secret_value
+
+        if not self.config.influx_url or not self.config.influx_token_secret_arn:
+            raise IngestFailed(
+                "influxdb sink: BENCHWRIGHT_INFLUX_URL and BENCHWRIGHT_INFLUX_TOKEN_SECRET_ARN are needed"
+            )
+        token = secret_value(self.clients, self.config.influx_token_secret_arn, fatal=IngestFailed)
+        sink = InfluxSink(self.config.influx_url, token, self.config.influx_org, self.config.influx_bucket)
+        return sink.write(record)
+
+
+def aws_providers(
+    spec: Mapping[str, Any],
+    config: AwsSettings | None = None,
+    clients: Clients | None = None,
+    probe: Probe | None = None,
+) -> Providers:
+    """Every provider for one run of ``spec`` (the cell's concrete spec as a dict)."""
+    from benchwright.providers.aws.cloudwatch import CloudWatchMetrics
+    from benchwright.providers.aws.launcher import AwsRunnerLauncher
+    from benchwright.providers.aws.notify import notifier_for
+    from benchwright.providers.aws.pricing import AwsPriceBook, PriceList
+    from benchwright.providers.aws.s3 import S3Artifacts
+    from benchwright.providers.aws.store import S3ResultStore
+    from benchwright.providers.aws.targets import TARGETS
+
+    config = config or AwsSettings.from_env()
+    clients = clients or Clients(config)
+
+    def target(settings: Mapping[str, Any], run_id: str, handle: Mapping[str, str] | None) -> Target:
+        provider = str(settings.get("provider"))
+        if provider not in TARGETS:
+            raise SpecError(
+                "target.provider", f"{provider!r} cannot run on AWS (one of {', '.join(TARGETS)})"
+            )
+        return TARGETS[provider](settings, run_id, handle, clients=clients, config=config, probe=probe)
+
+    artifacts = S3Artifacts(clients, config.results_bucket)
+    return Providers(
+        target=target,
+        launcher=AwsRunnerLauncher(clients, config, spec.get("runner") or {}),
+        metrics=CloudWatchMetrics(clients),
+        store=S3ResultStore(artifacts, make_sink(config, clients)),
+        notifier=notifier_for(spec, clients, config.slack_secret_arn),
+        prices=AwsPriceBook(PriceList(clients, config.region)),
+        artifacts=artifacts,
+        extras={"clients": clients, "config": config},
+    )
+
+
+__all__ = ["AwsSettings", "Clients", "aws_providers"]

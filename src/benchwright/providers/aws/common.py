@@ -7,6 +7,7 @@ Error translation is what lets the state machine route: throttling and capacity 
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
@@ -39,6 +40,21 @@ NOT_FOUND_SUFFIXES = ("NotFound", "NotFoundFault", "NotFoundException", ".NotFou
 T = TypeVar("T")
 
 
+_SESSION: Any = None
+_LOCK = threading.Lock()
+
+
+def shared_session() -> Any:
+    """One botocore session per process: service models load once (they are most of a client's cost)."""
+    global _SESSION
+    with _LOCK:
+        if _SESSION is None:
+            import boto3
+
+            _SESSION = boto3.session.Session()
+        return _SESSION
+
+
 class Clients:
     """boto3 clients created on first use (never at import), one per service, shared by providers."""
 
@@ -48,15 +64,20 @@ class Clients:
         self._clients: dict[str, Any] = {}
 
     def __call__(self, service: str) -> Any:
-        if service not in self._clients:
-            import boto3
+        with _LOCK:
+            client = self._clients.get(service)
+        if client is None:
             from botocore.config import Config
 
-            session = self._session or boto3.session.Session()
+            session = self._session or shared_session()
             region = "us-east-1" if service == "pricing" else self.settings.region
             cfg = Config(retries={"mode": "standard", "max_attempts": 3})
-            self._clients[service] = session.client(service, region_name=region, config=cfg)
-        return self._clients[service]
+            with _LOCK:
+                client = self._clients.get(service)
+                if client is None:
+                    client = session.client(service, region_name=region, config=cfg)
+                    self._clients[service] = client
+        return client
 
 
 def lifecycle_tags(settings: AwsSettings, run_id: str, now: datetime | None = None) -> dict[str, str]:

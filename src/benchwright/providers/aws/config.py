@@ -19,11 +19,13 @@ class AwsSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     region: str = "us-east-1"
+    stage: str = "dev"
     results_bucket: str = "benchwright-results"
     owner: str = "benchwright"
     ttl_hours: float = 12.0  # expires-at tag = creation + ttl; the janitor deletes what outlives it
     subnet_ids: list[str] = Field(default_factory=list)  # private subnets, one or more per AZ
-    security_group_ids: list[str] = Field(default_factory=list)
+    security_group_ids: list[str] = Field(default_factory=list)  # on targets
+    runner_security_group: str | None = None  # on runner tasks / instances (else security_group_ids)
     db_subnet_group: str | None = None
     cache_subnet_group: str | None = None
     memorydb_subnet_group: str | None = None
@@ -31,7 +33,9 @@ class AwsSettings(BaseModel):
     runner_task_definition: str = "benchwright-runner"
     runner_container: str = "runner"
     runner_ami: str | None = None  # EC2 runners and self-managed targets
-    runner_instance_profile: str | None = None
+    runner_instance_profile: str | None = None  # name or ARN
+    launch_template: str | None = None  # optional EC2 launch template for runner instances
+    metrics_namespace: str = "Benchwright"
     sink: Literal["timestream", "influxdb", "none"] = "none"
     timestream_database: str = "benchwright"
     timestream_table: str = "results"
@@ -59,6 +63,9 @@ class AwsSettings(BaseModel):
         if "region" not in values and env.get("AWS_REGION"):
             values["region"] = env["AWS_REGION"]
         return cls.model_validate(values)
+
+    def runner_security_groups(self) -> list[str]:
+        return [self.runner_security_group] if self.runner_security_group else list(self.security_group_ids)
 
 
 def env_names() -> list[str]:

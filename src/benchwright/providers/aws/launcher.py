@@ -124,7 +124,7 @@ class AwsRunnerLauncher(RunnerLauncher):
             networkConfiguration={
                 "awsvpcConfiguration": {
                     "subnets": [where.subnet_id],
-                    "securityGroups": list(self.config.security_group_ids),
+                    "securityGroups": self.config.runner_security_groups(),
                     "assignPublicIp": "DISABLED",
                 }
             },
@@ -175,10 +175,13 @@ class AwsRunnerLauncher(RunnerLauncher):
             ],
             "MetadataOptions": {"HttpTokens": "required"},
         }
-        if self.config.security_group_ids:
-            args["SecurityGroupIds"] = list(self.config.security_group_ids)
-        if self.config.runner_instance_profile:
-            args["IamInstanceProfile"] = {"Arn": self.config.runner_instance_profile}
+        if self.config.runner_security_groups():
+            args["SecurityGroupIds"] = self.config.runner_security_groups()
+        profile = self.config.runner_instance_profile
+        if profile:
+            args["IamInstanceProfile"] = {"Arn": profile} if profile.startswith("arn:") else {"Name": profile}
+        if self.config.launch_template:
+            args["LaunchTemplate"] = {"LaunchTemplateId": self.config.launch_template}
         reservation = aws_call("ec2 run_instances (runner)", self.clients("ec2").run_instances, **args)
         instance_id: str = reservation["Instances"][0]["InstanceId"]
         return instance_id

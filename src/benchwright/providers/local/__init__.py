@@ -24,7 +24,9 @@ def local_target(settings: Mapping[str, Any], run_id: str, handle: Mapping[str, 
         return EndpointTarget(settings, run_id, handle)
     if provider == "local":
         return SERVERS[str(settings["engine"])](settings, run_id, handle)
-    raise SpecError("target.provider", f"{provider!r} targets need the AWS providers; locally use local | endpoint")
+    raise SpecError(
+        "target.provider", f"{provider!r} targets need the AWS providers; locally use local | endpoint"
+    )
 
 
 class DirectoryArtifacts(ArtifactStore):
@@ -51,7 +53,9 @@ class FreePriceBook(PriceBook):
     def estimate(self, spec: Mapping[str, Any], cell: Any, duration_s: float) -> Any:
         from benchwright.runs import CostEstimate
 
-        return CostEstimate(total=0.0, items={}, ops_per_dollar=None, monthly_nightly=0.0, source="local (free)")
+        return CostEstimate(
+            total=0.0, items={}, ops_per_dollar=None, monthly_nightly=0.0, source="local (free)"
+        )
 
 
 class SilentNotifier(Notifier):
@@ -59,19 +63,33 @@ class SilentNotifier(Notifier):
         return None
 
 
+class ConditionalNotifier(Notifier):
+    """Applies the spec's ``notify.on``: always, only on failure, or only on a regression verdict."""
+
+    def __init__(self, inner: Notifier, on: str) -> None:
+        self.inner = inner
+        self.on = on
+
+    def notify(self, record: Any) -> None:
+        if self.on == "failure" and record.status == "succeeded":
+            return
+        if self.on == "regression" and not (record.verdict is not None and record.verdict.kind == "slower"):
+            return
+        self.inner.notify(record)
+
+
 def default_notifier(spec_notify: Mapping[str, Any] | None) -> Notifier:
-    """Slack when the spec configures it and the Slack notifier is installed; otherwise silent."""
-    slack = (spec_notify or {}).get("slack")
-    if not slack:
+    """Slack when the spec configures a webhook environment variable; otherwise silent.
+
+    A Secrets Manager webhook is an AWS-side setting: locally it is skipped (the run is unaffected).
+    """
+    slack = (spec_notify or {}).get("slack") or {}
+    env = slack.get("webhook_env")
+    if not env:
         return SilentNotifier()
-    try:
-        from benchwright.report.slack import SlackNotifier  # type: ignore[attr-defined]
-    except ImportError:
-        return SilentNotifier()
-    try:
-        return SlackNotifier.from_spec(spec_notify)  # type: ignore[no-any-return]
-    except AttributeError:
-        return SilentNotifier()
+    from benchwright.providers.local.notify import SlackNotifier
+
+    return ConditionalNotifier(SlackNotifier(env_var=env), str((spec_notify or {}).get("on", "always")))
 
 
 def open_local_store(path: str | Path | None = None) -> ResultStore:

@@ -56,8 +56,12 @@ class EndpointTarget(Target):
         if engine == "mysql":
             return {"mysql.url": f"mysql://{user}@{hosts[0]}/{database}"}
         host, _, port = hosts[0].rpartition(":")
-        return {"redis.host": host, "redis.port": port, "redis.db": str(self.settings.get("db", 0)),
-                "redis.tls": "true" if self.settings.get("tls") else "false"}
+        return {
+            "redis.host": host,
+            "redis.port": port,
+            "redis.db": str(self.settings.get("db", 0)),
+            "redis.tls": "true" if self.settings.get("tls") else "false",
+        }
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "endpoint", "engine": self.settings["engine"], "hosts": list(self.settings["hosts"])}

@@ -9,6 +9,7 @@ since the measured phase's start, so they line up with the result's interval ser
 from __future__ import annotations
 
 import contextlib
+import itertools
 import threading
 import time
 from dataclasses import dataclass, field
@@ -46,12 +47,25 @@ class _Tree:
                     t = p.cpu_times()
                     io = p.io_counters()
                     mem = p.memory_info().rss / 2**20
-                self.last[pid] = (t.user, t.system, io.read_count, io.write_count, io.read_bytes, io.write_bytes, mem)
+                self.last[pid] = (
+                    t.user,
+                    t.system,
+                    io.read_count,
+                    io.write_count,
+                    io.read_bytes,
+                    io.write_bytes,
+                    mem,
+                )
                 rss += mem
         vals = list(self.last.values())
         return (
             (sum(v[0] for v in vals), sum(v[1] for v in vals)),
-            (sum(v[2] for v in vals), sum(v[3] for v in vals), sum(v[4] for v in vals), sum(v[5] for v in vals)),
+            (
+                sum(v[2] for v in vals),
+                sum(v[3] for v in vals),
+                sum(v[4] for v in vals),
+                sum(v[5] for v in vals),
+            ),
             rss,
         )
 
@@ -62,7 +76,10 @@ def take_sample(tree: _Tree | None = None, pids: list[int] | None = None) -> Sam
     net = psutil.net_io_counters()
     sample = Sample(
         wall=time.time(),
-        cpu={m: getattr(cpu, m, 0.0) for m in ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")},
+        cpu={
+            m: getattr(cpu, m, 0.0)
+            for m in ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+        },
         disk=(disk.read_count, disk.write_count, disk.read_bytes, disk.write_bytes) if disk else (0, 0, 0, 0),
         net=(net.bytes_recv, net.bytes_sent) if net else (0, 0),
         mem_used_mb=(psutil.virtual_memory().total - psutil.virtual_memory().available) / 2**20,
@@ -75,7 +92,9 @@ def take_sample(tree: _Tree | None = None, pids: list[int] | None = None) -> Sam
 class HostSampler:
     """Samples every ``interval`` seconds in a daemon thread until stopped."""
 
-    def __init__(self, pids_of: Target | None = None, interval: float = 1.0, max_samples: int = 86400) -> None:
+    def __init__(
+        self, pids_of: Target | None = None, interval: float = 1.0, max_samples: int = 86400
+    ) -> None:
         self.target = pids_of
         self.interval = interval
         self.max_samples = max_samples
@@ -109,13 +128,15 @@ def series_from_samples(samples: list[Sample], window: MetricsWindow, server: bo
     """Per-second rates between consecutive samples inside the (padded) window."""
     start = window.start.timestamp()
     lo, hi = start - window.pad_s, window.end.timestamp() + window.pad_s
-    inside = [s for s in samples if lo <= s.wall <= hi + 1.0]
+    before = [s for s in samples if s.wall < lo][-1:]
+    after = [s for s in samples if s.wall > hi][:1]
+    inside = before + [s for s in samples if lo <= s.wall <= hi] + after
     data: dict[tuple[str, str, str], list[MetricPoint]] = {}
 
     def add(name: str, unit: str, source: str, t: float, value: float) -> None:
         data.setdefault((name, unit, source), []).append(MetricPoint(t=round(t, 3), value=round(value, 3)))
 
-    for a, b in zip(inside, inside[1:], strict=False):
+    for a, b in itertools.pairwise(inside):
         dt = b.wall - a.wall
         if dt <= 0:
             continue
@@ -124,7 +145,13 @@ def series_from_samples(samples: list[Sample], window: MetricsWindow, server: bo
         if total > 0:
             busy = total - (b.cpu["idle"] - a.cpu["idle"]) - (b.cpu["iowait"] - a.cpu["iowait"])
             add("CPUUtilization", "Percent", "proc:host", t, 100 * busy / total)
-            add("CPUUser", "Percent", "proc:host", t, 100 * (b.cpu["user"] + b.cpu["nice"] - a.cpu["user"] - a.cpu["nice"]) / total)
+            add(
+                "CPUUser",
+                "Percent",
+                "proc:host",
+                t,
+                100 * (b.cpu["user"] + b.cpu["nice"] - a.cpu["user"] - a.cpu["nice"]) / total,
+            )
             add("CPUSystem", "Percent", "proc:host", t, 100 * (b.cpu["system"] - a.cpu["system"]) / total)
             add("CPUIOWait", "Percent", "proc:host", t, 100 * (b.cpu["iowait"] - a.cpu["iowait"]) / total)
         add("ReadIOPS", "Count/Second", "proc:host", t, (b.disk[0] - a.disk[0]) / dt)
@@ -135,8 +162,13 @@ def series_from_samples(samples: list[Sample], window: MetricsWindow, server: bo
         add("NetworkTransmitThroughput", "Bytes/Second", "proc:host", t, (b.net[1] - a.net[1]) / dt)
         add("MemoryUsed", "Megabytes", "proc:host", t, b.mem_used_mb)
         if server and b.server_rss_mb:
-            add("CPUUtilization", "Percent", "proc:server", t,
-                100 * (sum(b.server_cpu) - sum(a.server_cpu)) / dt)
+            add(
+                "CPUUtilization",
+                "Percent",
+                "proc:server",
+                t,
+                100 * (sum(b.server_cpu) - sum(a.server_cpu)) / dt,
+            )
             add("CPUUser", "Percent", "proc:server", t, 100 * (b.server_cpu[0] - a.server_cpu[0]) / dt)
             add("CPUSystem", "Percent", "proc:server", t, 100 * (b.server_cpu[1] - a.server_cpu[1]) / dt)
             add("ReadOps", "Count/Second", "proc:server", t, (b.server_io[0] - a.server_io[0]) / dt)

@@ -17,7 +17,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import benchwright
-from benchwright.providers.base import Credentials, RunnerHandle, RunnerLauncher, RunnerPlan, RunnerStatus, Target
+from benchwright.providers.base import (
+    Credentials,
+    RunnerHandle,
+    RunnerLauncher,
+    RunnerPlan,
+    RunnerStatus,
+    Target,
+)
 from benchwright.results import ResultDocument
 
 _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
@@ -29,7 +36,11 @@ def runner_command(plan: Path, out: Path) -> list[str]:
 
 def child_environment(credentials: Credentials) -> dict[str, str]:
     """Our environment plus the secret, minus any stale secret, with benchwright importable."""
-    env = {k: v for k, v in os.environ.items() if k not in ("BENCHWRIGHT_DB_PASSWORD", "BENCHWRIGHT_DB_SECRET_ARN")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("BENCHWRIGHT_DB_PASSWORD", "BENCHWRIGHT_DB_SECRET_ARN")
+    }
     env.update(credentials.environment())
     src = str(Path(benchwright.__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH", "")) if p)
@@ -42,7 +53,7 @@ class SubprocessLauncher(RunnerLauncher):
         self.work_dir = Path(work_dir)
 
     def launch(self, plan: RunnerPlan, credentials: Credentials, target: Target) -> RunnerHandle:
-        cell_dir = self.work_dir / _safe(plan.cell_id)
+        cell_dir = self.work_dir / _safe(plan.cell_id) / f"repeat-{plan.repeat}"
         cell_dir.mkdir(parents=True, exist_ok=True)
         stem = f"runner-{plan.runner_index}"
         plan_path = cell_dir / f"{stem}-plan.json"
@@ -111,8 +122,8 @@ class SubprocessLauncher(RunnerLauncher):
         return data if isinstance(data, dict) else {"documents": [], "error": None}
 
     def results(self, handle: RunnerHandle) -> list[ResultDocument]:
-        docs = self._output(handle).get("documents") or []
-        return [ResultDocument.parse(d) for d in docs]  # type: ignore[union-attr]
+        docs = self._output(handle).get("documents")
+        return [ResultDocument.parse(d) for d in docs] if isinstance(docs, list) else []
 
     def failure(self, handle: RunnerHandle) -> str | None:
         proc = self._proc(handle)

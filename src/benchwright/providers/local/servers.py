@@ -161,7 +161,9 @@ class LocalServer(Target):
     def _owned(self, proc: psutil.Process) -> bool:
         """Only ever signal a process that really is our server (pids get reused)."""
         with contextlib.suppress(psutil.Error):
-            return any(self.handle.get("dir", "\0") in part for part in proc.cmdline()) or proc.pid in _PROCESSES
+            return (
+                any(self.handle.get("dir", "\0") in part for part in proc.cmdline()) or proc.pid in _PROCESSES
+            )
         return False
 
     def _process(self) -> psutil.Process | None:
@@ -196,8 +198,12 @@ class LocalServer(Target):
         return Credentials(password=password)
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "local", "engine": self.engine, "port": self.handle.get("port"),
-                "settings": {k: str(v) for k, v in self.settings.get("settings", {}).items()}}
+        return {
+            "kind": "local",
+            "engine": self.engine,
+            "port": self.handle.get("port"),
+            "settings": {k: str(v) for k, v in self.settings.get("settings", {}).items()},
+        }
 
     # -------------------------------------------------------------- engine hooks
     def _initialise(self, base: Path, port: int, password: str, user: str | None) -> None:
@@ -242,7 +248,9 @@ def stop_process_tree(pid: int, owned: Any, timeout: float = 20.0) -> None:
 
 # ================================================================ PostgreSQL
 def _pg_bin() -> Path:
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: [int(x) for x in p.split("/")[4].split(".")])
+    found = sorted(
+        glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: [int(x) for x in p.split("/")[4].split(".")]
+    )
     if not found:
         raise ProvisioningFailed("postgres: PostgreSQL binaries not found (scripts/local-servers install)")
     return Path(found[-1])
@@ -259,14 +267,31 @@ class PostgresServer(LocalServer):
         pwfile.write_text(password + "\n")
         _chown(base, user)
         result = subprocess.run(
-            [str(_pg_bin() / "initdb"), "-D", str(data), "-U", USER, f"--pwfile={pwfile}", "-A", "scram-sha-256",
-             "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"],
-            capture_output=True, text=True, user=user, group=user, extra_groups=[] if user else None, check=False,
+            [
+                str(_pg_bin() / "initdb"),
+                "-D",
+                str(data),
+                "-U",
+                USER,
+                f"--pwfile={pwfile}",
+                "-A",
+                "scram-sha-256",
+                "-E",
+                "UTF8",
+                "--locale=C.UTF-8",
+                "--no-sync",
+            ],
+            capture_output=True,
+            text=True,
+            user=user,
+            group=user,
+            extra_groups=[] if user else None,
+            check=False,
         )
         pwfile.unlink()
         if result.returncode != 0:
             raise ProvisioningFailed(f"postgres: initdb failed: {result.stderr.strip()[-300:]}")
-        lines = [f"listen_addresses = '127.0.0.1'", f"port = {port}", f"unix_socket_directories = '{data}'"]
+        lines = ["listen_addresses = '127.0.0.1'", f"port = {port}", f"unix_socket_directories = '{data}'"]
         for key, value in self.settings.get("settings", {}).items():
             text = _setting_value(value).replace("'", "''")
             lines.append(f"{key} = '{text}'")
@@ -305,19 +330,31 @@ class MariaDbServer(LocalServer):
             f"pid-file = {base / 'mysqld.pid'}",
             "skip-name-resolve",
         ]
-        lines += [f"{key} = {_setting_value(value)}" for key, value in self.settings.get("settings", {}).items()]
+        lines += [
+            f"{key} = {_setting_value(value)}" for key, value in self.settings.get("settings", {}).items()
+        ]
         (base / "my.cnf").write_text("\n".join(x for x in lines if x) + "\n")
         _chown(base, user)
         install = shutil.which("mariadb-install-db") or shutil.which("mysql_install_db")
         if install is None:
             raise ProvisioningFailed("mysql: mariadb-install-db not found (scripts/local-servers install)")
         result = subprocess.run(
-            [install, f"--defaults-file={base / 'my.cnf'}", f"--datadir={data}", "--auth-root-authentication-method=socket",
-             "--skip-test-db", *([f"--user={user}"] if user else [])],
-            capture_output=True, text=True, check=False,
+            [
+                install,
+                f"--defaults-file={base / 'my.cnf'}",
+                f"--datadir={data}",
+                "--auth-root-authentication-method=socket",
+                "--skip-test-db",
+                *([f"--user={user}"] if user else []),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
         )
         if result.returncode != 0:
-            raise ProvisioningFailed(f"mysql: mariadb-install-db failed: {(result.stderr or result.stdout).strip()[-300:]}")
+            raise ProvisioningFailed(
+                f"mysql: mariadb-install-db failed: {(result.stderr or result.stdout).strip()[-300:]}"
+            )
         _chown(base, user)
 
     def _command(self, base: Path, port: int, password: str) -> list[str]:
@@ -353,8 +390,14 @@ class RedisServer(LocalServer):
         if shutil.which("redis-server") is None:
             raise ProvisioningFailed("redis: redis-server not found (scripts/local-servers install)")
         settings = {"save": "", "appendonly": "no", **self.settings.get("settings", {})}
-        lines = ["bind 127.0.0.1", f"port {port}", f"dir {base}", "daemonize no", f"requirepass {password}",
-                 "databases 64"]
+        lines = [
+            "bind 127.0.0.1",
+            f"port {port}",
+            f"dir {base}",
+            "daemonize no",
+            f"requirepass {password}",
+            "databases 64",
+        ]
         for key, value in settings.items():
             text = "yes" if value is True else "no" if value is False else str(value)
             lines.append(f'{key} "{text}"' if text == "" else f"{key} {text}")
@@ -368,8 +411,13 @@ class RedisServer(LocalServer):
     def _probe(self) -> None:
         import redis
 
-        client = redis.Redis(host="127.0.0.1", port=int(self.handle["port"]), password=self.credentials().password,
-                             socket_timeout=2, socket_connect_timeout=2)
+        client = redis.Redis(
+            host="127.0.0.1",
+            port=int(self.handle["port"]),
+            password=self.credentials().password,
+            socket_timeout=2,
+            socket_connect_timeout=2,
+        )
         try:
             client.ping()
         finally:
@@ -379,7 +427,11 @@ class RedisServer(LocalServer):
         return {"redis.host": "127.0.0.1", "redis.port": self.handle["port"], "redis.db": "0"}
 
 
-SERVERS: dict[str, type[LocalServer]] = {"postgres": PostgresServer, "mysql": MariaDbServer, "redis": RedisServer}
+SERVERS: dict[str, type[LocalServer]] = {
+    "postgres": PostgresServer,
+    "mysql": MariaDbServer,
+    "redis": RedisServer,
+}
 
 
 def wait_ready(target: Target, timeout: float, poll: float = 0.1) -> TargetStatus:

@@ -12,6 +12,7 @@ variable ``BENCHWRIGHT_DB_PASSWORD``, when set, supplies the password instead, s
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
@@ -33,7 +34,9 @@ def parse_url(url: str) -> dict[str, Any]:
     """Split a mysql:// URL into MySQLdb.connect keyword arguments (password from env when set)."""
     parts = urlsplit(url)
     if parts.scheme not in ("mysql", "mariadb", "mysql+mysqldb"):
-        raise SpecError("mysql.url", f"expected mysql://user:password@host:port/database, got scheme {parts.scheme!r}")
+        raise SpecError(
+            "mysql.url", f"expected mysql://user:password@host:port/database, got scheme {parts.scheme!r}"
+        )
     if not parts.hostname:
         raise SpecError("mysql.url", "no host in the URL (mysql://user:password@host:port/database)")
     try:
@@ -92,10 +95,8 @@ class MySQLDriver(KeyValueDriver, SqlDriver):
 
     def close(self) -> None:
         if self.conn is not None:
-            try:
+            with contextlib.suppress(MySQLdb.Error):
                 self.conn.close()
-            except MySQLdb.Error:
-                pass
             self.conn = self._cursor = None
 
     def recover(self) -> None:
@@ -127,7 +128,7 @@ class MySQLDriver(KeyValueDriver, SqlDriver):
         row = cur.fetchone()
         if row is not None:
             cur.fetchall()  # drain, so the next statement does not see "commands out of sync"
-        return row  # type: ignore[no-any-return]
+        return row
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         # MySQLdb rewrites INSERT ... VALUES (...) into one multi-row statement: one round trip.
@@ -148,8 +149,10 @@ class MySQLDriver(KeyValueDriver, SqlDriver):
         return Status.ERROR
 
     def is_connection_lost(self, error: BaseException) -> bool:
-        return isinstance(error, MySQLdb.OperationalError) and bool(error.args) and error.args[0] in (
-            CONNECTION_LOST_CODES
+        return (
+            isinstance(error, MySQLdb.OperationalError)
+            and bool(error.args)
+            and error.args[0] in (CONNECTION_LOST_CODES)
         )
 
     def table_exists(self, table: str) -> bool:
@@ -163,7 +166,7 @@ class MySQLDriver(KeyValueDriver, SqlDriver):
     def create_table(self, table: str, fieldcount: int, *, drop: bool = False) -> None:
         if drop:
             self.execute(f"DROP TABLE IF EXISTS {_ident(table)}")
-        fields = ", ".join(f"FIELD{i} LONGBLOB" for i in range(fieldcount))
+        fields = ", ".join(f"FIELD{i} TEXT" for i in range(fieldcount))
         self.execute(
             f"CREATE TABLE IF NOT EXISTS {_ident(table)} (YCSB_KEY VARCHAR(255) NOT NULL PRIMARY KEY, {fields})"
         )
@@ -180,17 +183,18 @@ class MySQLDriver(KeyValueDriver, SqlDriver):
     def scan(self, table: str, start_key: str, count: int, fields: Sequence[str] | None) -> Status:
         cols = ", ".join(_ident(f) for f in fields) if fields else "*"
         self.fetchall(
-            f"SELECT {cols} FROM {_ident(table)} WHERE YCSB_KEY >= %s ORDER BY YCSB_KEY LIMIT %s", (start_key, count)
+            f"SELECT {cols} FROM {_ident(table)} WHERE YCSB_KEY >= %s ORDER BY YCSB_KEY LIMIT %s",
+            (start_key, count),
         )
         return Status.OK
 
-    def update(self, table: str, key: str, values: Mapping[str, bytes]) -> Status:
+    def update(self, table: str, key: str, values: Mapping[str, str]) -> Status:
         sets = ", ".join(f"{_ident(f)} = %s" for f in values)
         n = self.execute(f"UPDATE {_ident(table)} SET {sets} WHERE YCSB_KEY = %s", (*values.values(), key))
         # MySQL reports rows *changed*; an update to identical bytes counts 0 although the row exists.
         return Status.OK if n or self.read(table, key, None) is Status.OK else Status.NOT_FOUND
 
-    def insert(self, table: str, key: str, values: Mapping[str, bytes]) -> Status:
+    def insert(self, table: str, key: str, values: Mapping[str, str]) -> Status:
         cols = ", ".join(["YCSB_KEY", *(_ident(f) for f in values)])
         marks = ", ".join(["%s"] * (len(values) + 1))
         self.execute(f"INSERT INTO {_ident(table)} ({cols}) VALUES ({marks})", (key, *values.values()))

@@ -3,3 +3,6 @@
 from benchwright.runner.workloads import ycsb  # noqa: F401
 from benchwright.runner.workloads import redisbench  # noqa: F401
 from benchwright.runner.workloads import tpcc  # noqa: F401
+from benchwright.runner.workloads import tpcb  # noqa: F401
+from benchwright.runner.workloads import oltp  # noqa: F401
+from benchwright.runner.workloads import sqlscript  # noqa: F401

@@ -94,15 +94,19 @@ def run_tool(
     started_at = datetime.now(UTC)
     t0 = time.perf_counter()
     proc = subprocess.Popen(
-        list(argv), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        list(argv),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
         env={**os.environ, **(env or {})},
     )
     assert proc.stdout is not None
+    fd = proc.stdout.fileno()
     chunks: list[bytes] = []
     pending = b""
     deadline = t0 + timeout_s if timeout_s else None
     while True:
-        data = proc.stdout.read1(65536)
+        data = os.read(fd, 65536)  # returns what is there: progress streams live
         if not data:
             break
         chunks.append(data)
@@ -147,7 +151,8 @@ def scrub(text: str, secrets: Sequence[str]) -> str:
     text = redact_text(text)
     for secret in secrets:
         if secret:
-            text = text.replace(secret, "***")
+            # whole tokens only: a password "bench" must not turn "redis-benchmark" into "redis-***mark"
+            text = re.sub(rf"(?<![\w-]){re.escape(secret)}(?!\w)", "***", text)
     return text
 
 
@@ -302,7 +307,11 @@ def build_document(
     errors = sum(o.statuses.get("ERROR", 0) for o in operations.values())
     if total and errors:
         rate = errors / total
-        doc.flag("error_rate", "invalid" if rate > 0.01 else "warning", f"{errors} of {total} operations failed ({rate:.2%})")
+        doc.flag(
+            "error_rate",
+            "invalid" if rate > 0.01 else "warning",
+            f"{errors} of {total} operations failed ({rate:.2%})",
+        )
     if total == 0:
         doc.flag("no_operations", "invalid", f"{tool} reported no completed operation")
     return doc

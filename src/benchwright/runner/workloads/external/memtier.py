@@ -43,16 +43,26 @@ class MemtierSettings:
             raise SpecError("memtier.ratio", f"expected SET:GET such as 1:10, got {self.ratio!r}")
 
 
-def build_argv(binary: str, settings: MemtierSettings, connection: Mapping[str, str]) -> tuple[list[str], list[str]]:
+def build_argv(
+    binary: str, settings: MemtierSettings, connection: Mapping[str, str]
+) -> tuple[list[str], list[str]]:
     settings.validate()
     argv = [
-        binary, "--protocol=redis",
-        f"--server={connection.get('redis.host', '127.0.0.1')}", f"--port={connection.get('redis.port', '6379')}",
-        f"--ratio={settings.ratio}", f"--threads={settings.threads}", f"--clients={settings.clients}",
-        f"--data-size={settings.data_size}", f"--key-maximum={settings.key_maximum}",
-        f"--pipeline={settings.pipeline}", "--hide-histogram",
+        binary,
+        "--protocol=redis",
+        f"--server={connection.get('redis.host', '127.0.0.1')}",
+        f"--port={connection.get('redis.port', '6379')}",
+        f"--ratio={settings.ratio}",
+        f"--threads={settings.threads}",
+        f"--clients={settings.clients}",
+        f"--data-size={settings.data_size}",
+        f"--key-maximum={settings.key_maximum}",
+        f"--pipeline={settings.pipeline}",
+        "--hide-histogram",
     ]
-    argv.append(f"--requests={settings.requests}" if settings.requests else f"--test-time={settings.test_time_s}")
+    argv.append(
+        f"--requests={settings.requests}" if settings.requests else f"--test-time={settings.test_time_s}"
+    )
     if connection.get("redis.db", "0") != "0":
         argv.append(f"--select-db={connection['redis.db']}")
     if connection.get("redis.tls", "").lower() in ("1", "true", "yes"):
@@ -113,7 +123,11 @@ def parse(output: str) -> Parsed:
     return Parsed(
         operations=operations,
         runtime_s=total_ops / total_rate if total_rate and total_ops else seconds,
-        extra={"get_hits_per_sec": hits, "get_misses_per_sec": misses, "kb_per_sec": (rows.get("Totals") or {}).get("KB/sec")},
+        extra={
+            "get_hits_per_sec": hits,
+            "get_misses_per_sec": misses,
+            "kb_per_sec": (rows.get("Totals") or {}).get("KB/sec"),
+        },
         threads=(int(threads[1]) * int(clients[1])) if threads and clients else 1,
     )
 
@@ -131,9 +145,17 @@ def run(
     check_exit(result, TOOL, secrets)
     props = {f"memtier.{k}": str(v) for k, v in settings.__dict__.items()}
     doc = build_document(
-        tool=TOOL, workload="redis-bench", engine="redis", phase="run", parsed=parse(result.output), run=result,
+        tool=TOOL,
+        workload="redis-bench",
+        engine="redis",
+        phase="run",
+        parsed=parse(result.output),
+        run=result,
         endpoint=f"{connection.get('redis.host', '127.0.0.1')}:{connection.get('redis.port', '6379')}",
-        settings=props, secrets=secrets, version=tool_version(path), run_id=run_id,
+        settings=props,
+        secrets=secrets,
+        version=tool_version(path),
+        run_id=run_id,
     )
     doc.extra["latency_buckets"] = latency_buckets(doc)
     return doc

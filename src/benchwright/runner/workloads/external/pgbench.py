@@ -75,11 +75,17 @@ def split_url(url: str) -> tuple[str, str]:
     return f"{m['scheme']}{user}{m['rest']}", m["pw"] or ""
 
 
-def build_argv(binary: str, settings: PgbenchSettings, url: str, log_prefix: str | None = None) -> tuple[list[str], dict[str, str]]:
+def build_argv(
+    binary: str, settings: PgbenchSettings, url: str, log_prefix: str | None = None
+) -> tuple[list[str], dict[str, str]]:
     """(argv, extra environment) for our settings; the connection is a libpq URL as dbname."""
     settings.validate()
     conninfo, password = split_url(url)
-    env = {"PGPASSWORD": os.environ.get("BENCHWRIGHT_DB_PASSWORD") or password} if (password or os.environ.get("BENCHWRIGHT_DB_PASSWORD")) else {}
+    env = (
+        {"PGPASSWORD": os.environ.get("BENCHWRIGHT_DB_PASSWORD") or password}
+        if (password or os.environ.get("BENCHWRIGHT_DB_PASSWORD"))
+        else {}
+    )
     if settings.mode == "init":
         return [binary, "-i", "-s", str(settings.scale), "-F", str(settings.fillfactor), conninfo], env
     argv = [binary, "-c", str(settings.clients), "-j", str(settings.jobs), "-M", settings.protocol]
@@ -141,8 +147,11 @@ def parse(output: str, transaction_log: Sequence[str] = ()) -> Parsed:
         "initial_connection_ms": float(_value(r"^initial connection time = ([\d.]+) ms", output) or 0.0),
         "tps": rate,
     }
-    statements = re.findall(r"^\s+([\d.]+)\s+(\d+)\s+(\S.*)$", output.split("statement latencies", 1)[-1], re.M) \
-        if "statement latencies" in output else []
+    statements = (
+        re.findall(r"^\s+([\d.]+)\s+(\d+)\s+(\S.*)$", output.split("statement latencies", 1)[-1], re.M)
+        if "statement latencies" in output
+        else []
+    )
     if statements:
         extra["statement_latencies_ms"] = [
             {"latency_ms": float(lat), "failures": int(f), "statement": stmt} for lat, f, stmt in statements
@@ -217,7 +226,9 @@ def run(
     """Run pgbench with our settings; the document's phase is ``load`` for ``-i``, else ``run``."""
     path = find_tool(TOOL, binary)
     with tempfile.TemporaryDirectory(prefix="bw-pgbench-") as tmp:
-        prefix = os.path.join(tmp, "pgbench_log") if settings.mode == "run" and settings.transaction_log else None
+        prefix = (
+            os.path.join(tmp, "pgbench_log") if settings.mode == "run" and settings.transaction_log else None
+        )
         argv, env = build_argv(path, settings, url, prefix)
         result = run_tool(argv, env=env, echo=echo)
         check_exit(result, TOOL, list(env.values()))
@@ -230,10 +241,17 @@ def run(
     props = {f"pgbench.{k}": str(v) for k, v in settings.__dict__.items() if v is not None}
     props["postgres.url"] = conninfo
     return build_document(
-        tool=TOOL, workload="sql" if settings.script else "tpcb", engine="postgres",
-        phase="load" if settings.mode == "init" else "run", parsed=parsed, run=result,
-        endpoint=_endpoint(conninfo), settings=props, secrets=list(env.values()),
-        version=tool_version(path), run_id=run_id,
+        tool=TOOL,
+        workload="sql" if settings.script else "tpcb",
+        engine="postgres",
+        phase="load" if settings.mode == "init" else "run",
+        parsed=parsed,
+        run=result,
+        endpoint=_endpoint(conninfo),
+        settings=props,
+        secrets=list(env.values()),
+        version=tool_version(path),
+        run_id=run_id,
     )
 
 

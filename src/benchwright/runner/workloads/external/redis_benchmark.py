@@ -26,7 +26,9 @@ from benchwright.runner.workloads.redisbench.sequential import RedisBenchSetting
 
 TOOL = "redis-benchmark"
 _BLOCK = re.compile(r"^====== (?P<name>.+?) ======\s*$", re.M)
-_QUIET = re.compile(r"^(?P<name>[^:\r\n]+): (?P<rps>[\d.]+) requests per second(?:, p50=(?P<p50>[\d.]+) msec)?", re.M)
+_QUIET = re.compile(
+    r"^(?P<name>[^:\r\n]+): (?P<rps>[\d.]+) requests per second(?:, p50=(?P<p50>[\d.]+) msec)?", re.M
+)
 _DIST = re.compile(r"^\s*([\d.]+)% <= ([\d.]+) milliseconds \(cumulative count (\d+)\)", re.M)
 
 
@@ -44,13 +46,20 @@ def build_argv(
     """(argv, secrets) for our settings. redis-benchmark has no password variable: it goes in -a."""
     argv = [
         binary,
-        "-h", connection.get("redis.host", "127.0.0.1"),
-        "-p", connection.get("redis.port", "6379"),
-        "-t", settings.tests,
-        "-n", str(settings.requests),
-        "-c", str(settings.clients),
-        "-d", str(settings.datasize),
-        "-P", str(settings.pipeline),
+        "-h",
+        connection.get("redis.host", "127.0.0.1"),
+        "-p",
+        connection.get("redis.port", "6379"),
+        "-t",
+        settings.tests,
+        "-n",
+        str(settings.requests),
+        "-c",
+        str(settings.clients),
+        "-d",
+        str(settings.datasize),
+        "-P",
+        str(settings.pipeline),
     ]
     if settings.keyspace:
         argv += ["-r", str(settings.keyspace)]
@@ -152,15 +161,30 @@ def _parse_quiet(text: str, requests: int | None, clients: int) -> Parsed:
 
 
 def to_document(
-    parsed: Parsed, run: object, *, endpoint: str, settings: Mapping[str, str], secrets: Sequence[str],
-    version: str | None = None, run_id: str | None = None,
+    parsed: Parsed,
+    run: object,
+    *,
+    endpoint: str,
+    settings: Mapping[str, str],
+    secrets: Sequence[str],
+    version: str | None = None,
+    run_id: str | None = None,
 ) -> ResultDocument:
     from benchwright.runner.workloads.external.common import ToolRun
 
     assert isinstance(run, ToolRun)
     doc = build_document(
-        tool=TOOL, workload="redis-bench", engine="redis", phase="run", parsed=parsed, run=run,
-        endpoint=endpoint, settings=settings, secrets=secrets, version=version, run_id=run_id,
+        tool=TOOL,
+        workload="redis-bench",
+        engine="redis",
+        phase="run",
+        parsed=parsed,
+        run=run,
+        endpoint=endpoint,
+        settings=settings,
+        secrets=secrets,
+        version=version,
+        run_id=run_id,
     )
     doc.extra["requests_per_second"] = {n: round(o.throughput, 2) for n, o in doc.operations.items()}
     doc.extra["latency_buckets"] = latency_buckets(doc)
@@ -181,11 +205,21 @@ def run(
     check_exit(result, TOOL, secrets)
     parsed = parse(result.output, settings.requests, settings.clients)
     props = {
-        "redisbench.tests": settings.tests, "redisbench.datasize": str(settings.datasize),
-        "redisbench.keyspace": str(settings.keyspace), "redisbench.requests": str(settings.requests),
-        "redisbench.clients": str(settings.clients), "redisbench.pipeline": str(settings.pipeline),
+        "redisbench.tests": settings.tests,
+        "redisbench.datasize": str(settings.datasize),
+        "redisbench.keyspace": str(settings.keyspace),
+        "redisbench.requests": str(settings.requests),
+        "redisbench.clients": str(settings.clients),
+        "redisbench.pipeline": str(settings.pipeline),
         **{k: v for k, v in connection.items() if k != "redis.password"},
     }
     endpoint = f"{connection.get('redis.host', '127.0.0.1')}:{connection.get('redis.port', '6379')}"
-    return to_document(parsed, result, endpoint=endpoint, settings=props, secrets=secrets,
-                       version=tool_version(path), run_id=run_id)
+    return to_document(
+        parsed,
+        result,
+        endpoint=endpoint,
+        settings=props,
+        secrets=secrets,
+        version=tool_version(path),
+        run_id=run_id,
+    )

@@ -26,8 +26,16 @@ from benchwright.runner.workloads.external.common import (
 
 TOOL = "sysbench"
 TESTS = (
-    "oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select", "oltp_update_index",
-    "oltp_update_non_index", "oltp_insert", "oltp_delete", "select_random_points", "select_random_ranges",
+    "oltp_read_write",
+    "oltp_read_only",
+    "oltp_write_only",
+    "oltp_point_select",
+    "oltp_update_index",
+    "oltp_update_non_index",
+    "oltp_insert",
+    "oltp_delete",
+    "select_random_points",
+    "select_random_ranges",
 )
 OPERATION = "transaction"  # sysbench's "event": one execution of the test's transaction
 _INTERVAL = re.compile(
@@ -49,6 +57,7 @@ class SysbenchSettings:
     report_interval_s: int = 1  # --report-interval
     percentile: int = 95  # --percentile
     rate: int = 0  # --rate (0 = unlimited)
+    options: tuple[tuple[str, str], ...] = ()  # further sysbench options, e.g. (("range_size", "100"),)
 
     def validate(self) -> None:
         if self.test not in TESTS:
@@ -72,28 +81,50 @@ def connection_args(engine: str, url: str) -> tuple[list[str], dict[str, str], l
     password = os.environ.get("BENCHWRIGHT_DB_PASSWORD") or password
     db = parts.path.lstrip("/") or ("postgres" if engine == "postgres" else "")
     if engine == "postgres":
-        args = ["--db-driver=pgsql", f"--pgsql-host={parts.hostname}", f"--pgsql-port={parts.port or 5432}",
-                f"--pgsql-user={unquote(parts.username or '')}", f"--pgsql-db={db}"]
+        args = [
+            "--db-driver=pgsql",
+            f"--pgsql-host={parts.hostname}",
+            f"--pgsql-port={parts.port or 5432}",
+            f"--pgsql-user={unquote(parts.username or '')}",
+            f"--pgsql-db={db}",
+        ]
         return args, ({"PGPASSWORD": password} if password else {}), [password]
     if engine == "mysql":
-        args = ["--db-driver=mysql", f"--mysql-host={parts.hostname}", f"--mysql-port={parts.port or 3306}",
-                f"--mysql-user={unquote(parts.username or '')}", f"--mysql-db={db}"]
+        args = [
+            "--db-driver=mysql",
+            f"--mysql-host={parts.hostname}",
+            f"--mysql-port={parts.port or 3306}",
+            f"--mysql-user={unquote(parts.username or '')}",
+            f"--mysql-db={db}",
+        ]
         if password:
             args.append(f"--mysql-password={password}")
         return args, {}, [password]
     raise SpecError("engine", f"sysbench drives postgres or mysql, not {engine!r}")
 
 
-def build_argv(binary: str, settings: SysbenchSettings, engine: str, url: str) -> tuple[list[str], dict[str, str], list[str]]:
+def build_argv(
+    binary: str, settings: SysbenchSettings, engine: str, url: str
+) -> tuple[list[str], dict[str, str], list[str]]:
     settings.validate()
     conn, env, secrets = connection_args(engine, url)
-    argv = [binary, settings.test, *conn, f"--tables={settings.tables}", f"--table-size={settings.table_size}"]
+    argv = [
+        binary,
+        settings.test,
+        *conn,
+        f"--tables={settings.tables}",
+        f"--table-size={settings.table_size}",
+    ]
     if settings.command == "run":
         argv += [
-            f"--threads={settings.threads}", f"--time={settings.time_s}",
-            f"--report-interval={settings.report_interval_s}", f"--percentile={settings.percentile}",
-            f"--rate={settings.rate}", "--histogram",
+            f"--threads={settings.threads}",
+            f"--time={settings.time_s}",
+            f"--report-interval={settings.report_interval_s}",
+            f"--percentile={settings.percentile}",
+            f"--rate={settings.rate}",
+            "--histogram",
         ]
+    argv += [f"--{name}={value}" for name, value in settings.options]
     return [*argv, settings.command], env, secrets
 
 
@@ -106,7 +137,9 @@ def parse(output: str) -> Parsed:
     """Parse a ``run`` output (intervals, statistics, optional histogram) or a ``prepare`` output."""
     if "SQL statistics:" not in output:
         return parse_prepare(output)
-    events = int(_num(r"^\s+transactions:\s+(\d+)", output) or _num(r"total number of events:\s+(\d+)", output) or 0)
+    events = int(
+        _num(r"^\s+transactions:\s+(\d+)", output) or _num(r"total number of events:\s+(\d+)", output) or 0
+    )
     tps = _num(r"^\s+transactions:\s+\d+\s+\(([\d.]+) per sec\.\)", output) or 0.0
     total_time = _num(r"total time:\s+([\d.]+)s", output)
     pct = re.search(r"^\s+(\d+)(?:th|st|nd|rd) percentile:\s+([\d.]+)", output, re.M)
@@ -124,7 +157,8 @@ def parse(output: str) -> Parsed:
     if rows:
         figures.histogram = histogram_from_counts([(float(v) * 1000, int(c)) for v, c in rows])
     queries = {
-        kind: int(_num(rf"^\s+{kind}:\s+(\d+)\s*$", output) or 0) for kind in ("read", "write", "other", "total")
+        kind: int(_num(rf"^\s+{kind}:\s+(\d+)\s*$", output) or 0)
+        for kind in ("read", "write", "other", "total")
     }
     extra: dict[str, object] = {
         "queries": queries,
@@ -141,6 +175,15 @@ def parse(output: str) -> Parsed:
         extra=extra,
         threads=threads,
     )
+
+
+def name_operation(parsed: Parsed, test: str) -> Parsed:
+    """Name the event after the test (oltp_point_select ...), as the native oltp workload does."""
+    if OPERATION in parsed.operations:
+        parsed.operations = {test: parsed.operations.pop(OPERATION), **parsed.operations}
+        for sample in parsed.intervals:
+            sample.operations = {test if k == OPERATION else k: v for k, v in sample.operations.items()}
+    return parsed
 
 
 def _ms(value: float | None) -> float | None:
@@ -173,8 +216,10 @@ def interval_samples(output: str) -> list[IntervalSample]:
 def parse_prepare(output: str) -> Parsed:
     rows = sum(int(n) for n in re.findall(r"^Inserting (\d+) records into", output, re.M))
     tables = re.findall(r"^Creating table '([^']+)'", output, re.M)
-    return Parsed(operations={"INSERT": OpFigures(operations=rows, throughput=0.0)},
-                  extra={"tables": tables, "rows": rows})
+    return Parsed(
+        operations={"INSERT": OpFigures(operations=rows, throughput=0.0)},
+        extra={"tables": tables, "rows": rows},
+    )
 
 
 def run(
@@ -189,11 +234,19 @@ def run(
     argv, env, secrets = build_argv(path, settings, engine, url)
     result = run_tool(argv, env=env, echo=echo)
     check_exit(result, TOOL, secrets)
-    parsed = parse(result.output)
+    parsed = name_operation(parse(result.output), settings.test)
     parts = urlsplit(url.split(",", 1)[0])
     props: Mapping[str, str] = {f"sysbench.{k}": str(v) for k, v in settings.__dict__.items()}
     return build_document(
-        tool=TOOL, workload="oltp", engine=engine, phase="load" if settings.command == "prepare" else "run",
-        parsed=parsed, run=result, endpoint=f"{parts.hostname}:{parts.port or ''}", settings=props,
-        secrets=secrets, version=tool_version(path), run_id=run_id,
+        tool=TOOL,
+        workload="oltp",
+        engine=engine,
+        phase="load" if settings.command == "prepare" else "run",
+        parsed=parsed,
+        run=result,
+        endpoint=f"{parts.hostname}:{parts.port or ''}",
+        settings=props,
+        secrets=secrets,
+        version=tool_version(path),
+        run_id=run_id,
     )

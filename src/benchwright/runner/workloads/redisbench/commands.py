@@ -16,8 +16,20 @@ Command = tuple[bytes, ...]
 
 # redis-benchmark's test names (-t), in the order it runs them.
 TESTS = (
-    "set", "get", "incr", "lpush", "rpush", "lpop", "rpop", "sadd", "hset", "spop", "zadd", "zpopmin",
-    "lrange_100", "mset",
+    "set",
+    "get",
+    "incr",
+    "lpush",
+    "rpush",
+    "lpop",
+    "rpop",
+    "sadd",
+    "hset",
+    "spop",
+    "zadd",
+    "zpopmin",
+    "lrange_100",
+    "mset",
 )
 LIST_KEY = b"mylist"
 LRANGE_FILL = 600  # redis-benchmark pushes this many elements before its LRANGE tests

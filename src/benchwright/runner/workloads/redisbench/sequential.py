@@ -95,7 +95,9 @@ def combine(docs: list[ResultDocument], pipeline: int) -> ResultDocument:
             kinds[key] = kinds.get(key, 0) + value
     out.throughput = out.operations_total / (out.runtime_ms / 1000) if out.runtime_ms else 0.0
     total = out.operations_total
-    out.client.cpu_us_per_op = round((out.client.cpu_user_s + out.client.cpu_system_s) * 1e6 / total, 3) if total else 0.0
+    out.client.cpu_us_per_op = (
+        round((out.client.cpu_user_s + out.client.cpu_system_s) * 1e6 / total, 3) if total else 0.0
+    )
     out.extra.pop("requests_per_operation", None)
     per_request(out, 1)  # recompute rates and buckets over all tests; counts are per request already
     out.extra["requests_per_operation"] = pipeline

@@ -110,7 +110,9 @@ class RedisBench(Workload):
 
     def setup(self, driver: Driver, phase: str) -> None:
         if not isinstance(driver, RedisCommandsDriver):
-            raise CapabilityError("engine", f"workload 'redis-bench' needs redis commands; {driver.engine!r} has none")
+            raise CapabilityError(
+                "engine", f"workload 'redis-bench' needs redis commands; {driver.engine!r} has none"
+            )
         self._server_run_id = _server_run_id(driver)
         if any(t.startswith("lrange") for t in self.tests):
             # redis-benchmark fills the list with an LPUSH pass before LRANGE; ours is untimed.
@@ -147,6 +149,17 @@ class RedisBench(Workload):
                     "the Redis server restarted during the run (its run_id changed): its data and caches "
                     "were lost mid-measurement",
                 )
+        if len(self.tests) > 1:
+            # One phase, several tests: clients move from test to test on their own, so a test's
+            # rate over the whole phase understates it. Add the rate over the intervals it was active in.
+            doc.extra["requests_per_second_active"] = active_rates(doc)
+            doc.flag(
+                "tests_share_a_phase",
+                "info",
+                "the tests ran in one phase without a barrier between them: per-test requests/s over the "
+                "phase understate each test (see extra.requests_per_second_active, 1-interval resolution); "
+                "`benchwright redis-bench` runs each test as its own phase",
+            )
         doc.extra["redis_bench"] = {
             "tests": [operation_name(t) for t in self.tests],
             "datasize": self.datasize,
@@ -193,6 +206,18 @@ def per_request(doc: ResultDocument, pipeline: int) -> None:
         doc.measurement.method = f"{doc.measurement.method}; {METHOD_NOTE} (P={pipeline})"
     doc.extra["requests_per_second"] = {name: round(s.throughput, 2) for name, s in doc.operations.items()}
     doc.extra["latency_buckets"] = latency_buckets(doc)
+
+
+def active_rates(doc: ResultDocument) -> dict[str, float]:
+    """Requests per second of each operation over the intervals in which it ran (first to last)."""
+    out: dict[str, float] = {}
+    width = doc.measurement.interval_s
+    for name, summary in doc.operations.items():
+        times = [s.t for s in doc.intervals if s.operations.get(name)]
+        if times:
+            span = min(times[-1], doc.runtime_ms / 1000) - (times[0] - width)
+            out[name] = round(summary.operations / span, 2) if span > 0 else 0.0
+    return out
 
 
 def _weighted(encoded: str, weight: int) -> str:

@@ -29,7 +29,9 @@ Task = tuple[str, int, int]  # (kind, warehouse or first item, district or last 
 
 def tasks(warehouses: int) -> list[Task]:
     """Every unit of loading work, items first so they spread over threads."""
-    out: list[Task] = [("items", lo, min(ITEMS, lo + ITEM_CHUNK - 1)) for lo in range(1, ITEMS + 1, ITEM_CHUNK)]
+    out: list[Task] = [
+        ("items", lo, min(ITEMS, lo + ITEM_CHUNK - 1)) for lo in range(1, ITEMS + 1, ITEM_CHUNK)
+    ]
     for w in range(1, warehouses + 1):
         out.append(("warehouse", w, 0))
         out.extend(("district", w, d) for d in range(1, DISTRICTS + 1))
@@ -50,20 +52,39 @@ def run_task(driver: SqlDriver, task: Task, seed: int, batch: int) -> None:
 
 def item_rows(rnd: TpccRandom, first: int, last: int) -> Iterator[tuple[Any, ...]]:
     for i in range(first, last + 1):
-        yield (i, rnd.uniform(1, 10_000), rnd.astring(14, 24), rnd.money(100, 10_000), rnd.data_with_original())
+        yield (
+            i,
+            rnd.uniform(1, 10_000),
+            rnd.astring(14, 24),
+            rnd.money(100, 10_000),
+            rnd.data_with_original(),
+        )
 
 
 def warehouse_row(rnd: TpccRandom, w: int) -> tuple[Any, ...]:
     return (
-        w, rnd.astring(6, 10), rnd.astring(10, 20), rnd.astring(10, 20), rnd.astring(10, 20),
-        rnd.astring(2, 2), rnd.zip_code(), Decimal(rnd.uniform(0, 2000)) / 10_000, Decimal("300000.00"),
+        w,
+        rnd.astring(6, 10),
+        rnd.astring(10, 20),
+        rnd.astring(10, 20),
+        rnd.astring(10, 20),
+        rnd.astring(2, 2),
+        rnd.zip_code(),
+        Decimal(rnd.uniform(0, 2000)) / 10_000,
+        Decimal("300000.00"),
     )
 
 
 def stock_rows(rnd: TpccRandom, w: int) -> Iterator[tuple[Any, ...]]:
     for i in range(1, ITEMS + 1):
         yield (
-            i, w, rnd.uniform(10, 100), *(rnd.astring(24, 24) for _ in range(10)), 0, 0, 0,
+            i,
+            w,
+            rnd.uniform(10, 100),
+            *(rnd.astring(24, 24) for _ in range(10)),
+            0,
+            0,
+            0,
             rnd.data_with_original(),
         )
 
@@ -71,8 +92,16 @@ def stock_rows(rnd: TpccRandom, w: int) -> Iterator[tuple[Any, ...]]:
 def load_district(driver: SqlDriver, rnd: TpccRandom, w: int, d: int, batch: int) -> None:
     now = datetime.now().replace(microsecond=0)
     district = (
-        d, w, rnd.astring(6, 10), rnd.astring(10, 20), rnd.astring(10, 20), rnd.astring(10, 20),
-        rnd.astring(2, 2), rnd.zip_code(), Decimal(rnd.uniform(0, 2000)) / 10_000, Decimal("30000.00"),
+        d,
+        w,
+        rnd.astring(6, 10),
+        rnd.astring(10, 20),
+        rnd.astring(10, 20),
+        rnd.astring(10, 20),
+        rnd.astring(2, 2),
+        rnd.zip_code(),
+        Decimal(rnd.uniform(0, 2000)) / 10_000,
+        Decimal("30000.00"),
         ORDERS + 1,
     )
     insert_rows(driver, "district", COLUMNS["district"], [district], batch)
@@ -85,7 +114,11 @@ def load_district(driver: SqlDriver, rnd: TpccRandom, w: int, d: int, batch: int
     insert_rows(driver, "orders", COLUMNS["orders"], order_rows(rnd, w, d, now, customers, counts), batch)
     insert_rows(driver, "order_line", COLUMNS["order_line"], order_line_rows(rnd, w, d, now, counts), batch)
     insert_rows(
-        driver, "new_order", COLUMNS["new_order"], ((o, d, w) for o in range(NEW_ORDER_FROM, ORDERS + 1)), batch
+        driver,
+        "new_order",
+        COLUMNS["new_order"],
+        ((o, d, w) for o in range(NEW_ORDER_FROM, ORDERS + 1)),
+        batch,
     )
 
 
@@ -93,10 +126,27 @@ def customer_rows(rnd: TpccRandom, w: int, d: int, now: datetime) -> Iterator[tu
     for c in range(1, CUSTOMERS + 1):
         last = last_name(c - 1 if c <= 1000 else rnd.nurand(255, 0, 999))
         yield (
-            c, d, w, rnd.astring(8, 16), "OE", last, rnd.astring(10, 20), rnd.astring(10, 20),
-            rnd.astring(10, 20), rnd.astring(2, 2), rnd.zip_code(), rnd.nstring(16, 16), now,
-            "BC" if rnd.uniform(1, 10) == 1 else "GC", Decimal("50000.00"), Decimal(rnd.uniform(0, 5000)) / 10_000,
-            Decimal("-10.00"), Decimal("10.00"), 1, 0, rnd.astring(300, 500),
+            c,
+            d,
+            w,
+            rnd.astring(8, 16),
+            "OE",
+            last,
+            rnd.astring(10, 20),
+            rnd.astring(10, 20),
+            rnd.astring(10, 20),
+            rnd.astring(2, 2),
+            rnd.zip_code(),
+            rnd.nstring(16, 16),
+            now,
+            "BC" if rnd.uniform(1, 10) == 1 else "GC",
+            Decimal("50000.00"),
+            Decimal(rnd.uniform(0, 5000)) / 10_000,
+            Decimal("-10.00"),
+            Decimal("10.00"),
+            1,
+            0,
+            rnd.astring(300, 500),
         )
 
 
@@ -121,6 +171,14 @@ def order_line_rows(
         delivered = o < NEW_ORDER_FROM
         for n in range(1, counts[o - 1] + 1):
             yield (
-                o, d, w, n, rnd.uniform(1, ITEMS), w, now if delivered else None, 5,
-                zero if delivered else rnd.money(1, 999_999), rnd.astring(24, 24),
+                o,
+                d,
+                w,
+                n,
+                rnd.uniform(1, ITEMS),
+                w,
+                now if delivered else None,
+                5,
+                zero if delivered else rnd.money(1, 999_999),
+                rnd.astring(24, 24),
             )

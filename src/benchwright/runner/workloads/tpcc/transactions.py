@@ -57,17 +57,23 @@ def new_order(db: SqlDriver, x: NewOrderInput) -> None:
     if row is None:
         raise LookupError(f"district {x.w_id}/{x.d_id} missing")
     o_id = int(row[0])
-    db.execute("UPDATE district SET d_next_o_id = %s WHERE d_w_id = %s AND d_id = %s", (o_id + 1, x.w_id, x.d_id))
+    db.execute(
+        "UPDATE district SET d_next_o_id = %s WHERE d_w_id = %s AND d_id = %s", (o_id + 1, x.w_id, x.d_id)
+    )
     all_local = int(all(s == x.w_id for _, s, _ in x.lines))
     db.execute(
         "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)"
         " VALUES (%s, %s, %s, %s, %s, NULL, %s, %s)",
         (o_id, x.d_id, x.w_id, x.c_id, datetime.now(), len(x.lines), all_local),
     )
-    db.execute("INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (%s, %s, %s)", (o_id, x.d_id, x.w_id))
+    db.execute(
+        "INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (%s, %s, %s)", (o_id, x.d_id, x.w_id)
+    )
     ids = sorted({i for i, _, _ in x.lines})
     marks = ", ".join(["%s"] * len(ids))
-    prices = {int(r[0]): r[1] for r in db.fetchall(f"SELECT i_id, i_price FROM item WHERE i_id IN ({marks})", ids)}
+    prices = {
+        int(r[0]): r[1] for r in db.fetchall(f"SELECT i_id, i_price FROM item WHERE i_id IN ({marks})", ids)
+    }
     if len(prices) < len(ids):
         raise UserAbort("item number is not valid")  # the 1% of New-Orders with an unused item (2.4.2.3)
     dist_col = f"s_dist_{x.d_id:02d}"
@@ -75,7 +81,8 @@ def new_order(db: SqlDriver, x: NewOrderInput) -> None:
     # Stock rows are locked in a fixed order (warehouse, item) so two New-Orders rarely deadlock.
     for number, (i_id, supply_w, qty) in sorted(enumerate(x.lines, 1), key=lambda e: (e[1][1], e[1][0])):
         stock = db.fetchone(
-            f"SELECT s_quantity, {dist_col} FROM stock WHERE s_i_id = %s AND s_w_id = %s FOR UPDATE", (i_id, supply_w)
+            f"SELECT s_quantity, {dist_col} FROM stock WHERE s_i_id = %s AND s_w_id = %s FOR UPDATE",
+            (i_id, supply_w),
         )
         if stock is None:
             raise LookupError(f"stock {supply_w}/{i_id} missing")

@@ -1,0 +1,207 @@
+"""Native SQL workloads side by side with the C tools users trust, on the same server and concurrency.
+
+  pgbench select-only and tpcb-like   vs  benchwright tpcb        (local PostgreSQL)
+  sysbench oltp_point_select / _read_write  vs  benchwright oltp  (local MariaDB)
+plus the loaders' peak RSS (TPC-C by warehouses, TPC-B by scale), which must not grow with size.
+
+Prints, per pair: throughput of each, the throughput ratio (ours / tool) and the client CPU per
+operation ratio (ours / tool). Client CPU = user + sys of every client process (for us the parent and
+its worker processes, from getrusage; for the tool, os.wait4's rusage), divided by operations.
+
+    .venv/bin/python benchmarks/bench_sql_workloads.py                   # quick: small sizes
+    .venv/bin/python benchmarks/bench_sql_workloads.py --tpcc-warehouses 10 --tpcb-scale 50
+Needs the local servers (scripts/local-servers start), pgbench and sysbench. Creates and drops its own
+databases; never touches other data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import secrets
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import MySQLdb
+import psycopg
+
+from benchwright.results import ResultDocument
+from benchwright.runner.engine import PhaseConfig, run_phase
+
+PG_ADMIN = "postgresql://bench:bench@127.0.0.1:{port}/bench"
+PG_PORT = int(os.environ.get("BENCHWRIGHT_PG_PORT", "15432"))
+MY_PORT = int(os.environ.get("BENCHWRIGHT_MYSQL_PORT", "13306"))
+
+
+@dataclass
+class Figure:
+    ops: int
+    seconds: float
+    cpu_s: float
+
+    @property
+    def throughput(self) -> float:
+        return self.ops / self.seconds if self.seconds else 0.0
+
+    @property
+    def cpu_us_per_op(self) -> float:
+        return self.cpu_s * 1e6 / self.ops if self.ops else float("nan")
+
+
+def cpu_now() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def native(config: PhaseConfig, count: Callable[[ResultDocument], int]) -> tuple[Figure, ResultDocument]:
+    before = cpu_now()
+    doc = run_phase(config)
+    return Figure(count(doc), doc.runtime_ms / 1000, cpu_now() - before), doc
+
+
+def tool(argv: list[str], parse: Callable[[str], tuple[int, float]], env: dict[str, str] | None = None) -> Figure:
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
+    assert proc.stdout is not None
+    out = proc.stdout.read().decode()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"{argv[0]} failed ({proc.returncode}):\n{out}")
+    ops, seconds = parse(out)
+    return Figure(ops, seconds, usage.ru_utime + usage.ru_stime)
+
+
+def parse_pgbench(out: str) -> tuple[int, float]:
+    ops = int(re.search(r"number of transactions actually processed: (\d+)", out).group(1))  # type: ignore[union-attr]
+    tps = float(re.search(r"tps = ([\d.]+) \(without", out).group(1))  # type: ignore[union-attr]
+    return ops, ops / tps
+
+
+def parse_sysbench(out: str) -> tuple[int, float]:
+    ops = int(re.search(r"transactions:\s+(\d+)", out).group(1))  # type: ignore[union-attr]
+    seconds = float(re.search(r"total time:\s+([\d.]+)s", out).group(1))  # type: ignore[union-attr]
+    return ops, seconds
+
+
+def compare(label: str, ours: Figure, theirs: Figure, name: str) -> dict[str, float]:
+    tput = ours.throughput / theirs.throughput if theirs.throughput else float("nan")
+    cpu = ours.cpu_us_per_op / theirs.cpu_us_per_op if theirs.cpu_us_per_op else float("nan")
+    print(f"{label:<28} benchwright {ours.throughput:>9.1f}/s {ours.cpu_us_per_op:>7.1f} us CPU/op | "
+          f"{name} {theirs.throughput:>9.1f}/s {theirs.cpu_us_per_op:>7.1f} us CPU/op | "
+          f"throughput x{tput:.2f}  CPU/op x{cpu:.2f}", flush=True)
+    return {"throughput_ratio": tput, "cpu_per_op_ratio": cpu}
+
+
+@contextmanager
+def pg_database() -> Iterator[str]:
+    name = f"bw_bench_{secrets.token_hex(4)}"
+    admin = PG_ADMIN.format(port=PG_PORT)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    try:
+        yield f"postgresql://bench:bench@127.0.0.1:{PG_PORT}/{name}"
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@contextmanager
+def mysql_database() -> Iterator[str]:
+    name = f"bw_bench_{secrets.token_hex(4)}"
+    conn = MySQLdb.connect(host="127.0.0.1", port=MY_PORT, user="bench", password="bench")
+    conn.cursor().execute(f"CREATE DATABASE {name}")
+    try:
+        yield name
+    finally:
+        conn.cursor().execute(f"DROP DATABASE IF EXISTS {name}")
+        conn.close()
+
+
+def bench_pgbench(args: argparse.Namespace) -> None:
+    pgbench = shutil.which("pgbench") or "/usr/lib/postgresql/15/bin/pgbench"
+    with pg_database() as url:
+        props = {"postgres.url": url, "tpcb.scale": str(args.scale)}
+        run_phase(PhaseConfig(workload="tpcb", phase="load", engine="postgres", properties=props, threads=2))
+        tool_url = url.replace("bench:bench@", "bench@")
+        for script, flags in (("select-only", ["-S"]), ("tpcb-like", [])):
+            ours, _ = native(
+                PhaseConfig(workload="tpcb", phase="run", engine="postgres", threads=args.clients,
+                            properties={**props, "tpcb.script": script}, max_seconds=args.seconds),
+                lambda d, s=script: d.operations[s].statuses.get("OK", 0),  # type: ignore[misc]
+            )
+            theirs = tool([pgbench, "-n", *flags, "-c", str(args.clients), "-j", str(min(args.clients, 2)),
+                           "-T", str(int(args.seconds)), tool_url], parse_pgbench, {"PGPASSWORD": "bench"})
+            compare(f"pgbench {script}", ours, theirs, "pgbench")
+
+
+def bench_sysbench(args: argparse.Namespace) -> None:
+    sysbench = shutil.which("sysbench")
+    if not sysbench:
+        print("sysbench not installed: skipping (apt-get install sysbench)")
+        return
+    with mysql_database() as db:
+        url = f"mysql://bench:bench@127.0.0.1:{MY_PORT}/{db}"
+        props = {"mysql.url": url, "oltp.tables": "1", "oltp.table_size": str(args.table_size)}
+        run_phase(PhaseConfig(workload="oltp", phase="load", engine="mysql", properties=props, threads=2))
+        for test in ("point_select", "read_write"):
+            ours, _ = native(
+                PhaseConfig(workload="oltp", phase="run", engine="mysql", threads=args.clients,
+                            properties={**props, "oltp.test": test}, max_seconds=args.seconds),
+                lambda d, t=test: d.operations[f"oltp_{t}"].statuses.get("OK", 0),  # type: ignore[misc]
+            )
+            theirs = tool([sysbench, f"oltp_{test}", "--db-driver=mysql", "--mysql-host=127.0.0.1",
+                           f"--mysql-port={MY_PORT}", "--mysql-user=bench", "--mysql-password=bench",
+                           f"--mysql-db={db}", "--tables=1", f"--table-size={args.table_size}",
+                           f"--threads={args.clients}", f"--time={int(args.seconds)}", "--rand-type=uniform",
+                           "--db-ps-mode=disable", "run"], parse_sysbench)
+            compare(f"sysbench oltp_{test}", ours, theirs, "sysbench")
+
+
+def bench_loader_memory(args: argparse.Namespace) -> None:
+    """Peak RSS of the loader's worker processes: streaming keeps it flat as the data grows."""
+    for warehouses in sorted({1, args.tpcc_warehouses}):
+        with pg_database() as url:
+            t0 = time.perf_counter()
+            doc = run_phase(PhaseConfig(workload="tpcc", phase="load", engine="postgres", threads=2,
+                                        properties={"postgres.url": url, "tpcc.warehouses": str(warehouses)}))
+            print(f"TPC-C load {warehouses:>3} warehouse(s): peak RSS {doc.client.peak_rss_mb:6.1f} MB per worker, "
+                  f"{time.perf_counter() - t0:6.1f} s, valid={doc.valid}", flush=True)
+    for scale in sorted({1, args.tpcb_scale}):
+        with pg_database() as url:
+            t0 = time.perf_counter()
+            doc = run_phase(PhaseConfig(workload="tpcb", phase="load", engine="postgres", threads=2,
+                                        properties={"postgres.url": url, "tpcb.scale": str(scale)}))
+            print(f"TPC-B init scale {scale:>4}: peak RSS {doc.client.peak_rss_mb:6.1f} MB per worker, "
+                  f"{time.perf_counter() - t0:6.1f} s, valid={doc.valid}", flush=True)
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--clients", type=int, default=4, help="concurrency for every pair (default 4)")
+    p.add_argument("--seconds", type=float, default=5.0, help="duration of each measured run (default 5)")
+    p.add_argument("--scale", type=int, default=1, help="pgbench scale for the throughput pairs (default 1)")
+    p.add_argument("--table-size", type=int, default=10_000, help="sysbench table size (default 10000)")
+    p.add_argument("--tpcc-warehouses", type=int, default=2, help="TPC-C loader RSS size (report: 10)")
+    p.add_argument("--tpcb-scale", type=int, default=5, help="TPC-B loader RSS size (report: 50)")
+    p.add_argument("--only", choices=("pgbench", "sysbench", "memory"), help="run one part")
+    args = p.parse_args()
+    print(f"same server, {args.clients} clients, {args.seconds:g} s per run, {os.cpu_count()} cores on this host")
+    if args.only in (None, "pgbench"):
+        bench_pgbench(args)
+    if args.only in (None, "sysbench"):
+        bench_sysbench(args)
+    if args.only in (None, "memory"):
+        bench_loader_memory(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

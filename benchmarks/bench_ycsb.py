@@ -1,0 +1,156 @@
+"""YCSB runner vs the reference C tools, side by side on the same local servers (issue #2).
+
+    .venv/bin/python benchmarks/bench_ycsb.py [--seconds 8] [--clients 4]
+
+Prints, per pairing, throughput and client CPU per operation (user + sys seconds of the whole client
+process tree from wait4, divided by operations) and their ratios; then the peak RSS of a worker
+process as recordcount grows to 10 million (null driver: the runner's own memory, no database).
+On a 2-core machine client and server share the cores: read ratios, not absolute figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCHWRIGHT = [sys.executable, "-m", "benchwright.cli"]
+PG_PORT, REDIS_PORT = 15432, 16379
+PG_URL = f"postgresql://bench:bench@127.0.0.1:{PG_PORT}/bench"
+REDIS = ["-p", f"redis.port={REDIS_PORT}", "-p", "redis.password=bench", "-p", "redis.db=9"]
+
+
+@dataclass
+class Figure:
+    name: str
+    ops: int
+    seconds: float
+    cpu_s: float
+    rss_mb: float = 0.0
+    window_cpu_us_per_op: float = float("nan")  # runner's own figure: worker CPU in the measured window
+
+    @property
+    def throughput(self) -> float:
+        return self.ops / self.seconds if self.seconds else 0.0
+
+    @property
+    def cpu_us_per_op(self) -> float:
+        return self.cpu_s * 1e6 / self.ops if self.ops else float("nan")
+
+
+def measured(cmd: list[str], env: dict[str, str] | None = None) -> tuple[str, float]:
+    """Run ``cmd``; return its stdout and the user+sys CPU of it and every child it waited for."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **(env or {})}, cwd=ROOT)
+    out_chunks = []
+    assert proc.stdout is not None
+    out_chunks.append(proc.stdout.read())
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    err = proc.stderr.read() if proc.stderr else ""
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd[:4])} ... failed ({proc.returncode}): {err.strip()[-400:]}")
+    return "".join(out_chunks), usage.ru_utime + usage.ru_stime
+
+
+def ours(label: str, engine: str, workload: str, conn: list[str], clients: int, seconds: float,
+         extra: list[str] | None = None) -> Figure:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "r.json"
+        _, cpu = measured([*BENCHWRIGHT, "ycsb", "run", engine, "-P", workload, *conn, "-threads", str(clients),
+                           "-p", "operationcount=0", "-p", f"maxexecutiontime={seconds}", *(extra or []),
+                           "--json", str(out)])
+        doc = json.loads(out.read_text())
+    return Figure(label, doc["operations_total"], doc["runtime_ms"] / 1000, cpu, doc["client"]["peak_rss_mb"],
+                  doc["client"]["cpu_us_per_op"])
+
+
+def load(engine: str, conn: list[str], records: int, fields: int) -> None:
+    measured([*BENCHWRIGHT, "ycsb", "load", engine, "-P", "workloadc", *conn, "-threads", "4",
+              "-p", f"recordcount={records}", "-p", f"fieldcount={fields}"])
+
+
+def redis_benchmark(clients: int, requests: int, keyspace: int) -> Figure:
+    cmd = ["redis-benchmark", "-h", "127.0.0.1", "-p", str(REDIS_PORT), "-a", "bench", "--dbnum", "9",
+           "-t", "get", "-c", str(clients), "-n", str(requests), "-r", str(keyspace), "-d", "100", "--csv"]
+    out, cpu = measured(cmd)
+    rps = float(re.findall(r'"GET","([0-9.]+)"', out)[0])
+    return Figure("redis-benchmark -t get", requests, requests / rps, cpu)
+
+
+def pgbench(clients: int, seconds: float) -> Figure:
+    out, cpu = measured(["pgbench", "-h", "127.0.0.1", "-p", str(PG_PORT), "-U", "bench", "-S", "-M", "prepared",
+                         "-c", str(clients), "-j", str(clients), "-T", str(int(seconds)), "bench"],
+                        env={"PGPASSWORD": "bench"})
+    txns = int(re.search(r"number of transactions actually processed: (\d+)", out).group(1))  # type: ignore[union-attr]
+    tps = float(re.search(r"tps = ([0-9.]+)", out).group(1))  # type: ignore[union-attr]
+    return Figure("pgbench -S -M prepared", txns, txns / tps, cpu)
+
+
+def compare(ours_fig: Figure, peer: Figure) -> None:
+    print(f"  {ours_fig.name:<34} {ours_fig.throughput:>10.0f} ops/s  {ours_fig.cpu_us_per_op:>7.1f} us CPU/op"
+          f" (measured window only: {ours_fig.window_cpu_us_per_op:.1f})  worker RSS {ours_fig.rss_mb:.0f} MB")
+    print(f"  {peer.name:<34} {peer.throughput:>10.0f} ops/s  {peer.cpu_us_per_op:>7.1f} us CPU/op")
+    print(f"  ratio (ours / C tool): throughput {ours_fig.throughput / peer.throughput:.2f}x,"
+          f" client CPU per op {ours_fig.cpu_us_per_op / peer.cpu_us_per_op:.2f}x\n")
+
+
+def memory(records: list[int]) -> None:
+    print("Worker peak RSS as recordcount grows (null driver, workload A, 200k operations):")
+    for distribution in ("zipfian", "latest", "uniform"):
+        row = []
+        for n in records:
+            fig = ours(f"n={n}", "null", "workloada", ["-p", f"recordcount={n}", "-p", "operationcount=200000",
+                       "-p", f"requestdistribution={distribution}"], 1, 60)
+            row.append(f"{n:>10,} -> {fig.rss_mb:5.1f} MB")
+        print(f"  {distribution:<8} " + " | ".join(row))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--records", type=int, default=20_000)
+    args = parser.parse_args()
+    for tool in ("redis-benchmark", "pgbench"):
+        if not shutil.which(tool):
+            raise SystemExit(f"{tool} missing: run scripts/local-servers install")
+    c, s = args.clients, args.seconds
+    print(f"# YCSB runner vs C tools: {c} connections each, {s:.0f} s runs, {os.cpu_count()} cores shared\n")
+
+    print("Redis GET: YCSB workload C, one 100-byte field, vs redis-benchmark -t get -d 100")
+    one_field = ["-p", "fieldcount=1", "-p", "fieldlength=100", "-p", f"recordcount={args.records}",
+                 "-p", "requestdistribution=uniform"]
+    load("redis", [*REDIS, "-p", "redis.datatype=string", *one_field], args.records, 1)
+    mine = ours("benchwright ycsb C (string)", "redis", "workloadc", [*REDIS, "-p", "redis.datatype=string", *one_field], c, s)
+    compare(mine, redis_benchmark(c, max(10_000, int(mine.ops)), args.records))
+
+    print("PostgreSQL point select: YCSB workload C, one field, vs pgbench -S -M prepared (scale 10)")
+    subprocess.run(["pgbench", "-i", "-q", "-s", "10", "-h", "127.0.0.1", "-p", str(PG_PORT), "-U", "bench", "bench"],
+                   env={**os.environ, "PGPASSWORD": "bench"}, check=True, capture_output=True)
+    pg = ["-p", f"postgres.url={PG_URL}", *one_field, "-p", "table=usertable_bench"]
+    load("postgres", pg, args.records, 1)
+    compare(ours("benchwright ycsb C (1 field)", "postgres", "workloadc", pg, c, s), pgbench(c, s))
+
+    print("YCSB workload A (50/50 read/update, zipfian, 10 x 100-byte fields):")
+    a_pg = ["-p", f"postgres.url={PG_URL}", "-p", f"recordcount={args.records}", "-p", "table=usertable_bench_a"]
+    load("postgres", a_pg, args.records, 10)
+    a_redis = [*REDIS, "-p", f"recordcount={args.records}", "-p", "redis.db=10"]
+    load("redis", a_redis, args.records, 10)
+    for label, engine, conn in (("postgres", "postgres", a_pg), ("redis hash", "redis", a_redis)):
+        fig = ours(f"ycsb A {label}", engine, "workloada", conn, c, s)
+        print(f"  {fig.name:<34} {fig.throughput:>10.0f} ops/s  {fig.cpu_us_per_op:>7.1f} us CPU/op")
+    print()
+    memory([10_000, 1_000_000, 10_000_000])
+
+
+if __name__ == "__main__":
+    main()

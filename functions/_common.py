@@ -1,0 +1,106 @@
+"""What every stage handler shares: powertools objects, event -> RunState, the stage call.
+
+Step Functions' Catch puts ``{"Error", "Cause"}`` under ``caught`` (see the ASL); this is the one place
+that turns it into the run state's ``error`` / ``error_type`` fields. Nothing here logs the event:
+the state never holds secrets, but the rule is simpler to keep when nothing dumps whole payloads.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.metrics import MetricUnit
+
+from benchwright.providers.aws import AwsSettings, Clients, aws_providers
+from benchwright.providers.base import Providers
+from benchwright.stages import RunState, stage_function
+
+logger = Logger(service="benchwright")
+tracer = Tracer(service="benchwright")
+metrics = Metrics(namespace="Benchwright", service="benchwright")
+
+CAUGHT_KEYS = ("caught", "notify_caught", "teardown_caught")
+_settings: AwsSettings | None = None
+_clients: Clients | None = None
+# Replacements for tests and offline dry runs: "probe" (readiness), "prices" (a PriceBook).
+injected: dict[str, Any] = {}
+
+
+def settings() -> AwsSettings:
+    """Read once per cold start (validated; a bad variable fails the first invocation loudly)."""
+    global _settings
+    if _settings is None:
+        _settings = AwsSettings.from_env()
+    return _settings
+
+
+def clients() -> Clients:
+    """boto3 clients live as long as the Lambda container (creating them costs more than most calls)."""
+    global _clients
+    if _clients is None or _clients.settings is not settings():
+        _clients = Clients(settings())
+    return _clients
+
+
+def providers_for(state: RunState) -> Providers:
+    providers = aws_providers(state.spec, settings(), clients=clients(), probe=injected.get("probe"))
+    if "prices" in injected:
+        providers.prices = injected["prices"]
+    return providers
+
+
+def caught_error(caught: dict[str, Any]) -> tuple[str, str]:
+    """(error name, message) from a Catch's ``{"Error", "Cause"}``; Lambda causes are JSON."""
+    name = str(caught.get("Error") or "Unknown")
+    cause = caught.get("Cause") or ""
+    try:
+        message = str(json.loads(cause).get("errorMessage") or cause)
+    except (ValueError, AttributeError):
+        message = str(cause)
+    return name, message[:2000]
+
+
+def parse_state(event: dict[str, Any]) -> RunState:
+    """The run state of the event; a caught failure becomes ``status=failed`` with the error."""
+    event = dict(event)
+    caught = {key: event.pop(key) for key in CAUGHT_KEYS if key in event}
+    state = RunState.model_validate(event)
+    for key in CAUGHT_KEYS:
+        if key in caught:
+            name, message = caught_error(caught[key])
+            if key == "notify_caught":  # a lost notification does not fail the run
+                logger.warning("notification failed", extra={"run_id": state.run_id, "error_type": name})
+                continue
+            state = state.model_copy(update={"status": "failed", "error": message, "error_type": name})
+    return state
+
+
+def run_stage(stage: str, event: dict[str, Any]) -> dict[str, Any]:
+    """Parse, run one stage, count it, and hand back the JSON form of the next state."""
+    state = parse_state(event)
+    logger.append_keys(run_id=state.run_id, cell_id=state.cell_id, stage=stage)
+    providers = providers_for(state)
+    new_state = stage_function(stage)(state, providers)
+    for warning in providers.extras.get("warnings", []):  # e.g. Slack down: reported, not fatal
+        logger.warning(warning)
+    metrics.add_dimension(name="stage", value=stage)
+    metrics.add_metric(name="StageCompleted", unit=MetricUnit.Count, value=1)
+    logger.info(
+        "stage done",
+        extra={
+            "status": new_state.status,
+            "target_status": new_state.target_status,
+            "runner_status": new_state.runner_status,
+        },
+    )
+    return dump(new_state)
+
+
+def dump(state: RunState) -> dict[str, Any]:
+    """The JSON form; ``poll_seconds`` as a whole number because ASL Wait's SecondsPath wants one."""
+    result: dict[str, Any] = state.model_dump(mode="json")
+    result["poll_seconds"] = max(0, math.ceil(state.poll_seconds))
+    return result

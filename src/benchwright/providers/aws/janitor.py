@@ -1,0 +1,240 @@
+"""Find and delete what runs left behind, by tag: the backstop behind Catch -> Teardown.
+
+Every resource we create carries run id / owner / expires-at tags. The Resource Groups Tagging API
+does not cover MemoryDB (and lags for others), so each service we create is listed on its own.
+``leftovers(run_id)`` is what the tests use to prove a run left nothing; ``sweep(now)`` is what the
+scheduled janitor Lambda runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from benchwright.providers.aws.common import EXPIRES_TAG, OWNER_TAG, RUN_ID_TAG, Clients, paginate
+from benchwright.providers.aws.targets.ec2 import delete_eni_later_ok
+from benchwright.providers.aws.targets.rds import delete_parameter_group_later_ok
+
+
+@dataclass(frozen=True)
+class Resource:
+    kind: str  # rds-instance, rds-cluster, elasticache-replication-group, memorydb-cluster, ec2-instance ...
+    id: str
+    tags: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+    extra: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+
+    @property
+    def run_id(self) -> str | None:
+        return self.tags.get(RUN_ID_TAG)
+
+    def expired(self, now: datetime) -> bool:
+        raw = self.tags.get(EXPIRES_TAG)
+        if not raw:
+            return False
+        try:
+            return datetime.strptime(raw, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC) <= now
+        except ValueError:
+            return False
+
+
+def _kv(tags: list[dict[str, str]] | None, key: str = "Key", value: str = "Value") -> dict[str, str]:
+    return {t[key]: t.get(value, "") for t in tags or []}
+
+
+def _ours(tags: dict[str, str]) -> bool:
+    return RUN_ID_TAG in tags
+
+
+# ---------------------------------------------------------------- per-service listing
+def _rds(clients: Clients) -> Iterator[Resource]:
+    rds = clients("rds")
+    for db in paginate(rds, "describe_db_instances", "DBInstances"):
+        tags = _kv(db.get("TagList")) or _kv(
+            rds.list_tags_for_resource(ResourceName=db["DBInstanceArn"])["TagList"]
+        )
+        if _ours(tags) and db.get("DBInstanceStatus") != "deleting":
+            yield Resource("rds-instance", db["DBInstanceIdentifier"], tags)
+    for cluster in paginate(rds, "describe_db_clusters", "DBClusters"):
+        tags = _kv(cluster.get("TagList")) or _kv(
+            rds.list_tags_for_resource(ResourceName=cluster["DBClusterArn"])["TagList"]
+        )
+        if _ours(tags) and cluster.get("Status") != "deleting":
+            yield Resource("rds-cluster", cluster["DBClusterIdentifier"], tags)
+    for group in paginate(rds, "describe_db_parameter_groups", "DBParameterGroups"):
+        if not group["DBParameterGroupName"].startswith("bw-"):
+            continue
+        tags = _kv(rds.list_tags_for_resource(ResourceName=group["DBParameterGroupArn"])["TagList"])
+        if _ours(tags):
+            yield Resource("rds-parameter-group", group["DBParameterGroupName"], tags)
+    for group in paginate(rds, "describe_db_cluster_parameter_groups", "DBClusterParameterGroups"):
+        if not group["DBClusterParameterGroupName"].startswith("bw-"):
+            continue
+        tags = _kv(rds.list_tags_for_resource(ResourceName=group["DBClusterParameterGroupArn"])["TagList"])
+        if _ours(tags):
+            yield Resource("rds-cluster-parameter-group", group["DBClusterParameterGroupName"], tags)
+
+
+def _elasticache(clients: Clients) -> Iterator[Resource]:
+    client = clients("elasticache")
+    for group in paginate(client, "describe_replication_groups", "ReplicationGroups"):
+        if group.get("Status") == "deleting" or not group.get("ARN"):
+            continue
+        tags = _kv(client.list_tags_for_resource(ResourceName=group["ARN"]).get("TagList"))
+        if _ours(tags):
+            yield Resource("elasticache-replication-group", group["ReplicationGroupId"], tags)
+
+
+def _memorydb(clients: Clients) -> Iterator[Resource]:
+    client = clients("memorydb")
+    token = None
+    while True:
+        page = client.describe_clusters(**({"NextToken": token} if token else {}))
+        for cluster in page.get("Clusters", []):
+            if str(cluster.get("Status", "")).lower() == "deleting":
+                continue
+            tags = _kv(client.list_tags(ResourceArn=cluster["ARN"]).get("TagList"))
+            if _ours(tags):
+                yield Resource("memorydb-cluster", cluster["Name"], tags)
+        token = page.get("NextToken")
+        if not token:
+            return
+
+
+def _ec2(clients: Clients) -> Iterator[Resource]:
+    ec2 = clients("ec2")
+    filters = [{"Name": "tag-key", "Values": [RUN_ID_TAG]}]
+    alive = ["pending", "running", "stopping", "stopped"]
+    for reservation in paginate(
+        ec2,
+        "describe_instances",
+        "Reservations",
+        Filters=[*filters, {"Name": "instance-state-name", "Values": alive}],
+    ):
+        for instance in reservation["Instances"]:
+            yield Resource("ec2-instance", instance["InstanceId"], _kv(instance.get("Tags")))
+    for eni in paginate(ec2, "describe_network_interfaces", "NetworkInterfaces", Filters=filters):
+        yield Resource("ec2-network-interface", eni["NetworkInterfaceId"], _kv(eni.get("TagSet")))
+
+
+def _ecs(clients: Clients) -> Iterator[Resource]:
+    ecs = clients("ecs")
+    for cluster in paginate(ecs, "list_clusters", "clusterArns"):
+        arns = list(paginate(ecs, "list_tasks", "taskArns", cluster=cluster, desiredStatus="RUNNING"))
+        for i in range(0, len(arns), 100):
+            tasks = ecs.describe_tasks(cluster=cluster, tasks=arns[i : i + 100], include=["TAGS"]).get(
+                "tasks", []
+            )
+            for task in tasks:
+                tags = _kv(task.get("tags"), "key", "value")
+                if _ours(tags) and task.get("lastStatus") != "STOPPED":
+                    yield Resource("ecs-task", task["taskArn"], tags, {"cluster": cluster})
+
+
+LISTERS: dict[str, Callable[[Clients], Iterator[Resource]]] = {
+    "rds": _rds,
+    "elasticache": _elasticache,
+    "memorydb": _memorydb,
+    "ec2": _ec2,
+    "ecs": _ecs,
+}
+
+
+def find(clients: Clients, services: list[str] | None = None) -> list[Resource]:
+    found: list[Resource] = []
+    for name in services or list(LISTERS):
+        found.extend(LISTERS[name](clients))
+    return found
+
+
+def leftovers(clients: Clients, run_id: str, services: list[str] | None = None) -> list[Resource]:
+    """Everything still alive that is tagged with ``run_id``."""
+    return [r for r in find(clients, services) if r.run_id == run_id]
+
+
+# ---------------------------------------------------------------- deleting
+def delete(clients: Clients, resource: Resource) -> bool:
+    """Delete one resource; True when it is gone or going. Already gone counts as success."""
+    from botocore.exceptions import ClientError
+
+    kind, rid = resource.kind, resource.id
+    try:
+        if kind == "rds-instance":
+            clients("rds").delete_db_instance(
+                DBInstanceIdentifier=rid, SkipFinalSnapshot=True, DeleteAutomatedBackups=True
+            )
+        elif kind == "rds-cluster":
+            clients("rds").delete_db_cluster(DBClusterIdentifier=rid, SkipFinalSnapshot=True)
+        elif kind == "rds-parameter-group":
+            return delete_parameter_group_later_ok(clients("rds"), rid)
+        elif kind == "rds-cluster-parameter-group":
+            return delete_parameter_group_later_ok(clients("rds"), rid, cluster=True)
+        elif kind == "elasticache-replication-group":
+            clients("elasticache").delete_replication_group(ReplicationGroupId=rid)
+        elif kind == "memorydb-cluster":
+            clients("memorydb").delete_cluster(ClusterName=rid)
+        elif kind == "ec2-instance":
+            clients("ec2").terminate_instances(InstanceIds=[rid])
+        elif kind == "ec2-network-interface":
+            return delete_eni_later_ok(clients("ec2"), rid)
+        elif kind == "ecs-task":
+            clients("ecs").stop_task(
+                cluster=resource.extra["cluster"], task=rid, reason="benchwright janitor"
+            )
+        else:
+            return False
+    except ClientError as exc:
+        return "NotFound" in str(exc)
+    return True
+
+
+def delete_run(clients: Clients, run_id: str) -> list[Resource]:
+    """Delete everything of one run (instances before their parameter groups); returns what remains."""
+    order = [
+        "ecs-task",
+        "ec2-instance",
+        "rds-instance",
+        "rds-cluster",
+        "elasticache-replication-group",
+        "memorydb-cluster",
+        "ec2-network-interface",
+        "rds-parameter-group",
+        "rds-cluster-parameter-group",
+    ]
+    found = sorted(leftovers(clients, run_id), key=lambda r: order.index(r.kind) if r.kind in order else 99)
+    for resource in found:
+        with contextlib.suppress(Exception):
+            delete(clients, resource)
+    return leftovers(clients, run_id)
+
+
+@dataclass
+class SweepReport:
+    deleted: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)  # not expired yet
+    failed: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"deleted": self.deleted, "kept": self.kept, "failed": self.failed}
+
+
+def sweep(
+    clients: Clients, now: datetime | None = None, owner: str | None = None, dry_run: bool = False
+) -> SweepReport:
+    """Delete every tagged resource whose expires-at has passed (optionally only ``owner``'s)."""
+    now = now or datetime.now(UTC)
+    report = SweepReport()
+    for resource in find(clients):
+        label = f"{resource.kind}:{resource.id}"
+        if owner and resource.tags.get(OWNER_TAG) != owner:
+            continue
+        if not resource.expired(now):
+            report.kept.append(label)
+            continue
+        if dry_run or delete(clients, resource):
+            report.deleted.append(label)
+        else:
+            report.failed.append(label)
+    return report

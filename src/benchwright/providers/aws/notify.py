@@ -1,0 +1,41 @@
+"""Slack from AWS: the webhook comes from Secrets Manager, the message is the local one (report/slack)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from benchwright.errors import NotifyFailed
+from benchwright.providers.aws.common import Clients
+from benchwright.providers.aws.secrets import secret_value
+from benchwright.providers.base import Notifier
+from benchwright.runs import RunRecord
+
+
+class SecretsSlackNotifier(Notifier):
+    """Reads the webhook at send time (never at import, never logged) and delegates the post."""
+
+    def __init__(self, clients: Clients, secret_arn: str, report_location: str | None = None) -> None:
+        self.clients = clients
+        self.secret_arn = secret_arn
+        self.report_location = report_location
+
+    def __repr__(self) -> str:
+        return f"SecretsSlackNotifier(secret_arn={self.secret_arn!r})"
+
+    def notify(self, record: RunRecord) -> None:
+        from benchwright.providers.local.notify import SlackNotifier
+
+        url = secret_value(self.clients, self.secret_arn, fatal=NotifyFailed)
+        SlackNotifier(webhook_url=url, report_location=self.report_location).notify(record)
+
+
+class NoNotifier(Notifier):
+    def notify(self, record: RunRecord) -> None:
+        return None
+
+
+def notifier_for(spec: Mapping[str, Any], clients: Clients, default_secret: str | None) -> Notifier:
+    slack = dict((spec.get("notify") or {}).get("slack") or {})
+    arn = slack.get("webhook_secret_arn") or default_secret
+    return SecretsSlackNotifier(clients, str(arn)) if arn else NoNotifier()

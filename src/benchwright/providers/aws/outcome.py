@@ -1,0 +1,25 @@
+"""After teardown: the run's final status goes into its record, so a failure is reported durably
+(the execution's Fail state says *that* it failed; the record in S3 says why)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from benchwright.providers.base import Providers
+from benchwright.runs import RunRecord
+from benchwright.stages import RunState
+
+
+def record_outcome(state: RunState, providers: Providers) -> RunState:
+    failed = state.status == "failed"
+    record = providers.store.get_run(state.run_id)
+    if record is None:
+        record = RunRecord(
+            run_id=state.run_id, spec_name=state.spec_name, spec=state.spec, started_at=state.created_at
+        )
+    record.status = "failed" if failed else "succeeded"
+    if failed:
+        record.error = f"{state.error_type or 'Error'}: {state.error or ''}".strip()
+    record.ended_at = datetime.now(UTC)
+    providers.store.save_run(record)
+    return state if failed else state.model_copy(update={"status": "succeeded"})

@@ -1,0 +1,95 @@
+"""The suite workflow's two ends: expand a spec into one run state per matrix cell and repeat, and
+merge the cells' run records into the suite's record afterwards.
+
+Each cell gets its own run id (``<suite run id>-<n>``): cells run in parallel under the Map, so they
+must not share resource names or read-modify-write one record. SummarizeSuite gathers them into one
+RunRecord under the suite run id, the one history and reports see.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from datetime import UTC, datetime
+from typing import Any
+
+from benchwright.errors import SpecError
+from benchwright.providers.base import ResultStore
+from benchwright.runs import RunRecord
+from benchwright.spec import expand_matrix, parse_spec
+from benchwright.stages import RunState
+
+MAX_CELLS = 64  # the cells travel in the state (256 KiB) and share one 25,000-event history
+MAX_STATE_BYTES = 200_000
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    now = now or datetime.now(UTC)
+    return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+
+
+def cell_run_id(run_id: str, index: int) -> str:
+    return f"{run_id}-{index:03d}"
+
+
+def expand(event: dict[str, Any]) -> dict[str, Any]:
+    """``{"spec": {...}, "run_id"?, "poll_seconds"?}`` -> the same plus ``cells`` (RunState dicts)."""
+    if "spec" not in event:
+        raise SpecError("spec", "the suite input needs the benchmark spec under 'spec'")
+    spec = parse_spec(event["spec"])  # validate at the edge: nothing is created for a bad spec
+    run_id = str(event.get("run_id") or new_run_id())
+    poll = float(event.get("poll_seconds", 30))
+    cells = [(c, r) for c in expand_matrix(spec) for r in range(spec.repeats)]
+    if len(cells) > MAX_CELLS:
+        raise SpecError("matrix", f"{len(cells)} cells x repeats is more than {MAX_CELLS}; split the spec")
+    states = [
+        RunState(
+            run_id=cell_run_id(run_id, i),
+            spec_name=spec.name,
+            cell_id=cell.cell_id,
+            repeat=repeat,
+            parameters=cell.parameters,
+            spec=cell.spec.model_dump(mode="json"),
+            poll_seconds=poll,
+        ).model_dump(mode="json")
+        for i, (cell, repeat) in enumerate(cells)
+    ]
+    result = {"run_id": run_id, "spec_name": spec.name, "cells": states}
+    size = len(json.dumps(result))
+    if size > MAX_STATE_BYTES:
+        raise SpecError(
+            "matrix", f"the expanded cells take {size} bytes, over the {MAX_STATE_BYTES} state budget"
+        )
+    return result
+
+
+def summarize(event: dict[str, Any], store: ResultStore) -> dict[str, Any]:
+    """Merge the cells' records into the suite's; returns a small summary (no documents)."""
+    run_id = str(event["run_id"])
+    results = list(event.get("cell_results") or [])
+    record: RunRecord | None = store.get_run(run_id)
+    spec_name = str(event.get("spec_name") or "suite")
+    if record is None:
+        record = RunRecord(run_id=run_id, spec_name=spec_name, started_at=datetime.now(UTC))
+    errors: list[str] = []
+    for i, item in enumerate(results):
+        cell_record = store.get_run(str(item.get("run_id") or cell_run_id(run_id, i)))
+        if cell_record is not None:
+            record.cells.extend(
+                c
+                for c in cell_record.cells
+                if (c.cell_id, c.repeat) not in {(x.cell_id, x.repeat) for x in record.cells}
+            )
+            if cell_record.cost is not None:
+                total = (record.cost.total if record.cost else 0.0) + cell_record.cost.total
+                record.cost = cell_record.cost.model_copy(
+                    update={"total": total, "items": {}, "ops_per_dollar": None}
+                )
+        if item.get("status") != "succeeded":
+            errors.append(f"{item.get('run_id')}: {item.get('status')}")
+    failed = len(errors)
+    record.status = "succeeded" if not failed else ("failed" if failed == len(results) else "succeeded")
+    record.error = "; ".join(errors)[:2000] or None
+    record.ended_at = datetime.now(UTC)
+    store.save_run(record)
+    return {"run_id": run_id, "cells": len(results), "failed": failed, "status": record.status}

@@ -1,0 +1,127 @@
+"""Run a phase with the native tool instead of our runner, from the same settings.
+
+A phase described for our workloads (workload name, phase, engine, properties, threads, duration,
+target rate) maps onto the tool users trust for it:
+
+    tpcb (pgbench's tables and scripts)     -> pgbench     (load: pgbench -i, run: -b SCRIPT)
+    oltp (sysbench's tables and events)     -> sysbench    (load: prepare, run: oltp_TEST run)
+    redis-bench (redis-benchmark's tests)   -> redis-benchmark, or memtier_benchmark for SET/GET mixes
+
+so the same spec cell can be measured both ways and the two documents compared side by side.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from benchwright.errors import SpecError
+from benchwright.results import ResultDocument
+from benchwright.runner.workloads.external import pgbench, redis_benchmark, sysbench
+from benchwright.runner.workloads.external.common import LineSink
+from benchwright.runner.workloads.redisbench.sequential import RedisBenchSettings
+
+DEFAULT_TOOL = {"tpcb": "pgbench", "oltp": "sysbench", "redis-bench": "redis-benchmark"}
+OLTP_PASSTHROUGH = (
+    "range_size",
+    "point_selects",
+    "simple_ranges",
+    "sum_ranges",
+    "order_ranges",
+    "distinct_ranges",
+    "index_updates",
+    "non_index_updates",
+    "delete_inserts",
+    "skip_trx",
+)  # sysbench's own option names; the oltp workload reads them with an "oltp." prefix
+
+
+def pgbench_settings(
+    props: Mapping[str, str], phase: str, threads: int, seconds: float | None, rate: float | None
+) -> pgbench.PgbenchSettings:
+    return pgbench.PgbenchSettings(
+        mode="init" if phase == "load" else "run",
+        builtin=props.get("tpcb.script", "tpcb-like"),
+        scale=int(props.get("tpcb.scale", "1")),
+        fillfactor=int(props.get("tpcb.fillfactor", "100")),
+        clients=threads,
+        jobs=max(1, min(threads, os.cpu_count() or 1)),
+        time_s=max(1, round(seconds or 10)),
+        protocol=props.get("tpcb.protocol", "simple"),
+        rate=rate,
+    )
+
+
+def sysbench_settings(
+    props: Mapping[str, str], phase: str, threads: int, seconds: float | None
+) -> sysbench.SysbenchSettings:
+    test = "oltp_" + props.get("oltp.test", "read_write").removeprefix("oltp_")
+    options = tuple((k, props[f"oltp.{k}"]) for k in OLTP_PASSTHROUGH if f"oltp.{k}" in props)
+    return sysbench.SysbenchSettings(
+        test=test,
+        command="prepare" if phase == "load" else "run",
+        tables=int(props.get("oltp.tables", "1")),
+        table_size=int(props.get("oltp.table_size", "10000")),
+        threads=threads,
+        time_s=max(1, round(seconds or 10)),
+        options=options,
+    )
+
+
+def redis_settings(props: Mapping[str, str], threads: int) -> RedisBenchSettings:
+    return RedisBenchSettings(
+        tests=props.get("redisbench.tests", "set,get"),
+        datasize=int(props.get("redisbench.datasize", "3")),
+        keyspace=int(props.get("redisbench.keyspace", "0")),
+        requests=int(props.get("redisbench.requests", "100000")),
+        clients=threads,
+        pipeline=int(props.get("redisbench.pipeline", "1")),
+    )
+
+
+def run_native(
+    workload: str,
+    phase: str,
+    engine: str,
+    properties: Mapping[str, str],
+    threads: int = 1,
+    seconds: float | None = None,
+    rate: float | None = None,
+    tool: str | None = None,
+    echo: LineSink | None = None,
+    run_id: str | None = None,
+) -> ResultDocument:
+    """One phase of ``workload`` measured by its native tool (``tool`` overrides the default)."""
+    tool = tool or DEFAULT_TOOL.get(workload)
+    if tool is None:
+        raise SpecError(
+            "workload", f"no native tool runs {workload!r} (tools exist for {', '.join(DEFAULT_TOOL)})"
+        )
+    password = os.environ.get("BENCHWRIGHT_DB_PASSWORD")
+    if tool == "pgbench":
+        if engine != "postgres":
+            raise SpecError("engine", f"pgbench drives postgres, not {engine!r}")
+        url = _url(properties, "postgres.url")
+        return pgbench.run(
+            pgbench_settings(properties, phase, threads, seconds, rate), url, echo, run_id=run_id
+        )
+    if tool == "sysbench":
+        url = _url(properties, f"{engine}.url")
+        return sysbench.run(
+            sysbench_settings(properties, phase, threads, seconds), engine, url, echo, run_id=run_id
+        )
+    if tool == "redis-benchmark":
+        if engine != "redis":
+            raise SpecError("engine", f"redis-benchmark drives redis, not {engine!r}")
+        conn = {k: v for k, v in properties.items() if k.startswith("redis.")}
+        if password:
+            conn["redis.password"] = password
+        return redis_benchmark.run(redis_settings(properties, threads), conn, echo, run_id=run_id)
+    raise SpecError("tool", f"unknown native tool {tool!r} (pgbench, sysbench, redis-benchmark)")
+
+
+def _url(properties: Mapping[str, str], key: str) -> str:
+    url = properties.get(key)
+    if not url:
+        raise SpecError(key, "the native tool needs the connection URL")
+    return url

@@ -1,0 +1,75 @@
+"""pgbench's text output, rebuilt from a result document, so users can read our numbers in the
+layout they know (and diff them against a real pgbench run).
+
+Progress lines come from the 1-second interval series grouped by ``-P`` seconds. The interval series
+keeps a mean per operation but no variance, so the progress lines' ``stddev`` is the one of the
+whole run (the summary's figure); tps, mean latency and failures are exact per window.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchwright.runner.workloads.tpcb.workload import SCRIPTS, run_figures
+
+
+def progress_lines(doc: Any, every_s: float, op: str | None = None) -> list[str]:
+    """`progress: 5.0 s, 1234.5 tps, lat 0.810 ms stddev 0.412, 0 failed[, lag 0.010 ms]`"""
+    if every_s <= 0 or not doc.intervals:
+        return []
+    summary = doc.operations.get(op) if op else None
+    stddev_ms = summary.stddev_us / 1000 if summary else 0.0
+    lag = doc.extra.get("schedule_lag_avg_ms")
+    lines = []
+    window: list[Any] = []
+    edge = every_s
+    runtime_s = doc.runtime_ms / 1000
+    for sample in doc.intervals:
+        if edge > runtime_s + 1e-3:
+            break  # the stragglers finishing after the deadline are not a window of their own
+        window.append(sample)
+        if sample.t + 1e-9 >= edge:
+            lines.append(_line(window, edge, every_s, stddev_ms, lag))
+            window = []
+            edge += every_s
+    return lines
+
+
+def _line(window: list[Any], t: float, span: float, stddev_ms: float, lag: float | None) -> str:
+    ops = sum(sum(s.operations.values()) for s in window)
+    failed = sum(s.errors for s in window)
+    weighted = sum(avg * s.operations.get(op, 0) for s in window for op, avg in s.average_us.items())
+    lat_ms = weighted / ops / 1000 if ops else 0.0
+    line = f"progress: {t:.1f} s, {(ops - failed) / span:.1f} tps, lat {lat_ms:.3f} ms stddev {stddev_ms:.3f}, {failed} failed"
+    if lag is not None:
+        line += f", lag {lag:.3f} ms"
+    return line
+
+
+def summary_lines(doc: Any, clients: int, threads: int) -> list[str]:
+    """The block pgbench prints at the end of a run."""
+    script = doc.extra.get("script") or doc.properties.get("tpcb.script", "tpcb-like")
+    figures = (
+        doc.extra
+        if "tps" in doc.extra
+        else run_figures(doc, script, doc.extra.get("scale", 0), doc.properties)
+    )
+    done = figures.get("transactions", 0)
+    failed = figures.get("failed", 0)
+    total = max(1, done + failed)
+    lines = [
+        f"transaction type: {SCRIPTS.get(script, script)}",
+        f"scaling factor: {figures.get('scale', '?')}",
+        f"query mode: {figures.get('query_mode', 'simple')}",
+        f"number of clients: {clients}",
+        f"number of threads: {threads}",
+        f"duration: {round(doc.runtime_ms / 1000)} s",
+        f"number of transactions actually processed: {done}",
+        f"number of failed transactions: {failed} ({100 * failed / total:.3f}%)",
+        f"latency average = {figures.get('latency_average_ms', 0.0):.3f} ms",
+        f"latency stddev = {figures.get('latency_stddev_ms', 0.0):.3f} ms",
+    ]
+    if "schedule_lag_avg_ms" in figures:
+        lines.append(f"rate limit schedule lag: avg {figures['schedule_lag_avg_ms']:.3f} ms")
+    lines.append(f"tps = {figures.get('tps', 0.0):.6f} (without initial connection time)")
+    return lines

@@ -1,0 +1,242 @@
+"""TPC-B "sort of", pgbench-compatible (workload "tpcb").
+
+Properties:
+  tpcb.scale       load: scale factor (default 1); run: must match the loaded tables when given
+  tpcb.fillfactor  load: fillfactor of the three updated tables (default 100, as pgbench)
+  tpcb.script      tpcb-like (default) | simple-update | select-only (pgbench -b, -N, -S)
+  tpcb.protocol    simple | extended | prepared: recorded for the reader; psycopg prepares a
+                   statement server-side after a few executions in every mode
+Rate limiting (pgbench -R) is the engine's target rate; latency then runs from the scheduled start
+and the schedule lag (response minus service time) is reported as pgbench does.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+from benchwright.errors import SchemaMissing, SpecError
+from benchwright.runner.drivers.base import Capability, Driver, SqlDriver
+from benchwright.runner.measure import Status, decode_histogram
+from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, register
+from benchwright.runner.workloads.sqlscript.sqlkit import (
+    analyze,
+    drop_tables,
+    insert_rows,
+    require_tables,
+    retrying,
+    sql_driver,
+    transaction,
+)
+from benchwright.runner.workloads.tpcb import schema
+
+SCRIPTS = {
+    "tpcb-like": "<builtin: TPC-B (sort of)>",
+    "simple-update": "<builtin: simple update>",
+    "select-only": "<builtin: select only>",
+}
+LOAD_HINT = "benchwright tpcb init"
+
+
+def _positive(props: dict[str, str], key: str, default: str, high: int | None = None) -> int:
+    raw = props.get(key, default)
+    try:
+        value = int(raw)
+    except ValueError:
+        raise SpecError(key, f"expected an integer, got {raw!r}") from None
+    if value < 1 or (high is not None and value > high):
+        raise SpecError(key, f"must be between 1 and {high or 'any'}, got {value}")
+    return value
+
+
+@register
+class TpcbWorkload(Workload):
+    name: ClassVar[str] = "tpcb"
+    requires: ClassVar[Capability] = Capability.SQL
+    description: ClassVar[str] = (
+        "pgbench's TPC-B-like, simple-update and select-only scripts on pgbench's tables"
+    )
+
+    def __init__(self, properties: dict[str, str]) -> None:
+        super().__init__(properties)
+        self.scale_given = "tpcb.scale" in self.properties
+        self.scale = _positive(self.properties, "tpcb.scale", "1")
+        self.fillfactor = _positive(self.properties, "tpcb.fillfactor", "100", high=100)
+        if self.fillfactor < 10:
+            raise SpecError(
+                "tpcb.fillfactor", f"must be between 10 and 100 (as pgbench), got {self.fillfactor}"
+            )
+        self.script = self.properties.get("tpcb.script", "tpcb-like")
+        if self.script not in SCRIPTS:
+            raise SpecError("tpcb.script", f"unknown script {self.script!r} (one of {', '.join(SCRIPTS)})")
+        self.batch = _positive(self.properties, "tpcb.batch", "1000")
+
+    # -------------------------------------------------------------- parent: schema and checks
+    def setup(self, driver: Driver, phase: str) -> None:
+        db = sql_driver(driver, self.name)
+        if phase == "load":
+            drop_tables(db, schema.TABLES)
+            for statement in schema.create_statements(db.dialect, self.scale, self.fillfactor):
+                db.execute(statement)
+            return
+        require_tables(db, schema.RUN_TABLES, LOAD_HINT)
+        loaded = loaded_scale(db)
+        if loaded is None:  # the driver holds no data (null driver): nothing to check
+            return
+        if loaded == 0:
+            raise SchemaMissing(f"table pgbench_branches is empty: run the load phase first ({LOAD_HINT})")
+        if self.scale_given and loaded != self.scale:
+            raise SpecError(
+                "tpcb.scale",
+                f"the pgbench tables were initialised with scale {loaded} but the run asks for scale "
+                f"{self.scale}: drop -s (the scale is read from pgbench_branches) or run `{LOAD_HINT} -s {self.scale}`",
+            )
+
+    def finish(self, driver: Driver, phase: str, result: Any) -> None:
+        db = sql_driver(driver, self.name)
+        if phase == "load":
+            for statement in schema.PRIMARY_KEYS:
+                db.execute(statement)
+            analyze(db, schema.TABLES)
+            counts = {t: _count(db, t) for t in ("pgbench_branches", "pgbench_tellers", "pgbench_accounts")}
+            result.extra.update(scale=self.scale, fillfactor=self.fillfactor, rows=counts)
+            expected = {
+                "pgbench_branches": self.scale,
+                "pgbench_tellers": self.scale * schema.TELLERS_PER_BRANCH,
+                "pgbench_accounts": self.scale * schema.ACCOUNTS_PER_BRANCH,
+            }
+            if counts != expected:
+                result.flag(
+                    "tpcb_load_incomplete",
+                    "invalid",
+                    f"pgbench tables incomplete: {counts}, expected {expected}",
+                )
+            return
+        result.extra.update(run_figures(result, self.script, loaded_scale(db) or self.scale, self.properties))
+
+    # -------------------------------------------------------------- workers
+    def operations(self, phase: str, driver: Driver, thread: ThreadInfo) -> Iterator[Operation]:
+        db = sql_driver(driver, self.name)
+        if phase == "load":
+            return self._load_ops(db, thread)
+        return self._run_ops(db, thread)
+
+    def _load_ops(self, db: SqlDriver, thread: ThreadInfo) -> Iterator[Operation]:
+        tasks = [0, *range(1, self.scale + 1)]  # 0 = branches and tellers, n = branch n's accounts
+        for task in tasks[thread.index :: thread.count]:
+
+            def call(task: int = task) -> Status:
+                if task == 0:
+                    insert_rows(
+                        db, "pgbench_branches", ("bid", "bbalance", "filler"), schema.branch_rows(self.scale)
+                    )
+                    insert_rows(
+                        db,
+                        "pgbench_tellers",
+                        ("tid", "bid", "tbalance", "filler"),
+                        schema.teller_rows(self.scale),
+                    )
+                else:
+                    insert_rows(
+                        db,
+                        "pgbench_accounts",
+                        ("aid", "bid", "abalance", "filler"),
+                        schema.account_rows(task),
+                        self.batch,
+                    )
+                return Status.OK
+
+            yield ("LoadBranchesTellers" if task == 0 else "LoadAccounts"), call
+
+    def _run_ops(self, db: SqlDriver, thread: ThreadInfo) -> Iterator[Operation]:
+        scale = (self.scale if self.scale_given else loaded_scale(db)) or self.scale  # untimed: before the first yield
+        accounts = schema.ACCOUNTS_PER_BRANCH * scale
+        tellers = schema.TELLERS_PER_BRANCH * scale
+        rnd = random.Random(thread.seed)
+        randint = rnd.randint
+        name = self.script
+        if name == "select-only":
+            select = "SELECT abalance FROM pgbench_accounts WHERE aid = %s"
+            while True:
+                aid = randint(1, accounts)
+                yield name, functools.partial(_select_only, db, select, aid)
+        while True:
+            aid, bid, tid, delta = (
+                randint(1, accounts),
+                randint(1, scale),
+                randint(1, tellers),
+                randint(-5000, 5000),
+            )
+            body = functools.partial(
+                _tpcb_like if name == "tpcb-like" else _simple_update, db, aid, bid, tid, delta
+            )
+            yield from retrying(functools.partial(transaction, db, body), name)
+
+
+def _select_only(db: SqlDriver, sql: str, aid: int) -> Status:
+    db.fetchone(sql, (aid,))
+    return Status.OK
+
+
+def _simple_update(db: SqlDriver, aid: int, bid: int, tid: int, delta: int) -> None:
+    db.execute("UPDATE pgbench_accounts SET abalance = abalance + %s WHERE aid = %s", (delta, aid))
+    db.fetchone("SELECT abalance FROM pgbench_accounts WHERE aid = %s", (aid,))
+    db.execute(
+        "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (%s, %s, %s, %s, CURRENT_TIMESTAMP)",
+        (tid, bid, aid, delta),
+    )
+
+
+def _tpcb_like(db: SqlDriver, aid: int, bid: int, tid: int, delta: int) -> None:
+    db.execute("UPDATE pgbench_accounts SET abalance = abalance + %s WHERE aid = %s", (delta, aid))
+    db.fetchone("SELECT abalance FROM pgbench_accounts WHERE aid = %s", (aid,))
+    db.execute("UPDATE pgbench_tellers SET tbalance = tbalance + %s WHERE tid = %s", (delta, tid))
+    db.execute("UPDATE pgbench_branches SET bbalance = bbalance + %s WHERE bid = %s", (delta, bid))
+    db.execute(
+        "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (%s, %s, %s, %s, CURRENT_TIMESTAMP)",
+        (tid, bid, aid, delta),
+    )
+
+
+def _count(db: SqlDriver, table: str) -> int:
+    row = db.fetchone(f"SELECT COUNT(*) FROM {table}")
+    return int(row[0]) if row else 0
+
+
+def loaded_scale(db: SqlDriver) -> int | None:
+    """pgbench's own rule: the scale is the number of rows in pgbench_branches (None: no answer,
+    as from the null driver)."""
+    row = db.fetchone("SELECT COUNT(*) FROM pgbench_branches")
+    return int(row[0]) if row else None
+
+
+def run_figures(result: Any, script: str, scale: int, properties: dict[str, str]) -> dict[str, Any]:
+    """pgbench's summary figures for one run document (tps, latency average/stddev, failures, lag)."""
+    summary = result.operations.get(script)
+    out: dict[str, Any] = {
+        "transaction_type": SCRIPTS[script],
+        "script": script,
+        "scale": scale,
+        "query_mode": properties.get("tpcb.protocol", "simple"),
+    }
+    if summary is None:
+        return out
+    done = summary.statuses.get("OK", 0)
+    failed = summary.statuses.get("ERROR", 0)
+    out.update(
+        transactions=done,
+        failed=failed,
+        retries=summary.statuses.get("RETRY", 0),
+        tps=round(done / max(result.runtime_ms / 1000, 1e-9), 6),
+        latency_average_ms=round(summary.average_us / 1000, 3),
+        latency_stddev_ms=round(summary.stddev_us / 1000, 3),
+    )
+    if summary.service_time_histogram and summary.histogram:
+        response = decode_histogram(summary.histogram)
+        service = decode_histogram(summary.service_time_histogram)
+        out["schedule_lag_avg_ms"] = round(
+            max(0.0, response.get_mean_value() - service.get_mean_value()) / 1000, 3
+        )
+    return out

@@ -1,0 +1,454 @@
+"""A moto AWS account for the workflow tests: network, bucket, ECS, secrets, and a Lambda dispatcher
+that runs the REAL handlers in functions/ when moto's Step Functions interpreter invokes a Lambda.
+
+Only what moto cannot do is simulated here, each piece named: the runner container (a fake that
+writes result documents for the plan it finds in S3), the readiness probe (RDS endpoints are not
+real), the Price List API (saved GetProducts excerpts) and Slack (a recording HTTP server on 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REGION = "us-east-1"
+ACCOUNT = "123456789012"
+REPO = Path(__file__).resolve().parents[2]
+PRICES = REPO / "tests" / "data" / "pricing"
+SLACK_SECRET_VALUE_MARK = "SLACKSECRETTOKEN"
+
+
+class FakeContext:
+    function_name = "benchwright-test"
+    function_version = "$LATEST"
+    memory_limit_in_mb = 256
+    invoked_function_arn = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:benchwright-test"
+    aws_request_id = "req-0001"
+    log_group_name = "/aws/lambda/benchwright-test"
+    log_stream_name = "stream"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 300_000
+
+
+# ---------------------------------------------------------------- Slack stand-in
+class SlackServer:
+    """Records webhook posts on 127.0.0.1; ``status`` decides the answer (500 = Slack down)."""
+
+    def __init__(self) -> None:
+        self.posts: list[dict[str, Any]] = []
+        self.status = 200
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                outer.posts.append({"path": self.path, "body": json.loads(body or b"{}")})
+                self.send_response(outer.status)
+                self.end_headers()
+                self.wfile.write(b"ok" if outer.status == 200 else b"down")
+
+            def log_message(self, *args: Any) -> None:
+                return None
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return (
+            f"http://127.0.0.1:{self.server.server_address[1]}/services/T000/B000/{SLACK_SECRET_VALUE_MARK}"
+        )
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+# ---------------------------------------------------------------- the fake runner container
+def fake_documents(plan: dict[str, Any], started: datetime, seconds: float = 240.0) -> list[dict[str, Any]]:
+    """Result documents a runner would write for ``plan`` (a small, honest-looking histogram)."""
+    from benchwright.results import IntervalSample, Measurement, OperationSummary, ResultDocument
+    from benchwright.runner.measure import encode_histogram, new_histogram
+
+    docs = []
+    t0 = started
+    for phase in plan["phases"]:
+        hist = new_histogram()
+        for i in range(1, 2001):
+            hist.record_value(100 + (i % 97) * 7)
+        ops = 2000
+        runtime = seconds if phase["phase"] == "run" else 5.0
+        summary = OperationSummary(
+            operations=ops,
+            statuses={"OK": ops},
+            throughput=ops / runtime,
+            average_us=float(hist.get_mean_value()),
+            min_us=float(hist.get_min_value()),
+            max_us=float(hist.get_max_value()),
+            p50_us=float(hist.get_value_at_percentile(50)),
+            p90_us=float(hist.get_value_at_percentile(90)),
+            p95_us=float(hist.get_value_at_percentile(95)),
+            p99_us=float(hist.get_value_at_percentile(99)),
+            p999_us=float(hist.get_value_at_percentile(99.9)),
+            histogram=encode_histogram(hist),
+        )
+        end = t0 + timedelta(seconds=runtime)
+        doc = ResultDocument(
+            run_id=plan["run_id"],
+            cell=plan["cell_id"],
+            workload=phase["workload"],
+            phase=phase["phase"],
+            engine=phase["engine"],
+            measurement=Measurement(latency="service_time", method="fake runner"),
+            started_at=t0,
+            ended_at=end,
+            runtime_ms=runtime * 1000,
+            operations_total=ops,
+            throughput=ops / runtime,
+            operations={"READ": summary},
+            intervals=[
+                IntervalSample(
+                    t=float(s + 1),
+                    operations={"READ": ops // int(runtime)},
+                    throughput=ops / runtime,
+                    p50_us=200.0,
+                    p99_us=700.0,
+                    max_us=900.0,
+                )
+                for s in range(int(runtime))
+            ],
+        )
+        docs.append(json.loads(doc.model_dump_json()))
+        t0 = end
+    return docs
+
+
+# ---------------------------------------------------------------- the world
+@dataclass
+class World:
+    settings: Any
+    clients: Any
+    slack: SlackServer
+    faults: dict[str, Any] = field(default_factory=dict)
+    calls: list[str] = field(default_factory=list)
+    ready_after: int = 0  # CheckTarget calls that see "not accepting connections" first
+    probe_calls: int = 0
+    runner_mode: str = "ok"  # ok | fail | never_start
+    sfn_arns: dict[str, str] = field(default_factory=dict)
+    timings: list[tuple[str, float]] = field(default_factory=list)
+    secrets: list[str] = field(default_factory=list)  # secret values seen during runs (for scans)
+    executions: int = 0
+
+    def reset(self) -> None:
+        self.faults.clear()
+        self.calls.clear()
+        self.timings.clear()
+        self.ready_after = 0
+        self.probe_calls = 0
+        self.runner_mode = "ok"
+        self.slack.status = 200
+        self.slack.posts.clear()
+
+    # -- probe ----------------------------------------------------------------------------
+    def probe(self, host: str, port: int) -> bool:
+        self.probe_calls += 1
+        if self.faults.get("unreachable"):
+            return False
+        return self.probe_calls > self.ready_after
+
+    # -- dispatch -------------------------------------------------------------------------
+    def invoke(self, name: str, event: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
+        """Run the handler of state ``name``; (ok, payload-or-error)."""
+        from functions import HANDLERS
+
+        self.calls.append(name)
+        started = time.monotonic()
+        fault = self.faults.get(name)
+        try:
+            if isinstance(fault, BaseException):
+                raise fault
+            if fault is not None:
+                fault(event)  # raises when this invocation should fail
+            module, func = HANDLERS[name].rsplit(".", 1)
+            result = getattr(importlib.import_module(module), func)(event, FakeContext())
+        except Exception as exc:
+            return False, {"errorType": type(exc).__name__, "errorMessage": str(exc)}
+        if name == "LaunchRunner":
+            self.run_fake_runners(result)
+        if name == "CheckTarget" and result.get("target", {}).get("secret_arn"):
+            secret = self.clients("secretsmanager").get_secret_value(SecretId=result["target"]["secret_arn"])
+            self.secrets.append(json.loads(secret["SecretString"])["password"])
+        self.timings.append((name, round(time.monotonic() - started, 2)))
+        return True, result
+
+    def run_fake_runners(self, state: dict[str, Any]) -> None:
+        from moto.ecs.models import ecs_backends
+
+        s3 = self.clients("s3")
+        backend = ecs_backends[ACCOUNT][REGION]
+        for handle in state["runners"]:
+            tasks = backend.tasks.get(self.settings.ecs_cluster, {})
+            task = tasks.get(handle["id"])
+            if self.runner_mode == "fail":
+                if task is not None:
+                    task.containers[0].exitCode = 2
+                continue
+            if self.runner_mode == "never_start":
+                if task is not None:
+                    task.containers[0].exitCode = None
+                    task.stopped_reason = "CannotPullContainerError: image not found"
+                continue
+            bucket, key = handle["details"]["plan"][5:].split("/", 1)
+            plan = json.loads(s3.get_object(Bucket=bucket, Key=key)["Body"].read())
+            docs = fake_documents(plan, datetime.now(UTC) - timedelta(seconds=260))
+            rbucket, rkey = handle["result_pointer"][5:].split("/", 1)
+            s3.put_object(Bucket=rbucket, Key=rkey, Body=json.dumps(docs))
+
+    # -- executions -----------------------------------------------------------------------
+    def execute(self, machine: str, payload: dict[str, Any], timeout_s: float = 120.0) -> dict[str, Any]:
+        sfn = self.clients("stepfunctions")
+        self.executions += 1
+        arn = sfn.start_execution(
+            stateMachineArn=self.sfn_arns[machine], name=f"x{self.executions}", input=json.dumps(payload)
+        )["executionArn"]
+        deadline = time.monotonic() + timeout_s
+        while True:
+            described = sfn.describe_execution(executionArn=arn)
+            if described["status"] != "RUNNING":
+                break
+            if time.monotonic() > deadline:
+                raise AssertionError(f"execution still running after {timeout_s} s: {self.calls}")
+            time.sleep(0.02)  # polling moto's interpreter thread, not synchronising on a guess
+        events = []
+        token = None
+        while True:
+            page = sfn.get_execution_history(
+                executionArn=arn, maxResults=1000, **({"nextToken": token} if token else {})
+            )
+            events.extend(page["events"])
+            token = page.get("nextToken")
+            if not token:
+                break
+        return {
+            "status": described["status"],
+            "output": json.loads(described.get("output") or "null"),
+            "error": described.get("error"),
+            "cause": described.get("cause"),
+            "events": events,
+        }
+
+    def leftovers(self, run_id: str) -> list[Any]:
+        from benchwright.providers.aws.janitor import leftovers
+
+        return leftovers(self.clients, run_id)
+
+    def all_text(self) -> str:
+        """Every S3 object's bytes, for secret scans."""
+        s3 = self.clients("s3")
+        out = []
+        for page in s3.get_paginator("list_objects_v2").paginate(Bucket=self.settings.results_bucket):
+            for item in page.get("Contents", []):
+                out.append(
+                    s3.get_object(Bucket=self.settings.results_bucket, Key=item["Key"])["Body"]
+                    .read()
+                    .decode()
+                )
+        return "\n".join(out)
+
+
+def substitute(text: str, arns: dict[str, str]) -> str:
+    def repl(m: re.Match[str]) -> str:
+        name = m.group(1)
+        if name.endswith("FunctionArn"):
+            return f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{name.removesuffix('FunctionArn')}"
+        return arns[name]
+
+    return re.sub(r"\$\{([A-Za-z0-9]+)\}", repl, text)
+
+
+def fast_retries(definition: str) -> str:
+    """Retries keep their attempts and error names; only the interval shrinks (1 s is moto's minimum)."""
+    data = json.loads(definition)
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for retry in node.get("Retry", []) if isinstance(node.get("Retry"), list) else []:
+                retry.update({"IntervalSeconds": 1, "BackoffRate": 1.0})
+                retry.pop("MaxDelaySeconds", None)
+                retry.pop("JitterStrategy", None)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(data)
+    return json.dumps(data)
+
+
+ENV = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SECURITY_TOKEN": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+    "AWS_DEFAULT_REGION": REGION,
+    "AWS_REGION": REGION,
+    "POWERTOOLS_TRACE_DISABLED": "1",
+    "POWERTOOLS_METRICS_NAMESPACE": "Benchwright",
+    "POWERTOOLS_SERVICE_NAME": "benchwright",
+}
+
+
+@pytest.fixture(scope="module")
+def aws_world() -> Iterator[World]:
+    """One moto account per test module (setting it up costs seconds); tests use distinct run ids."""
+    from moto import mock_aws
+    from moto.awslambda_simple.models import LambdaSimpleBackend
+    from moto.moto_api import state_manager
+
+    import functions._common as common
+    from benchwright.providers.aws.common import Clients
+    from benchwright.providers.aws.config import AwsSettings
+    from benchwright.providers.aws.pricing import AwsPriceBook, ExcerptPriceList
+
+    mp = pytest.MonkeyPatch()
+    for key, value in ENV.items():
+        mp.setenv(key, value)
+    slack = SlackServer()
+    with mock_aws(config={"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}):
+        state_manager.set_transition(model_name="ecs::task", transition={"progression": "immediate"})
+        import boto3
+
+        ec2 = boto3.client("ec2", region_name=REGION)
+        vpc = ec2.create_vpc(CidrBlock="10.40.0.0/16")["Vpc"]["VpcId"]
+        ec2.modify_vpc_attribute(VpcId=vpc, EnableDnsHostnames={"Value": True})
+        subnets = [
+            ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.40.{i}.0/24", AvailabilityZone=f"{REGION}{az}")[
+                "Subnet"
+            ]["SubnetId"]
+            for i, az in enumerate("abc")
+        ]
+        sg = ec2.create_security_group(GroupName="bw-test", Description="bw", VpcId=vpc)["GroupId"]
+        boto3.client("s3", region_name=REGION).create_bucket(Bucket="bw-results-test")
+        ecs = boto3.client("ecs", region_name=REGION)
+        ecs.create_cluster(clusterName="bw-test")
+        ecs.register_task_definition(
+            family="bw-runner",
+            networkMode="awsvpc",
+            requiresCompatibilities=["FARGATE"],
+            cpu="1024",
+            memory="2048",
+            containerDefinitions=[
+                {"name": "runner", "image": "benchwright:test", "memory": 2048, "essential": True}
+            ],
+        )
+        secret = boto3.client("secretsmanager", region_name=REGION).create_secret(
+            Name="bw-slack", SecretString=slack.url
+        )["ARN"]
+        settings = AwsSettings(
+            region=REGION,
+            results_bucket="bw-results-test",
+            owner="tests",
+            subnet_ids=subnets,
+            security_group_ids=[sg],
+            ecs_cluster="bw-test",
+            runner_task_definition="bw-runner",
+            runner_container="runner",
+            runner_ami="ami-12c6146b",
+            slack_secret_arn=secret,
+            sink="none",
+        )
+        world = World(settings=settings, clients=Clients(settings), slack=slack)
+        world.secrets.append(SLACK_SECRET_VALUE_MARK)
+        mp.setattr(common, "_settings", settings)
+        mp.setattr(common, "_clients", None)
+        mp.setattr(
+            common,
+            "injected",
+            {"probe": world.probe, "prices": AwsPriceBook(ExcerptPriceList.from_directory(str(PRICES)))},
+        )
+
+        def invoke(
+            self: Any,
+            function_name: str,
+            qualifier: Any,
+            body: Any,
+            headers: Any,
+            response_headers: dict[str, str],
+        ) -> bytes:
+            ok, payload = world.invoke(function_name.rsplit(":", 1)[-1], json.loads(body or "{}"))
+            if not ok:
+                response_headers["x-amz-function-error"] = "Unhandled"
+            return json.dumps(payload).encode()
+
+        mp.setattr(LambdaSimpleBackend, "invoke", invoke)
+        sfn = boto3.client("stepfunctions", region_name=REGION)
+        role = f"arn:aws:iam::{ACCOUNT}:role/bw-sfn"
+        bench_text = (REPO / "statemachines" / "benchmark.asl.json").read_text()
+        world.sfn_arns["benchmark"] = sfn.create_state_machine(
+            name="bw-benchmark", roleArn=role, definition=fast_retries(substitute(bench_text, {}))
+        )["stateMachineArn"]
+        suite_text = (REPO / "statemachines" / "suite.asl.json").read_text()
+        world.sfn_arns["suite"] = sfn.create_state_machine(
+            name="bw-suite",
+            roleArn=role,
+            definition=fast_retries(
+                substitute(suite_text, {"BenchmarkStateMachineArn": world.sfn_arns["benchmark"]})
+            ),
+        )["stateMachineArn"]
+        try:
+            yield world
+        finally:
+            slack.close()
+            mp.undo()
+
+
+@pytest.fixture
+def world(aws_world: World) -> World:
+    aws_world.reset()
+    return aws_world
+
+
+def rds_spec(name: str = "rds-pg-ycsb", **target: Any) -> dict[str, Any]:
+    """A small AWS spec: RDS PostgreSQL, a Fargate runner in the target's AZ, YCSB workload A."""
+    base_target = {
+        "provider": "rds",
+        "engine": "postgres",
+        "engine_version": "16.4",
+        "instance_class": "db.m6i.large",
+        "storage": {"type": "gp3", "size_gb": 100},
+        "availability_zone": f"{REGION}a",
+        "settings": {"max_connections": 500},
+    }
+    base_target.update(target)
+    return {
+        "name": name,
+        "target": base_target,
+        "runner": {"platform": "fargate", "placement": "same-az", "size": {"cpu": 1, "memory_mb": 2048}},
+        "workload": {
+            "name": "ycsb",
+            "files": ["workloada"],
+            "properties": {"recordcount": 1000},
+            "phases": {"load": {"threads": 2}, "run": {"threads": 2, "duration_s": 240}},
+        },
+    }
+
+
+def run_input(spec: dict[str, Any], run_id: str = "run-test-1") -> dict[str, Any]:
+    return {"run_id": run_id, "spec_name": spec["name"], "spec": spec, "poll_seconds": 0}
+
+
+Invoke = Callable[[str, dict[str, Any]], tuple[bool, dict[str, Any]]]

@@ -1,0 +1,231 @@
+"""The API Lambda with real API Gateway (REST, IAM auth) proxy event shapes, against moto."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+import yaml
+from moto import mock_aws
+
+from benchwright.api import app as api
+from benchwright.api.backend import REPORT_KEY, CloudBackend
+
+ROOT = Path(__file__).resolve().parents[2]
+REGION = "us-east-1"
+PASS_ASL = json.dumps({"StartAt": "Hold", "States": {"Hold": {"Type": "Pass", "End": True}}})
+
+
+class Context:
+    function_name = "api"
+    memory_limit_in_mb = 512
+    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:api"
+    aws_request_id = "req-1"
+
+    @staticmethod
+    def get_remaining_time_in_millis() -> int:
+        return 29000
+
+
+def event(method: str, path: str, body: Any = None, query: dict[str, str] | None = None, **over: Any) -> dict:
+    """An API Gateway REST proxy event as a SigV4-signed request produces it."""
+    resource = path
+    params = None
+    parts = path.strip("/").split("/")
+    if len(parts) >= 2:
+        params = {"run_id": parts[1]}
+        resource = "/runs/{run_id}" + ("/" + "/".join(parts[2:]) if len(parts) > 2 else "")
+    raw = body if isinstance(body, str) or body is None else json.dumps(body)
+    evt = {
+        "resource": resource,
+        "path": path,
+        "httpMethod": method,
+        "headers": {"Content-Type": "application/json", "Host": "abc.execute-api.us-east-1.amazonaws.com"},
+        "multiValueHeaders": {"Content-Type": ["application/json"]},
+        "queryStringParameters": query,
+        "multiValueQueryStringParameters": {k: [v] for k, v in query.items()} if query else None,
+        "pathParameters": params,
+        "stageVariables": None,
+        "requestContext": {
+            "resourcePath": resource,
+            "httpMethod": method,
+            "path": f"/v1{path}",
+            "stage": "v1",
+            "requestId": "r-1",
+            "accountId": "123456789012",
+            "identity": {
+                "accountId": "123456789012",
+                "caller": "AIDAEXAMPLE",
+                "userArn": "arn:aws:iam::123456789012:user/alice",
+                "accessKey": "AKIAEXAMPLE",
+                "sourceIp": "192.0.2.1",
+            },
+        },
+        "body": raw,
+        "isBase64Encoded": False,
+    }
+    evt.update(over)
+    return evt
+
+
+def call(evt: dict) -> tuple[int, dict]:
+    out = api.handle(evt, Context())
+    return out["statusCode"], json.loads(out["body"]) if out.get("body") else {}
+
+
+@pytest.fixture
+def aws_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key, value in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_SESSION_TOKEN": "testing",
+        "AWS_DEFAULT_REGION": REGION,
+    }.items():
+        monkeypatch.setenv(key, value)
+
+
+@pytest.fixture
+def cloud(aws_credentials: None) -> Iterator[CloudBackend]:
+    with mock_aws():
+        sfn = boto3.client("stepfunctions", region_name=REGION)
+        role = "arn:aws:iam::123456789012:role/sfn"
+        bench = sfn.create_state_machine(name="bench", definition=PASS_ASL, roleArn=role)["stateMachineArn"]
+        suite = sfn.create_state_machine(name="suite", definition=PASS_ASL, roleArn=role)["stateMachineArn"]
+        boto3.client("s3", region_name=REGION).create_bucket(Bucket="results")
+        backend = CloudBackend(benchmark_arn=bench, suite_arn=suite, bucket="results", region=REGION)
+        api.set_backend(backend)
+        yield backend
+        api.set_backend(None)
+
+
+def suite() -> dict:
+    return yaml.safe_load((ROOT / "examples" / "quickstart.yaml").read_text())
+
+
+def quickstart() -> dict:
+    """One benchmark spec: the first of the quickstart suite."""
+    return suite()["benchmarks"][0]
+
+
+def test_submit_suite_starts_the_suite_workflow(cloud: CloudBackend) -> None:
+    status, body = call(event("POST", "/runs", {"suite": suite()}))
+    assert status == 201, body
+    assert body["kind"] == "suite"
+    kind, execution = cloud.describe(body["run_id"])
+    assert kind == "suite"
+    assert [b["name"] for b in json.loads(execution["input"])["suite"]["benchmarks"]] == [
+        b["name"] for b in suite()["benchmarks"]
+    ]
+
+
+def test_submit_spec_starts_an_execution_named_by_the_run_id(cloud: CloudBackend) -> None:
+    status, body = call(event("POST", "/runs", {"spec": quickstart()}))
+    assert status == 201, body
+    _kind, execution = cloud.describe(body["run_id"])
+    assert execution["executionArn"] == body["execution_arn"]
+    started = json.loads(execution["input"])
+    assert started["run_id"] == body["run_id"]
+
+
+def test_get_run_returns_status_and_record_fields(cloud: CloudBackend) -> None:
+    _, submitted = call(event("POST", "/runs", {"spec": quickstart()}))
+    run_id = submitted["run_id"]
+    record = {"run_id": run_id, "spec_name": "quickstart", "cost": {"total": 0.5}, "cells": [
+        {"cell_id": "c1", "validity": [{"code": "too_short", "severity": "warning", "message": "m"}], "metrics": []}
+    ]}  # fmt: skip
+    boto3.client("s3", region_name=REGION).put_object(
+        Bucket="results", Key=f"runs/{run_id}/record.json", Body=json.dumps(record)
+    )
+    status, body = call(event("GET", f"/runs/{run_id}"))
+    assert status == 200, body
+    assert body["run_id"] == run_id and body["status"] in {"RUNNING", "SUCCEEDED"}
+    assert body["cost"] == {"total": 0.5}
+    assert body["validity"][0]["code"] == "too_short"
+
+
+def test_list_runs_newest_first_and_limit_validated(cloud: CloudBackend) -> None:
+    ids = [call(event("POST", "/runs", {"spec": quickstart()}))[1]["run_id"] for _ in range(2)]
+    status, body = call(event("GET", "/runs", query={"limit": "10"}))
+    assert status == 200
+    assert set(ids) <= {r["run_id"] for r in body["runs"]}
+    status, body = call(event("GET", "/runs", query={"limit": "0"}))
+    assert status == 422 and body["error"] == "invalid_request"
+
+
+def test_report_is_a_presigned_link(cloud: CloudBackend) -> None:
+    run_id = call(event("POST", "/runs", {"spec": quickstart()}))[1]["run_id"]
+    status, body = call(event("GET", f"/runs/{run_id}/report"))
+    assert status == 404 and body["error"] == "run_not_found"
+    boto3.client("s3", region_name=REGION).put_object(
+        Bucket="results", Key=REPORT_KEY.format(run_id=run_id), Body=b"<html></html>"
+    )
+    status, body = call(event("GET", f"/runs/{run_id}/report"))
+    assert status == 200
+    assert "X-Amz-Signature" in body["url"] and run_id in body["url"]
+
+
+def test_cancel_stops_a_running_execution_and_starts_teardown(cloud: CloudBackend) -> None:
+    sfn = boto3.client("stepfunctions", region_name=REGION)
+    waiting = json.dumps({"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 3600, "End": True}}})
+    sfn.update_state_machine(stateMachineArn=cloud.benchmark_arn, definition=waiting)
+    boto3.client("iam", region_name=REGION).create_role(RoleName="fn", AssumeRolePolicyDocument="{}")
+    cloud.teardown_function = None  # no janitor deployed in this test: teardown reported as not started
+    run_id = call(event("POST", "/runs", {"spec": quickstart()}))[1]["run_id"]
+    status, body = call(event("POST", f"/runs/{run_id}/cancel"))
+    assert status == 200, body
+    assert body["status"] in {"ABORTED", "ALREADY_FINISHED"}
+    assert cloud.describe(run_id)[1]["status"] in {"ABORTED", "SUCCEEDED"}
+
+
+@pytest.mark.parametrize(
+    ("evt", "status", "code"),
+    [
+        pytest.param(event("POST", "/runs", "{not json"), 400, "malformed_json", id="malformed-json"),
+        pytest.param(event("POST", "/runs", {"spec": {"name": "x"}}), 400, "invalid_spec", id="invalid-spec"),
+        pytest.param(
+            event("POST", "/runs", {"spec": {}, "suite": {}}), 422, "invalid_request", id="spec-and-suite"
+        ),
+        pytest.param(event("POST", "/runs", {"nope": 1}), 422, "invalid_request", id="unknown-field"),
+        pytest.param(event("POST", "/runs", "x" * (256 * 1024 + 1)), 413, "body_too_large", id="oversize"),
+        pytest.param(event("GET", "/runs/run-unknown"), 404, "run_not_found", id="unknown-run"),
+        pytest.param(event("GET", "/runs/bad%20id!"), 422, "invalid_request", id="bad-run-id"),
+        pytest.param(event("GET", "/nowhere"), 404, "not_found", id="unknown-route"),
+        pytest.param(
+            event("GET", "/runs", requestContext={"stage": "v1"}), 401, "unauthenticated", id="no-identity"
+        ),
+        pytest.param(
+            event("POST", "/runs", base64.b64encode(b"{oops").decode(), isBase64Encoded=True),
+            400,
+            "malformed_json",
+            id="base64-garbage",
+        ),
+    ],
+)
+def test_bad_requests_get_documented_4xx(cloud: CloudBackend, evt: dict, status: int, code: str) -> None:
+    got, body = call(evt)
+    assert (got, body.get("error")) == (status, code), body
+
+
+def test_invalid_spec_names_the_field(cloud: CloudBackend) -> None:
+    spec = quickstart()
+    spec["repeats"] = 0
+    status, body = call(event("POST", "/runs", {"spec": spec}))
+    assert status == 400
+    assert body["field"] == "repeats"
+
+
+def test_openapi_document_is_up_to_date() -> None:
+    checked_in = (ROOT / "docs" / "openapi.json").read_text()
+    assert checked_in == api.openapi_json() + "\n", (
+        "regenerate: python -m benchwright.api.openapi docs/openapi.json"
+    )
+
+
+def test_openapi_lists_every_route() -> None:
+    doc = json.loads(api.openapi_json())
+    assert set(doc["paths"]) == {"/runs", "/runs/{run_id}", "/runs/{run_id}/report", "/runs/{run_id}/cancel"}

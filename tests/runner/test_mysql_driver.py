@@ -1,0 +1,163 @@
+"""The MySQL/MariaDB driver against the real local MariaDB: SQL and key-value calls, the password
+from the environment, clear connection errors, reconnecting after a lost connection, and lock
+waits / deadlocks classified as RETRY."""
+
+from __future__ import annotations
+
+import threading
+
+import MySQLdb
+import pytest
+
+from benchwright.errors import SpecError, TargetUnreachable
+from benchwright.runner.drivers import capabilities, new_driver
+from benchwright.runner.drivers.base import Capability
+from benchwright.runner.drivers.mysql import MySQLDriver, parse_url
+from benchwright.runner.measure import Status
+
+pytestmark = pytest.mark.servers
+
+
+@pytest.fixture
+def driver(mysql_url: str):
+    d = MySQLDriver({"mysql.url": mysql_url})
+    d.connect()
+    yield d
+    d.close()
+
+
+def test_engine_mysql_offers_key_value_and_sql() -> None:
+    assert capabilities("mysql") == frozenset({Capability.KEY_VALUE, Capability.SQL})
+    assert isinstance(new_driver("mysql", {"mysql.url": "mysql://u:p@h:1/db"}), MySQLDriver)
+
+
+def test_statements_transactions_and_table_exists(driver: MySQLDriver) -> None:
+    driver.execute("CREATE TABLE t_sql (id INT PRIMARY KEY, v VARCHAR(10))")
+    assert driver.table_exists("t_sql") and not driver.table_exists("t_absent")
+    driver.executemany("INSERT INTO t_sql VALUES (%s, %s)", [(1, "a"), (2, "b"), (3, "100%")])
+    assert driver.fetchall("SELECT id, v FROM t_sql ORDER BY id") == [(1, "a"), (2, "b"), (3, "100%")]
+    assert driver.fetchone("SELECT v FROM t_sql WHERE id = %s", (2,)) == ("b",)
+    assert driver.fetchone("SELECT v FROM t_sql WHERE id = %s", (9,)) is None
+    driver.begin()
+    assert driver.execute("UPDATE t_sql SET v = %s WHERE id > %s", ("z", 1)) == 2
+    driver.rollback()
+    driver.begin()
+    driver.execute("DELETE FROM t_sql WHERE id = %s", (1,))
+    driver.commit()
+    assert driver.fetchall("SELECT id, v FROM t_sql ORDER BY id") == [(2, "b"), (3, "100%")]
+    assert "MariaDB" in (driver.server_version() or "") or (driver.server_version() or "")[0].isdigit()
+
+
+def test_key_value_calls_follow_ycsb_semantics(driver: MySQLDriver) -> None:
+    driver.create_table("usertable", 2, drop=True)
+    assert driver.insert("usertable", "user1", {"FIELD0": "a", "FIELD1": "b"}) is Status.OK
+    assert driver.read("usertable", "user1", ["FIELD0"]) is Status.OK
+    assert driver.read("usertable", "nobody", None) is Status.NOT_FOUND
+    # MySQL counts changed rows: an update to the same value still finds the row.
+    assert driver.update("usertable", "user1", {"FIELD0": "a"}) is Status.OK
+    assert driver.update("usertable", "nobody", {"FIELD0": "x"}) is Status.NOT_FOUND
+    assert driver.scan("usertable", "user0", 10, None) is Status.OK
+    assert driver.count("usertable") == 1
+    assert driver.delete("usertable", "user1") is Status.OK
+    assert driver.delete("usertable", "user1") is Status.NOT_FOUND
+
+
+def test_password_comes_from_the_environment_when_set(
+    mysql_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    without = mysql_url.replace("bench:bench@", "bench@")
+    monkeypatch.setenv("BENCHWRIGHT_DB_PASSWORD", "bench")
+    d = MySQLDriver({"mysql.url": without})
+    d.connect()
+    assert d.fetchone("SELECT 1") == (1,)
+    d.close()
+    monkeypatch.setenv("BENCHWRIGHT_DB_PASSWORD", "wrong-secret")
+    with pytest.raises(TargetUnreachable) as err:
+        MySQLDriver({"mysql.url": without}).connect()
+    assert err.value.host == "127.0.0.1:13306" and "Access denied" in err.value.cause
+    assert "wrong-secret" not in str(err.value)
+
+
+def test_unreachable_port_names_the_host() -> None:
+    d = MySQLDriver({"mysql.url": "mysql://bench:bench@127.0.0.1:1/bench", "mysql.connect_timeout": "2"})
+    with pytest.raises(TargetUnreachable) as err:
+        d.connect()
+    assert str(err.value).startswith("127.0.0.1:1: ")
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [("postgresql://u@h/db", "scheme"), ("mysql://u@h:xx/db", "port"), ("mysql://u@h:1/", "no database")],
+    ids=["wrong-scheme", "bad-port", "no-database"],
+)
+def test_bad_urls_name_the_property(url: str, message: str) -> None:
+    with pytest.raises(SpecError) as err:
+        parse_url(url)
+    assert err.value.field == "mysql.url" and message in str(err.value)
+    with pytest.raises(SpecError) as missing:
+        MySQLDriver({})
+    assert missing.value.field == "mysql.url"
+
+
+def test_recover_reconnects_after_the_server_killed_the_connection(
+    driver: MySQLDriver, mysql_url: str
+) -> None:
+    conn_id = driver.fetchone("SELECT CONNECTION_ID()")[0]  # type: ignore[index]
+    killer = MySQLDriver({"mysql.url": mysql_url})
+    killer.connect()
+    killer.execute(f"KILL CONNECTION {int(conn_id)}")
+    killer.close()
+    with pytest.raises(MySQLdb.OperationalError) as lost:
+        driver.fetchone("SELECT 1")
+    assert driver.is_connection_lost(lost.value) and driver.classify(lost.value) is Status.ERROR
+    driver.recover()
+    assert driver.fetchone("SELECT 1") == (1,)
+    assert driver.fetchone("SELECT CONNECTION_ID()") != (conn_id,)
+
+
+def test_lock_wait_timeout_and_deadlock_are_retry(mysql_url: str) -> None:
+    a, b = MySQLDriver({"mysql.url": mysql_url}), MySQLDriver({"mysql.url": mysql_url})
+    a.connect()
+    b.connect()
+    try:
+        a.execute("CREATE TABLE t_lock (id INT PRIMARY KEY, v INT)")
+        a.execute("INSERT INTO t_lock VALUES (1, 0), (2, 0)")
+        b.execute("SET SESSION innodb_lock_wait_timeout = 1")
+        a.begin()
+        a.execute("UPDATE t_lock SET v = 1 WHERE id = 1")
+        b.begin()
+        with pytest.raises(MySQLdb.OperationalError) as wait:
+            b.execute("UPDATE t_lock SET v = 2 WHERE id = 1")
+        assert wait.value.args[0] == 1205 and b.classify(wait.value) is Status.RETRY
+        b.rollback()
+        a.rollback()
+
+        # A real deadlock: each transaction holds one row and asks for the other's.
+        b.execute("SET SESSION innodb_lock_wait_timeout = 20")
+        a.begin()
+        b.begin()
+        a.execute("UPDATE t_lock SET v = 1 WHERE id = 1")
+        b.execute("UPDATE t_lock SET v = 2 WHERE id = 2")
+        errors: list[BaseException] = []
+
+        def a_wants_row_2() -> None:
+            try:
+                a.execute("UPDATE t_lock SET v = 1 WHERE id = 2")
+            except MySQLdb.OperationalError as exc:
+                errors.append(exc)
+
+        t = threading.Thread(target=a_wants_row_2)
+        t.start()
+        # b waits on a's row 1 while a waits on b's row 2: InnoDB kills one of them at once.
+        try:
+            b.execute("UPDATE t_lock SET v = 2 WHERE id = 1")
+        except MySQLdb.OperationalError as exc:
+            errors.append(exc)
+        t.join(30)
+        assert [e.args[0] for e in errors] == [1213]
+        assert a.classify(errors[0]) is Status.RETRY
+        a.rollback()
+        b.rollback()
+    finally:
+        a.close()
+        b.close()

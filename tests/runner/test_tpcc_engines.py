@@ -1,0 +1,80 @@
+"""TPC-C on the real local PostgreSQL and MariaDB: a full 1-warehouse load, a short run at the
+standard mix, the consistency conditions holding afterwards, and the errors a user meets first
+(run before load, wrong warehouse count, TPC-C on Redis)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from benchwright.errors import CapabilityError, SchemaMissing, SpecError
+from benchwright.results import ResultDocument
+from benchwright.runner.engine import PhaseConfig, run_phase
+from benchwright.runner.workloads.base import check_capability
+
+pytestmark = [pytest.mark.servers, pytest.mark.slow]
+
+ENGINES = ["postgres", "mysql"]
+
+
+@pytest.fixture(scope="module")
+def urls(pg_url: str, mysql_url: str) -> dict[str, dict[str, str]]:
+    return {"postgres": {"postgres.url": pg_url}, "mysql": {"mysql.url": mysql_url}}
+
+
+def phase(engine: str, props: dict[str, str], name: str, **kw: Any) -> ResultDocument:
+    config = PhaseConfig(
+        workload="tpcc", phase=name, engine=engine, properties=props, processes=1, seed=7, **kw
+    )
+    return run_phase(config)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_run_before_load_names_the_missing_table(engine: str, urls: dict[str, dict[str, str]]) -> None:
+    with pytest.raises(SchemaMissing) as err:
+        phase(engine, {**urls[engine], "tpcc.warehouses": "1"}, "run", threads=1, max_seconds=1)
+    assert "table warehouse does not exist" in str(err.value) and "run the load phase first" in str(err.value)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_load_then_run_keeps_the_consistency_conditions(engine: str, urls: dict[str, dict[str, str]]) -> None:
+    props = {**urls[engine], "tpcc.warehouses": "1"}
+    load = phase(engine, props, "load", threads=2)
+    assert load.valid, load.validity
+    rows = load.extra["rows"]
+    assert rows["item"] == 100_000 and rows["stock"] == 100_000 and rows["customer"] == 30_000
+    assert rows["new_order"] == 9_000 and 30_000 * 5 <= rows["order_line"] <= 30_000 * 15
+
+    doc = phase(engine, props, "run", threads=4, max_seconds=3)
+    names = set(doc.operations)
+    assert names == {"NewOrder", "Payment", "OrderStatus", "Delivery", "StockLevel"}
+    extra = doc.extra
+    assert extra["consistency"]["ok"], extra["consistency"]
+    assert [f.code for f in doc.validity if f.code == "tpcc_consistency"] == ["tpcc_consistency"]
+    assert {f.severity for f in doc.validity if f.code == "tpcc_consistency"} == {"info"}
+    new_order = doc.operations["NewOrder"]
+    assert new_order.statuses.get("ERROR", 0) == 0
+    assert extra["tpmC"] == pytest.approx(
+        (new_order.statuses.get("OK", 0) + new_order.statuses.get("USER_ABORT", 0)) * 60000 / doc.runtime_ms,
+        rel=1e-3,
+    )
+    for name, figures in extra["transactions"].items():
+        assert {"tps", "avg_ms", "p90_ms", "p99_ms"} <= set(figures), name
+        assert figures["p90_ms"] <= figures["p99_ms"]
+    # Rolled-back New-Orders are user aborts, never errors; they did not advance d_next_o_id
+    # (condition 2 above would fail otherwise).
+    assert extra["user_aborts"] == new_order.statuses.get("USER_ABORT", 0)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_run_with_another_warehouse_count_is_refused(engine: str, urls: dict[str, dict[str, str]]) -> None:
+    with pytest.raises(SpecError) as err:
+        phase(engine, {**urls[engine], "tpcc.warehouses": "3"}, "run", threads=1, max_seconds=1)
+    assert err.value.field == "tpcc.warehouses" and "hold 1 warehouse(s)" in str(err.value)
+
+
+def test_tpcc_on_redis_is_refused_before_anything_runs() -> None:
+    with pytest.raises(CapabilityError) as err:
+        check_capability("tpcc", "redis")
+    assert "needs sql" in str(err.value)

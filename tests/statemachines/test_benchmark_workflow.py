@@ -1,0 +1,195 @@
+"""The benchmark state machine, EXECUTED by moto's Step Functions interpreter with the real handlers.
+
+Given a moto account (tests/functions/aws_world.py), when a run goes through the workflow -- happily
+or with a failure injected at a stage -- then the outcome is the expected one, Teardown ran, and no
+resource tagged with the run id is left.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from benchwright.errors import IngestFailed, ProvisioningFailed, RetryableIngestError, RetryableProvisioningError
+from benchwright.errors import RunnerFailed
+from tests.functions.aws_world import REGION, World, aws_world, rds_spec, run_input, world  # noqa: F401
+
+MAX_TRANSITIONS = 60
+
+
+def entered(result: dict[str, Any]) -> list[str]:
+    return [e[k]["name"] for e in result["events"] for k in e if k == "stateEnteredEventDetails"]
+
+
+def run_record(world: World, run_id: str) -> dict[str, Any]:
+    body = world.clients("s3").get_object(Bucket=world.settings.results_bucket, Key=f"runs/{run_id}/record.json")
+    return json.loads(body["Body"].read())
+
+
+def once(error: Exception) -> Any:
+    """A fault that fires on the first call only (a transient failure)."""
+    fired: list[bool] = []
+
+    def fault(event: dict[str, Any]) -> None:
+        if not fired:
+            fired.append(True)
+            raise error
+
+    return fault
+
+
+def test_happy_path_runs_every_stage_in_order_and_leaves_nothing(world: World) -> None:
+    result = world.execute("benchmark", run_input(rds_spec(), "happy-1"))
+
+    assert result["status"] == "SUCCEEDED", (result["error"], result["cause"], world.calls)
+    assert world.calls == ["ValidateSpec", "ProvisionTarget", "CheckTarget", "LaunchRunner", "CheckRunner",
+                           "CollectMetrics", "JudgeResults", "StoreResults", "PriceRun", "Notify", "Teardown"]
+    assert 11 < len(entered(result)) <= MAX_TRANSITIONS
+    assert result["output"]["status"] == "succeeded" and result["output"]["torn_down"] is True
+    assert world.leftovers("happy-1") == []
+    record = run_record(world, "happy-1")
+    assert record["status"] == "succeeded"
+    assert record["cells"][0]["phases"]["run"]["operations_total"] == 2000
+    assert record["cells"][0]["cost"]["total"] > 0
+    assert record["cells"][0]["cost"]["monthly_nightly"] == pytest.approx(record["cells"][0]["cost"]["total"] * 30, rel=1e-3)
+    assert len(world.slack.posts) == 1
+
+
+def test_wait_loop_polls_until_the_database_accepts_connections(world: World) -> None:
+    world.ready_after = 2  # RDS says "available" at once in moto; the probe refuses twice
+
+    result = world.execute("benchmark", run_input(rds_spec(), "wait-1"))
+
+    assert result["status"] == "SUCCEEDED", result["cause"]
+    assert world.calls.count("CheckTarget") == 3
+    assert entered(result).count("WaitForTarget") == 3
+
+
+def test_invalid_spec_fails_at_the_edge_and_creates_nothing(world: World) -> None:
+    spec = rds_spec(instance_class="m6i.large")  # not db.*: the spec model rejects it
+
+    result = world.execute("benchmark", run_input(spec, "invalid-1"))
+
+    assert result["status"] == "FAILED"
+    assert result["error"] == "SpecError"
+    assert world.calls == ["ValidateSpec"]
+    assert world.clients("rds").describe_db_instances()["DBInstances"] == [] or world.leftovers("invalid-1") == []
+    assert "instance_class" in (result["cause"] or "")
+
+
+@pytest.mark.parametrize(
+    ("stage", "error"),
+    [
+        ("ProvisionTarget", ProvisioningFailed("rds: InvalidParameterCombination: bad instance class")),
+        ("CheckTarget", ProvisioningFailed("rds instance: failed")),
+        ("LaunchRunner", RunnerFailed("ecs run_task: no task")),
+        ("CheckRunner", RunnerFailed("task exited 1")),
+        ("CollectMetrics", IngestFailed("cloudwatch: AccessDenied")),
+        ("JudgeResults", ValueError("judge crashed")),
+        ("StoreResults", IngestFailed("timestream: rejected")),
+        ("PriceRun", ProvisioningFailed("no price")),
+    ],
+    ids=lambda v: v if isinstance(v, str) else type(v).__name__,
+)
+def test_a_failure_at_any_stage_tears_down_and_fails_the_run(world: World, stage: str, error: Exception) -> None:
+    run_id = f"fail-{stage.lower()}"
+    world.faults[stage] = error
+
+    result = world.execute("benchmark", run_input(rds_spec(), run_id))
+
+    assert result["status"] == "FAILED"
+    assert result["error"] == "RunFailed"
+    assert world.calls[-1] == "Teardown"
+    assert world.leftovers(run_id) == []
+    record = run_record(world, run_id)
+    assert record["status"] == "failed"
+    assert record["error"].startswith(type(error).__name__)
+
+
+def test_throttling_while_provisioning_is_retried_and_the_run_succeeds(world: World) -> None:
+    world.faults["ProvisionTarget"] = once(RetryableProvisioningError("rds: ThrottlingException (transient)"))
+
+    result = world.execute("benchmark", run_input(rds_spec(), "throttle-1"))
+
+    assert result["status"] == "SUCCEEDED", result["cause"]
+    assert world.calls.count("ProvisionTarget") == 2
+
+
+def test_throttling_that_never_ends_is_bounded_then_torn_down(world: World) -> None:
+    def always(event: dict[str, Any]) -> None:
+        raise RetryableProvisioningError("rds: ThrottlingException (transient)")
+
+    world.faults["ProvisionTarget"] = always
+
+    result = world.execute("benchmark", run_input(rds_spec(), "throttle-2"))
+
+    assert result["status"] == "FAILED"
+    assert world.calls.count("ProvisionTarget") == 5  # 1 + MaxAttempts 4
+    assert world.calls[-1] == "Teardown"
+    assert world.leftovers("throttle-2") == []
+
+
+def test_a_transient_ingest_failure_is_retried_without_losing_the_document(world: World) -> None:
+    world.faults["StoreResults"] = once(RetryableIngestError("timestream: ThrottlingException (transient)"))
+
+    result = world.execute("benchmark", run_input(rds_spec(), "ingest-1"))
+
+    assert result["status"] == "SUCCEEDED", result["cause"]
+    assert world.calls.count("StoreResults") == 2
+    assert run_record(world, "ingest-1")["cells"][0]["phases"]["run"]["operations_total"] == 2000
+
+
+@pytest.mark.parametrize("mode", ["fail", "never_start"])
+def test_a_runner_that_fails_or_never_starts_fails_the_run_after_teardown(world: World, mode: str) -> None:
+    world.runner_mode = mode
+    run_id = f"runner-{mode}"
+
+    result = world.execute("benchmark", run_input(rds_spec(), run_id))
+
+    assert result["status"] == "FAILED"
+    assert "CheckRunner" in world.calls and world.calls[-1] == "Teardown"
+    assert world.leftovers(run_id) == []
+    record = run_record(world, run_id)
+    assert record["error"].startswith("RunnerFailed")
+    if mode == "never_start":
+        assert "CannotPullContainerError" in record["error"]
+
+
+def test_a_database_that_never_becomes_reachable_times_out_then_tears_down(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchwright.stages import steps
+
+    monkeypatch.setitem(steps.READY_TIMEOUT_S, "rds", 0.0)
+    world.faults["unreachable"] = True
+
+    result = world.execute("benchmark", run_input(rds_spec(), "unreachable-1"))
+
+    assert result["status"] == "FAILED"
+    assert run_record(world, "unreachable-1")["error"].startswith("TargetNotReady")
+    assert world.leftovers("unreachable-1") == []
+
+
+def test_slack_down_does_not_fail_the_run(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    world.slack.status = 500
+
+    result = world.execute("benchmark", run_input(rds_spec(), "slack-1"))
+
+    assert result["status"] == "SUCCEEDED", result["cause"]
+    assert len(world.slack.posts) == 1  # it was tried
+    assert "notification failed" in capsys.readouterr().out
+    assert world.leftovers("slack-1") == []
+
+
+def test_no_secret_reaches_state_logs_or_results(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    world.faults["CheckRunner"] = RunnerFailed("boom")
+    results = [world.execute("benchmark", run_input(rds_spec(), "secrets-1"))]
+    world.reset()
+    results.append(world.execute("benchmark", run_input(rds_spec(), "secrets-2")))
+
+    text = json.dumps([r["events"] for r in results], default=str) + capsys.readouterr().out + world.all_text()
+    assert len(world.secrets) >= 2  # the Slack webhook token and at least one RDS-managed password
+    for secret in world.secrets:
+        assert secret not in text

@@ -1,0 +1,316 @@
+"""The spec: valid specs load and expand; every invalid one fails naming the field path, before anything runs."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from benchwright.errors import CapabilityError, SpecError
+from benchwright.spec import (
+    BenchmarkSpec,
+    estimate_duration,
+    expand_matrix,
+    load_spec,
+    load_suite,
+    parse_spec,
+    parse_suite,
+)
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+BASE: dict[str, Any] = {
+    "name": "t",
+    "target": {"provider": "local", "engine": "redis", "settings": {"maxmemory": "64mb"}},
+    "workload": {"name": "ycsb", "files": ["workloada"], "properties": {"recordcount": 100}},
+}
+RDS: dict[str, Any] = {
+    "provider": "rds",
+    "engine": "postgres",
+    "engine_version": "16.4",
+    "instance_class": "db.m6i.large",
+    "storage": {"type": "gp3", "size_gb": 100},
+}
+
+
+def spec_with(**changes: Any) -> dict[str, Any]:
+    """BASE with dotted-path changes applied (None deletes)."""
+    data = copy.deepcopy(BASE)
+    for path, value in changes.items():
+        node = data
+        keys = path.split("__")
+        for key in keys[:-1]:
+            node = node.setdefault(key, {})
+        if value is None:
+            node.pop(keys[-1], None)
+        else:
+            node[keys[-1]] = value
+    return data
+
+
+def test_minimal_spec_gets_defaults_from_the_model() -> None:
+    spec = parse_spec(BASE)
+    assert spec.runner.platform == "local"
+    assert spec.repeats == 1
+    assert spec.validity.max_error_rate == 0.01
+    assert [c.cell_id for c in expand_matrix(spec)] == ["default"]
+
+
+INVALID = [
+    ("unknown top-level field", spec_with(colour="blue"), "colour"),
+    ("unknown provider", spec_with(target={"provider": "gcp", "engine": "redis"}), "target"),
+    ("missing provider", spec_with(target={"engine": "redis"}), "target.provider"),
+    ("unknown engine", spec_with(target__engine="oracle"), "target.engine"),
+    ("local port out of range", spec_with(target__port=80), "target.port"),
+    ("bad setting name", spec_with(target__settings={"max connections": 5}), "target.settings"),
+    ("unknown workload", spec_with(workload={"name": "nosuch"}), "workload.name"),
+    ("capability mismatch: tpcc on redis", spec_with(workload={"name": "tpcc"}), "target.engine"),
+    (
+        "ycsb proportions do not sum to 1",
+        spec_with(workload__properties={"readproportion": 0.9, "updateproportion": 0.5}),
+        "workload.properties.readproportion",
+    ),
+    (
+        "ycsb property not a number",
+        spec_with(workload__properties={"recordcount": "lots"}),
+        "workload.properties.recordcount",
+    ),
+    ("unknown property file", spec_with(workload__files=["workloadz"]), "workload"),
+    ("threads zero", spec_with(workload__phases={"run": {"threads": 0}}), "workload.phases.run.threads"),
+    ("warmup without a bound", spec_with(workload__phases={"warmup": {"threads": 2}}), "workload.phases"),
+    ("matrix path that does not exist", spec_with(matrix={"workload.threads": [1, 2]}), "workload.threads"),
+    ("empty matrix values", spec_with(matrix={"workload.properties.fieldlength": []}), "matrix"),
+    ("repeats zero", spec_with(repeats=0), "repeats"),
+    ("local runner count > 1", spec_with(runner={"count": 2}), "runner"),
+    ("placement on a local runner", spec_with(runner={"placement": "other-az"}), "runner"),
+    ("bad placement", spec_with(runner={"platform": "fargate", "placement": "nowhere"}), "runner.placement"),
+    (
+        "slack webhook URL in the spec",
+        spec_with(notify={"slack": {"webhook_env": "https://hooks.slack.com/services/T/B/X"}}),
+        "notify.slack",
+    ),
+    ("slack without a source", spec_with(notify={"slack": {"channel": "#bench"}}), "notify.slack"),
+    ("name with spaces", spec_with(name="my bench"), "name"),
+    ("validity out of range", spec_with(validity={"max_error_rate": 2}), "validity.max_error_rate"),
+    ("local target with a cloud runner", spec_with(runner={"platform": "fargate"}), ""),
+]
+
+
+@pytest.mark.parametrize(("data", "field"), [(d, f) for _, d, f in INVALID], ids=[i for i, _, _ in INVALID])
+def test_invalid_spec_names_the_field(data: dict[str, Any], field: str) -> None:
+    with pytest.raises(SpecError) as caught:
+        parse_spec(data)
+    assert caught.value.field.startswith(field), caught.value
+    assert str(caught.value).startswith(caught.value.field)
+
+
+def test_capability_mismatch_is_a_capability_error() -> None:
+    with pytest.raises(CapabilityError, match="needs sql"):
+        parse_spec(spec_with(workload={"name": "tpcc"}))
+
+
+def cloud(target: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {**spec_with(target=target, runner={"platform": "fargate"}), **extra}
+
+
+CLOUD_INVALID = [
+    ("io1 without iops", {**RDS, "storage": {"type": "io1", "size_gb": 100}}, "target.storage"),
+    ("io1 over 50 IOPS/GB", {**RDS, "storage": {"type": "io1", "size_gb": 100, "iops": 9000}}, "target.storage"),
+    ("magnetic with iops", {**RDS, "storage": {"type": "magnetic", "size_gb": 100, "iops": 1000}}, "target.storage"),
+    ("gp2 with iops", {**RDS, "storage": {"type": "gp2", "size_gb": 100, "iops": 3000}}, "target.storage"),
+    ("unknown storage type", {**RDS, "storage": {"type": "ssd", "size_gb": 100}}, "target.storage.type"),
+    ("bad instance class", {**RDS, "instance_class": "m6i.large"}, "target.instance_class"),
+    ("rds engine redis", {**RDS, "engine": "redis"}, "target.engine"),
+    ("multi-az with a pinned AZ", {**RDS, "multi_az": True, "availability_zone": "eu-west-1a"}, "target"),
+    (
+        "aurora serverless without ACUs",
+        {"provider": "aurora", "engine": "postgres", "engine_version": "16.4"},
+        "target",
+    ),
+    (
+        "aurora ACU range inverted",
+        {"provider": "aurora", "engine": "mysql", "engine_version": "8.0",
+         "serverless_v2": {"min_acu": 8, "max_acu": 2}},
+        "target.serverless_v2",
+    ),
+    (
+        "elasticache without an AZ",
+        {"provider": "elasticache", "engine": "redis", "engine_version": "7.1", "node_type": "cache.r7g.large"},
+        "target.availability_zone",
+    ),
+    (
+        "elasticache bad AZ",
+        {"provider": "elasticache", "engine": "redis", "engine_version": "7.1", "node_type": "cache.r7g.large",
+         "availability_zone": "moon-1"},
+        "target.availability_zone",
+    ),
+    (
+        "memorydb without TLS",
+        {"provider": "memorydb", "engine": "redis", "engine_version": "7.1", "node_type": "db.r7g.large",
+         "tls": False},
+        "target.tls",
+    ),
+    (
+        "yugabyte with 2 nodes",
+        {"provider": "ec2", "engine": "postgres", "template": "yugabytedb-3node", "instance_type": "m6i.4xlarge",
+         "nodes": 2},
+        "target",
+    ),
+    (
+        "redis-protocol template serving SQL",
+        {"provider": "ec2", "engine": "postgres", "template": "redis-protocol", "instance_type": "t2.micro"},
+        "target",
+    ),
+    (
+        "ec2 io1 volume without iops",
+        {"provider": "ec2", "engine": "redis", "template": "redis-protocol", "instance_type": "t2.micro",
+         "volume": {"type": "io1", "size_gb": 100}},
+        "target.volume",
+    ),
+]
+
+
+@pytest.mark.parametrize(("target", "field"), [(t, f) for _, t, f in CLOUD_INVALID], ids=[i for i, _, _ in CLOUD_INVALID])
+def test_invalid_cloud_setting_names_the_field(target: dict[str, Any], field: str) -> None:
+    with pytest.raises(SpecError) as caught:
+        parse_spec(cloud(target))
+    assert caught.value.field.startswith(field), caught.value
+
+
+def test_cloud_target_needs_a_cloud_runner() -> None:
+    with pytest.raises(SpecError, match="cloud runner"):
+        parse_spec(spec_with(target=RDS))
+
+
+def test_every_cloud_target_kind_validates() -> None:
+    targets = [
+        RDS,
+        {**RDS, "engine": "mysql", "storage": {"type": "io2", "size_gb": 100, "iops": 20000}, "multi_az": True},
+        {**RDS, "storage": {"type": "magnetic", "size_gb": 100}},
+        {"provider": "aurora", "engine": "postgres", "engine_version": "16.4",
+         "serverless_v2": {"min_acu": 0.5, "max_acu": 16}},
+        {"provider": "aurora", "engine": "mysql", "engine_version": "8.0", "instance_class": "db.r6g.large",
+         "instances": 2},
+        {"provider": "elasticache", "engine": "redis", "cache_engine": "valkey", "engine_version": "8.0",
+         "node_type": "cache.r7g.large", "availability_zone": "euw1-az2"},
+        {"provider": "memorydb", "engine": "redis", "engine_version": "7.1", "node_type": "db.r7g.large"},
+        {"provider": "ec2", "engine": "postgres", "template": "yugabytedb-3node", "instance_type": "m6i.4xlarge",
+         "volume": {"type": "gp3", "size_gb": 500}},
+        {"provider": "ec2", "engine": "redis", "template": "redis-protocol", "server": "ardb",
+         "instance_type": "t2.micro", "volume": {"type": "io1", "size_gb": 120, "iops": 6000}},
+        {"provider": "endpoint", "engine": "redis", "hosts": ["10.0.0.5:6379"], "password_env": "REDIS_PW"},
+    ]
+    for target in targets:
+        spec = parse_spec(cloud(target))
+        assert spec.target.provider == target["provider"]
+    yb = parse_spec(cloud(targets[7])).target
+    assert (yb.nodes, yb.replication_factor) == (3, 3)  # type: ignore[union-attr]
+
+
+def test_endpoint_password_is_an_env_name_never_the_password() -> None:
+    target = {"provider": "endpoint", "engine": "redis", "hosts": ["h:6379"], "password_env": "hunter2!"}
+    with pytest.raises(SpecError) as caught:
+        parse_spec(spec_with(target=target))
+    assert caught.value.field == "target.password_env"
+    assert "hunter2" not in caught.value.detail
+
+
+def test_matrix_expands_to_concrete_cells() -> None:
+    spec = parse_spec(
+        spec_with(matrix={"workload.properties.fieldlength": [100, 1000], "workload.phases.run.threads": [1, 4]})
+    )
+    cells = expand_matrix(spec)
+    assert [c.cell_id for c in cells] == [
+        "fieldlength=100,threads=1", "fieldlength=100,threads=4",
+        "fieldlength=1000,threads=1", "fieldlength=1000,threads=4",
+    ]
+    assert cells[3].spec.workload.properties["fieldlength"] == 1000
+    assert cells[3].spec.workload.phases.run is not None and cells[3].spec.workload.phases.run.threads == 4
+    assert cells[0].spec.matrix == {}
+
+
+def test_matrix_keys_with_dots_inside_properties() -> None:
+    spec = parse_spec(spec_with(matrix={"workload.properties.redis.datatype": ["hash", "set"]}))
+    cells = expand_matrix(spec)
+    assert [c.spec.workload.properties["redis.datatype"] for c in cells] == ["hash", "set"]
+    assert cells[0].cell_id == "redis.datatype=hash"
+
+
+def test_matrix_value_that_breaks_a_rule_names_the_field_and_cell() -> None:
+    data = cloud(RDS, matrix={"target.storage": [{"type": "gp2", "size_gb": 100}, {"type": "io1", "size_gb": 100}]})
+    with pytest.raises(SpecError) as caught:
+        parse_spec(data)
+    assert caught.value.field.startswith("target.storage")
+    assert "matrix cell" in caught.value.detail
+
+
+def test_matrix_value_that_breaks_a_ycsb_property_is_caught() -> None:
+    data = spec_with(matrix={"workload.properties.readproportion": [0.5, 2]})
+    with pytest.raises(SpecError) as caught:
+        parse_spec(data)
+    assert caught.value.field == "workload.properties.readproportion"
+
+
+def test_duration_estimate_grows_with_cells_and_repeats() -> None:
+    one = parse_spec(spec_with(workload__phases={"run": {"duration_s": 30}}))
+    four = parse_spec(
+        spec_with(workload__phases={"run": {"duration_s": 30}}, matrix={"workload.phases.run.threads": [1, 2]},
+                  repeats=2)
+    )
+    assert estimate_duration(one) >= 30
+    assert estimate_duration(four) == pytest.approx(4 * estimate_duration(one))
+
+
+def test_yaml_errors_name_the_file_and_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\ntarget: [unclosed\n")
+    with pytest.raises(SpecError) as caught:
+        load_spec(bad)
+    assert caught.value.field.startswith(f"{bad}:")
+
+
+def test_missing_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(SpecError) as caught:
+        load_spec(tmp_path / "nope.yaml")
+    assert caught.value.field.endswith("nope.yaml")
+
+
+def test_suite_errors_name_the_benchmark_index() -> None:
+    data = {"suite": "s", "benchmarks": [BASE, spec_with(name="b", workload__properties={"fieldlength": 0})]}
+    with pytest.raises(SpecError) as caught:
+        parse_suite(data)
+    assert caught.value.field == "benchmarks[1].workload.properties.fieldlength"
+
+
+def test_suite_names_must_be_unique() -> None:
+    with pytest.raises(SpecError, match="unique"):
+        parse_suite({"suite": "s", "benchmarks": [BASE, BASE]})
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.yaml")), ids=lambda p: p.name)
+def test_every_example_validates(path: Path) -> None:
+    suite = load_suite(path)
+    assert suite.benchmarks
+    for spec in suite.benchmarks:
+        assert isinstance(spec, BenchmarkSpec)
+        assert estimate_duration(spec) > 0
+        if ".aws." in path.name:
+            assert spec.target.provider in ("rds", "aurora", "elasticache", "memorydb", "ec2")
+        else:
+            assert spec.is_local
+
+
+def test_each_seed_experiment_has_a_local_and_an_aws_example() -> None:
+    names = [p.name for p in EXAMPLES.glob("exp*.yaml")]
+    for n in range(1, 6):
+        assert any(x.startswith(f"exp{n}-") and ".local." in x for x in names), n
+        assert any(x.startswith(f"exp{n}-") and ".aws." in x for x in names), n
+
+
+def test_quickstart_is_a_suite_of_redis_and_postgres() -> None:
+    suite = load_suite(EXAMPLES / "quickstart.yaml")
+    assert sorted(b.target.engine for b in suite.benchmarks) == ["postgres", "redis"]
+    assert yaml.safe_load((EXAMPLES / "quickstart.yaml").read_text())["suite"] == "quickstart"

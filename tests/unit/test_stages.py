@@ -1,0 +1,283 @@
+"""The stages and the local orchestrator, with in-memory providers: order, teardown on every path,
+partial results kept and marked when a run is interrupted or its runner dies."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from benchwright.errors import ProvisioningFailed, RunnerFailed
+from benchwright.local import run_spec, scale_down
+from benchwright.providers.base import (
+    Credentials,
+    MetricsSource,
+    MetricsWindow,
+    Notifier,
+    PriceBook,
+    Providers,
+    ResultStore,
+    RunnerHandle,
+    RunnerLauncher,
+    RunnerPlan,
+    Target,
+    TargetStatus,
+)
+from benchwright.providers.local import DirectoryArtifacts, FreePriceBook
+from benchwright.report.sample import make_document
+from benchwright.results import MetricPoint, MetricSeries, ResultDocument
+from benchwright.runs import RunRecord
+from benchwright.spec import parse_spec
+from benchwright.stages import ASL_STATE_NAMES, STAGE_ORDER, RunState, asl_state_name, steps
+from benchwright.stages.plan import build_plan
+
+ASL = Path(__file__).resolve().parents[2] / "statemachines" / "benchmark.asl.json"
+
+
+def asl_task_order(definition: dict[str, Any]) -> list[str]:
+    """Task states along the success path: follow Next, and at a Choice the branch not yet visited."""
+    states = definition["States"]
+    name, seen, tasks = definition["StartAt"], set(), []
+    while name and name not in seen:
+        seen.add(name)
+        state = states[name]
+        if state["Type"] == "Task":
+            tasks.append(name)
+        if state["Type"] == "Choice":
+            options = [c["Next"] for c in state.get("Choices", [])] + [state.get("Default")]
+            forward = [o for o in options if o and o not in seen and states[o]["Type"] != "Fail"]
+            name = forward[0] if forward else None
+        else:
+            name = None if state.get("End") else state.get("Next")
+    return tasks
+
+
+def test_stage_order_matches_the_asl() -> None:
+    definition = json.loads(ASL.read_text())
+    assert asl_task_order(definition) == ASL_STATE_NAMES
+
+
+def test_asl_names_are_the_stage_names_in_pascal_case() -> None:
+    assert asl_state_name("provision_target") == "ProvisionTarget"
+    assert len(STAGE_ORDER) == len(set(STAGE_ORDER))
+    assert STAGE_ORDER[0] == "validate_spec" and STAGE_ORDER[-1] == "teardown"
+
+
+# ---------------------------------------------------------------- in-memory providers
+class FakeTarget(Target):
+    kind = "fake"
+    deleted: list[str] = []
+    created: list[str] = []
+
+    def _create(self) -> dict[str, str]:
+        FakeTarget.created.append(self.run_id)
+        return {"id": f"db-{len(FakeTarget.created)}"}
+
+    def _status(self) -> TargetStatus:
+        return "ready"
+
+    def _delete(self) -> None:
+        FakeTarget.deleted.append(self.handle["id"])
+        self.handle.clear()
+
+    def connection_properties(self) -> dict[str, str]:
+        return {"redis.host": "127.0.0.1", "redis.port": "1"}
+
+    def credentials(self) -> Credentials:
+        return Credentials(password="s3cret-pw")
+
+
+class FakeLauncher(RunnerLauncher):
+    def __init__(self, fail: bool = False) -> None:
+        self.plans: list[RunnerPlan] = []
+        self.credentials: list[Credentials] = []
+        self.fail = fail
+        self.stopped = 0
+
+    def launch(self, plan: RunnerPlan, credentials: Credentials, target: Target) -> RunnerHandle:
+        self.plans.append(plan)
+        self.credentials.append(credentials)
+        return RunnerHandle(id=str(len(self.plans)), result_pointer=f"mem://{len(self.plans)}")
+
+    def status(self, handle: RunnerHandle) -> Any:
+        return "failed" if self.fail else "succeeded"
+
+    def results(self, handle: RunnerHandle) -> list[ResultDocument]:
+        run = make_document([1000.0] * 12, engine="redis", phase="run")
+        if self.fail:
+            run.aborted = True
+        return [make_document([2000.0] * 3, engine="redis", phase="load"), run]
+
+    def stop(self, handle: RunnerHandle) -> None:
+        self.stopped += 1
+
+    def failure(self, handle: RunnerHandle) -> str | None:
+        return "runner exited with -9" if self.fail else None
+
+
+class FakeMetrics(MetricsSource):
+    def collect(self, target: Target, window: MetricsWindow) -> list[MetricSeries]:
+        return [MetricSeries(name="CPUUtilization", unit="Percent", source="proc:host",
+                             points=[MetricPoint(t=1.0, value=50.0)])]
+
+
+class MemoryStore(ResultStore):
+    def __init__(self) -> None:
+        self.runs: dict[str, str] = {}
+
+    def save_run(self, record: RunRecord) -> None:
+        self.runs[record.run_id] = record.model_dump_json()
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        raw = self.runs.get(run_id)
+        return RunRecord.model_validate_json(raw) if raw else None
+
+    def history(self, spec_name: str, limit: int = 20) -> list[RunRecord]:
+        found = [RunRecord.model_validate_json(r) for r in self.runs.values()]
+        return [r for r in found if r.spec_name == spec_name][:limit]
+
+
+class RecordingNotifier(Notifier):
+    def __init__(self) -> None:
+        self.records: list[RunRecord] = []
+
+    def notify(self, record: RunRecord) -> None:
+        self.records.append(record)
+
+
+def fake_target(settings: Mapping[str, Any], run_id: str, handle: Mapping[str, str] | None = None) -> Target:
+    return FakeTarget(settings, run_id, handle)
+
+
+SPEC = {
+    "name": "fake",
+    "target": {"provider": "local", "engine": "redis"},
+    "workload": {"name": "ycsb", "files": ["workloada"], "properties": {"recordcount": 100},
+                 "phases": {"load": {"threads": 2}, "run": {"threads": 2, "duration_s": 12}}},
+    "matrix": {"workload.properties.fieldlength": [10, 20]},
+}
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> dict[str, Any]:
+    FakeTarget.deleted, FakeTarget.created = [], []
+    store, notifier, launcher = MemoryStore(), RecordingNotifier(), FakeLauncher()
+
+    def factory(out: Path, spec: Any, prices: PriceBook | None = None) -> Providers:
+        return Providers(target=fake_target, launcher=launcher, metrics=FakeMetrics(), store=store,
+                         notifier=notifier, prices=prices or FreePriceBook(), artifacts=DirectoryArtifacts(out))
+
+    return {"store": store, "notifier": notifier, "launcher": launcher, "factory": factory, "out": tmp_path}
+
+
+def quiet() -> Console:
+    return Console(file=open("/dev/null", "w"))  # noqa: SIM115
+
+
+def test_a_run_walks_every_stage_and_tears_every_cell_down(world: dict[str, Any]) -> None:
+    outcome = run_spec(parse_spec(SPEC), world["out"], world["factory"], quiet())
+    record = outcome.record
+    assert record.status == "succeeded"
+    assert [c.cell_id for c in record.cells] == ["fieldlength=10", "fieldlength=20"]
+    assert set(record.cells[0].phases) == {"load", "run"}
+    assert record.cells[0].metrics[0].name == "CPUUtilization"
+    assert FakeTarget.deleted == ["db-1", "db-2"]
+    assert len(world["notifier"].records) == 1  # one notification per run, not per cell
+    assert world["store"].get_run(record.run_id).status == "succeeded"
+    assert outcome.report is not None and outcome.report.exists()
+    assert record.cost is not None and record.cost.total == 0.0
+
+
+def test_the_password_reaches_the_launcher_but_never_the_plan_state_or_results(world: dict[str, Any]) -> None:
+    outcome = run_spec(parse_spec(SPEC), world["out"], world["factory"], quiet())
+    assert world["launcher"].credentials[0].password == "s3cret-pw"
+    assert "s3cret-pw" not in world["launcher"].plans[0].model_dump_json()
+    assert "s3cret-pw" not in world["store"].runs[outcome.record.run_id]
+    for path in world["out"].rglob("*"):
+        if path.is_file():
+            assert "s3cret-pw" not in path.read_text(errors="replace"), path
+
+
+@pytest.mark.parametrize("stage", [s for s in STAGE_ORDER if s not in ("validate_spec", "teardown")])
+def test_a_failure_in_any_stage_still_tears_down(
+    world: dict[str, Any], stage: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def boom(state: RunState, providers: Providers) -> RunState:
+        raise ProvisioningFailed(f"injected failure in {stage}")
+
+    monkeypatch.setattr(steps, stage, boom)
+    outcome = run_spec(parse_spec(SPEC), world["out"], world["factory"], quiet())
+    assert outcome.record.status == "failed"
+    assert "injected failure" in (outcome.record.error or "")
+    expected = [] if stage == "provision_target" else ["db-1"]  # the first cell failed, no later one started
+    assert FakeTarget.deleted == expected
+    assert len(FakeTarget.created) == len(expected)
+    assert world["store"].get_run(outcome.record.run_id).status == "failed"
+
+
+def test_a_dead_runner_keeps_its_partial_result_marked_aborted(tmp_path: Path) -> None:
+    FakeTarget.deleted, FakeTarget.created = [], []
+    store, launcher = MemoryStore(), FakeLauncher(fail=True)
+
+    def factory(out: Path, spec: Any) -> Providers:
+        return Providers(target=fake_target, launcher=launcher, metrics=FakeMetrics(), store=store,
+                         notifier=RecordingNotifier(), prices=FreePriceBook(), artifacts=DirectoryArtifacts(out))
+
+    outcome = run_spec(parse_spec(SPEC), tmp_path, factory, quiet())
+    assert outcome.record.status == "aborted"
+    assert "exited with -9" in (outcome.record.error or "")
+    cell = outcome.record.cells[0]
+    assert "run" in cell.phases and cell.phases["run"].aborted
+    assert any(f.code == "aborted" and f.severity == "invalid" for f in cell.validity)
+    assert FakeTarget.deleted == ["db-1"]
+    assert len(outcome.record.cells) == 1  # the second cell never started
+
+
+def test_ctrl_c_while_waiting_for_the_runner_aborts_stores_and_tears_down(
+    world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(state: RunState, providers: Providers) -> RunState:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(steps, "check_runner", interrupted)
+    outcome = run_spec(parse_spec(SPEC), world["out"], world["factory"], quiet())
+    assert outcome.interrupted
+    assert outcome.record.status == "aborted"
+    assert world["launcher"].stopped == 1
+    assert FakeTarget.deleted == ["db-1"]
+    stored = world["store"].get_run(outcome.record.run_id)
+    assert stored.status == "aborted" and stored.cells and "run" in stored.cells[0].phases
+
+
+def test_plan_carries_phases_threads_and_time_bounds() -> None:
+    spec = parse_spec({**SPEC, "matrix": {}, "workload": {**SPEC["workload"], "phases": {
+        "load": {"threads": 2}, "warmup": {"threads": 3, "duration_s": 2}, "run": {"threads": 4, "duration_s": 5,
+                                                                                      "target_rate": 100}}}})
+    plan = build_plan(spec, "r1", "default", {"redis.host": "h"})
+    assert [p.phase for p in plan.phases] == ["load", "warmup", "run"]
+    assert [p.threads for p in plan.phases] == [2, 3, 4]
+    run = plan.phases[2]
+    assert run.measured and run.target == 100 and run.max_seconds == 5
+    assert run.operation_count is not None and run.operation_count > 10**12  # bounded by time alone
+    assert plan.phases[0].operation_count is None  # the load inserts recordcount
+    assert run.properties["redis.host"] == "h" and run.properties["readproportion"] == "0.5"
+
+
+def test_default_load_phase_is_skipped_for_a_workload_without_one() -> None:
+    spec = parse_spec({"name": "rb", "target": {"provider": "local", "engine": "redis"},
+                       "workload": {"name": "redis-bench", "properties": {"redisbench.requests": 100}}})
+    assert [p.phase for p in build_plan(spec, "r", "c", {}).phases] == ["run"]
+
+
+def test_scale_down_keeps_the_spec_valid_and_small() -> None:
+    spec = parse_spec({**SPEC, "workload": {**SPEC["workload"], "properties": {"recordcount": 10**6}},
+                       "matrix": {"workload.phases.run.threads": [1, 16, 64]}, "repeats": 3})
+    small = scale_down(spec)
+    assert small.workload.properties["recordcount"] == 500
+    assert small.repeats == 1
+    assert small.matrix["workload.phases.run.threads"] == [1, 2]
+    assert small.workload.phases.run is not None and small.workload.phases.run.duration_s == 2.0
