@@ -45,6 +45,7 @@ class Figure:
     ops: int
     seconds: float
     cpu_s: float
+    total_cpu_s: float | None = None  # ours: including process start-up, imports and connecting
 
     @property
     def throughput(self) -> float:
@@ -62,13 +63,21 @@ def cpu_now() -> float:
 
 
 def native(config: PhaseConfig, count: Callable[[ResultDocument], int]) -> tuple[Figure, ResultDocument]:
+    """Steady-state CPU is the workers' user+sys over the measured window (what the result document
+    reports); the total adds the parent and the workers' start-up (spawn, imports, connect)."""
     before = cpu_now()
     doc = run_phase(config)
-    return Figure(count(doc), doc.runtime_ms / 1000, cpu_now() - before), doc
+    total = cpu_now() - before
+    steady = doc.client.cpu_user_s + doc.client.cpu_system_s
+    return Figure(count(doc), doc.runtime_ms / 1000, steady, total), doc
 
 
-def tool(argv: list[str], parse: Callable[[str], tuple[int, float]], env: dict[str, str] | None = None) -> Figure:
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})})
+def tool(
+    argv: list[str], parse: Callable[[str], tuple[int, float]], env: dict[str, str] | None = None
+) -> Figure:
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
+    )
     assert proc.stdout is not None
     out = proc.stdout.read().decode()
     _, status, usage = os.wait4(proc.pid, 0)
@@ -94,9 +103,13 @@ def parse_sysbench(out: str) -> tuple[int, float]:
 def compare(label: str, ours: Figure, theirs: Figure, name: str) -> dict[str, float]:
     tput = ours.throughput / theirs.throughput if theirs.throughput else float("nan")
     cpu = ours.cpu_us_per_op / theirs.cpu_us_per_op if theirs.cpu_us_per_op else float("nan")
-    print(f"{label:<28} benchwright {ours.throughput:>9.1f}/s {ours.cpu_us_per_op:>7.1f} us CPU/op | "
-          f"{name} {theirs.throughput:>9.1f}/s {theirs.cpu_us_per_op:>7.1f} us CPU/op | "
-          f"throughput x{tput:.2f}  CPU/op x{cpu:.2f}", flush=True)
+    total = (ours.total_cpu_s or 0) * 1e6 / ours.ops if ours.ops else float("nan")
+    print(
+        f"{label:<28} benchwright {ours.throughput:>9.1f}/s {ours.cpu_us_per_op:>7.1f} us CPU/op "
+        f"({total:.1f} with start-up) | {name} {theirs.throughput:>9.1f}/s {theirs.cpu_us_per_op:>7.1f} us CPU/op"
+        f" | throughput x{tput:.2f}  CPU/op x{cpu:.2f}",
+        flush=True,
+    )
     return {"throughput_ratio": tput, "cpu_per_op_ratio": cpu}
 
 
@@ -133,12 +146,32 @@ def bench_pgbench(args: argparse.Namespace) -> None:
         tool_url = url.replace("bench:bench@", "bench@")
         for script, flags in (("select-only", ["-S"]), ("tpcb-like", [])):
             ours, _ = native(
-                PhaseConfig(workload="tpcb", phase="run", engine="postgres", threads=args.clients,
-                            properties={**props, "tpcb.script": script}, max_seconds=args.seconds),
+                PhaseConfig(
+                    workload="tpcb",
+                    phase="run",
+                    engine="postgres",
+                    threads=args.clients,
+                    properties={**props, "tpcb.script": script},
+                    max_seconds=args.seconds,
+                ),
                 lambda d, s=script: d.operations[s].statuses.get("OK", 0),  # type: ignore[misc]
             )
-            theirs = tool([pgbench, "-n", *flags, "-c", str(args.clients), "-j", str(min(args.clients, 2)),
-                           "-T", str(int(args.seconds)), tool_url], parse_pgbench, {"PGPASSWORD": "bench"})
+            theirs = tool(
+                [
+                    pgbench,
+                    "-n",
+                    *flags,
+                    "-c",
+                    str(args.clients),
+                    "-j",
+                    str(min(args.clients, 2)),
+                    "-T",
+                    str(int(args.seconds)),
+                    tool_url,
+                ],
+                parse_pgbench,
+                {"PGPASSWORD": "bench"},
+            )
             compare(f"pgbench {script}", ours, theirs, "pgbench")
 
 
@@ -153,15 +186,36 @@ def bench_sysbench(args: argparse.Namespace) -> None:
         run_phase(PhaseConfig(workload="oltp", phase="load", engine="mysql", properties=props, threads=2))
         for test in ("point_select", "read_write"):
             ours, _ = native(
-                PhaseConfig(workload="oltp", phase="run", engine="mysql", threads=args.clients,
-                            properties={**props, "oltp.test": test}, max_seconds=args.seconds),
+                PhaseConfig(
+                    workload="oltp",
+                    phase="run",
+                    engine="mysql",
+                    threads=args.clients,
+                    properties={**props, "oltp.test": test},
+                    max_seconds=args.seconds,
+                ),
                 lambda d, t=test: d.operations[f"oltp_{t}"].statuses.get("OK", 0),  # type: ignore[misc]
             )
-            theirs = tool([sysbench, f"oltp_{test}", "--db-driver=mysql", "--mysql-host=127.0.0.1",
-                           f"--mysql-port={MY_PORT}", "--mysql-user=bench", "--mysql-password=bench",
-                           f"--mysql-db={db}", "--tables=1", f"--table-size={args.table_size}",
-                           f"--threads={args.clients}", f"--time={int(args.seconds)}", "--rand-type=uniform",
-                           "--db-ps-mode=disable", "run"], parse_sysbench)
+            theirs = tool(
+                [
+                    sysbench,
+                    f"oltp_{test}",
+                    "--db-driver=mysql",
+                    "--mysql-host=127.0.0.1",
+                    f"--mysql-port={MY_PORT}",
+                    "--mysql-user=bench",
+                    "--mysql-password=bench",
+                    f"--mysql-db={db}",
+                    "--tables=1",
+                    f"--table-size={args.table_size}",
+                    f"--threads={args.clients}",
+                    f"--time={int(args.seconds)}",
+                    "--rand-type=uniform",
+                    "--db-ps-mode=disable",
+                    "run",
+                ],
+                parse_sysbench,
+            )
             compare(f"sysbench oltp_{test}", ours, theirs, "sysbench")
 
 
@@ -170,17 +224,37 @@ def bench_loader_memory(args: argparse.Namespace) -> None:
     for warehouses in sorted({1, args.tpcc_warehouses}):
         with pg_database() as url:
             t0 = time.perf_counter()
-            doc = run_phase(PhaseConfig(workload="tpcc", phase="load", engine="postgres", threads=2,
-                                        properties={"postgres.url": url, "tpcc.warehouses": str(warehouses)}))
-            print(f"TPC-C load {warehouses:>3} warehouse(s): peak RSS {doc.client.peak_rss_mb:6.1f} MB per worker, "
-                  f"{time.perf_counter() - t0:6.1f} s, valid={doc.valid}", flush=True)
+            doc = run_phase(
+                PhaseConfig(
+                    workload="tpcc",
+                    phase="load",
+                    engine="postgres",
+                    threads=2,
+                    properties={"postgres.url": url, "tpcc.warehouses": str(warehouses)},
+                )
+            )
+            print(
+                f"TPC-C load {warehouses:>3} warehouse(s): peak RSS {doc.client.peak_rss_mb:6.1f} MB per worker, "
+                f"{time.perf_counter() - t0:6.1f} s, valid={doc.valid}",
+                flush=True,
+            )
     for scale in sorted({1, args.tpcb_scale}):
         with pg_database() as url:
             t0 = time.perf_counter()
-            doc = run_phase(PhaseConfig(workload="tpcb", phase="load", engine="postgres", threads=2,
-                                        properties={"postgres.url": url, "tpcb.scale": str(scale)}))
-            print(f"TPC-B init scale {scale:>4}: peak RSS {doc.client.peak_rss_mb:6.1f} MB per worker, "
-                  f"{time.perf_counter() - t0:6.1f} s, valid={doc.valid}", flush=True)
+            doc = run_phase(
+                PhaseConfig(
+                    workload="tpcb",
+                    phase="load",
+                    engine="postgres",
+                    threads=2,
+                    properties={"postgres.url": url, "tpcb.scale": str(scale)},
+                )
+            )
+            print(
+                f"TPC-B init scale {scale:>4}: peak RSS {doc.client.peak_rss_mb:6.1f} MB per worker, "
+                f"{time.perf_counter() - t0:6.1f} s, valid={doc.valid}",
+                flush=True,
+            )
 
 
 def main() -> int:
@@ -193,7 +267,9 @@ def main() -> int:
     p.add_argument("--tpcb-scale", type=int, default=5, help="TPC-B loader RSS size (report: 50)")
     p.add_argument("--only", choices=("pgbench", "sysbench", "memory"), help="run one part")
     args = p.parse_args()
-    print(f"same server, {args.clients} clients, {args.seconds:g} s per run, {os.cpu_count()} cores on this host")
+    print(
+        f"same server, {args.clients} clients, {args.seconds:g} s per run, {os.cpu_count()} cores on this host"
+    )
     if args.only in (None, "pgbench"):
         bench_pgbench(args)
     if args.only in (None, "sysbench"):

@@ -82,7 +82,7 @@ class ScheduleConfig(_Model):
     enabled: bool = True
     cron: str = "cron(0 2 * * ? *)"
     timezone: str = "UTC"
-    suite: list[str] = Field(default_factory=lambda: ["examples/quickstart.yaml"], min_length=1)
+    suite: list[str] = Field(default_factory=lambda: ["infra/nightly.yaml"], min_length=1)
 
     @field_validator("cron")
     @classmethod

@@ -285,13 +285,14 @@ def run_spec(
     providers_factory: Callable[[Path, BenchmarkSpec], Providers],
     console: Console | None = None,
     run_id: str | None = None,
+    max_cells: int | None = None,
 ) -> RunOutcome:
     console = console or Console()
     run_id = run_id or new_run_id()
     out_dir.mkdir(parents=True, exist_ok=True)
     providers = providers_factory(out_dir, spec)
     cells: list[Cell] = expand_matrix(spec)
-    order = [(c, r) for c in cells for r in range(spec.repeats)]
+    order = [(c, r) for c in cells for r in range(spec.repeats)][:max_cells]
     providers.extras["notify_cell"] = (order[-1][0].cell_id, order[-1][1])
     record = RunRecord(
         run_id=run_id,
@@ -325,8 +326,9 @@ def run_spec(
 
     providers.extras["finish_run"] = finish
     orch = Orchestrator(providers, console)
+    limited = f" (the first {len(order)} only)" if len(order) < len(cells) * spec.repeats else ""
     orch.say(
-        f"run {run_id}: {spec.name}, {len(cells)} cell(s) x {spec.repeats} repeat(s), results in {out_dir}"
+        f"run {run_id}: {spec.name}, {len(cells)} cell(s) x {spec.repeats} repeat(s){limited}, results in {out_dir}"
     )
     outcome_status, error, interrupted = "succeeded", None, False
     try:
@@ -366,6 +368,7 @@ def run_suite(
     out: Path | None,
     providers_factory: Callable[[Path, BenchmarkSpec], Providers],
     console: Console | None = None,
+    max_cells: int | None = None,
 ) -> list[RunOutcome]:
     outcomes: list[RunOutcome] = []
     for spec in suite.benchmarks:
@@ -374,7 +377,7 @@ def run_suite(
             out_dir = DEFAULT_ROOT / run_id
         else:
             out_dir = out if len(suite.benchmarks) == 1 else out / spec.name
-        outcome = run_spec(spec, out_dir, providers_factory, console, run_id)
+        outcome = run_spec(spec, out_dir, providers_factory, console, run_id, max_cells)
         outcomes.append(outcome)
         if outcome.interrupted:
             break

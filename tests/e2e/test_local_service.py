@@ -44,8 +44,20 @@ def ports_in(output: str) -> list[int]:
 def test_quickstart_runs_end_to_end_at_reduced_size(tmp_path: Path) -> None:
     out, store = tmp_path / "out", tmp_path / "store.sqlite"
     result = subprocess.run(
-        cli("run", str(ROOT / "examples" / "quickstart.yaml"), "--quick", "--out", str(out), "--store", str(store)),
-        capture_output=True, text=True, env=env(), timeout=240, cwd=tmp_path,
+        cli(
+            "run",
+            str(ROOT / "examples" / "quickstart.yaml"),
+            "--quick",
+            "--out",
+            str(out),
+            "--store",
+            str(store),
+        ),
+        capture_output=True,
+        text=True,
+        env=env(),
+        timeout=240,
+        cwd=tmp_path,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     for name in ("quickstart-redis", "quickstart-postgres"):
@@ -82,7 +94,11 @@ def slow_run(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path, Path
     out, store = tmp_path / "out", tmp_path / "store.sqlite"
     proc = subprocess.Popen(
         cli("run", str(spec), "--out", str(out), "--store", str(store)),
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env(), cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env(),
+        cwd=tmp_path,
     )
     yield proc, out, store
     if proc.poll() is None:
@@ -90,7 +106,9 @@ def slow_run(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path, Path
         proc.wait(10)
 
 
-def read_until(proc: subprocess.Popen[str], pattern: str, lines: list[str], limit_s: float = 90) -> re.Match[str]:
+def read_until(
+    proc: subprocess.Popen[str], pattern: str, lines: list[str], limit_s: float = 90
+) -> re.Match[str]:
     """Read the run's output line by line until ``pattern`` appears (bounded in time)."""
     assert proc.stdout is not None
     deadline = time.monotonic() + limit_s
@@ -156,8 +174,14 @@ def test_a_killed_runner_tears_down_and_marks_the_run_aborted(
 def test_an_invalid_spec_starts_nothing(tmp_path: Path) -> None:
     spec = tmp_path / "bad.yaml"
     spec.write_text(SLOW_SPEC.replace("recordcount: 200", "recordcount: 200, readproportion: 2"))
-    result = subprocess.run(cli("run", str(spec), "--out", str(tmp_path / "out"), "--store", str(tmp_path / "s.db")),
-                            capture_output=True, text=True, env=env(), timeout=60, cwd=tmp_path)
+    result = subprocess.run(
+        cli("run", str(spec), "--out", str(tmp_path / "out"), "--store", str(tmp_path / "s.db")),
+        capture_output=True,
+        text=True,
+        env=env(),
+        timeout=60,
+        cwd=tmp_path,
+    )
     assert result.returncode == 2
     assert "workload.properties.readproportion" in result.stderr
     assert not (tmp_path / "out").exists()

@@ -104,11 +104,12 @@ def cloud(aws_credentials: None) -> Iterator[CloudBackend]:
 
 
 def suite() -> dict:
-    return yaml.safe_load((ROOT / "examples" / "quickstart.yaml").read_text())
+    """A cloud suite (the stack's default nightly suite: RDS + ElastiCache, Fargate runners)."""
+    return yaml.safe_load((ROOT / "infra" / "nightly.yaml").read_text())
 
 
 def quickstart() -> dict:
-    """One benchmark spec: the first of the quickstart suite."""
+    """One cloud benchmark spec: the first of that suite."""
     return suite()["benchmarks"][0]
 
 
@@ -209,6 +210,12 @@ def test_cancel_stops_a_running_execution_and_starts_teardown(cloud: CloudBacken
 def test_bad_requests_get_documented_4xx(cloud: CloudBackend, evt: dict, status: int, code: str) -> None:
     got, body = call(evt)
     assert (got, body.get("error")) == (status, code), body
+
+
+def test_local_targets_are_refused_by_the_cloud_api(cloud: CloudBackend) -> None:
+    local = yaml.safe_load((ROOT / "examples" / "quickstart.yaml").read_text())
+    status, body = call(event("POST", "/runs", {"suite": local}))
+    assert (status, body["field"]) == (400, "benchmarks[0].target.provider")
 
 
 def test_invalid_spec_names_the_field(cloud: CloudBackend) -> None:

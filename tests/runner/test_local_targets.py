@@ -47,7 +47,9 @@ def test_redis_runs_with_its_settings_and_is_removed() -> None:
         assert wait_ready(target, 30) == "ready"
         props = target.connection_properties()
         assert "password" not in str(props)
-        client = redis.Redis(host="127.0.0.1", port=int(props["redis.port"]), password=target.credentials().password)
+        client = redis.Redis(
+            host="127.0.0.1", port=int(props["redis.port"]), password=target.credentials().password
+        )
         assert client.config_get("maxmemory")["maxmemory"] == str(64 * 2**20)
         assert client.config_get("appendonly")["appendonly"] == "yes"
         client.close()
@@ -83,8 +85,13 @@ def test_mariadb_runs_with_its_settings_and_is_removed() -> None:
     try:
         assert wait_ready(target, 90) == "ready"
         assert target.connection_properties()["mysql.url"].startswith("mysql://bench@127.0.0.1:")
-        conn = MySQLdb.connect(host="127.0.0.1", port=int(handle["port"]), user="bench",
-                               password=target.credentials().password, database="bench")
+        conn = MySQLdb.connect(
+            host="127.0.0.1",
+            port=int(handle["port"]),
+            user="bench",
+            password=target.credentials().password,
+            database="bench",
+        )
         cur = conn.cursor()
         cur.execute("SELECT @@max_connections")
         assert cur.fetchone() == (77,)
@@ -140,7 +147,9 @@ def test_host_metrics_cover_machine_and_server_aligned_with_the_window() -> None
         assert wait_ready(target, 30) == "ready"
         source.start(target)
         begin = datetime.now(UTC)
-        client = redis.Redis(host="127.0.0.1", port=int(target.handle["port"]), password=target.credentials().password)
+        client = redis.Redis(
+            host="127.0.0.1", port=int(target.handle["port"]), password=target.credentials().password
+        )
         for i in range(3000):  # bounded load so the server process shows CPU
             client.set(f"k{i}", "v" * 100)
         client.close()
@@ -148,7 +157,14 @@ def test_host_metrics_cover_machine_and_server_aligned_with_the_window() -> None
     finally:
         target.delete()
     by_key = {(s.source, s.name): s for s in series}
-    for name in ("CPUUtilization", "CPUIOWait", "ReadIOPS", "WriteIOPS", "NetworkReceiveThroughput", "MemoryUsed"):
+    for name in (
+        "CPUUtilization",
+        "CPUIOWait",
+        "ReadIOPS",
+        "WriteIOPS",
+        "NetworkReceiveThroughput",
+        "MemoryUsed",
+    ):
         assert ("proc:host", name) in by_key, name
     assert ("proc:server", "CPUUtilization") in by_key
     assert by_key[("proc:server", "MemoryRSS")].points[-1].value > 0
@@ -160,8 +176,13 @@ def test_host_metrics_cover_machine_and_server_aligned_with_the_window() -> None
 def test_endpoint_target_creates_nothing_and_reads_the_password_from_env(
     redis_props: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    settings = {"provider": "endpoint", "engine": "redis", "hosts": [f"127.0.0.1:{redis_props['redis.port']}"],
-                "password_env": "BW_TEST_REDIS_PW", "db": int(redis_props["redis.db"])}
+    settings = {
+        "provider": "endpoint",
+        "engine": "redis",
+        "hosts": [f"127.0.0.1:{redis_props['redis.port']}"],
+        "password_env": "BW_TEST_REDIS_PW",
+        "db": int(redis_props["redis.db"]),
+    }
     target = local_target(settings, "test-run")
     with pytest.raises(SpecError, match="BW_TEST_REDIS_PW"):
         target.credentials()

@@ -4,10 +4,12 @@ standard mix, the consistency conditions holding afterwards, and the errors a us
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from benchwright.cli import main
 from benchwright.errors import CapabilityError, SchemaMissing, SpecError
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, run_phase
@@ -78,3 +80,44 @@ def test_tpcc_on_redis_is_refused_before_anything_runs() -> None:
     with pytest.raises(CapabilityError) as err:
         check_capability("tpcc", "redis")
     assert "needs sql" in str(err.value)
+
+
+def test_cli_run_prints_the_seed_s_columns_and_writes_the_document(
+    urls: dict[str, dict[str, str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "tpcc.json"
+    code = main(
+        [
+            "tpcc",
+            "run",
+            "postgres",
+            "--url",
+            urls["postgres"]["postgres.url"],
+            "-c",
+            "2",
+            "-T",
+            "1",
+            "--json",
+            str(out),
+        ]
+    )
+    text = capsys.readouterr().out
+    assert code == 0
+    assert text.splitlines()[0].split() == [
+        "transaction",
+        "count",
+        "tps",
+        "avg",
+        "ms",
+        "p90",
+        "ms",
+        "p99",
+        "ms",
+        "aborts",
+        "retries",
+        "errors",
+    ]
+    assert "tpmC: " in text and "consistency 4: ok" in text
+    doc = ResultDocument.read(out)
+    assert doc.workload == "tpcc" and doc.extra["consistency"]["ok"]
+    assert "bench:bench@" not in out.read_text()  # the password never reaches the document

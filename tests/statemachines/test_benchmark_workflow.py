@@ -12,9 +12,14 @@ from typing import Any
 
 import pytest
 
-from benchwright.errors import IngestFailed, ProvisioningFailed, RetryableIngestError, RetryableProvisioningError
-from benchwright.errors import RunnerFailed
-from tests.functions.aws_world import REGION, World, aws_world, rds_spec, run_input, world  # noqa: F401
+from benchwright.errors import (
+    IngestFailed,
+    ProvisioningFailed,
+    RetryableIngestError,
+    RetryableProvisioningError,
+    RunnerFailed,
+)
+from tests.functions.aws_world import World, rds_spec, run_input
 
 MAX_TRANSITIONS = 60
 
@@ -24,7 +29,9 @@ def entered(result: dict[str, Any]) -> list[str]:
 
 
 def run_record(world: World, run_id: str) -> dict[str, Any]:
-    body = world.clients("s3").get_object(Bucket=world.settings.results_bucket, Key=f"runs/{run_id}/record.json")
+    body = world.clients("s3").get_object(
+        Bucket=world.settings.results_bucket, Key=f"runs/{run_id}/record.json"
+    )
     return json.loads(body["Body"].read())
 
 
@@ -44,8 +51,19 @@ def test_happy_path_runs_every_stage_in_order_and_leaves_nothing(world: World) -
     result = world.execute("benchmark", run_input(rds_spec(), "happy-1"))
 
     assert result["status"] == "SUCCEEDED", (result["error"], result["cause"], world.calls)
-    assert world.calls == ["ValidateSpec", "ProvisionTarget", "CheckTarget", "LaunchRunner", "CheckRunner",
-                           "CollectMetrics", "JudgeResults", "StoreResults", "PriceRun", "Notify", "Teardown"]
+    assert world.calls == [
+        "ValidateSpec",
+        "ProvisionTarget",
+        "CheckTarget",
+        "LaunchRunner",
+        "CheckRunner",
+        "CollectMetrics",
+        "JudgeResults",
+        "StoreResults",
+        "PriceRun",
+        "Notify",
+        "Teardown",
+    ]
     assert 11 < len(entered(result)) <= MAX_TRANSITIONS
     assert result["output"]["status"] == "succeeded" and result["output"]["torn_down"] is True
     assert world.leftovers("happy-1") == []
@@ -53,7 +71,9 @@ def test_happy_path_runs_every_stage_in_order_and_leaves_nothing(world: World) -
     assert record["status"] == "succeeded"
     assert record["cells"][0]["phases"]["run"]["operations_total"] == 2000
     assert record["cells"][0]["cost"]["total"] > 0
-    assert record["cells"][0]["cost"]["monthly_nightly"] == pytest.approx(record["cells"][0]["cost"]["total"] * 30, rel=1e-3)
+    assert record["cells"][0]["cost"]["monthly_nightly"] == pytest.approx(
+        record["cells"][0]["cost"]["total"] * 30, rel=1e-3
+    )
     assert len(world.slack.posts) == 1
 
 
@@ -75,7 +95,10 @@ def test_invalid_spec_fails_at_the_edge_and_creates_nothing(world: World) -> Non
     assert result["status"] == "FAILED"
     assert result["error"] == "SpecError"
     assert world.calls == ["ValidateSpec"]
-    assert world.clients("rds").describe_db_instances()["DBInstances"] == [] or world.leftovers("invalid-1") == []
+    assert (
+        world.clients("rds").describe_db_instances()["DBInstances"] == []
+        or world.leftovers("invalid-1") == []
+    )
     assert "instance_class" in (result["cause"] or "")
 
 
@@ -93,7 +116,9 @@ def test_invalid_spec_fails_at_the_edge_and_creates_nothing(world: World) -> Non
     ],
     ids=lambda v: v if isinstance(v, str) else type(v).__name__,
 )
-def test_a_failure_at_any_stage_tears_down_and_fails_the_run(world: World, stage: str, error: Exception) -> None:
+def test_a_failure_at_any_stage_tears_down_and_fails_the_run(
+    world: World, stage: str, error: Exception
+) -> None:
     run_id = f"fail-{stage.lower()}"
     world.faults[stage] = error
 
@@ -172,24 +197,32 @@ def test_a_database_that_never_becomes_reachable_times_out_then_tears_down(
     assert world.leftovers("unreachable-1") == []
 
 
-def test_slack_down_does_not_fail_the_run(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+def test_slack_down_does_not_fail_the_run(world: World, caplog: pytest.LogCaptureFixture) -> None:
     world.slack.status = 500
 
     result = world.execute("benchmark", run_input(rds_spec(), "slack-1"))
 
     assert result["status"] == "SUCCEEDED", result["cause"]
     assert len(world.slack.posts) == 1  # it was tried
-    assert "notification failed" in capsys.readouterr().out
+    assert "notification failed: NotifyFailed: slack: webhook answered HTTP 500" in caplog.text
     assert world.leftovers("slack-1") == []
 
 
-def test_no_secret_reaches_state_logs_or_results(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_secret_reaches_state_logs_or_results(
+    world: World, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
     world.faults["CheckRunner"] = RunnerFailed("boom")
     results = [world.execute("benchmark", run_input(rds_spec(), "secrets-1"))]
     world.reset()
     results.append(world.execute("benchmark", run_input(rds_spec(), "secrets-2")))
 
-    text = json.dumps([r["events"] for r in results], default=str) + capsys.readouterr().out + world.all_text()
+    logs = json.dumps([vars(r) for r in caplog.records], default=str)
+    text = (
+        json.dumps([r["events"] for r in results], default=str)
+        + capsys.readouterr().out
+        + logs
+        + world.all_text()
+    )
     assert len(world.secrets) >= 2  # the Slack webhook token and at least one RDS-managed password
     for secret in world.secrets:
         assert secret not in text

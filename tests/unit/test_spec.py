@@ -118,8 +118,16 @@ def cloud(target: dict[str, Any], **extra: Any) -> dict[str, Any]:
 
 CLOUD_INVALID = [
     ("io1 without iops", {**RDS, "storage": {"type": "io1", "size_gb": 100}}, "target.storage"),
-    ("io1 over 50 IOPS/GB", {**RDS, "storage": {"type": "io1", "size_gb": 100, "iops": 9000}}, "target.storage"),
-    ("magnetic with iops", {**RDS, "storage": {"type": "magnetic", "size_gb": 100, "iops": 1000}}, "target.storage"),
+    (
+        "io1 over 50 IOPS/GB",
+        {**RDS, "storage": {"type": "io1", "size_gb": 100, "iops": 9000}},
+        "target.storage",
+    ),
+    (
+        "magnetic with iops",
+        {**RDS, "storage": {"type": "magnetic", "size_gb": 100, "iops": 1000}},
+        "target.storage",
+    ),
     ("gp2 with iops", {**RDS, "storage": {"type": "gp2", "size_gb": 100, "iops": 3000}}, "target.storage"),
     ("unknown storage type", {**RDS, "storage": {"type": "ssd", "size_gb": 100}}, "target.storage.type"),
     ("bad instance class", {**RDS, "instance_class": "m6i.large"}, "target.instance_class"),
@@ -132,31 +140,55 @@ CLOUD_INVALID = [
     ),
     (
         "aurora ACU range inverted",
-        {"provider": "aurora", "engine": "mysql", "engine_version": "8.0",
-         "serverless_v2": {"min_acu": 8, "max_acu": 2}},
+        {
+            "provider": "aurora",
+            "engine": "mysql",
+            "engine_version": "8.0",
+            "serverless_v2": {"min_acu": 8, "max_acu": 2},
+        },
         "target.serverless_v2",
     ),
     (
         "elasticache without an AZ",
-        {"provider": "elasticache", "engine": "redis", "engine_version": "7.1", "node_type": "cache.r7g.large"},
+        {
+            "provider": "elasticache",
+            "engine": "redis",
+            "engine_version": "7.1",
+            "node_type": "cache.r7g.large",
+        },
         "target.availability_zone",
     ),
     (
         "elasticache bad AZ",
-        {"provider": "elasticache", "engine": "redis", "engine_version": "7.1", "node_type": "cache.r7g.large",
-         "availability_zone": "moon-1"},
+        {
+            "provider": "elasticache",
+            "engine": "redis",
+            "engine_version": "7.1",
+            "node_type": "cache.r7g.large",
+            "availability_zone": "moon-1",
+        },
         "target.availability_zone",
     ),
     (
         "memorydb without TLS",
-        {"provider": "memorydb", "engine": "redis", "engine_version": "7.1", "node_type": "db.r7g.large",
-         "tls": False},
+        {
+            "provider": "memorydb",
+            "engine": "redis",
+            "engine_version": "7.1",
+            "node_type": "db.r7g.large",
+            "tls": False,
+        },
         "target.tls",
     ),
     (
         "yugabyte with 2 nodes",
-        {"provider": "ec2", "engine": "postgres", "template": "yugabytedb-3node", "instance_type": "m6i.4xlarge",
-         "nodes": 2},
+        {
+            "provider": "ec2",
+            "engine": "postgres",
+            "template": "yugabytedb-3node",
+            "instance_type": "m6i.4xlarge",
+            "nodes": 2,
+        },
         "target",
     ),
     (
@@ -166,14 +198,21 @@ CLOUD_INVALID = [
     ),
     (
         "ec2 io1 volume without iops",
-        {"provider": "ec2", "engine": "redis", "template": "redis-protocol", "instance_type": "t2.micro",
-         "volume": {"type": "io1", "size_gb": 100}},
+        {
+            "provider": "ec2",
+            "engine": "redis",
+            "template": "redis-protocol",
+            "instance_type": "t2.micro",
+            "volume": {"type": "io1", "size_gb": 100},
+        },
         "target.volume",
     ),
 ]
 
 
-@pytest.mark.parametrize(("target", "field"), [(t, f) for _, t, f in CLOUD_INVALID], ids=[i for i, _, _ in CLOUD_INVALID])
+@pytest.mark.parametrize(
+    ("target", "field"), [(t, f) for _, t, f in CLOUD_INVALID], ids=[i for i, _, _ in CLOUD_INVALID]
+)
 def test_invalid_cloud_setting_names_the_field(target: dict[str, Any], field: str) -> None:
     with pytest.raises(SpecError) as caught:
         parse_spec(cloud(target))
@@ -188,19 +227,50 @@ def test_cloud_target_needs_a_cloud_runner() -> None:
 def test_every_cloud_target_kind_validates() -> None:
     targets = [
         RDS,
-        {**RDS, "engine": "mysql", "storage": {"type": "io2", "size_gb": 100, "iops": 20000}, "multi_az": True},
+        {
+            **RDS,
+            "engine": "mysql",
+            "storage": {"type": "io2", "size_gb": 100, "iops": 20000},
+            "multi_az": True,
+        },
         {**RDS, "storage": {"type": "magnetic", "size_gb": 100}},
-        {"provider": "aurora", "engine": "postgres", "engine_version": "16.4",
-         "serverless_v2": {"min_acu": 0.5, "max_acu": 16}},
-        {"provider": "aurora", "engine": "mysql", "engine_version": "8.0", "instance_class": "db.r6g.large",
-         "instances": 2},
-        {"provider": "elasticache", "engine": "redis", "cache_engine": "valkey", "engine_version": "8.0",
-         "node_type": "cache.r7g.large", "availability_zone": "euw1-az2"},
+        {
+            "provider": "aurora",
+            "engine": "postgres",
+            "engine_version": "16.4",
+            "serverless_v2": {"min_acu": 0.5, "max_acu": 16},
+        },
+        {
+            "provider": "aurora",
+            "engine": "mysql",
+            "engine_version": "8.0",
+            "instance_class": "db.r6g.large",
+            "instances": 2,
+        },
+        {
+            "provider": "elasticache",
+            "engine": "redis",
+            "cache_engine": "valkey",
+            "engine_version": "8.0",
+            "node_type": "cache.r7g.large",
+            "availability_zone": "euw1-az2",
+        },
         {"provider": "memorydb", "engine": "redis", "engine_version": "7.1", "node_type": "db.r7g.large"},
-        {"provider": "ec2", "engine": "postgres", "template": "yugabytedb-3node", "instance_type": "m6i.4xlarge",
-         "volume": {"type": "gp3", "size_gb": 500}},
-        {"provider": "ec2", "engine": "redis", "template": "redis-protocol", "server": "ardb",
-         "instance_type": "t2.micro", "volume": {"type": "io1", "size_gb": 120, "iops": 6000}},
+        {
+            "provider": "ec2",
+            "engine": "postgres",
+            "template": "yugabytedb-3node",
+            "instance_type": "m6i.4xlarge",
+            "volume": {"type": "gp3", "size_gb": 500},
+        },
+        {
+            "provider": "ec2",
+            "engine": "redis",
+            "template": "redis-protocol",
+            "server": "ardb",
+            "instance_type": "t2.micro",
+            "volume": {"type": "io1", "size_gb": 120, "iops": 6000},
+        },
         {"provider": "endpoint", "engine": "redis", "hosts": ["10.0.0.5:6379"], "password_env": "REDIS_PW"},
     ]
     for target in targets:
@@ -220,12 +290,16 @@ def test_endpoint_password_is_an_env_name_never_the_password() -> None:
 
 def test_matrix_expands_to_concrete_cells() -> None:
     spec = parse_spec(
-        spec_with(matrix={"workload.properties.fieldlength": [100, 1000], "workload.phases.run.threads": [1, 4]})
+        spec_with(
+            matrix={"workload.properties.fieldlength": [100, 1000], "workload.phases.run.threads": [1, 4]}
+        )
     )
     cells = expand_matrix(spec)
     assert [c.cell_id for c in cells] == [
-        "fieldlength=100,threads=1", "fieldlength=100,threads=4",
-        "fieldlength=1000,threads=1", "fieldlength=1000,threads=4",
+        "fieldlength=100,threads=1",
+        "fieldlength=100,threads=4",
+        "fieldlength=1000,threads=1",
+        "fieldlength=1000,threads=4",
     ]
     assert cells[3].spec.workload.properties["fieldlength"] == 1000
     assert cells[3].spec.workload.phases.run is not None and cells[3].spec.workload.phases.run.threads == 4
@@ -240,7 +314,9 @@ def test_matrix_keys_with_dots_inside_properties() -> None:
 
 
 def test_matrix_value_that_breaks_a_rule_names_the_field_and_cell() -> None:
-    data = cloud(RDS, matrix={"target.storage": [{"type": "gp2", "size_gb": 100}, {"type": "io1", "size_gb": 100}]})
+    data = cloud(
+        RDS, matrix={"target.storage": [{"type": "gp2", "size_gb": 100}, {"type": "io1", "size_gb": 100}]}
+    )
     with pytest.raises(SpecError) as caught:
         parse_spec(data)
     assert caught.value.field.startswith("target.storage")
@@ -257,8 +333,11 @@ def test_matrix_value_that_breaks_a_ycsb_property_is_caught() -> None:
 def test_duration_estimate_grows_with_cells_and_repeats() -> None:
     one = parse_spec(spec_with(workload__phases={"run": {"duration_s": 30}}))
     four = parse_spec(
-        spec_with(workload__phases={"run": {"duration_s": 30}}, matrix={"workload.phases.run.threads": [1, 2]},
-                  repeats=2)
+        spec_with(
+            workload__phases={"run": {"duration_s": 30}},
+            matrix={"workload.phases.run.threads": [1, 2]},
+            repeats=2,
+        )
     )
     assert estimate_duration(one) >= 30
     assert estimate_duration(four) == pytest.approx(4 * estimate_duration(one))

@@ -121,8 +121,14 @@ class FakeLauncher(RunnerLauncher):
 
 class FakeMetrics(MetricsSource):
     def collect(self, target: Target, window: MetricsWindow) -> list[MetricSeries]:
-        return [MetricSeries(name="CPUUtilization", unit="Percent", source="proc:host",
-                             points=[MetricPoint(t=1.0, value=50.0)])]
+        return [
+            MetricSeries(
+                name="CPUUtilization",
+                unit="Percent",
+                source="proc:host",
+                points=[MetricPoint(t=1.0, value=50.0)],
+            )
+        ]
 
 
 class MemoryStore(ResultStore):
@@ -156,8 +162,12 @@ def fake_target(settings: Mapping[str, Any], run_id: str, handle: Mapping[str, s
 SPEC = {
     "name": "fake",
     "target": {"provider": "local", "engine": "redis"},
-    "workload": {"name": "ycsb", "files": ["workloada"], "properties": {"recordcount": 100},
-                 "phases": {"load": {"threads": 2}, "run": {"threads": 2, "duration_s": 12}}},
+    "workload": {
+        "name": "ycsb",
+        "files": ["workloada"],
+        "properties": {"recordcount": 100},
+        "phases": {"load": {"threads": 2}, "run": {"threads": 2, "duration_s": 12}},
+    },
     "matrix": {"workload.properties.fieldlength": [10, 20]},
 }
 
@@ -168,8 +178,15 @@ def world(tmp_path: Path) -> dict[str, Any]:
     store, notifier, launcher = MemoryStore(), RecordingNotifier(), FakeLauncher()
 
     def factory(out: Path, spec: Any, prices: PriceBook | None = None) -> Providers:
-        return Providers(target=fake_target, launcher=launcher, metrics=FakeMetrics(), store=store,
-                         notifier=notifier, prices=prices or FreePriceBook(), artifacts=DirectoryArtifacts(out))
+        return Providers(
+            target=fake_target,
+            launcher=launcher,
+            metrics=FakeMetrics(),
+            store=store,
+            notifier=notifier,
+            prices=prices or FreePriceBook(),
+            artifacts=DirectoryArtifacts(out),
+        )
 
     return {"store": store, "notifier": notifier, "launcher": launcher, "factory": factory, "out": tmp_path}
 
@@ -224,8 +241,15 @@ def test_a_dead_runner_keeps_its_partial_result_marked_aborted(tmp_path: Path) -
     store, launcher = MemoryStore(), FakeLauncher(fail=True)
 
     def factory(out: Path, spec: Any) -> Providers:
-        return Providers(target=fake_target, launcher=launcher, metrics=FakeMetrics(), store=store,
-                         notifier=RecordingNotifier(), prices=FreePriceBook(), artifacts=DirectoryArtifacts(out))
+        return Providers(
+            target=fake_target,
+            launcher=launcher,
+            metrics=FakeMetrics(),
+            store=store,
+            notifier=RecordingNotifier(),
+            prices=FreePriceBook(),
+            artifacts=DirectoryArtifacts(out),
+        )
 
     outcome = run_spec(parse_spec(SPEC), tmp_path, factory, quiet())
     assert outcome.record.status == "aborted"
@@ -254,9 +278,20 @@ def test_ctrl_c_while_waiting_for_the_runner_aborts_stores_and_tears_down(
 
 
 def test_plan_carries_phases_threads_and_time_bounds() -> None:
-    spec = parse_spec({**SPEC, "matrix": {}, "workload": {**SPEC["workload"], "phases": {
-        "load": {"threads": 2}, "warmup": {"threads": 3, "duration_s": 2}, "run": {"threads": 4, "duration_s": 5,
-                                                                                      "target_rate": 100}}}})
+    spec = parse_spec(
+        {
+            **SPEC,
+            "matrix": {},
+            "workload": {
+                **SPEC["workload"],
+                "phases": {
+                    "load": {"threads": 2},
+                    "warmup": {"threads": 3, "duration_s": 2},
+                    "run": {"threads": 4, "duration_s": 5, "target_rate": 100},
+                },
+            },
+        }
+    )
     plan = build_plan(spec, "r1", "default", {"redis.host": "h"})
     assert [p.phase for p in plan.phases] == ["load", "warmup", "run"]
     assert [p.threads for p in plan.phases] == [2, 3, 4]
@@ -268,14 +303,25 @@ def test_plan_carries_phases_threads_and_time_bounds() -> None:
 
 
 def test_default_load_phase_is_skipped_for_a_workload_without_one() -> None:
-    spec = parse_spec({"name": "rb", "target": {"provider": "local", "engine": "redis"},
-                       "workload": {"name": "redis-bench", "properties": {"redisbench.requests": 100}}})
+    spec = parse_spec(
+        {
+            "name": "rb",
+            "target": {"provider": "local", "engine": "redis"},
+            "workload": {"name": "redis-bench", "properties": {"redisbench.requests": 100}},
+        }
+    )
     assert [p.phase for p in build_plan(spec, "r", "c", {}).phases] == ["run"]
 
 
 def test_scale_down_keeps_the_spec_valid_and_small() -> None:
-    spec = parse_spec({**SPEC, "workload": {**SPEC["workload"], "properties": {"recordcount": 10**6}},
-                       "matrix": {"workload.phases.run.threads": [1, 16, 64]}, "repeats": 3})
+    spec = parse_spec(
+        {
+            **SPEC,
+            "workload": {**SPEC["workload"], "properties": {"recordcount": 10**6}},
+            "matrix": {"workload.phases.run.threads": [1, 16, 64]},
+            "repeats": 3,
+        }
+    )
     small = scale_down(spec)
     assert small.workload.properties["recordcount"] == 500
     assert small.repeats == 1

@@ -60,7 +60,8 @@ def test_scripts_and_progress_lines_on_the_null_driver() -> None:
     lines = progress_lines(doc, 1.0, "select-only")
     assert len(lines) == 1
     assert re.fullmatch(
-        r"progress: 1\.0 s, \d+\.\d tps, lat \d+\.\d{3} ms stddev \d+\.\d{3}, 0 failed, lag \d+\.\d{3} ms", lines[0]
+        r"progress: 1\.0 s, \d+\.\d tps, lat \d+\.\d{3} ms stddev \d+\.\d{3}, 0 failed, lag \d+\.\d{3} ms",
+        lines[0],
     )
     summary = summary_lines(doc, 2, 1)
     assert summary[0] == "transaction type: <builtin: select only>"

@@ -99,10 +99,23 @@ def _validate(request: SubmitRequest) -> tuple[str, str, dict[str, Any]]:
 
     if request.suite is not None:
         suite = parse_suite(request.suite)
+        for i, bench in enumerate(suite.benchmarks):
+            _cloud_only(bench.target.provider, bench.runner.platform, f"benchmarks[{i}].")
         return "suite", suite.suite, suite.model_dump(mode="json")
     spec = parse_spec(request.spec)
+    _cloud_only(spec.target.provider, spec.runner.platform, "")
     kind = "suite" if spec.matrix or spec.repeats > 1 else "benchmark"
     return kind, spec.name, spec.model_dump(mode="json")
+
+
+def _cloud_only(provider: str, platform: str, prefix: str) -> None:
+    """A deployed service cannot start a throwaway server on the caller's machine."""
+    if provider == "local":
+        raise SpecError(
+            f"{prefix}target.provider", "a local target runs only with `benchwright run`; use a cloud target"
+        )
+    if platform == "local":
+        raise SpecError(f"{prefix}runner.platform", "the cloud runs runners on fargate or ec2")
 
 
 @resolver.post(

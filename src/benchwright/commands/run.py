@@ -30,6 +30,9 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--quick", action="store_true", help="reduced size: few records, 2 s phases (CI, smoke tests)"
     )
+    p.add_argument(
+        "--max-cells", type=int, metavar="N", help="run only the first N matrix cells of each benchmark"
+    )
     p.set_defaults(handler=handle)
 
 
@@ -63,7 +66,9 @@ def handle(args: argparse.Namespace) -> int:
         notify = spec.notify.model_dump(mode="json")
         return local_providers(out_dir, store=store, notifier=default_notifier(notify))
 
-    outcomes = run_suite(suite, args.out, providers_for, console)
+    if args.max_cells is not None and args.max_cells < 1:
+        raise SpecError("--max-cells", "must be at least 1")
+    outcomes = run_suite(suite, args.out, providers_for, console, args.max_cells)
     code = 0
     for outcome in outcomes:
         console.rule(f"{outcome.record.spec_name}: {outcome.record.status}")

@@ -92,4 +92,10 @@ def summarize(event: dict[str, Any], store: ResultStore) -> dict[str, Any]:
     record.error = "; ".join(errors)[:2000] or None
     record.ended_at = datetime.now(UTC)
     store.save_run(record)
-    return {"run_id": run_id, "cells": len(results), "failed": failed, "status": record.status}
+    return {
+        "run_id": run_id,
+        "cells": len(results),
+        "failed": failed,
+        "status": record.status,
+        "cell_results": [{"run_id": r.get("run_id"), "status": r.get("status")} for r in results],
+    }

@@ -114,16 +114,23 @@ class MySQLDriver(KeyValueDriver, SqlDriver):
         return str(row[0]) if row else None
 
     # -------------------------------------------------------------- SQL
+    def _cur(self) -> Any:
+        """The cursor; after a failed reconnect there is none, so try again (raises TargetUnreachable
+        naming the host rather than an AttributeError)."""
+        if self._cursor is None:
+            self.connect()
+        return self._cursor
+
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        return int(self._cursor.execute(sql, tuple(params) if params else None))
+        return int(self._cur().execute(sql, tuple(params) if params else None))
 
     def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        cur = self._cursor
+        cur = self._cur()
         cur.execute(sql, tuple(params) if params else None)
         return list(cur.fetchall())
 
     def fetchone(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
-        cur = self._cursor
+        cur = self._cur()
         cur.execute(sql, tuple(params) if params else None)
         row = cur.fetchone()
         if row is not None:
@@ -132,9 +139,10 @@ class MySQLDriver(KeyValueDriver, SqlDriver):
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         # MySQLdb rewrites INSERT ... VALUES (...) into one multi-row statement: one round trip.
-        self._cursor.executemany(sql, [tuple(r) for r in rows])
+        self._cur().executemany(sql, [tuple(r) for r in rows])
 
     def begin(self) -> None:
+        self._cur()
         self.conn.begin()
 
     def commit(self) -> None:

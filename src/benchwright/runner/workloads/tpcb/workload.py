@@ -151,7 +151,9 @@ class TpcbWorkload(Workload):
             yield ("LoadBranchesTellers" if task == 0 else "LoadAccounts"), call
 
     def _run_ops(self, db: SqlDriver, thread: ThreadInfo) -> Iterator[Operation]:
-        scale = (self.scale if self.scale_given else loaded_scale(db)) or self.scale  # untimed: before the first yield
+        scale = (
+            self.scale if self.scale_given else loaded_scale(db)
+        ) or self.scale  # untimed: before the first yield
         accounts = schema.ACCOUNTS_PER_BRANCH * scale
         tellers = schema.TELLERS_PER_BRANCH * scale
         rnd = random.Random(thread.seed)

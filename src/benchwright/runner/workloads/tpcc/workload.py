@@ -66,7 +66,10 @@ class TpccWorkload(Workload):
         super().__init__(properties)
         self.warehouses = _int(self.properties, "tpcc.warehouses", 1)
         self.batch = _int(self.properties, "tpcc.batch", 500)
-        self.think_scale = float(self.properties.get("tpcc.think_time", "0") or 0)
+        try:
+            self.think_scale = float(self.properties.get("tpcc.think_time", "0") or 0)
+        except ValueError:
+            raise SpecError("tpcc.think_time", "expected a number (0 = no keying or think time)") from None
         mix = self.properties.get("tpcc.mix", ",".join(map(str, DEFAULT_MIX)))
         try:
             weights = tuple(int(p) for p in mix.split(","))

@@ -1,0 +1,118 @@
+"""The ASL files held to their contract: valid JSON, the stage order, teardown on every path, named
+retries only, placeholders that match functions.HANDLERS (what CDK substitutes)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import benchwright.errors as errors
+from benchwright.stages import ASL_STATE_NAMES
+from functions import HANDLERS, JANITOR_HANDLER
+
+ROOT = Path(__file__).resolve().parents[2] / "statemachines"
+BENCHMARK = json.loads((ROOT / "benchmark.asl.json").read_text())
+SUITE = json.loads((ROOT / "suite.asl.json").read_text())
+LOOP_TYPES = {"Wait", "Choice"}
+
+
+def task_order(definition: dict[str, Any]) -> list[str]:
+    """Task states from StartAt along Next/Choice.Default... the success path, loops skipped."""
+    states, name, seen, order = definition["States"], definition["StartAt"], set(), []
+    while name and name not in seen:
+        seen.add(name)
+        state = states[name]
+        if state["Type"] == "Task":
+            order.append(name)
+        if state["Type"] == "Choice":
+            # the loop's exit is the choice that does not go back to its Wait state
+            name = next(c["Next"] for c in state["Choices"] if states[c["Next"]]["Type"] != "Wait")
+            continue
+        name = state.get("Next")
+    return order
+
+
+def test_files_are_jsonpath_definitions() -> None:
+    for definition in (BENCHMARK, SUITE):
+        assert definition["QueryLanguage"] == "JSONPath"
+        assert definition["StartAt"] in definition["States"]
+
+
+def test_task_states_follow_the_stage_order() -> None:
+    assert task_order(BENCHMARK) == ASL_STATE_NAMES
+
+
+def test_every_state_after_validation_catches_into_teardown() -> None:
+    states = BENCHMARK["States"]
+    for name in ASL_STATE_NAMES[1:-1]:
+        catchers = [c for c in states[name]["Catch"] if "States.ALL" in c["ErrorEquals"]]
+        assert catchers and catchers[0]["Next"] == "Teardown", name
+    assert states["Teardown"]["Catch"][0]["Next"] == "RunFailed"
+    assert states["Outcome?"]["Choices"][0]["Next"] == "RunFailed"
+
+
+def walk(node: Any, key: str) -> list[Any]:
+    """Every value stored under ``key`` anywhere in the definition."""
+    found: list[Any] = []
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == key:
+                found.append(v)
+            found.extend(walk(v, key))
+    elif isinstance(node, list):
+        for v in node:
+            found.extend(walk(v, key))
+    return found
+
+
+def test_retries_name_only_retryable_errors_that_exist() -> None:
+    rules = [
+        rule for definition in (BENCHMARK, SUITE) for retry in walk(definition, "Retry") for rule in retry
+    ]
+    assert rules
+    for rule in rules:
+        for name in rule["ErrorEquals"]:
+            assert name.startswith("Retryable") and hasattr(errors, name), name
+        assert rule["MaxAttempts"] <= 5 and rule["BackoffRate"] >= 1
+
+
+def test_catches_and_fail_states_use_real_error_names() -> None:
+    for names in walk(BENCHMARK, "ErrorEquals"):
+        for item in names:
+            assert item == "States.ALL" or hasattr(errors, item), item
+
+
+def test_waits_take_their_seconds_from_the_input() -> None:
+    waits = [s for s in BENCHMARK["States"].values() if s["Type"] == "Wait"]
+    assert len(waits) == 2
+    assert all(w["SecondsPath"] == "$.poll_seconds" for w in waits)
+
+
+def test_placeholders_are_strings_and_match_the_handlers() -> None:
+    found: set[str] = set()
+    for path in ("benchmark.asl.json", "suite.asl.json"):
+        text = (ROOT / path).read_text()
+        assert not re.search(r":\s*\$\{", text), "placeholders must sit inside JSON strings"
+        found |= set(re.findall(r"\$\{([A-Za-z0-9]+)\}", text))
+    assert found == {f"{name}FunctionArn" for name in HANDLERS}
+
+
+def test_suite_cells_run_the_benchmark_states_inline() -> None:
+    inline = SUITE["States"]["RunCells"]["ItemProcessor"]["States"]
+    for name, state in BENCHMARK["States"].items():
+        if state["Type"] in ("Fail", "Succeed"):
+            assert inline[name]["Type"] == "Pass"  # a failed cell ends as a value; the others go on
+        else:
+            assert inline[name] == state, name
+    assert SUITE["States"]["RunCells"]["MaxConcurrency"] >= 1
+
+
+@pytest.mark.parametrize("target", [*HANDLERS.values(), JANITOR_HANDLER])
+def test_every_handler_imports(target: str) -> None:
+    module, func = target.rsplit(".", 1)
+    assert callable(getattr(importlib.import_module(module), func))

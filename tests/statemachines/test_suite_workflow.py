@@ -1,0 +1,61 @@
+"""The suite state machine: a Map over the expanded matrix, each cell the benchmark states inline."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from benchwright.errors import RunnerFailed
+from tests.functions.aws_world import World, rds_spec
+
+
+def matrix_spec() -> dict[str, Any]:
+    spec = rds_spec("rds-matrix")
+    spec["matrix"] = {"workload.phases.run.threads": [2, 4], "target.storage.type": ["gp3", "gp2"]}
+    return spec
+
+
+def test_suite_runs_every_cell_and_merges_them_into_one_record(world: World) -> None:
+    result = world.execute("suite", {"spec": matrix_spec(), "run_id": "suite-1", "poll_seconds": 0})
+
+    assert result["status"] == "SUCCEEDED", result["cause"]
+    statuses = {c["run_id"]: c["status"] for c in result["output"]["cell_results"]}
+    assert statuses == {f"suite-1-{i:03d}": "succeeded" for i in range(4)}
+    for run_id in statuses:
+        assert world.leftovers(run_id) == []
+    body = world.clients("s3").get_object(
+        Bucket=world.settings.results_bucket, Key="runs/suite-1/record.json"
+    )
+    record = json.loads(body["Body"].read())
+    assert sorted(c["cell_id"] for c in record["cells"]) == sorted(
+        f"threads={t},type={s}" for t in (2, 4) for s in ("gp3", "gp2")
+    )
+    assert record["status"] == "succeeded"
+
+
+def test_a_failing_cell_is_torn_down_and_the_other_cells_still_run(world: World) -> None:
+    def fail_second(event: dict[str, Any]) -> None:
+        if event["run_id"].endswith("-001"):
+            raise RunnerFailed("task exited 137")
+
+    world.faults["CheckRunner"] = fail_second
+
+    result = world.execute("suite", {"spec": matrix_spec(), "run_id": "suite-2", "poll_seconds": 0})
+
+    assert result["status"] == "SUCCEEDED"
+    statuses = {c["run_id"]: c["status"] for c in result["output"]["cell_results"]}
+    assert statuses["suite-2-001"] == "failed"
+    assert [s for r, s in statuses.items() if r != "suite-2-001"] == ["succeeded"] * 3
+    for run_id in statuses:
+        assert world.leftovers(run_id) == []
+
+
+def test_an_invalid_suite_spec_fails_before_anything_is_created(world: World) -> None:
+    spec = matrix_spec()
+    spec["matrix"] = {"target.storage.type": ["gp3", "floppy"]}
+
+    result = world.execute("suite", {"spec": spec, "run_id": "suite-3", "poll_seconds": 0})
+
+    assert result["status"] == "FAILED"
+    assert result["error"] == "SpecError"
+    assert world.calls == ["ExpandMatrix"]
