@@ -73,6 +73,15 @@ def ours(label: str, engine: str, workload: str, conn: list[str], clients: int, 
                   doc["client"]["cpu_us_per_op"])
 
 
+def drop_pg_tables(*tables: str) -> None:
+    """Start each PostgreSQL load from an empty table: a second run would otherwise hit duplicate keys."""
+    import psycopg
+
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        for table in tables:
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
+
+
 def load(engine: str, conn: list[str], records: int, fields: int) -> None:
     measured([*BENCHWRIGHT, "ycsb", "load", engine, "-P", "workloadc", *conn, "-threads", "4",
               "-p", f"recordcount={records}", "-p", f"fieldcount={fields}"])
@@ -119,37 +128,48 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=8.0)
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--records", type=int, default=20_000)
+    parser.add_argument("--only", choices=("redis", "postgres", "a", "memory"), action="append",
+                        help="run only these sections (repeatable; default: all)")
     args = parser.parse_args()
     for tool in ("redis-benchmark", "pgbench"):
         if not shutil.which(tool):
             raise SystemExit(f"{tool} missing: run scripts/local-servers install")
     c, s = args.clients, args.seconds
+    only = set(args.only or ("redis", "postgres", "a", "memory"))
     print(f"# YCSB runner vs C tools: {c} connections each, {s:.0f} s runs, {os.cpu_count()} cores shared\n")
 
-    print("Redis GET: YCSB workload C, one 100-byte field, vs redis-benchmark -t get -d 100")
     one_field = ["-p", "fieldcount=1", "-p", "fieldlength=100", "-p", f"recordcount={args.records}",
                  "-p", "requestdistribution=uniform"]
-    load("redis", [*REDIS, "-p", "redis.datatype=string", *one_field], args.records, 1)
-    mine = ours("benchwright ycsb C (string)", "redis", "workloadc", [*REDIS, "-p", "redis.datatype=string", *one_field], c, s)
-    compare(mine, redis_benchmark(c, max(10_000, int(mine.ops)), args.records))
+    if "redis" in only:
+        print("Redis GET: YCSB workload C, one 100-byte field, vs redis-benchmark -t get -d 100")
+        load("redis", [*REDIS, "-p", "redis.datatype=string", *one_field], args.records, 1)
+        mine = ours("benchwright ycsb C (string)", "redis", "workloadc",
+                    [*REDIS, "-p", "redis.datatype=string", *one_field], c, s)
+        compare(mine, redis_benchmark(c, max(10_000, int(mine.ops)), args.records))
 
-    print("PostgreSQL point select: YCSB workload C, one field, vs pgbench -S -M prepared (scale 10)")
-    subprocess.run(["pgbench", "-i", "-q", "-s", "10", "-h", "127.0.0.1", "-p", str(PG_PORT), "-U", "bench", "bench"],
-                   env={**os.environ, "PGPASSWORD": "bench"}, check=True, capture_output=True)
-    pg = ["-p", f"postgres.url={PG_URL}", *one_field, "-p", "table=usertable_bench"]
-    load("postgres", pg, args.records, 1)
-    compare(ours("benchwright ycsb C (1 field)", "postgres", "workloadc", pg, c, s), pgbench(c, s))
+    if "postgres" in only:
+        print("PostgreSQL point select: YCSB workload C, one field, vs pgbench -S -M prepared (scale 10)")
+        subprocess.run(["pgbench", "-i", "-q", "-s", "10", "-h", "127.0.0.1", "-p", str(PG_PORT), "-U", "bench",
+                        "bench"], env={**os.environ, "PGPASSWORD": "bench"}, check=True, capture_output=True)
+        pg = ["-p", f"postgres.url={PG_URL}", *one_field, "-p", "table=usertable_bench"]
+        drop_pg_tables("usertable_bench")
+        load("postgres", pg, args.records, 1)
+        compare(ours("benchwright ycsb C (1 field)", "postgres", "workloadc", pg, c, s), pgbench(c, s))
 
-    print("YCSB workload A (50/50 read/update, zipfian, 10 x 100-byte fields):")
-    a_pg = ["-p", f"postgres.url={PG_URL}", "-p", f"recordcount={args.records}", "-p", "table=usertable_bench_a"]
-    load("postgres", a_pg, args.records, 10)
-    a_redis = [*REDIS, "-p", f"recordcount={args.records}", "-p", "redis.db=10"]
-    load("redis", a_redis, args.records, 10)
-    for label, engine, conn in (("postgres", "postgres", a_pg), ("redis hash", "redis", a_redis)):
-        fig = ours(f"ycsb A {label}", engine, "workloada", conn, c, s)
-        print(f"  {fig.name:<34} {fig.throughput:>10.0f} ops/s  {fig.cpu_us_per_op:>7.1f} us CPU/op")
-    print()
-    memory([10_000, 1_000_000, 10_000_000])
+    if "a" in only:
+        print("YCSB workload A (50/50 read/update, zipfian, 10 x 100-byte fields):")
+        a_pg = ["-p", f"postgres.url={PG_URL}", "-p", f"recordcount={args.records}", "-p", "table=usertable_bench_a"]
+        drop_pg_tables("usertable_bench_a")
+        load("postgres", a_pg, args.records, 10)
+        a_redis = [*REDIS, "-p", f"recordcount={args.records}", "-p", "redis.db=10"]
+        load("redis", a_redis, args.records, 10)
+        for label, engine, conn in (("postgres", "postgres", a_pg), ("redis hash", "redis", a_redis)):
+            fig = ours(f"ycsb A {label}", engine, "workloada", conn, c, s)
+            print(f"  {fig.name:<34} {fig.throughput:>10.0f} ops/s  {fig.cpu_us_per_op:>7.1f} us CPU/op"
+                  f" (measured window only: {fig.window_cpu_us_per_op:.1f})")
+        print()
+    if "memory" in only:
+        memory([10_000, 1_000_000, 10_000_000])
 
 
 if __name__ == "__main__":

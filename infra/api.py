@@ -38,7 +38,8 @@ class Api(Construct):
             retention=logs.RetentionDays.ONE_MONTH,
             removal_policy=cdk.RemovalPolicy.DESTROY,
         )
-        teardown = workflow.functions.get("Janitor") or workflow.functions["Teardown"]
+        teardown = workflow.functions["Teardown"]
+        janitor = workflow.functions["Janitor"]
         self.function = lambda_.Function(
             self,
             "ApiFunction",
@@ -56,6 +57,7 @@ class Api(Construct):
                 c.ENV_BENCHMARK_SM: workflow.benchmark.state_machine_arn,
                 c.ENV_SUITE_SM: workflow.suite.state_machine_arn,
                 c.ENV_TEARDOWN_FUNCTION: teardown.function_name,
+                c.ENV_JANITOR_FUNCTION: janitor.function_name,
                 "POWERTOOLS_SERVICE_NAME": "benchwright-api",
             },
         )
@@ -66,7 +68,7 @@ class Api(Construct):
             )
         self.function.add_to_role_policy(
             iam.PolicyStatement(
-                actions=["states:StopExecution", "states:DescribeExecution"],
+                actions=["states:StopExecution", "states:DescribeExecution", "states:GetExecutionHistory"],
                 resources=[
                     cdk.Stack.of(self).format_arn(
                         service="states",
@@ -81,6 +83,7 @@ class Api(Construct):
         storage.results.grant_read(self.function)
         storage.results.grant_put(self.function)
         teardown.grant_invoke(self.function)
+        janitor.grant_invoke(self.function)
 
         access_logs = logs.LogGroup(
             self,

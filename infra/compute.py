@@ -18,7 +18,7 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from infra.config import StageConfig
-from infra.constants import REPO_ROOT
+from infra.constants import REPO_ROOT, TAG_RUN_ID
 from infra.network import Network
 
 RUNNER_CONTAINER = "runner"
@@ -104,6 +104,28 @@ class Compute(Construct):
             environment={"PYTHONUNBUFFERED": "1"},
         )
 
+        # Runners read the target's password from Secrets Manager (BENCHWRIGHT_DB_SECRET_ARN):
+        # RDS-managed secrets are named rds!<id>; secrets the workflow creates carry the run-id tag.
+        self.read_db_secrets(self.task_role)
+        if stage.runner.image or not build_image:
+            # an image by URI may live in this account's ECR: let the execution role pull it
+            execution = self.task_definition.obtain_execution_role()
+            execution.add_to_principal_policy(
+                iam.PolicyStatement(actions=["ecr:GetAuthorizationToken"], resources=["*"])
+            )
+            execution.add_to_principal_policy(
+                iam.PolicyStatement(
+                    actions=[
+                        "ecr:BatchGetImage",
+                        "ecr:GetDownloadUrlForLayer",
+                        "ecr:BatchCheckLayerAvailability",
+                    ],
+                    resources=[
+                        cdk.Stack.of(self).format_arn(service="ecr", resource="repository", resource_name="*")
+                    ],
+                )
+            )
+
         self.instance_role = iam.Role(
             self,
             "RunnerInstanceRole",
@@ -112,6 +134,7 @@ class Compute(Construct):
             managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name("AmazonSSMManagedInstanceCore")],
         )
         results.grant_read_write(self.instance_role)
+        self.read_db_secrets(self.instance_role)
         self.instance_profile = iam.InstanceProfile(self, "RunnerInstanceProfile", role=self.instance_role)
         self.launch_template = ec2.LaunchTemplate(
             self,
@@ -131,6 +154,29 @@ class Compute(Construct):
                 )
             ],
             instance_initiated_shutdown_behavior=ec2.InstanceInitiatedShutdownBehavior.TERMINATE,
+        )
+
+    def read_db_secrets(self, role: iam.IRole) -> None:
+        stack = cdk.Stack.of(self)
+        role.add_to_principal_policy(
+            iam.PolicyStatement(
+                actions=["secretsmanager:GetSecretValue"],
+                resources=[
+                    stack.format_arn(
+                        service="secretsmanager",
+                        resource="secret",
+                        resource_name="rds!*",
+                        arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
+                    )
+                ],
+            )
+        )
+        role.add_to_principal_policy(
+            iam.PolicyStatement(
+                actions=["secretsmanager:GetSecretValue"],
+                resources=["*"],
+                conditions={"Null": {f"secretsmanager:ResourceTag/{TAG_RUN_ID}": "false"}},
+            )
         )
 
     def launch_template_arn(self) -> str:

@@ -44,11 +44,9 @@ ENV_MAX_RUN_HOURS = "BENCHWRIGHT_MAX_RUN_HOURS"
 ENV_BENCHMARK_SM = "BENCHWRIGHT_BENCHMARK_STATE_MACHINE"
 ENV_SUITE_SM = "BENCHWRIGHT_SUITE_STATE_MACHINE"
 ENV_TEARDOWN_FUNCTION = "BENCHWRIGHT_TEARDOWN_FUNCTION"
+ENV_JANITOR_FUNCTION = "BENCHWRIGHT_JANITOR_FUNCTION"
 ENV_METRICS_NAMESPACE = "BENCHWRIGHT_METRICS_NAMESPACE"
 
 METRICS_NAMESPACE = "Benchwright"
 METRIC_LEAKED = "LeakedResources"  # emitted by the janitor: resources found past expires-at
 METRIC_RUN_COST = "RunCostUSD"  # emitted by the Price stage: estimated cost of one run
-
-# Where the nightly suite lives in the results bucket (uploaded by the stack).
-SUITE_PREFIX = "suites/nightly/"

@@ -20,6 +20,11 @@ from infra import constants as c
 from infra.config import StageConfig
 from infra.workflow import Workflow
 
+# functions/_common.py publishes EMF metrics with powertools: namespace Benchwright, one dimension
+# "service". A stage has its own account-region metric space only through its functions' names, so
+# two stages in one account share these metrics (the alarms then watch both).
+METRIC_DIMENSIONS = {"service": "benchwright"}
+
 
 class Monitoring(Construct):
     """SNS alarm topic + three alarms + a daily cost budget."""
@@ -58,7 +63,7 @@ class Monitoring(Construct):
         leaked = cloudwatch.Metric(
             namespace=c.METRICS_NAMESPACE,
             metric_name=c.METRIC_LEAKED,
-            dimensions_map={"Stage": stage.name},
+            dimensions_map=METRIC_DIMENSIONS,
             statistic="Maximum",
             period=cdk.Duration.hours(1),
         )
@@ -74,7 +79,7 @@ class Monitoring(Construct):
         spend = cloudwatch.Metric(
             namespace=c.METRICS_NAMESPACE,
             metric_name=c.METRIC_RUN_COST,
-            dimensions_map={"Stage": stage.name},
+            dimensions_map=METRIC_DIMENSIONS,
             statistic="Sum",
             period=cdk.Duration.days(1),
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import aws_cdk as cdk
 
+from infra.permissions import RUN_INSTANCES_USES
 from infra.stack import BenchwrightStack
 
 # Whole rules acknowledged for the stack, with the reason.
@@ -39,7 +40,7 @@ S3_ACTIONS = "CDK bucket grant helpers on our own results bucket (object-level r
 WILDCARD_RESOURCES = (
     "only actions IAM cannot scope to a resource (Describe*/List*, GetMetricData, pricing:GetProducts, "
     "tag:GetResources, timestream:DescribeEndpoints) or create/delete calls guarded by "
-    "aws:RequestTag / aws:ResourceTag conditions on benchwright:managed=true"
+    "aws:RequestTag / aws:ResourceTag conditions on the benchwright:run-id tag"
 )
 
 
@@ -77,6 +78,19 @@ def acknowledgments(stack: BenchwrightStack) -> dict[str, str]:
     )
     acks[iam5.format("Resource::" + arn.format("secretsmanager", "secret:rds!*"))] = (
         "RDS-managed master-user secrets are named rds!<id> by RDS; the id is only known at run time"
+    )
+    for kind in RUN_INSTANCES_USES:
+        where = (
+            f"arn:<AWS::Partition>:ec2:{region}::{kind}/*"
+            if kind == "image"
+            else arn.format("ec2", f"{kind}/*")
+        )
+        acks[iam5.format("Resource::" + where)] = (
+            "RunInstances also authorizes the existing AMI, subnet, security group, launch template and key "
+            "pair it uses; those carry no request tags, the instance itself is tag-conditioned"
+        )
+    acks[iam5.format("Resource::" + arn.format("ecr", "repository/*"))] = (
+        "the runner image is given by URI and may be any repository of this account"
     )
     for machine in (stack.workflow.benchmark, stack.workflow.suite):
         name = _logical(stack, machine)

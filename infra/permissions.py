@@ -1,9 +1,8 @@
 """Least privilege per stage Lambda: each state gets only the actions its stage performs.
 
 Data actions name their resources (the results bucket, the Slack secret, the Timestream table).
-Create calls must carry the run tags (aws:RequestTag) and delete/stop calls may only touch resources
-that carry ``benchwright:managed=true`` (aws:ResourceTag), so a bug cannot delete someone else's
-database. Describe/List/GetMetricData calls do not support resource scoping in IAM: those, and only
+Create calls must carry a ``benchwright:run-id`` tag (aws:RequestTag) and modify/delete/stop calls may
+only touch resources that carry one (aws:ResourceTag), so a bug cannot delete someone else's database. Describe/List/GetMetricData calls do not support resource scoping in IAM: those, and only
 those, use ``*`` resources, which docs/deploy.md and the cdk-nag acknowledgments explain.
 """
 
@@ -21,22 +20,29 @@ from infra.config import StageConfig
 from infra.storage import Storage
 
 DESCRIBE = [
-    "rds:DescribeDBInstances", "rds:DescribeDBClusters", "elasticache:DescribeReplicationGroups",
-    "elasticache:DescribeCacheClusters", "memorydb:DescribeClusters", "ec2:DescribeInstances",
-    "ec2:DescribeInstanceStatus", "ec2:DescribeSubnets",
+    "rds:DescribeDBInstances", "rds:DescribeDBClusters", "rds:DescribeDBParameterGroups",
+    "rds:DescribeDBClusterParameterGroups", "rds:ListTagsForResource",
+    "elasticache:DescribeReplicationGroups", "elasticache:DescribeCacheClusters",
+    "elasticache:ListTagsForResource", "memorydb:DescribeClusters", "memorydb:ListTags",
+    "ec2:DescribeInstances", "ec2:DescribeInstanceStatus", "ec2:DescribeSubnets",
+    "ec2:DescribeNetworkInterfaces", "ec2:DescribeAvailabilityZones",
 ]  # fmt: skip
 CREATE = [
-    "rds:CreateDBInstance", "rds:CreateDBCluster", "rds:CreateDBSubnetGroup", "rds:AddTagsToResource",
-    "elasticache:CreateReplicationGroup", "elasticache:CreateCacheSubnetGroup", "elasticache:AddTagsToResource",
-    "memorydb:CreateCluster", "memorydb:CreateSubnetGroup", "memorydb:TagResource",
-    "ec2:RunInstances", "ec2:CreateTags",
+    "rds:CreateDBInstance", "rds:CreateDBCluster", "rds:CreateDBParameterGroup",
+    "rds:CreateDBClusterParameterGroup", "rds:AddTagsToResource",
+    "elasticache:CreateReplicationGroup", "elasticache:AddTagsToResource",
+    "memorydb:CreateCluster", "memorydb:TagResource",
+    "ec2:RunInstances", "ec2:CreateNetworkInterface", "ec2:CreateTags",
 ]  # fmt: skip
+MODIFY = ["rds:ModifyDBParameterGroup", "rds:ModifyDBClusterParameterGroup"]
 DELETE = [
-    "rds:DeleteDBInstance", "rds:DeleteDBCluster", "rds:DeleteDBSubnetGroup",
-    "elasticache:DeleteReplicationGroup", "elasticache:DeleteCacheSubnetGroup",
-    "memorydb:DeleteCluster", "memorydb:DeleteSubnetGroup",
-    "ec2:TerminateInstances", "ecs:StopTask",
+    "rds:DeleteDBInstance", "rds:DeleteDBCluster", "rds:DeleteDBParameterGroup",
+    "rds:DeleteDBClusterParameterGroup", "elasticache:DeleteReplicationGroup", "memorydb:DeleteCluster",
+    "ec2:TerminateInstances", "ec2:DeleteNetworkInterface", "ecs:StopTask",
 ]  # fmt: skip
+# RunInstances / CreateNetworkInterface also authorize the EXISTING things they use (and the implicit
+# ENI), which carry no request tags: allow those by type; the instance and its volume stay tag-bound.
+RUN_INSTANCES_USES = ["image", "subnet", "security-group", "launch-template", "key-pair", "network-interface"]
 
 
 def _statement(
@@ -50,7 +56,7 @@ def _describe(fn: lambda_.Function) -> None:
 
 
 def _create(fn: lambda_.Function, stage: StageConfig, compute: Compute) -> None:
-    fn.add_to_role_policy(_statement(CREATE, ["*"], StringEquals={f"aws:RequestTag/{c.TAG_MANAGED}": "true"}))
+    fn.add_to_role_policy(_statement(CREATE, ["*"], Null={f"aws:RequestTag/{c.TAG_RUN_ID}": "false"}))
     # RDS-managed master passwords: RDS creates the secret on our behalf, named rds!...
     fn.add_to_role_policy(
         _statement(
@@ -65,22 +71,41 @@ def _create(fn: lambda_.Function, stage: StageConfig, compute: Compute) -> None:
             ],
         )
     )
+    fn.add_to_role_policy(_statement(MODIFY, ["*"], Null={f"aws:ResourceTag/{c.TAG_RUN_ID}": "false"}))
     fn.add_to_role_policy(_statement(["iam:PassRole"], [compute.instance_role.role_arn]))
-    fn.add_to_role_policy(_statement(["ec2:RunInstances"], [compute.launch_template_arn()]))
+    stack = cdk.Stack.of(fn)
+    uses = [
+        stack.format_arn(
+            service="ec2", resource=kind, resource_name="*", account="" if kind == "image" else None
+        )
+        for kind in RUN_INSTANCES_USES
+    ]
+    fn.add_to_role_policy(_statement(["ec2:RunInstances", "ec2:CreateNetworkInterface"], uses))
 
 
 def _delete(fn: lambda_.Function) -> None:
-    fn.add_to_role_policy(
-        _statement(DELETE, ["*"], StringEquals={f"aws:ResourceTag/{c.TAG_MANAGED}": "true"})
-    )
+    fn.add_to_role_policy(_statement(DELETE, ["*"], Null={f"aws:ResourceTag/{c.TAG_RUN_ID}": "false"}))
 
 
 def _read_run_secrets(fn: lambda_.Function) -> None:
     fn.add_to_role_policy(
         _statement(
             ["secretsmanager:GetSecretValue"],
+            [
+                cdk.Stack.of(fn).format_arn(
+                    service="secretsmanager",
+                    resource="secret",
+                    resource_name="rds!*",
+                    arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
+                )
+            ],
+        )
+    )
+    fn.add_to_role_policy(
+        _statement(
+            ["secretsmanager:GetSecretValue"],
             ["*"],
-            StringEquals={f"secretsmanager:ResourceTag/{c.TAG_MANAGED}": "true"},
+            Null={f"secretsmanager:ResourceTag/{c.TAG_RUN_ID}": "false"},
         )
     )
 
@@ -143,9 +168,8 @@ def _price(fn: lambda_.Function) -> None:
 
 
 def _janitor(fn: lambda_.Function) -> None:
-    fn.add_to_role_policy(_statement(["tag:GetResources"], ["*"]))
-    fn.add_to_role_policy(_statement(["ecs:ListTasks"], ["*"]))
-    fn.add_to_role_policy(_statement(["memorydb:ListTags", "elasticache:ListTagsForResource"], ["*"]))
+    fn.add_to_role_policy(_statement(["tag:GetResources", "ecs:ListClusters", "ecs:ListTasks"], ["*"]))
+    fn.add_to_role_policy(_statement(["ecs:DescribeTasks"], ["*"]))
 
 
 GRANTS: dict[str, Callable[[lambda_.Function, StageConfig, Storage, Compute], None]] = {

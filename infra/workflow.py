@@ -18,7 +18,6 @@ import aws_cdk as cdk
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
-from aws_cdk import aws_s3_deployment as s3deploy
 from aws_cdk import aws_scheduler as scheduler
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
@@ -134,7 +133,7 @@ class Workflow(Construct):
                 ],
             )
         )
-        self.nightly_suite_key = self.nightly(suite_asl)
+        self.nightly_group = self.nightly(suite_asl)
         self.janitor_schedule()
 
     # ------------------------------------------------------------------ Lambdas
@@ -237,9 +236,9 @@ class Workflow(Construct):
         return machine
 
     # ------------------------------------------------------------------ schedules
-    def nightly_suite(self) -> dict[str, Any]:
-        """The nightly suite: every benchmark of the configured spec files, validated now (a bad spec
-        fails synth naming its file and field) and merged into one suite document."""
+    def nightly_specs(self) -> list[dict[str, Any]]:
+        """The nightly benchmarks: every benchmark of the configured spec files, validated now (a bad
+        spec fails synth naming its file and field), as the suite workflow takes them."""
         from benchwright.errors import SpecError
         from benchwright.spec import load_suite
 
@@ -248,35 +247,24 @@ class Workflow(Construct):
             path = c.REPO_ROOT / rel
             if not path.is_file():
                 raise SpecError("stage.schedule.suite", f"{rel}: no such spec file")
-            suite = load_suite(path)
-            benchmarks += [b.model_dump(mode="json", exclude_defaults=True) for b in suite.benchmarks]
+            for bench in load_suite(path).benchmarks:
+                if bench.target.provider == "local" or bench.runner.platform == "local":
+                    raise SpecError(
+                        f"{rel}: {bench.name}", "a nightly benchmark needs a cloud target and runner"
+                    )
+                benchmarks.append(bench.model_dump(mode="json", exclude_defaults=True))
         names = [b["name"] for b in benchmarks]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             raise SpecError("stage.schedule.suite", f"benchmark names must be unique: {', '.join(dupes)}")
-        return {"suite": f"nightly-{self.stage.name}", "benchmarks": benchmarks}
+        return benchmarks
 
     def nightly(self, suite_asl: Path) -> str:
-        """Schedule the suite workflow with the nightly suite. The suite travels inline in the
-        schedule's input when it fits (Scheduler allows 8 KiB); otherwise the stack stores it in the
-        results bucket and the input points at it (``suite_source``)."""
-        suite = self.nightly_suite()
-        inline = json.dumps(suite, separators=(",", ":"))
-        suite_input: dict[str, Any] = {"trigger": "schedule", "tags": {"trigger": "nightly"}}
-        if len(inline) <= SCHEDULER_INPUT_LIMIT:
-            suite_input["suite"] = suite
-        else:
-            key = f"{c.SUITE_PREFIX}suite.json"
-            s3deploy.BucketDeployment(
-                self,
-                "NightlySuite",
-                sources=[s3deploy.Source.data(key, inline)],
-                destination_bucket=self.storage.results,
-                prune=False,
-                retain_on_delete=False,
-                memory_limit=256,
-            )
-            suite_input["suite_source"] = {"bucket": self.storage.results.bucket_name, "key": key}
+        """One EventBridge Scheduler schedule per nightly benchmark (same cron and time zone, one
+        schedule group), each starting the suite workflow with that spec inline in its input: the
+        suite workflow expands one spec's matrix, and Scheduler's input limit is 8 KiB."""
+        from benchwright.errors import SpecError
+
         role = iam.Role(
             self,
             "SchedulerRole",
@@ -284,22 +272,33 @@ class Workflow(Construct):
             description="EventBridge Scheduler: start the nightly suite",
         )
         self.suite.grant_start_execution(role)
-        scheduler.CfnSchedule(
-            self,
-            "NightlySchedule",
-            description="Benchwright nightly suite",
-            schedule_expression=self.stage.schedule.cron,
-            schedule_expression_timezone=self.stage.schedule.timezone,
-            state="ENABLED" if self.stage.schedule.enabled else "DISABLED",
-            flexible_time_window=scheduler.CfnSchedule.FlexibleTimeWindowProperty(mode="OFF"),
-            target=scheduler.CfnSchedule.TargetProperty(
-                arn=self.suite.state_machine_arn,
-                role_arn=role.role_arn,
-                input=cdk.Stack.of(self).to_json_string(suite_input),
-                retry_policy=scheduler.CfnSchedule.RetryPolicyProperty(maximum_retry_attempts=2),
-            ),
+        group = scheduler.CfnScheduleGroup(
+            self, "NightlyGroup", name=f"benchwright-{self.stage.name}-nightly"
         )
-        return c.SUITE_PREFIX
+        for index, spec in enumerate(self.nightly_specs()):
+            payload = {"spec": spec, "trigger": "schedule"}
+            if len(json.dumps(payload, separators=(",", ":"))) > SCHEDULER_INPUT_LIMIT:
+                raise SpecError(
+                    f"stage.schedule.suite: {spec['name']}", "the spec is over 8000 characters as JSON"
+                )
+            scheduler.CfnSchedule(
+                self,
+                f"Nightly{index}",
+                name=f"{spec['name'][:60]}",
+                group_name=group.ref,  # Ref = the group's name; implies the dependency
+                description=f"Benchwright nightly: {spec['name']}",
+                schedule_expression=self.stage.schedule.cron,
+                schedule_expression_timezone=self.stage.schedule.timezone,
+                state="ENABLED" if self.stage.schedule.enabled else "DISABLED",
+                flexible_time_window=scheduler.CfnSchedule.FlexibleTimeWindowProperty(mode="OFF"),
+                target=scheduler.CfnSchedule.TargetProperty(
+                    arn=self.suite.state_machine_arn,
+                    role_arn=role.role_arn,
+                    input=json.dumps(payload, separators=(",", ":")),
+                    retry_policy=scheduler.CfnSchedule.RetryPolicyProperty(maximum_retry_attempts=2),
+                ),
+            )
+        return group.name or ""
 
     def janitor_schedule(self) -> None:
         """The backstop: every N minutes the janitor deletes tagged resources past expires-at."""

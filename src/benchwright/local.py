@@ -187,17 +187,15 @@ class Orchestrator:
                     self.say(f"{label} target ready: {_describe(state)}")
                 elif stage == "check_runner":
                     tail = LogTail([Path(h.log_pointer) for h in state.runners if h.log_pointer])
-                    try:
-                        state = wait_until(
-                            state,
-                            p,
-                            stage,
-                            lambda s: s.runner_status == "succeeded",
-                            lambda s: [self.say(f"{label} {escape(line)}") for line in tail.new_lines()],
-                        )
-                    finally:
+
+                    def echo(_: RunState, tail: LogTail = tail, label: str = label) -> None:
                         for line in tail.new_lines():
                             self.say(f"{label} {escape(line)}")
+
+                    try:
+                        state = wait_until(state, p, stage, lambda s: s.runner_status == "succeeded", echo)
+                    finally:
+                        echo(state)
                     self.say(f"{label} runner finished")
                 else:
                     state = stage_function(stage)(state, p)

@@ -633,7 +633,7 @@ def enabled_phases(spec: BenchmarkSpec) -> list[str]:
 
     supported = workload_class(spec.workload.name).phases
     written = spec.workload.phases.model_fields_set
-    out = []
+    out: list[str] = []
     for name in ("load", "warmup", "run"):
         p = getattr(spec.workload.phases, name)
         if p is None or not p.enabled:
@@ -676,11 +676,15 @@ def _check_driver(spec: BenchmarkSpec, props: dict[str, str], q: Any) -> None:
     from benchwright.runner.drivers import driver_class
 
     try:
-        placeholder = {"postgres.url": "postgresql://check@127.0.0.1:5432/check",
-                       "mysql.url": "mysql://check@127.0.0.1:3306/check"}  # the target's come later
+        placeholder = {
+            "postgres.url": "postgresql://check@127.0.0.1:5432/check",
+            "mysql.url": "mysql://check@127.0.0.1:3306/check",
+        }  # the target's come later
         driver_class(spec.target.engine)({**placeholder, **props}, 0)
     except SpecError as exc:
-        raise SpecError(q(f"workload.properties.{exc.field}" if exc.field else "workload.properties"), exc.detail) from None
+        raise SpecError(
+            q(f"workload.properties.{exc.field}" if exc.field else "workload.properties"), exc.detail
+        ) from None
     except Exception:  # anything else is for the runner to report against the real server
         return
 

@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from benchwright.providers.local.sqlite_store import SQLiteResultStore
@@ -35,6 +36,17 @@ def accepting(port: int) -> bool:
     with socket.socket() as s:
         s.settimeout(1)
         return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def in_process_group(pgid: int) -> list[int]:
+    found = []
+    for p in psutil.process_iter():
+        try:
+            if os.getpgid(p.pid) == pgid and p.status() != psutil.STATUS_ZOMBIE:
+                found.append(p.pid)
+        except (ProcessLookupError, psutil.Error):
+            continue
+    return found
 
 
 def ports_in(output: str) -> list[int]:
@@ -154,7 +166,7 @@ def test_ctrl_c_tears_down_and_stores_the_partial_result(
 def test_a_killed_runner_tears_down_and_marks_the_run_aborted(
     slow_run: tuple[subprocess.Popen[str], Path, Path],
 ) -> None:
-    proc, out, store = slow_run
+    proc, out, _store = slow_run
     lines: list[str] = []
     port = int(read_until(proc, r"target ready: 127\.0\.0\.1:(\d+)", lines).group(1))
     runner_pid = int(read_until(proc, r"runner started \(pid (\d+)\)", lines).group(1))
@@ -163,6 +175,7 @@ def test_a_killed_runner_tears_down_and_marks_the_run_aborted(
     output = finish(proc, lines)
     assert proc.returncode == 1, output[-3000:]
     assert not accepting(port)
+    assert not in_process_group(runner_pid)  # the runner's worker processes went with it
     record = RunRecord.model_validate_json((out / "run.json").read_text())
     assert record.status == "aborted"
     assert "RunnerFailed" in (record.error or "")

@@ -216,6 +216,8 @@ class World:
             docs = fake_documents(plan, datetime.now(UTC) - timedelta(seconds=260))
             rbucket, rkey = handle["result_pointer"][5:].split("/", 1)
             s3.put_object(Bucket=rbucket, Key=rkey, Body=json.dumps(docs))
+            if handle["details"].get("kind") == "ec2":  # the runner instance shuts itself down
+                self.clients("ec2").terminate_instances(InstanceIds=[handle["id"]])
 
     # -- executions -----------------------------------------------------------------------
     def execute(self, machine: str, payload: dict[str, Any], timeout_s: float = 120.0) -> dict[str, Any]:
@@ -249,6 +251,21 @@ class World:
             "cause": described.get("cause"),
             "events": events,
         }
+
+    def record(self, run_id: str) -> dict[str, Any]:
+        """The run record the workflow saved in S3 ({} when there is none)."""
+        s3 = self.clients("s3")
+        try:
+            body = s3.get_object(Bucket=self.settings.results_bucket, Key=f"runs/{run_id}/record.json")[
+                "Body"
+            ]
+        except Exception:
+            return {}
+        data: dict[str, Any] = json.loads(body.read())
+        return data
+
+    def record_error(self, run_id: str) -> str | None:
+        return self.record(run_id).get("error")
 
     def leftovers(self, run_id: str) -> list[Any]:
         from benchwright.providers.aws.janitor import leftovers

@@ -113,29 +113,46 @@ def quickstart() -> dict:
     return suite()["benchmarks"][0]
 
 
-def test_submit_suite_starts_the_suite_workflow(cloud: CloudBackend) -> None:
-    status, body = call(event("POST", "/runs", {"suite": suite()}))
+def started(body: dict) -> str:
+    """The run id of a one-benchmark submission."""
+    (run,) = body["runs"]
+    return str(run["run_id"])
+
+
+def test_submit_suite_starts_one_run_per_benchmark(cloud: CloudBackend) -> None:
+    status, body = call(event("POST", "/runs", {"suite": suite(), "tags": {"team": "perf"}}))
     assert status == 201, body
-    assert body["kind"] == "suite"
-    kind, execution = cloud.describe(body["run_id"])
+    assert [r["spec_name"] for r in body["runs"]] == [b["name"] for b in suite()["benchmarks"]]
+    for run in body["runs"]:
+        kind, execution = cloud.describe(run["run_id"])
+        assert kind == run["kind"] == "benchmark"
+        state = json.loads(execution["input"])
+        assert state["run_id"] == run["run_id"] and state["spec"]["tags"]["team"] == "perf"
+
+
+def test_spec_with_a_matrix_runs_as_a_suite(cloud: CloudBackend) -> None:
+    spec = quickstart()
+    spec["matrix"] = {"workload.phases.run.threads": [4, 8]}
+    status, body = call(event("POST", "/runs", {"spec": spec}))
+    assert status == 201, body
+    (run,) = body["runs"]
+    kind, execution = cloud.describe(run["run_id"])
     assert kind == "suite"
-    assert [b["name"] for b in json.loads(execution["input"])["suite"]["benchmarks"]] == [
-        b["name"] for b in suite()["benchmarks"]
-    ]
+    assert json.loads(execution["input"])["spec"]["matrix"] == spec["matrix"]
 
 
 def test_submit_spec_starts_an_execution_named_by_the_run_id(cloud: CloudBackend) -> None:
     status, body = call(event("POST", "/runs", {"spec": quickstart()}))
     assert status == 201, body
-    _kind, execution = cloud.describe(body["run_id"])
-    assert execution["executionArn"] == body["execution_arn"]
-    started = json.loads(execution["input"])
-    assert started["run_id"] == body["run_id"]
+    (run,) = body["runs"]
+    kind, execution = cloud.describe(run["run_id"])
+    assert kind == "benchmark"
+    assert execution["executionArn"] == run["execution_arn"]
+    assert json.loads(execution["input"])["run_id"] == run["run_id"]
 
 
 def test_get_run_returns_status_and_record_fields(cloud: CloudBackend) -> None:
-    _, submitted = call(event("POST", "/runs", {"spec": quickstart()}))
-    run_id = submitted["run_id"]
+    run_id = started(call(event("POST", "/runs", {"spec": quickstart()}))[1])
     record = {"run_id": run_id, "spec_name": "quickstart", "cost": {"total": 0.5}, "cells": [
         {"cell_id": "c1", "validity": [{"code": "too_short", "severity": "warning", "message": "m"}], "metrics": []}
     ]}  # fmt: skip
@@ -150,7 +167,7 @@ def test_get_run_returns_status_and_record_fields(cloud: CloudBackend) -> None:
 
 
 def test_list_runs_newest_first_and_limit_validated(cloud: CloudBackend) -> None:
-    ids = [call(event("POST", "/runs", {"spec": quickstart()}))[1]["run_id"] for _ in range(2)]
+    ids = [started(call(event("POST", "/runs", {"spec": quickstart()}))[1]) for _ in range(2)]
     status, body = call(event("GET", "/runs", query={"limit": "10"}))
     assert status == 200
     assert set(ids) <= {r["run_id"] for r in body["runs"]}
@@ -159,7 +176,7 @@ def test_list_runs_newest_first_and_limit_validated(cloud: CloudBackend) -> None
 
 
 def test_report_is_a_presigned_link(cloud: CloudBackend) -> None:
-    run_id = call(event("POST", "/runs", {"spec": quickstart()}))[1]["run_id"]
+    run_id = started(call(event("POST", "/runs", {"spec": quickstart()}))[1])
     status, body = call(event("GET", f"/runs/{run_id}/report"))
     assert status == 404 and body["error"] == "run_not_found"
     boto3.client("s3", region_name=REGION).put_object(
@@ -170,17 +187,53 @@ def test_report_is_a_presigned_link(cloud: CloudBackend) -> None:
     assert "X-Amz-Signature" in body["url"] and run_id in body["url"]
 
 
+class RecordingLambda:
+    """Stands in for the Lambda client: records asynchronous invocations."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict]] = []
+
+    def invoke(self, FunctionName: str, InvocationType: str, Payload: bytes) -> dict:
+        assert InvocationType == "Event"
+        self.calls.append((FunctionName, json.loads(Payload)))
+        return {"StatusCode": 202}
+
+
 def test_cancel_stops_a_running_execution_and_starts_teardown(cloud: CloudBackend) -> None:
     sfn = boto3.client("stepfunctions", region_name=REGION)
     waiting = json.dumps({"StartAt": "W", "States": {"W": {"Type": "Wait", "Seconds": 3600, "End": True}}})
     sfn.update_state_machine(stateMachineArn=cloud.benchmark_arn, definition=waiting)
-    boto3.client("iam", region_name=REGION).create_role(RoleName="fn", AssumeRolePolicyDocument="{}")
-    cloud.teardown_function = None  # no janitor deployed in this test: teardown reported as not started
-    run_id = call(event("POST", "/runs", {"spec": quickstart()}))[1]["run_id"]
+    recorder = RecordingLambda()
+    cloud._clients["lambda"] = recorder
+    cloud.teardown_function, cloud.janitor_function = "teardown-fn", "janitor-fn"
+    run_id = started(call(event("POST", "/runs", {"spec": quickstart()}))[1])
     status, body = call(event("POST", f"/runs/{run_id}/cancel"))
     assert status == 200, body
-    assert body["status"] in {"ABORTED", "ALREADY_FINISHED"}
-    assert cloud.describe(run_id)[1]["status"] in {"ABORTED", "SUCCEEDED"}
+    assert body == {"run_id": run_id, "status": "ABORTED", "teardown_started": True}
+    assert cloud.describe(run_id)[1]["status"] == "ABORTED"
+    assert ("janitor-fn", {"run_id": run_id, "reason": "cancelled"}) in recorder.calls
+    status, body = call(event("POST", f"/runs/{run_id}/cancel"))
+    assert body["status"] == "ALREADY_FINISHED"
+
+
+def test_teardown_gets_each_cells_latest_state_from_the_history() -> None:
+    from benchwright.api.backend import latest_run_states
+
+    def exited(output: dict) -> dict:
+        return {
+            "type": "TaskStateExited",
+            "stateExitedEventDetails": {"name": "X", "output": json.dumps(output)},
+        }
+
+    newest_first = [
+        exited({"run_id": "r", "cell_id": "c1", "spec": {}, "target": {"id": "db-2"}}),
+        exited({"run_id": "r", "cell_id": "c0", "spec": {}, "target": {"id": "db-1"}}),
+        exited({"run_id": "r", "cell_id": "c1", "spec": {}, "target": {}}),
+        {"type": "ExecutionStarted", "executionStartedEventDetails": {"input": "{}"}},
+        exited({"not": "a run state"}),
+    ]
+    states = latest_run_states(newest_first)
+    assert [(s["cell_id"], s["target"]) for s in states] == [("c1", {"id": "db-2"}), ("c0", {"id": "db-1"})]
 
 
 @pytest.mark.parametrize(
@@ -236,3 +289,11 @@ def test_openapi_document_is_up_to_date() -> None:
 def test_openapi_lists_every_route() -> None:
     doc = json.loads(api.openapi_json())
     assert set(doc["paths"]) == {"/runs", "/runs/{run_id}", "/runs/{run_id}/report", "/runs/{run_id}/cancel"}
+
+
+def test_lambda_module_serves_the_routes(cloud: CloudBackend) -> None:
+    from functions.api import handler
+
+    out = handler(event("GET", "/runs", query={"limit": "5"}), Context())
+    assert out["statusCode"] == 200
+    assert json.loads(out["body"]) == {"runs": []}

@@ -22,7 +22,7 @@ class FakeApi(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(length)) if length else None
         SEEN.append({"path": self.path, "auth": self.headers.get("Authorization", ""), "body": body})
         status = 404 if "missing" in self.path else 201
-        payload = {"error": "run_not_found"} if status == 404 else {"run_id": "run-1", "kind": "suite"}
+        payload = {"error": "run_not_found"} if status == 404 else {"runs": [{"run_id": "run-1"}]}
         data = json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Length", str(len(data)))
@@ -51,7 +51,7 @@ def api(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 def test_submit_posts_the_suite_signed_with_sigv4(api: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["submit", str(ROOT / "examples" / "quickstart.yaml"), "--api-url", api]) == 0
-    assert json.loads(capsys.readouterr().out)["run_id"] == "run-1"
+    assert json.loads(capsys.readouterr().out)["runs"][0]["run_id"] == "run-1"
     (request,) = SEEN
     assert request["path"] == "/v1/runs"
     assert request["auth"].startswith("AWS4-HMAC-SHA256 Credential=testing/")

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from benchwright.errors import SpecError, TargetUnreachable
 from benchwright.runner.drivers import capabilities, new_driver
 from benchwright.runner.drivers.base import Capability
 from benchwright.runner.drivers.mysql import MySQLDriver, parse_url
-from benchwright.runner.engine import PhaseConfig, run_phase
+from benchwright.runner.engine import ERROR_ABORT_S, PhaseConfig, run_phase
 from benchwright.runner.measure import Status
 from tests.runner.conftest import _wait_for_port as wait_for_port
 from tests.runner.conftest import free_port
@@ -111,7 +112,7 @@ def test_bad_urls_name_the_property(url: str, message: str) -> None:
 def test_recover_reconnects_after_the_server_killed_the_connection(
     driver: MySQLDriver, mysql_url: str
 ) -> None:
-    conn_id = driver.fetchone("SELECT CONNECTION_ID()")[0]  # type: ignore[index]
+    conn_id = driver.fetchone("SELECT CONNECTION_ID()")[0]
     killer = MySQLDriver({"mysql.url": mysql_url})
     killer.connect()
     killer.execute(f"KILL CONNECTION {int(conn_id)}")
@@ -252,10 +253,13 @@ def test_server_restarted_mid_run_errors_are_counted_and_the_run_finishes(
     }
     run_phase(PhaseConfig(workload="oltp", phase="load", engine="mysql", properties=props, processes=1))
     restarted = threading.Event()
+    downtime: list[float] = []
 
     def restart() -> None:
+        down = time.monotonic()
         private_mariadb.kill()
         private_mariadb.start()
+        downtime.append(time.monotonic() - down)
         restarted.set()
 
     def restart_when_running(elapsed: float, ops: int, rate: float) -> None:
@@ -275,9 +279,13 @@ def test_server_restarted_mid_run_errors_are_counted_and_the_run_finishes(
         ),
         progress=restart_when_running,
     )
-    assert restarted.is_set()
+    assert restarted.wait(60), "the restart never happened"
     statuses = doc.operations["oltp_point_select"].statuses
     assert statuses.get("ERROR", 0) > 0 and statuses.get("OK", 0) > 200
     assert any(f.code == "error_rate" for f in doc.validity)
-    assert not doc.aborted  # the driver reconnected after the restart and the run went on to its end
-    assert doc.intervals[-1].errors == 0 and sum(doc.intervals[-1].operations.values()) > 0
+    if downtime[0] < ERROR_ABORT_S - 0.5:
+        # The driver reconnected after the restart and the run went on to its end.
+        assert not doc.aborted
+        assert doc.intervals[-1].errors == 0 and sum(doc.intervals[-1].operations.values()) > 0
+    else:  # a slow restart on a busy host: the engine gives up on a dead server, partial and flagged
+        assert doc.aborted and any(f.code == "server_lost" for f in doc.validity)

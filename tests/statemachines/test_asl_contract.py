@@ -116,3 +116,27 @@ def test_suite_cells_run_the_benchmark_states_inline() -> None:
 def test_every_handler_imports(target: str) -> None:
     module, func = target.rsplit(".", 1)
     assert callable(getattr(importlib.import_module(module), func))
+
+
+def test_asl_validator_accepts_both_files() -> None:
+    """npm asl-validator (installed by the deploy tooling) catches graph errors JSON checks miss."""
+    import shutil
+    import subprocess
+
+    tool = Path(__file__).resolve().parents[2] / "node_modules" / ".bin" / "asl-validator"
+    if not tool.exists() or shutil.which("node") is None:
+        pytest.skip("asl-validator is not installed (npm ci)")
+    out = subprocess.run(
+        [
+            str(tool),
+            "--json-path",
+            str(ROOT / "benchmark.asl.json"),
+            "--json-path",
+            str(ROOT / "suite.asl.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr

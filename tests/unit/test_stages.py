@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from benchwright.errors import ProvisioningFailed, RunnerFailed
+from benchwright.errors import ProvisioningFailed
 from benchwright.local import run_spec, scale_down
 from benchwright.providers.base import (
     Credentials,
@@ -192,7 +192,7 @@ def world(tmp_path: Path) -> dict[str, Any]:
 
 
 def quiet() -> Console:
-    return Console(file=open("/dev/null", "w"))  # noqa: SIM115
+    return Console(file=open("/dev/null", "w"))
 
 
 def test_a_run_walks_every_stage_and_tears_every_cell_down(world: dict[str, Any]) -> None:
@@ -327,3 +327,55 @@ def test_scale_down_keeps_the_spec_valid_and_small() -> None:
     assert small.repeats == 1
     assert small.matrix["workload.phases.run.threads"] == [1, 2]
     assert small.workload.phases.run is not None and small.workload.phases.run.duration_s == 2.0
+
+
+def test_slack_from_the_spec_gets_one_message_per_run(
+    world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    from benchwright.providers.local import default_notifier
+
+    received: list[dict[str, Any]] = []
+
+    class Hook(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            received.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args: Any) -> None:
+            return None
+
+    server = HTTPServer(("127.0.0.1", 0), Hook)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv("BW_TEST_HOOK", f"http://127.0.0.1:{server.server_port}/hook")
+    spec = parse_spec({**SPEC, "notify": {"slack": {"webhook_env": "BW_TEST_HOOK"}}})
+
+    def factory(out: Path, s: Any) -> Providers:
+        providers: Providers = world["factory"](out, s)
+        providers.notifier = default_notifier(s.notify.model_dump())
+        return providers
+
+    try:
+        outcome = run_spec(spec, world["out"], factory, quiet())
+    finally:
+        server.shutdown()
+    assert outcome.record.status == "succeeded"
+    assert len(received) == 1
+    assert "fake" in json.dumps(received[0])
+    assert f"{server.server_port}/hook" not in outcome.record.model_dump_json()  # the webhook is never stored
+
+
+def test_notify_on_failure_skips_a_successful_run() -> None:
+    from benchwright.providers.local import ConditionalNotifier
+
+    inner = RecordingNotifier()
+    record = RunRecord(run_id="r", spec_name="s", started_at="2026-01-01T00:00:00Z", status="succeeded")
+    ConditionalNotifier(inner, "failure").notify(record)
+    assert inner.records == []
+    ConditionalNotifier(inner, "failure").notify(record.model_copy(update={"status": "aborted"}))
+    assert len(inner.records) == 1

@@ -29,6 +29,7 @@ from benchwright.api.models import (
     RunDetail,
     RunList,
     RunSummary,
+    StartedRun,
     SubmitRequest,
     SubmitResponse,
 )
@@ -93,19 +94,18 @@ def _no_route(exc: Exception) -> Response[str]:
     )
 
 
-def _validate(request: SubmitRequest) -> tuple[str, str, dict[str, Any]]:
-    """(kind, name, normalised document) after the spec models have accepted it."""
+def _validate(request: SubmitRequest) -> list[dict[str, Any]]:
+    """The benchmarks to start, each normalised, after the spec models have accepted them."""
     from benchwright.spec import parse_spec, parse_suite
 
     if request.suite is not None:
         suite = parse_suite(request.suite)
         for i, bench in enumerate(suite.benchmarks):
             _cloud_only(bench.target.provider, bench.runner.platform, f"benchmarks[{i}].")
-        return "suite", suite.suite, suite.model_dump(mode="json")
+        return [b.model_dump(mode="json") for b in suite.benchmarks]
     spec = parse_spec(request.spec)
     _cloud_only(spec.target.provider, spec.runner.platform, "")
-    kind = "suite" if spec.matrix or spec.repeats > 1 else "benchmark"
-    return kind, spec.name, spec.model_dump(mode="json")
+    return [spec.model_dump(mode="json")]
 
 
 def _cloud_only(provider: str, platform: str, prefix: str) -> None:
@@ -120,19 +120,21 @@ def _cloud_only(provider: str, platform: str, prefix: str) -> None:
 
 @resolver.post(
     "/runs",
-    summary="Submit a benchmark spec or a suite",
+    summary="Submit a benchmark spec or a suite (one run per benchmark)",
     responses={201: OpenAPIResponse(description="started"), **ERRORS},
 )
 def submit(request: Annotated[SubmitRequest, Body()]) -> Response[str]:
-    kind, name, document = _validate(request)
-    run_id = new_run_id()
-    if kind == "suite":
-        suite = document if "benchmarks" in document else {"suite": name, "benchmarks": [document]}
-        payload: dict[str, Any] = {"run_id": run_id, "suite": suite, "tags": request.tags, "trigger": "api"}
-    else:
-        payload = {"run_id": run_id, "spec_name": name, "spec": document}
-    arn = backend().start(kind, run_id, payload)
-    body = SubmitResponse(run_id=run_id, kind=kind, execution_arn=arn)  # type: ignore[arg-type]
+    started: list[StartedRun] = []
+    for spec in _validate(request):
+        run_id = new_run_id()
+        spec["tags"] = {**spec.get("tags", {}), **request.tags}
+        if spec.get("matrix") or int(spec.get("repeats", 1)) > 1:
+            kind, payload = "suite", {"run_id": run_id, "spec": spec, "trigger": "api"}
+        else:
+            kind, payload = "benchmark", {"run_id": run_id, "spec_name": spec["name"], "spec": spec}
+        arn = backend().start(kind, run_id, payload)
+        started.append(StartedRun(run_id=run_id, spec_name=spec["name"], kind=kind, execution_arn=arn))  # type: ignore[arg-type]
+    body = SubmitResponse(runs=started)
     return Response(status_code=201, content_type=content_types.APPLICATION_JSON, body=body.model_dump_json())
 
 
@@ -151,7 +153,7 @@ def list_runs(
     status: Annotated[Status | None, Query()] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
 ) -> RunList:
-    return RunList(runs=[_summary(kind, e) for kind, e in backend().list(status, limit)])
+    return RunList(runs=[_summary(kind, e) for kind, e in backend().list_runs(status, limit)])
 
 
 @resolver.get("/runs/<run_id>", summary="Status, summary, validity and cost of a run", responses=ERRORS)
@@ -194,7 +196,7 @@ def cancel(run_id: Annotated[str, Path(pattern=RUN_ID_PATTERN)]) -> CancelRespon
     if execution["status"] != "RUNNING":
         return CancelResponse(run_id=run_id, status="ALREADY_FINISHED", teardown_started=False)
     backend().stop(execution["executionArn"], "cancelled through the API")
-    started = backend().start_teardown(run_id)
+    started = backend().start_teardown(execution["executionArn"], run_id)
     return CancelResponse(run_id=run_id, status="ABORTED", teardown_started=started)
 
 

@@ -22,6 +22,22 @@ class RunNotFound(Exception):
     """No execution with that run id in either state machine."""
 
 
+def latest_run_states(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """From history events (newest first): the newest run state of each cell (a suite's inline Map
+    runs several cells in one execution), so each cell's Teardown gets its own handles."""
+    seen: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for event in events:
+        details = event.get("stateExitedEventDetails") or {}
+        try:
+            output = json.loads(details.get("output") or "null")
+        except ValueError:
+            continue
+        if isinstance(output, dict) and "run_id" in output and "spec" in output:
+            key = (output["run_id"], output.get("cell_id"), output.get("repeat"))
+            seen.setdefault(key, output)
+    return list(seen.values())
+
+
 def new_run_id(now: datetime | None = None) -> str:
     now = now or datetime.now(UTC)
     return f"run-{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
@@ -35,6 +51,7 @@ class CloudBackend:
     suite_arn: str
     bucket: str
     teardown_function: str | None = None
+    janitor_function: str | None = None
     region: str | None = None
     _clients: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -46,6 +63,7 @@ class CloudBackend:
             suite_arn=env.get("BENCHWRIGHT_SUITE_STATE_MACHINE", ""),
             bucket=env.get("BENCHWRIGHT_RESULTS_BUCKET", ""),
             teardown_function=env.get("BENCHWRIGHT_TEARDOWN_FUNCTION"),
+            janitor_function=env.get("BENCHWRIGHT_JANITOR_FUNCTION"),
             region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION"),
         )
 
@@ -80,7 +98,7 @@ class CloudBackend:
                 continue
         raise RunNotFound(run_id)
 
-    def list(self, status: str | None, limit: int) -> list[tuple[str, dict[str, Any]]]:
+    def list_runs(self, status: str | None, limit: int) -> list[tuple[str, dict[str, Any]]]:
         sfn = self.client("stepfunctions")
         out: list[tuple[str, dict[str, Any]]] = []
         for kind in ("benchmark", "suite"):
@@ -96,16 +114,32 @@ class CloudBackend:
             executionArn=execution_arn, error="Cancelled", cause=cause
         )
 
-    def start_teardown(self, run_id: str) -> bool:
-        """Ask the janitor to sweep this run's resources by tag (stopping skips the ASL's Catch)."""
-        if not self.teardown_function:
-            return False
-        self.client("lambda").invoke(
-            FunctionName=self.teardown_function,
-            InvocationType="Event",
-            Payload=json.dumps({"run_id": run_id, "reason": "cancelled"}).encode(),
+    def latest_states(self, execution_arn: str) -> list[dict[str, Any]]:
+        """The newest run state of each cell that a task handed on (they hold the target and runner
+        handles), read from the execution history: what Teardown needs to delete exactly that."""
+        pages = (
+            self.client("stepfunctions")
+            .get_paginator("get_execution_history")
+            .paginate(executionArn=execution_arn, reverseOrder=True, includeExecutionData=True)
         )
-        return True
+        events = [event for page in pages for event in page.get("events", [])]
+        return latest_run_states(events)
+
+    def start_teardown(self, execution_arn: str, run_id: str) -> bool:
+        """Stopping an execution skips its Catch -> Teardown, so start Teardown ourselves with each
+        cell's last known run state; then ask the janitor to sweep whatever carries the run's tags."""
+        invocations: list[tuple[str, dict[str, Any]]] = []
+        if self.teardown_function:
+            for state in self.latest_states(execution_arn):
+                payload = dict(state, caught={"Error": "Cancelled", "Cause": "cancelled through the API"})
+                invocations.append((self.teardown_function, payload))
+        if self.janitor_function:
+            invocations.append((self.janitor_function, {"run_id": run_id, "reason": "cancelled"}))
+        for function, payload in invocations:
+            self.client("lambda").invoke(
+                FunctionName=function, InvocationType="Event", Payload=json.dumps(payload).encode()
+            )
+        return bool(invocations)
 
     # ------------------------------------------------------------------ results bucket
     def record(self, run_id: str) -> dict[str, Any] | None:

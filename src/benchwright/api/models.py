@@ -33,11 +33,18 @@ class SubmitRequest(_Model):
         return self
 
 
-class SubmitResponse(_Model):
+class StartedRun(_Model):
     run_id: str
-    kind: Literal["benchmark", "suite"]
-    status: str = "RUNNING"
+    spec_name: str
+    kind: Literal["benchmark", "suite"]  # which workflow: a spec with a matrix or repeats runs as a suite
     execution_arn: str
+
+
+class SubmitResponse(_Model):
+    """One run per benchmark: a suite of N benchmarks starts N runs (each expands its own matrix)."""
+
+    runs: list[StartedRun]
+    status: str = "RUNNING"
 
 
 class RunSummary(_Model):

@@ -153,3 +153,21 @@ def handle(args: argparse.Namespace) -> int:
             write_output(out, plan, docs, f"phase {phase.phase} aborted: {reasons}")
             return EXIT_ABORTED
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m benchwright.commands.runner``: the same command without loading every CLI family
+    (the local launcher uses it to save a second of start-up per cell)."""
+    parser = argparse.ArgumentParser(prog="benchwright runner")
+    sub = parser.add_subparsers(dest="command", required=True)
+    register(sub)
+    args = parser.parse_args(["runner", *(sys.argv[1:] if argv is None else argv)])
+    try:
+        return int(args.handler(args) or 0)
+    except BenchwrightError as exc:
+        print(f"benchwright: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

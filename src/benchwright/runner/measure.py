@@ -15,6 +15,8 @@ recorded (tests/unit/test_measure.py checks this).
 from __future__ import annotations
 
 import enum
+from array import array
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -74,49 +76,136 @@ class OpSeries:
 
 
 class Recorder:
-    """Collects every operation's latency and status for one worker process (any number of threads).
+    """Collects every operation's latency and status for one thread (the engine gives each thread its
+    own recorder and folds them together with ``absorb`` once the threads have stopped).
 
-    ``record`` runs on the hot path: it is a handful of dict operations and two histogram updates.
-    Threads in one process share the recorder; CPython's GIL makes each ``record`` call's updates
-    atomic enough for counters, and histograms are only read after the threads have stopped.
+    ``record`` runs on the hot path, so it only appends the latency to a per-operation buffer of the
+    current interval (a compact ``array('q')``; memory is bounded by one interval's operations). The
+    buffers are folded into the histograms, counters and interval buckets when an operation ends in
+    another interval and whenever ``ops`` / ``intervals`` are read: a value recorded ``n`` times is
+    added once with count ``n``, which gives exactly the histogram one ``record_value`` per operation
+    would (tests/unit/test_measure.py and tests/unit/test_fastpaths_measure.py check this).
     """
 
     def __init__(self, t0_ns: int, latency_kind: LatencyKind, interval_ns: int = 1_000_000_000) -> None:
         self.t0_ns = t0_ns
         self.latency_kind: LatencyKind = latency_kind
         self.interval_ns = interval_ns
-        self.ops: dict[str, OpSeries] = {}
-        self.intervals: dict[int, IntervalBucket] = {}
+        self._ops: dict[str, OpSeries] = {}
+        self._intervals: dict[int, IntervalBucket] = {}
+        self._keep_service = latency_kind == "response_time"
+        # Operations of the current interval [_lo, _hi) not folded yet. Empty window: the first
+        # record opens one.
+        self._index = 0
+        self._lo = self._hi = 0
+        self._pending: dict[str, array[int]] = {}
+        self._pending_service: dict[str, array[int]] = {}
+        self._pending_status: dict[tuple[str, Status], int] = {}  # every status but OK
+        self._folded = 0
+
+    @property
+    def ops(self) -> dict[str, OpSeries]:
+        """Cumulative per-operation state (folds what is pending first)."""
+        self.flush()
+        return self._ops
+
+    @property
+    def intervals(self) -> dict[int, IntervalBucket]:
+        """Per-interval state keyed by interval number (folds what is pending first)."""
+        self.flush()
+        return self._intervals
 
     def record(self, op: str, start_ns: int, end_ns: int, status: Status, actual_start_ns: int = 0) -> None:
         """Record one operation. ``start_ns`` is the intended start with a target rate, else the actual
         start; ``actual_start_ns`` (paced runs only) lets us also keep the service time."""
+        if not self._lo <= end_ns < self._hi:
+            self._open_interval(end_ns)
         latency_us = (end_ns - start_ns) // 1000 or 1
-        series = self.ops.get(op)
-        if series is None:
-            series = self.ops[op] = OpSeries(
-                service_histogram=new_histogram() if self.latency_kind == "response_time" else None
-            )
         if latency_us > HIGHEST_US:
             latency_us = HIGHEST_US
-        series.histogram.record_value(latency_us)
-        if actual_start_ns and series.service_histogram is not None:
-            series.service_histogram.record_value(max(1, min(HIGHEST_US, (end_ns - actual_start_ns) // 1000)))
-        key = status.value
-        series.statuses[key] = series.statuses.get(key, 0) + 1
+        buffer = self._pending.get(op)
+        if buffer is None:
+            buffer = self._pending[op] = array("q")
+        buffer.append(latency_us)
+        if status is not Status.OK:
+            key = (op, status)
+            self._pending_status[key] = self._pending_status.get(key, 0) + 1
+        if actual_start_ns and self._keep_service:
+            service = self._pending_service.get(op)
+            if service is None:
+                service = self._pending_service[op] = array("q")
+            service.append(max(1, min(HIGHEST_US, (end_ns - actual_start_ns) // 1000)))
 
-        index = (end_ns - self.t0_ns) // self.interval_ns
-        bucket = self.intervals.get(index)
+    def _open_interval(self, end_ns: int) -> None:
+        self.flush()
+        self._index = (end_ns - self.t0_ns) // self.interval_ns
+        self._lo = self.t0_ns + self._index * self.interval_ns
+        self._hi = self._lo + self.interval_ns
+
+    def flush(self) -> None:
+        """Fold the pending operations of the current interval into histograms and counters."""
+        if not self._pending and not self._pending_service:
+            return
+        pending, self._pending = self._pending, {}
+        pending_service, self._pending_service = self._pending_service, {}
+        other_statuses, self._pending_status = self._pending_status, {}
+        bucket = self._intervals.get(self._index)
         if bucket is None:
-            bucket = self.intervals[index] = IntervalBucket()
-        bucket.counts[op] = bucket.counts.get(op, 0) + 1
-        bucket.latency_sum_us[op] = bucket.latency_sum_us.get(op, 0) + latency_us
-        if status is Status.ERROR:
-            bucket.errors[op] = bucket.errors.get(op, 0) + 1
-        bucket.histogram.record_value(latency_us)
+            bucket = self._intervals[self._index] = IntervalBucket()
+        for op, latencies in pending.items():
+            n = len(latencies)
+            series = self._series(op)
+            for value, count in Counter(latencies).items():
+                series.histogram.record_value(value, count)
+                bucket.histogram.record_value(value, count)
+            not_ok = 0
+            for (name, status), count in other_statuses.items():
+                if name == op:
+                    not_ok += count
+                    series.statuses[status.value] = series.statuses.get(status.value, 0) + count
+                    if status is Status.ERROR:
+                        bucket.errors[op] = bucket.errors.get(op, 0) + count
+            if n > not_ok:
+                series.statuses["OK"] = series.statuses.get("OK", 0) + n - not_ok
+            bucket.counts[op] = bucket.counts.get(op, 0) + n
+            bucket.latency_sum_us[op] = bucket.latency_sum_us.get(op, 0) + sum(latencies)
+            self._folded += n
+        for op, services in pending_service.items():
+            hist = self._series(op).service_histogram
+            if hist is not None:
+                for value, count in Counter(services).items():
+                    hist.record_value(value, count)
+
+    def _series(self, op: str) -> OpSeries:
+        series = self._ops.get(op)
+        if series is None:
+            series = self._ops[op] = OpSeries(service_histogram=new_histogram() if self._keep_service else None)
+        return series
 
     def total_operations(self) -> int:
-        return sum(sum(s.statuses.values()) for s in self.ops.values())
+        """Operations recorded so far. Safe to call from another thread while ``record`` runs (the
+        figure may lag by the operations being folded at that instant: it is for progress only)."""
+        return self._folded + sum(len(b) for b in list(self._pending.values()))
+
+    def absorb(self, other: Recorder) -> None:
+        """Fold another recorder of the same process into this one (exact, no encoding round trip)."""
+        for name, source in other.ops.items():
+            series = self._series(name)
+            series.histogram.add(source.histogram)
+            if source.service_histogram is not None:
+                if series.service_histogram is None:
+                    series.service_histogram = new_histogram()
+                series.service_histogram.add(source.service_histogram)
+            for key, n in source.statuses.items():
+                series.statuses[key] = series.statuses.get(key, 0) + n
+        intervals = self.intervals
+        for index, theirs in other.intervals.items():
+            bucket = intervals.get(index)
+            if bucket is None:
+                bucket = intervals[index] = IntervalBucket()
+            _add_counts(bucket, theirs.counts, theirs.errors, theirs.latency_sum_us)
+            bucket.histogram.add(theirs.histogram)
+        self._folded += other.total_operations()
 
     # -------------------------------------------------------------- exchange between processes
     def export(self) -> RecorderExport:
@@ -139,12 +228,11 @@ class Recorder:
 
     def merge(self, other: RecorderExport) -> None:
         """Fold another process's export into this recorder; exact (histogram counts add)."""
+        ops = self.ops
         for name, (hist, service, statuses) in other.ops.items():
-            series = self.ops.get(name)
+            series = ops.get(name)
             if series is None:
-                series = self.ops[name] = OpSeries(
-                    service_histogram=new_histogram() if service is not None else None
-                )
+                series = ops[name] = OpSeries(service_histogram=new_histogram() if service is not None else None)
             series.histogram.add(decode_histogram(hist))
             if service is not None:
                 if series.service_histogram is None:
@@ -152,18 +240,20 @@ class Recorder:
                 series.service_histogram.add(decode_histogram(service))
             for key, n in statuses.items():
                 series.statuses[key] = series.statuses.get(key, 0) + n
-        for index, (counts, errors, sums, hist) in other.intervals.items():
-            bucket = self.intervals.get(index)
+                self._folded += n
+        intervals = self.intervals
+        for index, (counts, errors, sums, encoded) in other.intervals.items():
+            bucket = intervals.get(index)
             if bucket is None:
-                bucket = self.intervals[index] = IntervalBucket()
-            for target, source in (
-                (bucket.counts, counts),
-                (bucket.errors, errors),
-                (bucket.latency_sum_us, sums),
-            ):
-                for op, n in source.items():
-                    target[op] = target.get(op, 0) + n
-            bucket.histogram.add(decode_histogram(hist))
+                bucket = intervals[index] = IntervalBucket()
+            _add_counts(bucket, counts, errors, sums)
+            bucket.histogram.add(decode_histogram(encoded))
+
+
+def _add_counts(bucket: IntervalBucket, counts: dict[str, int], errors: dict[str, int], sums: dict[str, int]) -> None:
+    for target, source in ((bucket.counts, counts), (bucket.errors, errors), (bucket.latency_sum_us, sums)):
+        for op, n in source.items():
+            target[op] = target.get(op, 0) + n
 
 
 @dataclass

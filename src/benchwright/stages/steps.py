@@ -53,11 +53,11 @@ def provision_target(state: RunState, providers: Providers) -> RunState:
     target = providers.target(state.spec["target"], state.run_id, None)
     try:
         handle = target.create()
-    except ProvisioningFailed:
-        raise
-    except Exception as exc:  # an unexpected failure is still a provisioning failure, named
+    except BaseException as exc:  # incl. Ctrl-C mid-create: the handle is not in the state yet, delete here
         with contextlib.suppress(Exception):
             target.delete()
+        if isinstance(exc, (ProvisioningFailed, KeyboardInterrupt)) or not isinstance(exc, Exception):
+            raise
         raise ProvisioningFailed(f"{target.kind} target: {exc}") from exc
     provider = state.spec["target"]["provider"]
     timeout = float(state.spec["target"].get("startup_timeout_s") or READY_TIMEOUT_S.get(provider, 3600.0))

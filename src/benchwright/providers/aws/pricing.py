@@ -104,8 +104,15 @@ class AwsPriceBook(PriceBook):
         target = dict(spec.get("target") or {})
         runner = dict(spec.get("runner") or {})
         items: dict[str, float] = {}
-        items.update(self.target_items(target, duration_s))
-        items.update(self.runner_items(runner, duration_s))
+        missing: list[str] = []
+        for part, lookup in (
+            ("target", lambda: self.target_items(target, duration_s)),
+            ("runner", lambda: self.runner_items(runner, duration_s)),
+        ):
+            try:
+                items.update(lookup())
+            except ProvisioningFailed as exc:  # an unknown price never loses the run's results
+                missing.append(f"{part}: {exc}")
         items["workflow (Lambda + Step Functions)"] = workflow_cost(self.transitions, self.lambda_invocations)
         total = round(sum(items.values()), 6)
         measured = cell.measured if cell is not None else None
@@ -115,7 +122,7 @@ class AwsPriceBook(PriceBook):
             items={k: round(v, 6) for k, v in items.items()},
             ops_per_dollar=(ops / total) if total > 0 and ops else None,
             monthly_nightly=round(total * NIGHTS_PER_MONTH, 4),
-            source="aws-pricing-api",
+            source="aws-pricing-api" + (f" (incomplete: {'; '.join(missing)})" if missing else ""),
         )
 
     # target ----------------------------------------------------------------------------------
@@ -147,7 +154,8 @@ class AwsPriceBook(PriceBook):
             items[f"rds storage {kind} {storage.get('size_gb')} GB"] = (
                 float(storage.get("size_gb", 0)) * gb_month * hours / HOURS_PER_MONTH
             )
-            if storage.get("iops") and kind in RDS_IOPS_FAMILY:
+            billable = float(storage.get("iops") or 0) - (3000 if kind == "gp3" else 0)
+            if billable > 0 and kind in RDS_IOPS_FAMILY:
                 iops_month = p(
                     "AmazonRDS",
                     productFamily="Provisioned IOPS",
@@ -155,7 +163,6 @@ class AwsPriceBook(PriceBook):
                     databaseEngine=engine,
                     volumeType=RDS_VOLUME[kind],
                 )
-                billable = float(storage["iops"]) - (3000 if kind == "gp3" else 0)
                 items[f"rds provisioned IOPS {storage['iops']}"] = (
                     max(0.0, billable) * iops_month * hours / HOURS_PER_MONTH
                 )

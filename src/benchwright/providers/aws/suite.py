@@ -9,6 +9,7 @@ RunRecord under the suite run id, the one history and reports see.
 from __future__ import annotations
 
 import json
+import math
 import secrets
 from datetime import UTC, datetime
 from typing import Any
@@ -16,9 +17,11 @@ from typing import Any
 from benchwright.errors import SpecError
 from benchwright.providers.base import ResultStore
 from benchwright.runs import RunRecord
-from benchwright.spec import expand_matrix, parse_spec
+from benchwright.spec import cell_seconds, expand_matrix, parse_spec
 from benchwright.stages import RunState
 
+POLL_BUDGET = 14  # 17 transitions on the happy path + 14 polls x 3 = 59
+MIN_POLL_S = 15
 MAX_CELLS = 64  # the cells travel in the state (256 KiB) and share one 25,000-event history
 MAX_STATE_BYTES = 200_000
 
@@ -26,6 +29,12 @@ MAX_STATE_BYTES = 200_000
 def new_run_id(now: datetime | None = None) -> str:
     now = now or datetime.now(UTC)
     return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+
+
+def poll_seconds_for(spec: Any, polls: int = POLL_BUDGET) -> int:
+    """A poll interval that keeps a cell within ``polls`` Wait/Check/Choice rounds (3 transitions each),
+    so one execution stays under ~60 state transitions whatever the target's provisioning time."""
+    return max(MIN_POLL_S, math.ceil(cell_seconds(spec) / polls))
 
 
 def cell_run_id(run_id: str, index: int) -> str:
@@ -38,7 +47,7 @@ def expand(event: dict[str, Any]) -> dict[str, Any]:
         raise SpecError("spec", "the suite input needs the benchmark spec under 'spec'")
     spec = parse_spec(event["spec"])  # validate at the edge: nothing is created for a bad spec
     run_id = str(event.get("run_id") or new_run_id())
-    poll = float(event.get("poll_seconds", 30))
+    poll = float(event["poll_seconds"]) if "poll_seconds" in event else poll_seconds_for(spec)
     cells = [(c, r) for c in expand_matrix(spec) for r in range(spec.repeats)]
     if len(cells) > MAX_CELLS:
         raise SpecError("matrix", f"{len(cells)} cells x repeats is more than {MAX_CELLS}; split the spec")

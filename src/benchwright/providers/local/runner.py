@@ -31,7 +31,8 @@ _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
 
 
 def runner_command(plan: Path, out: Path) -> list[str]:
-    return [sys.executable, "-m", "benchwright.cli", "runner", "--plan", str(plan), "--out", str(out)]
+    """`benchwright runner --plan P --out O`, via the runner module alone (faster start-up)."""
+    return [sys.executable, "-m", "benchwright.commands.runner", "--plan", str(plan), "--out", str(out)]
 
 
 def child_environment(credentials: Credentials) -> dict[str, str]:
@@ -89,6 +90,8 @@ class SubprocessLauncher(RunnerLauncher):
         code = proc.poll()
         if code is None:
             return "running"
+        if code != 0:
+            _kill_group(proc.pid)  # a crashed runner's worker processes must not outlive it
         return "succeeded" if code == 0 else "failed"
 
     def wait(self, handle: RunnerHandle, timeout: float) -> int | None:
@@ -110,9 +113,10 @@ class SubprocessLauncher(RunnerLauncher):
         try:
             proc.wait(30)
         except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
+            _kill_group(proc.pid)
             proc.wait(10)
+        if proc.returncode != 0:
+            _kill_group(proc.pid)
 
     def _output(self, handle: RunnerHandle) -> dict[str, object]:
         try:
@@ -138,6 +142,12 @@ class SubprocessLauncher(RunnerLauncher):
                 tail = lines[-1] if lines else ""
         reason = str(error) if error else (tail or "no output")
         return f"runner (pid {handle.id}) exited with {code}: {reason}"
+
+
+def _kill_group(pgid: int) -> None:
+    """SIGKILL what is left of a runner's process group (it is the leader of its own session)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
 
 
 def _safe(cell_id: str) -> str:

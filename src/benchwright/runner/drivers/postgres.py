@@ -1,6 +1,10 @@
 """PostgreSQL-wire driver (PostgreSQL, YugabyteDB YSQL, Aurora, CockroachDB ...) on psycopg 3.
 
-One connection per thread, autocommit, server-side prepared statements. A URL with several hosts
+One connection per thread, autocommit, server-side prepared statements. The key-value operations
+(YCSB's hot path) talk to psycopg's libpq wrapper directly (``pgconn.prepare`` once, then
+``pgconn.exec_prepared`` with text parameters): no cursor, no adaptation layer, no row objects; the
+values of the rows read are still fetched from the result. Errors become psycopg's exception classes
+(``psycopg.errors.error_from_result``), so ``classify`` and ``recover`` see what they saw before. A URL with several hosts
 (``postgresql://u@h1:5433,h2:5433,h3:5433/db``) spreads threads round-robin over them, the way
 YCSB's JDBC binding is pointed at three YugabyteDB nodes: thread i talks to host i mod n.
 
@@ -17,6 +21,7 @@ from typing import Any, ClassVar
 
 import psycopg
 from psycopg import errors as pg_errors
+from psycopg import pq
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from benchwright.errors import SpecError, TargetUnreachable
@@ -24,6 +29,7 @@ from benchwright.runner.drivers.base import Capability, KeyValueDriver, SqlDrive
 from benchwright.runner.measure import Status
 
 DEFAULT_URL = "postgresql://bench@127.0.0.1:5432/bench"
+_RESULT_OK = (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK)
 
 
 def host_conninfos(url: str) -> list[dict[str, Any]]:
@@ -73,6 +79,8 @@ class PostgresDriver(KeyValueDriver, SqlDriver):
         self.conn: psycopg.Connection[Any] | None = None
         self.cur: psycopg.Cursor[Any] | None = None
         self._sql: dict[Any, str] = {}
+        self._prepared: dict[Any, bytes] = {}  # statement signature -> server-side statement name
+        self._encoding = "utf-8"
 
     # -------------------------------------------------------------- life cycle
     def endpoint(self) -> str:
@@ -84,6 +92,8 @@ class PostgresDriver(KeyValueDriver, SqlDriver):
         except psycopg.Error as exc:
             raise TargetUnreachable(self.endpoint(), describe_connect_error(exc)) from None
         self.cur = self.conn.cursor()
+        self._prepared = {}  # prepared statements live and die with the session
+        self._encoding = self.conn.info.encoding
 
     def close(self) -> None:
         if self.conn is not None:
@@ -122,59 +132,82 @@ class PostgresDriver(KeyValueDriver, SqlDriver):
     def _columns(self, fields: Sequence[str] | None) -> str:
         return ", ".join(fields) if fields else "*"
 
+    def _exec(self, sig: Any, sql: str | None, params: Sequence[bytes]) -> Any:
+        """Run the prepared statement ``sig`` (preparing ``sql`` on first use); return the libpq
+        result or raise psycopg's exception for an error result."""
+        conn = self.conn
+        assert conn is not None, "connect() first"
+        pgconn = conn.pgconn
+        name = self._prepared.get(sig)
+        if name is None:
+            assert sql is not None
+            name = b"bw_kv_%d" % len(self._prepared)
+            self._check(pgconn.prepare(name, sql.encode()), pgconn)
+            self._prepared[sig] = name
+        return self._check(pgconn.exec_prepared(name, params), pgconn)
+
+    def _check(self, result: Any, pgconn: Any) -> Any:
+        if result.status in _RESULT_OK:
+            return result
+        if pgconn.status != pq.ConnStatus.OK:
+            self._prepared = {}
+        raise pg_errors.error_from_result(result, encoding=self._encoding)
+
     def read(self, table: str, key: str, fields: Sequence[str] | None) -> Status:
         sig = ("r", table, tuple(fields) if fields else None)
-        sql = self._sql.get(sig)
-        if sql is None:
-            sql = self._sql[sig] = f"SELECT {self._columns(fields)} FROM {table} WHERE YCSB_KEY = %s"
-        cur = self.cur
-        assert cur is not None
-        cur.execute(sql, (key,), prepare=True)
-        return Status.OK if cur.fetchone() is not None else Status.NOT_FOUND
+        sql = None
+        if sig not in self._prepared:
+            sql = f"SELECT {self._columns(fields)} FROM {table} WHERE YCSB_KEY = $1"
+        result = self._exec(sig, sql, (key.encode(),))
+        if not result.ntuples:
+            return Status.NOT_FOUND
+        get = result.get_value
+        for column in range(result.nfields):
+            get(0, column)  # the record's values, as the client receives them
+        return Status.OK
 
     def scan(self, table: str, start_key: str, count: int, fields: Sequence[str] | None) -> Status:
         sig = ("s", table, tuple(fields) if fields else None)
-        sql = self._sql.get(sig)
-        if sql is None:
-            sql = self._sql[sig] = (
-                f"SELECT {self._columns(fields)} FROM {table} WHERE YCSB_KEY >= %s ORDER BY YCSB_KEY LIMIT %s"
-            )
-        cur = self.cur
-        assert cur is not None
-        cur.execute(sql, (start_key, count), prepare=True)
-        cur.fetchall()
+        sql = None
+        if sig not in self._prepared:
+            sql = f"SELECT {self._columns(fields)} FROM {table} WHERE YCSB_KEY >= $1 ORDER BY YCSB_KEY LIMIT $2"
+        result = self._exec(sig, sql, (start_key.encode(), b"%d" % count))
+        get, columns = result.get_value, range(result.nfields)
+        for row in range(result.ntuples):
+            for column in columns:
+                get(row, column)
         return Status.OK
 
     def update(self, table: str, key: str, values: Mapping[str, str]) -> Status:
         names = tuple(values)
         sig = ("u", table, names)
-        sql = self._sql.get(sig)
-        if sql is None:
-            sets = ", ".join(f"{n} = %s" for n in names)
-            sql = self._sql[sig] = f"UPDATE {table} SET {sets} WHERE YCSB_KEY = %s"
-        cur = self.cur
-        assert cur is not None
-        cur.execute(sql, (*values.values(), key), prepare=True)
-        return Status.OK if cur.rowcount else Status.NOT_FOUND
+        sql = None
+        if sig not in self._prepared:
+            sets = ", ".join(f"{n} = ${i}" for i, n in enumerate(names, 1))
+            sql = f"UPDATE {table} SET {sets} WHERE YCSB_KEY = ${len(names) + 1}"
+        params = [v.encode() for v in values.values()]
+        params.append(key.encode())
+        result = self._exec(sig, sql, params)
+        return Status.OK if result.command_tuples else Status.NOT_FOUND
 
     def insert(self, table: str, key: str, values: Mapping[str, str]) -> Status:
         names = tuple(values)
         sig = ("i", table, names)
-        sql = self._sql.get(sig)
-        if sql is None:
+        sql = None
+        if sig not in self._prepared:
             cols = ", ".join(("YCSB_KEY", *names))
-            marks = ", ".join(["%s"] * (len(names) + 1))
-            sql = self._sql[sig] = f"INSERT INTO {table} ({cols}) VALUES ({marks})"
-        cur = self.cur
-        assert cur is not None
-        cur.execute(sql, (key, *values.values()), prepare=True)
+            marks = ", ".join(f"${i}" for i in range(1, len(names) + 2))
+            sql = f"INSERT INTO {table} ({cols}) VALUES ({marks})"
+        params = [key.encode()]
+        params += [v.encode() for v in values.values()]
+        self._exec(sig, sql, params)
         return Status.OK
 
     def delete(self, table: str, key: str) -> Status:
-        cur = self.cur
-        assert cur is not None
-        cur.execute(f"DELETE FROM {table} WHERE YCSB_KEY = %s", (key,), prepare=True)
-        return Status.OK if cur.rowcount else Status.NOT_FOUND
+        sig = ("d", table)
+        sql = None if sig in self._prepared else f"DELETE FROM {table} WHERE YCSB_KEY = $1"
+        result = self._exec(sig, sql, (key.encode(),))
+        return Status.OK if result.command_tuples else Status.NOT_FOUND
 
     # -------------------------------------------------------------- SQL
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:

@@ -1,7 +1,12 @@
 """Redis-protocol driver (Redis, Valkey, ElastiCache, MemoryDB, Tair, ARDB ...) on redis-py + hiredis.
 
-Each thread owns one ``redis.Connection`` and talks to it directly (send + read), skipping the
-connection pool: the per-command cost is then hiredis parsing plus one socket round trip.
+Each thread owns one ``redis.Connection``. redis-py opens it (TCP or TLS, AUTH, SELECT); after
+that every command skips redis-py's per-call machinery: arguments are encoded to RESP here
+(``encode_command``), written with one ``sendall`` on the connection's socket and the reply is parsed
+by a hiredis ``Reader`` fed straight from ``recv_into``. On plain TCP the socket is switched to
+blocking mode with the read/write timeout enforced by the kernel (SO_RCVTIMEO / SO_SNDTIMEO), which
+saves the poll() Python adds before every send and receive when a socket has a timeout. Errors keep
+redis-py's types (``redis.ConnectionError``, ``redis.TimeoutError``, ``redis.ResponseError``).
 
 ``redis.datatype`` picks how a YCSB record is stored, the five groups users compare on Tair:
 
@@ -18,10 +23,14 @@ hash and string records; list, set and zset records cannot be range-scanned and 
 from __future__ import annotations
 
 import os
+import socket
+import struct
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+import hiredis
 import redis
+from redis.exceptions import InvalidResponse
 
 from benchwright.errors import SpecError, TargetUnreachable
 from benchwright.runner.drivers.base import Capability, KeyValueDriver, RedisCommandsDriver
@@ -29,6 +38,30 @@ from benchwright.runner.measure import Status
 
 DATATYPES = ("hash", "string", "list", "set", "zset")
 SCANNABLE = ("hash", "string")
+READ_BUFFER = 65536
+try:  # redis-py's mapping of error replies to exception classes (NOAUTH -> AuthenticationError ...)
+    from redis._parsers.base import BaseParser
+
+    _parse_error: Any = BaseParser.parse_error
+except ImportError:  # pragma: no cover - a redis-py without it: plain ResponseError
+    _parse_error = redis.ResponseError
+
+
+def encode_command(args: Sequence[bytes | str | int]) -> bytes | None:
+    """One command in RESP (``*N`` then ``$len`` + bytes per argument), as redis-py's Encoder would
+    write it for bytes, str (UTF-8) and int arguments; None for any other type (redis-py decides)."""
+    parts = [b"*%d\r\n" % len(args)]
+    append = parts.append
+    for arg in args:
+        kind = type(arg)
+        if kind is str:
+            arg = arg.encode()  # type: ignore[union-attr]
+        elif kind is int:
+            arg = b"%d" % arg
+        elif kind is not bytes:
+            return None
+        append(b"$%d\r\n%s\r\n" % (len(arg), arg))  # type: ignore[arg-type]
+    return b"".join(parts)
 
 
 def truthy(value: str | None) -> bool:
@@ -68,6 +101,9 @@ class RedisDriver(KeyValueDriver, RedisCommandsDriver):
             self.conn: redis.Connection = redis.SSLConnection(**kwargs)
         else:
             self.conn = redis.Connection(**kwargs)
+        self._sock: socket.socket | None = None  # set by _open(), cleared when the connection is dropped
+        self._reader = hiredis.Reader(protocolError=InvalidResponse, replyError=_parse_error)
+        self._buffer = bytearray(READ_BUFFER)
 
     # -------------------------------------------------------------- life cycle
     def endpoint(self) -> str:
@@ -75,7 +111,7 @@ class RedisDriver(KeyValueDriver, RedisCommandsDriver):
 
     def connect(self) -> None:
         try:
-            self.conn.connect()
+            self._open()
             self.command("PING")
         except redis.AuthenticationError as exc:
             raise TargetUnreachable(self.endpoint(), f"authentication failed: {exc}") from None
@@ -87,11 +123,30 @@ class RedisDriver(KeyValueDriver, RedisCommandsDriver):
                 message = message.rsplit(". ", 1)[-1].rstrip(".")
             raise TargetUnreachable(self.endpoint(), message) from None
 
+    def _open(self) -> None:
+        """Let redis-py connect (and authenticate, select the db), then take over its socket."""
+        conn = self.conn
+        conn.connect()
+        sock = conn._sock
+        if sock is None:  # pragma: no cover - connect() either sets it or raises
+            raise redis.ConnectionError(f"Error connecting to {self.endpoint()}: no socket")
+        if not isinstance(conn, redis.SSLConnection) and conn.socket_timeout:
+            timeout = float(conn.socket_timeout)
+            timeval = struct.pack("@ll", int(timeout), int((timeout % 1) * 1_000_000))
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeval)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, timeval)
+            sock.settimeout(None)  # blocking: the kernel enforces the timeouts, no poll() per call
+        self._sock = sock
+        self._reader = hiredis.Reader(protocolError=InvalidResponse, replyError=_parse_error)
+        self._buffer = bytearray(READ_BUFFER)
+
     def close(self) -> None:
+        self._sock = None
         self.conn.disconnect()
 
     def recover(self) -> None:
         # A failed command may leave unread replies behind: drop the socket; the next send reconnects.
+        self._sock = None
         self.conn.disconnect()
 
     def server_version(self) -> str | None:
@@ -103,22 +158,63 @@ class RedisDriver(KeyValueDriver, RedisCommandsDriver):
         return None
 
     # -------------------------------------------------------------- raw commands
+    def _send(self, data: bytes) -> None:
+        sock = self._sock
+        if sock is None:
+            self._open()
+            sock = self._sock
+            assert sock is not None
+        try:
+            sock.sendall(data)
+        except OSError as exc:
+            raise self._socket_error(exc, "writing to") from exc
+
+    def _reply(self) -> Any:
+        """The next reply; a server error comes back as an exception instance (not raised)."""
+        reader = self._reader
+        reply = reader.gets()
+        if reply is not False:
+            return reply
+        sock, buffer = self._sock, self._buffer
+        assert sock is not None
+        while reply is False:
+            try:
+                n = sock.recv_into(buffer)
+            except OSError as exc:
+                raise self._socket_error(exc, "reading from") from exc
+            if not n:
+                raise redis.ConnectionError(f"Connection closed by server {self.endpoint()}.")
+            reader.feed(buffer, 0, n)
+            reply = reader.gets()
+        return reply
+
+    def _socket_error(self, exc: OSError, doing: str) -> redis.RedisError:
+        if isinstance(exc, (socket.timeout, BlockingIOError)):  # Python or kernel (SO_RCVTIMEO) timeout
+            return redis.TimeoutError(f"Timeout {doing} {self.endpoint()}")
+        return redis.ConnectionError(f"Error {doing} {self.endpoint()}: {exc}")
+
     def command(self, *args: bytes | str | int) -> Any:
-        conn = self.conn
-        conn.send_command(*args)
-        return conn.read_response()
+        data = encode_command(args)
+        self._send(data if data is not None else b"".join(self.conn.pack_command(*args)))
+        reply = self._reply()
+        if isinstance(reply, redis.RedisError):
+            raise reply
+        return reply
 
     def pipeline(self, commands: Sequence[Sequence[bytes | str | int]]) -> list[Any]:
-        conn = self.conn
-        conn.send_packed_command(conn.pack_commands(commands))
+        encoded = [encode_command(c) for c in commands]
+        if None in encoded:
+            data = b"".join(self.conn.pack_commands(commands))
+        else:
+            data = b"".join(encoded)  # type: ignore[arg-type]
+        self._send(data)
         replies = []
         first_error: Exception | None = None
         for _ in commands:
-            try:
-                replies.append(conn.read_response())
-            except redis.ResponseError as exc:
-                first_error = first_error or exc
-                replies.append(exc)
+            reply = self._reply()
+            if isinstance(reply, redis.RedisError) and first_error is None:
+                first_error = reply
+            replies.append(reply)
         if first_error is not None:
             raise first_error
         return replies

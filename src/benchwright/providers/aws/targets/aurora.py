@@ -56,9 +56,10 @@ class AuroraTarget(AwsTarget):
             "ManageMasterUserPassword": True,
             "DatabaseName": str(self.setting("database", "bench")),
             "DeletionProtection": False,
-            "StorageType": str(self.setting("storage_type", "aurora")),
             "Tags": tags,
         }
+        if self.setting("storage_type") == "aurora-iopt1":  # "aurora" (standard) is the API default
+            cluster["StorageType"] = "aurora-iopt1"
         if self.setting("engine_version"):
             cluster["EngineVersion"] = str(self.setting("engine_version"))
         if serverless:

@@ -160,6 +160,7 @@ class Ec2Target(AwsTarget):
                 "MaxCount": 1,
                 "UserData": user_data,  # boto3 base64-encodes it
                 "NetworkInterfaces": [{"DeviceIndex": 0, "NetworkInterfaceId": eni["NetworkInterfaceId"]}],
+                "Placement": {"AvailabilityZone": subnets[index]["AvailabilityZone"]},
                 "InstanceInitiatedShutdownBehavior": "terminate",
                 "TagSpecifications": [
                     {"ResourceType": "instance", "Tags": tags},

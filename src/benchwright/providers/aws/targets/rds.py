@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchwright.errors import ProvisioningFailed, SpecError
+from benchwright.errors import ProvisioningFailed, RetryableProvisioningError, SpecError
 from benchwright.providers.aws.common import aws_call, ignore_not_found, is_not_found, tag_list
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
 from benchwright.providers.base import Credentials
@@ -67,17 +67,17 @@ class RdsTarget(AwsTarget):
         name = self.name + "-params"
         family = parameter_family(self.engine, str(self.setting("engine_version", "")))
         what = f"rds parameter group {name}"
-        from botocore.exceptions import ClientError
-
         try:
-            rds.create_db_parameter_group(
+            aws_call(
+                what,
+                rds.create_db_parameter_group,
                 DBParameterGroupName=name,
                 DBParameterGroupFamily=family,
                 Description=f"benchwright {self.run_id}",
                 Tags=tag_list(tags),
             )
-        except ClientError as exc:
-            if "AlreadyExists" not in str(exc):
+        except ProvisioningFailed as exc:
+            if "AlreadyExists" not in str(exc) or isinstance(exc, RetryableProvisioningError):
                 raise
         params = [
             {"ParameterName": k, "ParameterValue": str(v), "ApplyMethod": "pending-reboot"}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 import string
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import partial
 from typing import Any
 
@@ -52,9 +52,17 @@ class YcsbWorkload(Workload):
 
     # -------------------------------------------------------------- keys and values
     def key(self, number: int) -> str:
-        s = self.settings
-        value = str(number if s.ordered_inserts else g.fnv_hash64(number))
-        return "user" + value.zfill(s.zeropadding)
+        return self.key_function()(number)
+
+    def key_function(self) -> Callable[[int], str]:
+        """``key`` as a plain function with the settings bound (it runs once per operation)."""
+        pad = self.settings.zeropadding
+        if self.settings.ordered_inserts:
+            return lambda number: "user" + str(number).zfill(pad)
+        fnv = g.fnv_hash64
+        if pad <= 1:  # zfill(1) never pads a non-empty string
+            return lambda number: "user" + str(fnv(number))
+        return lambda number: "user" + str(fnv(number)).zfill(pad)
 
     def field_names(self) -> list[str]:
         return [f"{self.settings.fieldnameprefix}{i}" for i in range(self.settings.fieldcount)]
@@ -126,8 +134,10 @@ class YcsbWorkload(Workload):
         first = s.insertstart + sum(split(s.insertcount, thread.count, t) for t in range(thread.index))
         values = self._values(rng)
         insert = driver.insert
+        key = self.key_function()
+        table = s.table
         for number in range(first, first + mine):
-            yield "INSERT", partial(insert, s.table, self.key(number), next(values))
+            yield "INSERT", partial(insert, table, key(number), next(values))
 
     def _run(self, driver: KeyValueDriver, thread: ThreadInfo, rng: random.Random) -> Iterator[Operation]:
         s = self.settings
@@ -146,38 +156,44 @@ class YcsbWorkload(Workload):
         )
         low = s.insertstart
         high = s.insertstart + s.insertcount - 1
-        newest = s.recordcount - 1  # newest record number this thread knows exists
-        next_insert = s.recordcount + thread.index
+        recordcount = s.recordcount
+        newest = recordcount - 1  # newest record number this thread knows exists
+        thread_index, thread_count = thread.index, thread.count
+        next_insert = recordcount + thread_index
         chooser = self._key_chooser(rng, low, high, newest)
+        draw = chooser.next
+        key = self.key_function()
         scan_lengths = g.LengthGenerator(rng, s.scanlengthdistribution, s.minscanlength, s.maxscanlength)
         read_fields = None if s.readallfields else names
         choose_field = rng.choice
         read, update, insert, scan = driver.read, driver.update, driver.insert, driver.scan
-        latest = s.requestdistribution in ("latest", "exponential")
+        exponential = s.requestdistribution == "exponential"
+        latest = exponential or s.requestdistribution == "latest"
+        writeallfields = s.writeallfields
 
         def next_key() -> str:
             if latest:
-                number = newest - chooser.next() if s.requestdistribution == "exponential" else chooser.next()
-                number = max(low, number)
+                number = newest - draw() if exponential else draw()
+                if number < low:
+                    number = low
             else:
-                number = chooser.next()
-                for _ in range(100):  # not inserted yet: draw again, as YCSB does
-                    if number <= newest:
-                        break
-                    number = chooser.next()
-                else:
-                    number %= newest + 1
-            if (
-                number >= s.recordcount
-            ):  # a run-phase insert: keep to this thread's own, already inserted ones
-                number -= (number - s.recordcount - thread.index) % thread.count
-                if number < s.recordcount:
-                    number = min(high, s.recordcount - 1)
-            return self.key(number)
+                number = draw()
+                if number > newest:
+                    for _ in range(100):  # not inserted yet: draw again, as YCSB does
+                        number = draw()
+                        if number <= newest:
+                            break
+                    else:
+                        number %= newest + 1
+            if number >= recordcount:  # a run-phase insert: keep to this thread's own, already inserted ones
+                number -= (number - recordcount - thread_index) % thread_count
+                if number < recordcount:
+                    number = min(high, recordcount - 1)
+            return key(number)
 
         def write_values() -> dict[str, str]:
             record = next(values)
-            if s.writeallfields:
+            if writeallfields:
                 return record
             name = choose_field(names)
             return {name: record[name]}
@@ -185,26 +201,26 @@ class YcsbWorkload(Workload):
         def read_one_field() -> list[str] | None:
             return read_fields if read_fields is None else [choose_field(names)]
 
+        next_op = ops.next
         while True:
-            op = ops.next()
+            op = next_op()
             if op == "READ":
-                yield op, partial(read, table, next_key(), read_one_field())
+                yield op, partial(read, table, next_key(), None if read_fields is None else [choose_field(names)])
             elif op == "UPDATE":
                 yield op, partial(update, table, next_key(), write_values())
             elif op == "INSERT":
-                key = self.key(next_insert)
-                yield op, partial(insert, table, key, next(values))
+                yield op, partial(insert, table, key(next_insert), next(values))
                 newest = max(newest, next_insert)
-                next_insert += thread.count
+                next_insert += thread_count
                 if isinstance(chooser, g.SkewedLatestGenerator):
                     chooser.advance(newest)
             elif op == "SCAN":
                 yield op, partial(scan, table, next_key(), scan_lengths.next(), read_one_field())
             else:
-                key = next_key()
+                rmw_key = next_key()
                 yield (
                     op,
-                    partial(_read_modify_write, read, update, table, key, read_one_field(), write_values()),
+                    partial(_read_modify_write, read, update, table, rmw_key, read_one_field(), write_values()),
                 )
 
     def _key_chooser(self, rng: random.Random, low: int, high: int, newest: int) -> Any:

@@ -1,0 +1,434 @@
+"""Results: S3 first, then Timestream LiveAnalytics or InfluxDB; prices; the janitor; handler glue."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from botocore.stub import ANY, Stubber
+
+from benchwright.errors import IngestFailed, RetryableIngestError
+from benchwright.providers.aws.common import Clients, lifecycle_tags, tag_list
+from benchwright.providers.aws.config import AwsSettings
+from benchwright.providers.aws.influx import InfluxSink, line, lines
+from benchwright.providers.aws.points import Row, rows
+from benchwright.providers.aws.pricing import AwsPriceBook, PriceList, workflow_cost
+from benchwright.providers.aws.s3 import S3Artifacts
+from benchwright.providers.aws.store import S3ResultStore
+from benchwright.providers.aws.timestream import TimestreamSink
+from benchwright.results import MetricPoint, MetricSeries, ResultDocument
+from benchwright.runs import CellResult, RunRecord
+from tests.functions.aws_world import ENV, REGION, fake_documents
+
+PRICES = Path(__file__).resolve().parents[1] / "data" / "pricing"
+
+
+@pytest.fixture(scope="module")
+def aws() -> Iterator[tuple[AwsSettings, Clients]]:
+    from moto import mock_aws
+
+    mp = pytest.MonkeyPatch()
+    for k, v in ENV.items():
+        mp.setenv(k, v)
+    with mock_aws():
+        import boto3
+
+        boto3.client("s3", region_name=REGION).create_bucket(Bucket="bw-results")
+        ts = boto3.client("timestream-write", region_name=REGION)
+        ts.create_database(DatabaseName="bw")
+        ts.create_table(DatabaseName="bw", TableName="results")
+        settings = AwsSettings(
+            region=REGION,
+            results_bucket="bw-results",
+            sink="timestream",
+            timestream_database="bw",
+            timestream_table="results",
+        )
+        yield settings, Clients(settings)
+    mp.undo()
+
+
+def record(run_id: str = "r-1", seconds: float = 240.0) -> RunRecord:
+    plan = {
+        "run_id": run_id,
+        "cell_id": "default",
+        "phases": [
+            {"workload": "ycsb", "phase": "load", "engine": "postgres"},
+            {"workload": "ycsb", "phase": "run", "engine": "postgres"},
+        ],
+    }
+    start = datetime(2026, 11, 22, 1, 0, tzinfo=UTC)
+    docs = [ResultDocument.parse(d) for d in fake_documents(plan, start, seconds)]
+    metrics = [
+        MetricSeries(
+            name="CPUUtilization",
+            unit="Percent",
+            source="cloudwatch:AWS/RDS",
+            points=[MetricPoint(t=60.0 * i, value=40.0 + i) for i in range(4)],
+        )
+    ]
+    cell = CellResult(cell_id="default", phases={d.phase: d for d in docs}, metrics=metrics)
+    return RunRecord(run_id=run_id, spec_name="rds-pg", started_at=start, cells=[cell])
+
+
+# ---------------------------------------------------------------- rows and sinks
+def test_a_run_becomes_interval_operation_and_metric_rows() -> None:
+    kinds = [r.measurement for r in rows(record())]
+    assert kinds.count("interval") == 5 + 240 and kinds.count("operation") == 2 and kinds.count("metric") == 4
+
+
+def test_timestream_writes_multi_measure_records_in_batches_of_100(aws: Any) -> None:
+    sink = TimestreamSink(aws[1], "bw", "results")
+    client = aws[1]("timestream-write")
+    calls: list[int] = []
+    original = client.write_records
+
+    def spy(**kwargs: Any) -> Any:
+        calls.append(len(kwargs["Records"]))
+        assert all(r["MeasureValueType"] == "MULTI" and r["Version"] == 1 for r in kwargs["Records"])
+        return original(**kwargs)
+
+    client.write_records = spy
+    try:
+        sent = sink.write(record())
+        sink.write(record())  # idempotent by run id: the same versioned records again
+    finally:
+        client.write_records = original
+    assert sent == 251
+    assert calls == [100, 100, 51, 100, 100, 51]
+
+
+def test_timestream_rejections_of_duplicates_pass_and_real_rejections_fail(aws: Any) -> None:
+    sink = TimestreamSink(aws[1], "bw", "results")
+    client = aws[1]("timestream-write")
+    params = {"DatabaseName": "bw", "TableName": "results", "Records": ANY}
+    with Stubber(client) as stub:
+        stub.add_client_error(
+            "write_records",
+            "RejectedRecordsException",
+            "rejected",
+            419,
+            expected_params=params,
+            response_meta={},
+            modeled_fields={
+                "RejectedRecords": [{"RecordIndex": 0, "Reason": "same version", "ExistingVersion": 1}]
+            },
+        )
+        for _ in range(2):
+            stub.add_response("write_records", {"RecordsIngested": {"Total": 100}}, params)
+        stub.add_client_error(
+            "write_records",
+            "RejectedRecordsException",
+            "rejected",
+            419,
+            expected_params=params,
+            modeled_fields={
+                "RejectedRecords": [{"RecordIndex": 3, "Reason": "Measure value outside retention"}]
+            },
+        )
+        assert sink.write(record()) == 251
+        with pytest.raises(IngestFailed, match="outside retention"):
+            sink.write(record())
+
+
+def test_timestream_throttling_is_retryable(aws: Any) -> None:
+    sink = TimestreamSink(aws[1], "bw", "results")
+    with Stubber(aws[1]("timestream-write")) as stub:
+        stub.add_client_error("write_records", "ThrottlingException", "slow down")
+        with pytest.raises(RetryableIngestError):
+            sink.write(record())
+
+
+def test_line_protocol_escapes_tags_and_types_fields() -> None:
+    row = Row(
+        "interval",
+        datetime(2026, 11, 22, 1, 0, 1, tzinfo=UTC),
+        {"spec": "rds pg,1", "run_id": "r=1"},
+        {"throughput": 12.5, "errors": 3},
+    )
+    assert line(row) == (
+        "benchwright_interval,run_id=r\\=1,spec=rds\\ pg\\,1 throughput=12.5,errors=3i 1795309201000000000"
+    )
+
+
+class Recorder(BaseHTTPRequestHandler):
+    requests: list[tuple[str, str, bytes]] = []
+    status = 204
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self.headers.get("Content-Encoding") == "gzip":
+            import gzip
+
+            body = gzip.decompress(body)
+        Recorder.requests.append((self.path, self.headers.get("Authorization", ""), body))
+        self.send_response(Recorder.status)
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        return None
+
+
+@pytest.fixture
+def influx() -> Iterator[str]:
+    Recorder.requests = []
+    Recorder.status = 204
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_influxdb_sink_posts_line_protocol_with_the_token(influx: str) -> None:
+    sent = InfluxSink(influx, "tok-123", "benchwright", "results").write(record())
+
+    assert sent == 251
+    path, auth, body = Recorder.requests[0]
+    assert path.startswith("/api/v2/write?") and "bucket=results" in path and "precision=ns" in path
+    assert auth == "Token tok-123"
+    assert body.decode().splitlines() == list(lines(record()))
+
+
+@pytest.mark.parametrize(("status", "error"), [(503, RetryableIngestError), (400, IngestFailed)])
+def test_influxdb_errors_are_named(influx: str, status: int, error: type[Exception]) -> None:
+    Recorder.status = status
+    with pytest.raises(error) as caught:
+        InfluxSink(influx, "tok-123", "benchwright", "results").write(record())
+    assert "tok-123" not in str(caught.value)
+
+
+def test_store_writes_s3_first_and_keeps_it_when_the_sink_fails(aws: Any) -> None:
+    class Broken:
+        def write(self, rec: RunRecord) -> int:
+            raise RetryableIngestError("timestream: ThrottlingException (transient)")
+
+    store = S3ResultStore(S3Artifacts(aws[1], "bw-results"), Broken())
+    with pytest.raises(RetryableIngestError):
+        store.save_run(record("kept-1"))
+    kept = store.get_run("kept-1")
+    assert kept is not None and kept.cells[0].phases["run"].operations_total == 2000
+    assert [r.run_id for r in store.history("rds-pg")] == ["kept-1"]
+
+
+# ---------------------------------------------------------------- pricing
+def excerpt(service: str) -> dict[str, Any]:
+    return json.loads((PRICES / f"{service}.json").read_text())
+
+
+def only(service: str, **attributes: str) -> dict[str, Any]:
+    from benchwright.providers.aws.pricing import matches
+
+    data = excerpt(service)
+    return {"FormatVersion": "aws_v1", "PriceList": [i for i in data["PriceList"] if matches(i, attributes)]}
+
+
+def test_price_book_uses_get_products_for_every_line_item(aws: Any) -> None:
+    client = aws[1]("pricing")
+    prices = AwsPriceBook(PriceList(aws[1], REGION), transitions=40, lambda_invocations=14)
+    spec = {
+        "target": {
+            "provider": "rds",
+            "engine": "mysql",
+            "instance_class": "db.t2.small",
+            "storage": {"type": "io1", "size_gb": 100, "iops": 3000},
+        },
+        "runner": {"platform": "fargate", "count": 2, "size": {"cpu": 1, "memory_mb": 2048}},
+    }
+    with Stubber(client) as stub:
+        stub.add_response(
+            "get_products",
+            only(
+                "AmazonRDS", instanceType="db.t2.small", databaseEngine="MySQL", deploymentOption="Single-AZ"
+            ),
+        )
+        stub.add_response(
+            "get_products",
+            only(
+                "AmazonRDS",
+                productFamily="Database Storage",
+                databaseEngine="MySQL",
+                volumeType="Provisioned IOPS",
+                deploymentOption="Single-AZ",
+            ),
+        )
+        stub.add_response(
+            "get_products",
+            only(
+                "AmazonRDS",
+                productFamily="Provisioned IOPS",
+                databaseEngine="MySQL",
+                volumeType="Provisioned IOPS",
+                deploymentOption="Single-AZ",
+            ),
+        )
+        stub.add_response("get_products", only("AmazonECS", usagetype="Fargate-vCPU-Hours:perCPU"))
+        stub.add_response("get_products", only("AmazonECS", usagetype="Fargate-GB-Hours"))
+        cell = record().cells[0]
+        cost = prices.estimate(spec, cell, duration_s=3600)
+        stub.assert_no_pending_responses()
+    assert cost is not None
+    hour = cost.items  # rounded to 6 decimals
+    assert hour["rds db.t2.small Single-AZ"] == pytest.approx(0.034, abs=1e-6)
+    assert hour["rds storage io1 100 GB"] == pytest.approx(100 * 0.125 / 730, abs=1e-6)
+    assert hour["rds provisioned IOPS 3000"] == pytest.approx(3000 * 0.10 / 730, abs=1e-6)
+    assert hour["fargate runner 2 x 1 vCPU / 2 GB"] == pytest.approx(2 * (0.04048 + 2 * 0.004445), abs=1e-6)
+    assert cost.total == pytest.approx(sum(cost.items.values()), abs=1e-5)
+    assert cost.ops_per_dollar == pytest.approx(2000 / cost.total)
+    assert cost.monthly_nightly == pytest.approx(cost.total * 30, rel=1e-3)
+    with Stubber(client):  # cached: the same lookups make no new calls
+        assert prices.estimate(spec, cell, duration_s=3600) == cost
+
+
+def test_the_workflow_itself_costs_well_under_a_cent() -> None:
+    assert workflow_cost(transitions=60, lambda_invocations=20) < 0.01
+
+
+def test_a_missing_price_names_the_lookup(aws: Any) -> None:
+    from benchwright.errors import ProvisioningFailed
+
+    with Stubber(aws[1]("pricing")) as stub:
+        stub.add_response("get_products", {"FormatVersion": "aws_v1", "PriceList": []})
+        with pytest.raises(ProvisioningFailed, match=r"instanceType=db\.x9\.huge"):
+            PriceList(aws[1], REGION).price("AmazonRDS", instanceType="db.x9.huge")
+
+
+# ---------------------------------------------------------------- janitor
+def test_janitor_sweeps_only_what_has_expired(aws: Any) -> None:
+    from benchwright.providers.aws.janitor import leftovers, sweep
+
+    config, clients = aws
+    rds = clients("rds")
+    old = lifecycle_tags(config, "old-run", now=datetime.now(UTC) - timedelta(days=2))
+    new = lifecycle_tags(config, "new-run")
+    for name, tags in (("bw-old", old), ("bw-new", new)):
+        rds.create_db_instance(
+            DBInstanceIdentifier=name,
+            Engine="postgres",
+            DBInstanceClass="db.t3.micro",
+            MasterUsername="u",
+            MasterUserPassword="p" * 12,
+            AllocatedStorage=20,
+            Tags=tag_list(tags),
+        )
+    clients("memorydb").create_cluster(
+        ClusterName="bw-old-mdb", NodeType="db.r7g.large", ACLName="open-access", Tags=tag_list(old)
+    )
+
+    report = sweep(clients)
+
+    assert sorted(report.deleted) == ["memorydb-cluster:bw-old-mdb", "rds-instance:bw-old"]
+    assert "rds-instance:bw-new" in report.kept
+    assert leftovers(clients, "old-run") == [] and len(leftovers(clients, "new-run")) == 1
+
+
+# ---------------------------------------------------------------- handler glue
+def test_a_caught_error_becomes_the_states_error_and_status() -> None:
+    from functions._common import dump, parse_state
+
+    event = {
+        "run_id": "r",
+        "spec_name": "s",
+        "spec": {},
+        "poll_seconds": 2.5,
+        "caught": {
+            "Error": "RunnerFailed",
+            "Cause": json.dumps({"errorMessage": "task exited 137", "errorType": "RunnerFailed"}),
+        },
+    }
+    state = parse_state(event)
+    assert (state.status, state.error_type, state.error) == ("failed", "RunnerFailed", "task exited 137")
+    assert dump(state)["poll_seconds"] == 3  # ASL Wait needs a whole number
+
+
+def test_a_lost_notification_does_not_fail_the_state() -> None:
+    from functions._common import parse_state
+
+    state = parse_state(
+        {
+            "run_id": "r",
+            "spec_name": "s",
+            "spec": {},
+            "status": "running",
+            "notify_caught": {"Error": "NotifyFailed", "Cause": "{}"},
+        }
+    )
+    assert state.status == "running" and state.error is None
+
+
+def test_settings_come_from_benchwright_environment_variables() -> None:
+    from functions import environment_names
+
+    settings = AwsSettings.from_env(
+        {
+            "BENCHWRIGHT_SUBNET_IDS": "subnet-1, subnet-2",
+            "BENCHWRIGHT_SINK": "influxdb",
+            "BENCHWRIGHT_TTL_HOURS": "6",
+            "AWS_REGION": "eu-west-1",
+        }
+    )
+    assert settings.subnet_ids == ["subnet-1", "subnet-2"] and settings.sink == "influxdb"
+    assert settings.ttl_hours == 6 and settings.region == "eu-west-1"
+    assert "BENCHWRIGHT_RESULTS_BUCKET" in environment_names()
+
+
+# ---------------------------------------------------------------- suite ends and the janitor handler
+def test_expand_validates_every_cell_and_picks_a_poll_interval_within_the_transition_budget() -> None:
+    from benchwright.providers.aws.suite import POLL_BUDGET, expand
+    from benchwright.spec import cell_seconds, parse_spec
+    from tests.functions.aws_world import rds_spec
+
+    spec = rds_spec("expand-1")
+    spec["matrix"] = {"workload.phases.run.threads": [1, 2, 4]}
+    out = expand({"spec": spec, "trigger": "schedule"})
+    assert [c["run_id"] for c in out["cells"]] == [f"{out['run_id']}-{i:03d}" for i in range(3)]
+    poll = out["cells"][0]["poll_seconds"]
+    assert poll * POLL_BUDGET >= cell_seconds(parse_spec(spec))
+
+
+def test_expand_refuses_a_matrix_too_big_for_one_execution() -> None:
+    from benchwright.errors import SpecError
+    from benchwright.providers.aws.suite import expand
+    from tests.functions.aws_world import rds_spec
+
+    spec = rds_spec("expand-2")
+    spec["matrix"] = {"workload.phases.run.threads": list(range(1, 66))}
+    with pytest.raises(SpecError, match="more than 64"):
+        expand({"spec": spec})
+
+
+def test_janitor_handler_reports_what_it_swept(aws: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import functions._common as common
+    from functions.janitor import handler
+    from tests.functions.aws_world import FakeContext
+
+    config, clients = aws
+    monkeypatch.setattr(common, "_settings", config.model_copy(update={"owner": "tests-janitor"}))
+    monkeypatch.setattr(common, "_clients", None)
+    old = lifecycle_tags(
+        config.model_copy(update={"owner": "tests-janitor"}),
+        "jan-run",
+        now=datetime.now(UTC) - timedelta(days=1),
+    )
+    clients("rds").create_db_instance(
+        DBInstanceIdentifier="bw-jan",
+        Engine="mysql",
+        DBInstanceClass="db.t3.micro",
+        MasterUsername="u",
+        MasterUserPassword="p" * 12,
+        AllocatedStorage=20,
+        Tags=tag_list(old),
+    )
+
+    dry = handler({"dry_run": True}, FakeContext())
+    report = handler({}, FakeContext())
+
+    assert dry["deleted"] == ["rds-instance:bw-jan"] and report["deleted"] == ["rds-instance:bw-jan"]
+    assert handler({}, FakeContext())["deleted"] == []

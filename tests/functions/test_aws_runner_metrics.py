@@ -1,0 +1,277 @@
+"""Runner launch (ECS Fargate / EC2 in the chosen AZ), fan-out merging, and CloudWatch metrics."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from benchwright.errors import RunnerFailed, SpecError
+from benchwright.providers.aws.cloudwatch import CloudWatchMetrics, credit_regime, judge_metrics
+from benchwright.providers.aws.common import Clients
+from benchwright.providers.aws.config import AwsSettings
+from benchwright.providers.aws.launcher import AwsRunnerLauncher
+from benchwright.providers.aws.merge import merge_runner_results
+from benchwright.providers.aws.targets import TARGETS
+from benchwright.providers.base import Credentials, MetricsWindow, PhasePlan, RunnerPlan
+from benchwright.results import MetricPoint, MetricSeries, ResultDocument
+from tests.functions.aws_world import ENV, REGION, fake_documents
+
+
+@pytest.fixture(scope="module")
+def aws() -> Iterator[tuple[AwsSettings, Clients]]:
+    from moto import mock_aws
+
+    mp = pytest.MonkeyPatch()
+    for k, v in ENV.items():
+        mp.setenv(k, v)
+    with mock_aws():
+        import boto3
+
+        ec2 = boto3.client("ec2", region_name=REGION)
+        vpc = ec2.create_vpc(CidrBlock="10.60.0.0/16")["Vpc"]["VpcId"]
+        ec2.modify_vpc_attribute(VpcId=vpc, EnableDnsHostnames={"Value": True})
+        subnets = [
+            ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.60.{i}.0/24", AvailabilityZone=f"{REGION}{az}")[
+                "Subnet"
+            ]["SubnetId"]
+            for i, az in enumerate("abc")
+        ]
+        sg = ec2.create_security_group(GroupName="t", Description="t", VpcId=vpc)["GroupId"]
+        boto3.client("s3", region_name=REGION).create_bucket(Bucket="bw-runner-test")
+        ecs = boto3.client("ecs", region_name=REGION)
+        ecs.create_cluster(clusterName="bw")
+        ecs.register_task_definition(
+            family="bw-runner",
+            networkMode="awsvpc",
+            requiresCompatibilities=["FARGATE"],
+            cpu="1024",
+            memory="2048",
+            containerDefinitions=[
+                {"name": "runner", "image": "benchwright", "memory": 2048, "essential": True}
+            ],
+        )
+        settings = AwsSettings(
+            region=REGION,
+            subnet_ids=subnets,
+            security_group_ids=[sg],
+            results_bucket="bw-runner-test",
+            ecs_cluster="bw",
+            runner_task_definition="bw-runner",
+            runner_ami="ami-12c6146b",
+        )
+        yield settings, Clients(settings)
+    mp.undo()
+
+
+def rds(aws: Any, az: str, run_id: str) -> Any:
+    settings = {
+        "provider": "rds",
+        "engine": "postgres",
+        "engine_version": "16.4",
+        "instance_class": "db.m6i.large",
+        "storage": {"type": "gp3", "size_gb": 100},
+        "availability_zone": az,
+    }
+    t = TARGETS["rds"](settings, run_id, None, clients=aws[1], config=aws[0], probe=lambda h, p: True)
+    t.create()
+    assert t.status() == "ready"
+    return t
+
+
+def plan(run_id: str, index: int = 0, count: int = 1) -> RunnerPlan:
+    return RunnerPlan(
+        run_id=run_id,
+        cell_id="default",
+        runner_index=index,
+        runner_count=count,
+        connection={"postgres.url": "postgresql://bench@db:5432/bench"},
+        phases=[PhasePlan(workload="ycsb", phase="run", engine="postgres", threads=8, measured=True)],
+    )
+
+
+@pytest.mark.parametrize(
+    ("placement", "expected"),
+    [("same-az", "us-east-1b"), ("other-az", "us-east-1a"), ("us-east-1c", "us-east-1c")],
+)
+def test_fargate_runner_lands_in_the_chosen_az_and_records_the_az_id(
+    aws: Any, placement: str, expected: str
+) -> None:
+    target = rds(aws, f"{REGION}b", f"place-{placement}")
+    launcher = AwsRunnerLauncher(
+        aws[1], aws[0], {"platform": "fargate", "placement": placement, "size": {"cpu": 2, "memory_mb": 4096}}
+    )
+
+    handle = launcher.launch(
+        plan(f"place-{placement}"), Credentials(secret_arn="arn:aws:secretsmanager:x"), target
+    )
+
+    assert handle.details["availability_zone"] == expected
+    assert handle.details["availability_zone_id"].startswith("use1-az")
+    task = aws[1]("ecs").describe_tasks(cluster="bw", tasks=[handle.id], include=["TAGS"])["tasks"][0]
+    subnet = next(d["value"] for d in task["attachments"][0]["details"] if d["name"] == "subnetId")
+    assert subnet == handle.details["subnet"]
+    override = task["overrides"]["containerOverrides"][0]
+    assert override["command"][:2] == ["runner", "--plan"] and override["command"][2].startswith("s3://")
+    assert override["environment"] == [
+        {"name": "BENCHWRIGHT_DB_SECRET_ARN", "value": "arn:aws:secretsmanager:x"}
+    ]
+    tags = {t["key"]: t["value"] for t in task["tags"]}
+    assert tags["benchwright:run-id"] == f"place-{placement}"
+
+
+def test_a_password_never_goes_into_task_overrides(aws: Any) -> None:
+    target = rds(aws, f"{REGION}a", "pw-1")
+    launcher = AwsRunnerLauncher(aws[1], aws[0], {"platform": "fargate"})
+    with pytest.raises(SpecError, match="Secrets Manager"):
+        launcher.launch(plan("pw-1"), Credentials(password="hunter2"), target)
+
+
+def test_runner_results_come_back_from_s3_and_a_failed_task_says_why(aws: Any) -> None:
+    target = rds(aws, f"{REGION}a", "res-1")
+    launcher = AwsRunnerLauncher(aws[1], aws[0], {"platform": "fargate"})
+    handle = launcher.launch(plan("res-1"), Credentials(), target)
+    assert launcher.results(handle) == []
+    docs = fake_documents(plan("res-1").model_dump(mode="json"), datetime.now(UTC))
+    bucket, key = handle.result_pointer[5:].split("/", 1)
+    aws[1]("s3").put_object(Bucket=bucket, Key=key, Body=json.dumps(docs))
+    assert [d.phase for d in launcher.results(handle)] == ["run"]
+    launcher.stop(handle)
+    assert launcher.status(handle) in ("succeeded", "failed")
+    assert "exit codes" in (launcher.failure(handle) or "")
+
+
+def test_ecs_capacity_failures_are_retryable_other_failures_are_not(aws: Any) -> None:
+    from botocore.stub import ANY, Stubber
+
+    from benchwright.errors import RetryableProvisioningError
+
+    target = rds(aws, f"{REGION}a", "cap-1")
+    launcher = AwsRunnerLauncher(aws[1], aws[0], {"platform": "fargate"})
+    with Stubber(aws[1]("ecs")) as stub:
+        stub.add_response(
+            "run_task",
+            {"tasks": [], "failures": [{"reason": "Capacity is unavailable at this time"}]},
+            {
+                k: ANY
+                for k in (
+                    "cluster",
+                    "taskDefinition",
+                    "launchType",
+                    "count",
+                    "networkConfiguration",
+                    "overrides",
+                    "tags",
+                    "startedBy",
+                )
+            },
+        )
+        stub.add_response(
+            "run_task",
+            {"tasks": [], "failures": [{"reason": "MISSING", "detail": "task definition"}]},
+            {
+                k: ANY
+                for k in (
+                    "cluster",
+                    "taskDefinition",
+                    "launchType",
+                    "count",
+                    "networkConfiguration",
+                    "overrides",
+                    "tags",
+                    "startedBy",
+                )
+            },
+        )
+        with pytest.raises(RetryableProvisioningError):
+            launcher.launch(plan("cap-1"), Credentials(), target)
+        with pytest.raises(RunnerFailed, match="MISSING"):
+            launcher.launch(plan("cap-1"), Credentials(), target)
+
+
+def test_ec2_runner_instance_runs_the_same_command_and_terminates_itself(aws: Any) -> None:
+    import base64
+
+    target = rds(aws, f"{REGION}c", "ec2r-1")
+    launcher = AwsRunnerLauncher(
+        aws[1], aws[0], {"platform": "ec2", "placement": "same-az", "size": {"instance_type": "c6i.2xlarge"}}
+    )
+    handle = launcher.launch(plan("ec2r-1"), Credentials(secret_arn="arn:s"), target)
+    ec2 = aws[1]("ec2")
+    instance = ec2.describe_instances(InstanceIds=[handle.id])["Reservations"][0]["Instances"][0]
+    assert (
+        instance["Placement"]["AvailabilityZone"] == f"{REGION}c"
+        and instance["InstanceType"] == "c6i.2xlarge"
+    )
+    data = base64.b64decode(
+        ec2.describe_instance_attribute(InstanceId=handle.id, Attribute="userData")["UserData"]["Value"]
+    ).decode()
+    assert "benchwright runner --plan s3://" in data and "shutdown -h now" in data
+    assert launcher.status(handle) in ("starting", "running")
+    launcher.stop(handle)
+    assert launcher.status(handle) == "failed"  # ended without a result document
+
+
+def test_fan_out_histograms_merge_exactly() -> None:
+    now = datetime.now(UTC)
+    a = [ResultDocument.parse(d) for d in fake_documents(plan("m", 0, 2).model_dump(mode="json"), now)]
+    b = [ResultDocument.parse(d) for d in fake_documents(plan("m", 1, 2).model_dump(mode="json"), now)]
+    merged = merge_runner_results([a, b])
+    assert len(merged) == 1
+    read = merged[0].operations["READ"]
+    assert read.operations == 4000 and merged[0].operations_total == 4000
+    assert read.p99_us == a[0].operations["READ"].p99_us  # same distribution -> same percentile
+    assert merged[0].throughput == pytest.approx(2 * a[0].throughput)
+    assert merged[0].extra["runners"] == 2
+
+
+# ---------------------------------------------------------------- CloudWatch
+def test_get_metric_data_returns_the_window_with_t_relative_to_its_start(aws: Any) -> None:
+    target = rds(aws, f"{REGION}a", "cw-1")
+    start = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=10)
+    cw = aws[1]("cloudwatch")
+    for minute, balance in enumerate([100.0, 80.0, 55.0, 30.0]):
+        cw.put_metric_data(
+            Namespace="AWS/RDS",
+            MetricData=[
+                {
+                    "MetricName": "BurstBalance",
+                    "Dimensions": [{"Name": "DBInstanceIdentifier", "Value": target.name}],
+                    "Timestamp": start + timedelta(minutes=minute, seconds=30),
+                    "Value": balance,
+                    "Unit": "Percent",
+                }
+            ],
+        )
+    window = MetricsWindow(start=start, end=start + timedelta(minutes=4), pad_s=60)
+
+    series = CloudWatchMetrics(aws[1]).collect(target, window)
+
+    burst = [s for s in series if s.name == "BurstBalance"]
+    assert len(burst) == 1 and burst[0].source.startswith("cloudwatch:AWS/RDS")
+    assert [p.value for p in burst[0].points] == [100.0, 80.0, 55.0, 30.0]
+    assert burst[0].points[0].t == pytest.approx(30, abs=60)
+    flags = judge_metrics(series, window)
+    assert [f.code for f in flags] == ["credits_draining"]
+
+
+@pytest.mark.parametrize(
+    ("values", "regime"), [([100, 100, 99], "full"), ([100, 70, 40], "draining"), ([60, 10, 0], "exhausted")]
+)
+def test_credit_regime(values: list[float], regime: str) -> None:
+    series = MetricSeries(
+        name="BurstBalance",
+        unit="Percent",
+        source="cloudwatch:AWS/RDS",
+        points=[MetricPoint(t=60.0 * i, value=v) for i, v in enumerate(values)],
+    )
+    assert credit_regime(series) == regime
+
+
+def test_a_window_shorter_than_three_minutes_is_flagged() -> None:
+    now = datetime.now(UTC)
+    flags = judge_metrics([], MetricsWindow(start=now, end=now + timedelta(seconds=90)))
+    assert [(f.code, f.severity) for f in flags] == [("too_short_for_cloudwatch", "warning")]
