@@ -17,5 +17,7 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     logger.append_keys(run_id=state.run_id, stage="teardown")
     providers = providers_for(state)
     state = record_outcome(stage_function("teardown")(state, providers), providers)
+    for warning in providers.extras.get("warnings", []):
+        logger.warning(warning)
     logger.info("torn down", extra={"status": state.status, "error_type": state.error_type})
     return dump(state)

@@ -26,8 +26,20 @@ def _flag(value: Any, default: bool) -> bool:
     return str(value).lower() in {"1", "true", "yes"}
 
 
+# Feature flags the stack relies on (cdk.json sets them too; tests build an App without cdk.json).
+FEATURE_FLAGS = {
+    "@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy": True,  # access logs via bucket policy, no ACLs
+    "@aws-cdk/aws-s3:createDefaultLoggingPolicy": True,
+    "@aws-cdk/aws-ec2:restrictDefaultSecurityGroup": True,
+    "@aws-cdk/aws-iam:minimizePolicies": True,
+}
+
+
 def build(app: cdk.App, stage: StageConfig | None = None) -> BenchwrightStack:
     """Build the stack into ``app``; the stage comes from the app's context unless given."""
+    for flag, value in FEATURE_FLAGS.items():
+        if app.node.try_get_context(flag) is None:
+            app.node.set_context(flag, value)
     if stage is None:
         stage = load_stage(
             app.node.try_get_context("benchwright"), app.node.try_get_context("benchwright:config")

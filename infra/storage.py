@@ -27,7 +27,7 @@ class Storage(Construct):
             encryption=s3.BucketEncryption.S3_MANAGED,
             block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
             enforce_ssl=True,
-            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_PREFERRED,
+            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
             lifecycle_rules=[s3.LifecycleRule(expiration=cdk.Duration.days(90))],
             removal_policy=cdk.RemovalPolicy.DESTROY,
             auto_delete_objects=False,

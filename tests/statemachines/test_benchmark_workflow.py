@@ -131,6 +131,7 @@ def test_a_failure_at_any_stage_tears_down_and_fails_the_run(
     record = run_record(world, run_id)
     assert record["status"] == "failed"
     assert record["error"].startswith(type(error).__name__)
+    assert len(world.slack.posts) == 1  # the failure is announced too
 
 
 def test_throttling_while_provisioning_is_retried_and_the_run_succeeds(world: World) -> None:

@@ -1,13 +1,17 @@
 """After teardown: the run's final status goes into its record, so a failure is reported durably
-(the execution's Fail state says *that* it failed; the record in S3 says why)."""
+(the execution's Fail state says *that* it failed; the record in S3 says why), and a failed run is
+announced the same way a finished one is (the Notify state is skipped on the failure path)."""
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
 
 from benchwright.providers.base import Providers
 from benchwright.runs import RunRecord
 from benchwright.stages import RunState
+
+log = logging.getLogger(__name__)
 
 
 def record_outcome(state: RunState, providers: Providers) -> RunState:
@@ -22,4 +26,12 @@ def record_outcome(state: RunState, providers: Providers) -> RunState:
         record.error = f"{state.error_type or 'Error'}: {state.error or ''}".strip()
     record.ended_at = datetime.now(UTC)
     providers.store.save_run(record)
-    return state if failed else state.model_copy(update={"status": "succeeded"})
+    if not failed:
+        return state.model_copy(update={"status": "succeeded"})
+    try:
+        providers.notifier.notify(record)
+    except Exception as exc:  # a notification never changes the outcome
+        providers.extras.setdefault("warnings", []).append(
+            f"notification failed: {type(exc).__name__}: {exc}"
+        )
+    return state
