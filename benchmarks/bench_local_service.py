@@ -29,6 +29,26 @@ from benchwright.local import run_suite, scale_down  # noqa: E402
 from benchwright.providers.local import local_providers, open_local_store  # noqa: E402
 from benchwright.providers.local.hostmetrics import _Tree, take_sample  # noqa: E402
 from benchwright.spec import SuiteSpec, load_suite  # noqa: E402
+from benchwright.stages import steps  # noqa: E402
+
+RUNNER_SPANS: list[list[float]] = []
+
+
+def _time_runner_spans() -> None:
+    """Note when each runner is launched and when the orchestrator sees it finished."""
+    launch, record = steps.launch_runner, steps.record_results
+
+    def timed_launch(state, providers):  # type: ignore[no-untyped-def]
+        out = launch(state, providers)
+        RUNNER_SPANS.append([time.perf_counter(), 0.0])
+        return out
+
+    def timed_record(state, providers):  # type: ignore[no-untyped-def]
+        if RUNNER_SPANS and not RUNNER_SPANS[-1][1]:
+            RUNNER_SPANS[-1][1] = time.perf_counter()
+        return record(state, providers)
+
+    steps.launch_runner, steps.record_results = timed_launch, timed_record  # type: ignore[assignment]
 
 
 def sampler_memory_mb(samples: int = 3600) -> float:
@@ -48,6 +68,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="reduced size (smoke test of the script)")
     args = parser.parse_args()
 
+    _time_runner_spans()
     suite = load_suite(args.spec)
     if args.quick:
         suite = SuiteSpec(suite=suite.suite, benchmarks=[scale_down(b) for b in suite.benchmarks])
@@ -83,6 +104,12 @@ def main() -> int:
         f"overhead (wall - measured):   {wall - measured:8.2f} s   ({(wall - measured) / max(cells, 1):.2f} s per cell)"
     )
     print(f"wall - run phases:            {wall - run_only:8.2f} s")
+    runner_wall = sum(b - a for a, b in RUNNER_SPANS if b)
+    print(
+        f"  runner processes (wall):    {runner_wall:8.2f} s   of which start-up + per-phase setup "
+        f"{runner_wall - measured:.2f} s"
+    )
+    print(f"  orchestrator (provision, judge, store, report, teardown): {wall - runner_wall:.2f} s")
     print(f"orchestrator+sampler peak RSS:{peak_mb:8.1f} MB")
     print(f"sampler, 1 h of 1 s samples:  {sampler_memory_mb():8.2f} MB")
     return 0 if all(o.record.status == "succeeded" for o in outcomes) else 1

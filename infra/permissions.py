@@ -172,21 +172,63 @@ def _janitor(fn: lambda_.Function) -> None:
     fn.add_to_role_policy(_statement(["ecs:DescribeTasks"], ["*"]))
 
 
-GRANTS: dict[str, Callable[[lambda_.Function, StageConfig, Storage, Compute], None]] = {
-    "ValidateSpec": lambda fn, st, s, cp: None,
-    "ExpandMatrix": lambda fn, st, s, cp: None,
-    "ProvisionTarget": lambda fn, st, s, cp: None,
-    "CheckTarget": lambda fn, st, s, cp: None,
-    "LaunchRunner": lambda fn, st, s, cp: None,
-    "CheckRunner": lambda fn, st, s, cp: None,
+def _provision(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
+    _describe(fn)
+    _create(fn, stage, compute)
+
+
+def _check_target(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
+    _describe(fn)
+    _read_run_secrets(fn)
+
+
+def _launch_runner(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
+    _launch(fn, compute)
+    _create(fn, stage, compute)
+
+
+def _watch_runner(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
+    _check_runner(fn, compute)
+    _describe(fn)
+
+
+def _pricing(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
+    _price(fn)
+    _put_metric(fn)
+
+
+def _teardown(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
+    _describe(fn)
+    _delete(fn)
+
+
+def _sweep(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
+    _describe(fn)
+    _delete(fn)
+    _janitor(fn)
+    _put_metric(fn)
+
+
+def _nothing(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
+    """Pure stages (validation, matrix expansion): the results bucket only."""
+
+
+Grant = Callable[[lambda_.Function, StageConfig, Storage, Compute], None]
+GRANTS: dict[str, Grant] = {
+    "ValidateSpec": _nothing,
+    "ExpandMatrix": _nothing,
+    "ProvisionTarget": _provision,
+    "CheckTarget": _check_target,
+    "LaunchRunner": _launch_runner,
+    "CheckRunner": _watch_runner,
     "CollectMetrics": lambda fn, st, s, cp: _metrics(fn),
     "Judge": lambda fn, st, s, cp: _history(fn, s),
     "Ingest": lambda fn, st, s, cp: _ingest(fn, s),
-    "Price": lambda fn, st, s, cp: None,
+    "Price": _pricing,
     "Notify": lambda fn, st, s, cp: _history(fn, s),
     "SummarizeSuite": lambda fn, st, s, cp: _history(fn, s),
-    "Teardown": lambda fn, st, s, cp: None,
-    "Janitor": lambda fn, st, s, cp: None,
+    "Teardown": _teardown,
+    "Janitor": _sweep,
 }
 # The ASL's names for the same stages (kept in step with statemachines/*.asl.json).
 GRANTS["JudgeResults"] = GRANTS["Judge"]

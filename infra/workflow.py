@@ -2,7 +2,8 @@
 from statemachines/ with definition substitutions), the nightly schedule and the janitor.
 
 Placeholders in the ASL follow one convention: ``${<State>FunctionArn}`` is the Lambda of that state
-and ``${BenchmarkStateMachineArn}`` the per-cell machine the suite starts. Handler paths come from
+and ``${BenchmarkStateMachineArn}`` (optional) the per-cell machine a suite may start instead of
+running its cells inline. Handler paths come from
 ``functions.HANDLERS`` (kept by the AWS-run engineer) when it exists, else from the state's name.
 """
 
@@ -106,33 +107,36 @@ class Workflow(Construct):
         self.suite = self.state_machine(
             "Suite", suite_asl, {"BenchmarkStateMachineArn": self.benchmark.state_machine_arn}
         )
-        self.benchmark.grant_start_execution(self.suite)
-        # startExecution.sync:2 watches the child through an EventBridge managed rule.
-        self.suite.add_to_role_policy(
-            iam.PolicyStatement(
-                actions=["states:DescribeExecution", "states:StopExecution"],
-                resources=[
-                    cdk.Stack.of(self).format_arn(
-                        service="states",
-                        resource="execution",
-                        resource_name=f"{self.benchmark.state_machine_name}:*",
-                        arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
-                    )
-                ],
+        if "BenchmarkStateMachineArn" in placeholders(suite_asl):
+            # the suite starts one benchmark execution per cell (startExecution.sync:2) instead of
+            # running the cells inline: it needs to start, watch and stop them
+            self.benchmark.grant_start_execution(self.suite)
+            # startExecution.sync:2 watches the child through an EventBridge managed rule.
+            self.suite.add_to_role_policy(
+                iam.PolicyStatement(
+                    actions=["states:DescribeExecution", "states:StopExecution"],
+                    resources=[
+                        cdk.Stack.of(self).format_arn(
+                            service="states",
+                            resource="execution",
+                            resource_name=f"{self.benchmark.state_machine_name}:*",
+                            arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
+                        )
+                    ],
+                )
             )
-        )
-        self.suite.add_to_role_policy(
-            iam.PolicyStatement(
-                actions=["events:PutTargets", "events:PutRule", "events:DescribeRule"],
-                resources=[
-                    cdk.Stack.of(self).format_arn(
-                        service="events",
-                        resource="rule",
-                        resource_name="StepFunctionsGetEventsForStepFunctionsExecutionRule",
-                    )
-                ],
+            self.suite.add_to_role_policy(
+                iam.PolicyStatement(
+                    actions=["events:PutTargets", "events:PutRule", "events:DescribeRule"],
+                    resources=[
+                        cdk.Stack.of(self).format_arn(
+                            service="events",
+                            resource="rule",
+                            resource_name="StepFunctionsGetEventsForStepFunctionsExecutionRule",
+                        )
+                    ],
+                )
             )
-        )
         self.nightly_group = self.nightly(suite_asl)
         self.janitor_schedule()
 
@@ -322,6 +326,3 @@ class Workflow(Construct):
                 input=json.dumps({"trigger": "schedule"}),
             ),
         )
-
-    def describe(self) -> dict[str, Any]:
-        return {name: fn.node.id for name, fn in self.functions.items()}

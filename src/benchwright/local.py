@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 import signal
 import time
@@ -133,6 +134,13 @@ def sigint_deferred() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+_STARTED = re.compile(r"runner: phase (?P<phase>\w+) started")
+_PROGRESS = re.compile(
+    r"runner: phase (?P<phase>\w+) (?P<t>[\d.]+) s, (?P<ops>[\d,]+) ops, (?P<rate>[\d,.]+) ops/s"
+)
+_DONE = re.compile(r"runner: phase (?P<phase>\w+) done")
+
+
 class LogTail:
     """New lines of the runners' logs since the last call: the runner's progress on our console."""
 
@@ -170,6 +178,28 @@ class Orchestrator:
     providers: Providers
     console: Console = field(default_factory=Console)
     events: list[str] = field(default_factory=list)
+    progress: Any = None  # a report.text.RunProgress on a terminal: bars across cells and phases
+
+    def runner_line(self, label: str, cell: str, line: str) -> None:
+        """A runner log line: drives the progress bars, or is echoed when there are none."""
+        started = _STARTED.search(line)
+        moving = _PROGRESS.search(line)
+        if self.progress is not None:
+            if started:
+                self.progress.start_phase(cell, started["phase"], self.expected.get(started["phase"]))
+            elif moving:
+                self.progress.phase_callback(
+                    float(moving["t"]),
+                    int(moving["ops"].replace(",", "")),
+                    float(moving["rate"].replace(",", "")),
+                )
+            elif _DONE.search(line):
+                self.progress.finish_phase()
+            if moving:
+                return
+        self.say(f"{label} {escape(line)}")
+
+    expected: dict[str, float] = field(default_factory=dict)
 
     def say(self, text: str) -> None:
         self.events.append(text)
@@ -188,9 +218,17 @@ class Orchestrator:
                 elif stage == "check_runner":
                     tail = LogTail([Path(h.log_pointer) for h in state.runners if h.log_pointer])
 
-                    def echo(_: RunState, tail: LogTail = tail, label: str = label) -> None:
+                    self.expected = {
+                        name: float(ph["duration_s"])
+                        for name, ph in (state.spec["workload"].get("phases") or {}).items()
+                        if ph and ph.get("duration_s")
+                    }
+
+                    def echo(
+                        _: RunState, tail: LogTail = tail, label: str = label, cell: str = state.cell_id
+                    ) -> None:
                         for line in tail.new_lines():
-                            self.say(f"{label} {escape(line)}")
+                            self.runner_line(label, cell, line)
 
                     try:
                         state = wait_until(state, p, stage, lambda s: s.runner_status == "succeeded", echo)
@@ -329,21 +367,23 @@ def run_spec(
         f"run {run_id}: {spec.name}, {len(cells)} cell(s) x {spec.repeats} repeat(s){limited}, results in {out_dir}"
     )
     outcome_status, error, interrupted = "succeeded", None, False
+    bars: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+    if console.is_terminal:
+        from benchwright.report.text import run_progress
+
+        steps_list = [(f"{c.cell_id}", ph) for c, _ in order for ph in enabled_phases(c.spec)]
+        bars = run_progress(steps_list, console)
     try:
-        for cell, repeat in order:
-            state = RunState(
-                run_id=run_id,
-                spec_name=spec.name,
-                cell_id=cell.cell_id,
-                repeat=repeat,
-                parameters=cell.parameters,
-                spec=spec_dict(cell.spec),
-                poll_seconds=POLL_S,
-            )
-            outcome = orch.run_cell(state)
-            if outcome.status != "succeeded":
-                outcome_status, error, interrupted = outcome.status, outcome.error, outcome.interrupted
-                break
+        with bars as orch.progress:
+            _run_cells(orch, spec, run_id, order, providers)
+    except _CellFailed as failed:
+        outcome_status, error, interrupted = (
+            failed.outcome.status,
+            failed.outcome.error,
+            failed.outcome.interrupted,
+        )
+    except KeyboardInterrupt:  # between cells: nothing is running, nothing to tear down
+        outcome_status, error, interrupted = "aborted", "interrupted (Ctrl-C)", True
     finally:
         stored = providers.store.get_run(run_id) or record
         with sigint_deferred():
@@ -359,6 +399,30 @@ def run_spec(
     (out_dir / "run.json").write_text(final.model_dump_json(indent=1))
     report = Path(final.report) if final.report else None
     return RunOutcome(final, out_dir, report, interrupted, list(providers.extras.get("warnings", [])))
+
+
+class _CellFailed(Exception):
+    def __init__(self, outcome: CellOutcome) -> None:
+        super().__init__(outcome.error)
+        self.outcome = outcome
+
+
+def _run_cells(
+    orch: Orchestrator, spec: BenchmarkSpec, run_id: str, order: list[tuple[Cell, int]], providers: Providers
+) -> None:
+    for cell, repeat in order:
+        state = RunState(
+            run_id=run_id,
+            spec_name=spec.name,
+            cell_id=cell.cell_id,
+            repeat=repeat,
+            parameters=cell.parameters,
+            spec=spec_dict(cell.spec),
+            poll_seconds=POLL_S,
+        )
+        outcome = orch.run_cell(state)
+        if outcome.status != "succeeded":
+            raise _CellFailed(outcome)
 
 
 def run_suite(

@@ -151,8 +151,11 @@ class World:
     timings: list[tuple[str, float]] = field(default_factory=list)
     secrets: list[str] = field(default_factory=list)  # secret values seen during runs (for scans)
     executions: int = 0
+    undo: list[Any] = field(default_factory=list)
 
     def reset(self) -> None:
+        while self.undo:
+            self.undo.pop()()
         self.faults.clear()
         self.calls.clear()
         self.timings.clear()
@@ -251,6 +254,33 @@ class World:
             "cause": described.get("cause"),
             "events": events,
         }
+
+    def aws_error(self, service: str, operation: str, code: str, times: int | None = None) -> list[int]:
+        """Make the handlers' own ``service`` client fail ``operation`` with ``code`` (the first ``times``
+        calls, or always): a real botocore ClientError through the real error translation."""
+        from botocore.awsrequest import AWSResponse
+
+        import functions._common as common
+
+        seen: list[int] = []
+
+        def fail(**kwargs: Any) -> Any:
+            seen.append(1)
+            if times is not None and len(seen) > times:
+                return None
+            response = AWSResponse("https://aws.test", 400, {}, None)
+            return response, {
+                "Error": {"Code": code, "Message": f"injected {code}"},
+                "ResponseMetadata": {"HTTPStatusCode": 400},
+            }
+
+        common.clients()(service).meta.events.register(f"before-call.{service}.{operation}", fail)
+        self.undo.append(
+            lambda: common.clients()(service).meta.events.unregister(
+                f"before-call.{service}.{operation}", fail
+            )
+        )
+        return seen
 
     def record(self, run_id: str) -> dict[str, Any]:
         """The run record the workflow saved in S3 ({} when there is none)."""

@@ -432,3 +432,38 @@ def test_janitor_handler_reports_what_it_swept(aws: Any, monkeypatch: pytest.Mon
 
     assert dry["deleted"] == ["rds-instance:bw-jan"] and report["deleted"] == ["rds-instance:bw-jan"]
     assert handler({}, FakeContext())["deleted"] == []
+
+
+def test_timestream_history_reads_the_query_rows(aws: Any) -> None:
+    import requests
+
+    from benchwright.providers.aws.timestream import TimestreamHistory, history_sql
+
+    columns = [
+        {"Name": n, "Type": {"ScalarType": t}}
+        for n, t in (
+            ("run_id", "VARCHAR"),
+            ("cell", "VARCHAR"),
+            ("at", "TIMESTAMP"),
+            ("throughput", "DOUBLE"),
+            ("p99_us", "DOUBLE"),
+        )
+    ]
+    rows = [
+        {"Data": [{"ScalarValue": v} for v in ("r-2", "default", "2026-11-22 01:04:00", "5012.5", "3100.0")]},
+        {"Data": [{"ScalarValue": v} for v in ("r-1", "default", "2026-11-21 01:04:00", "4990.0", "3150.0")]},
+    ]
+    sql = history_sql("bw", "results", "rds-pg", 2)
+    requests.post(
+        "http://motoapi.amazonaws.com/moto-api/static/timestream/query-results",
+        json={"results": {sql: [{"QueryId": "q", "Rows": rows, "ColumnInfo": columns}]}},
+        timeout=5,
+    )
+
+    history = TimestreamHistory(aws[1], "bw", "results").runs("rds-pg", limit=2)
+
+    assert [(h["run_id"], h["throughput"], h["p99_us"]) for h in history] == [
+        ("r-2", 5012.5, 3100.0),
+        ("r-1", 4990.0, 3150.0),
+    ]
+    assert "spec = 'rds-pg'" in sql and "LIMIT 2" in sql

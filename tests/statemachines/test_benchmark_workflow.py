@@ -16,7 +16,6 @@ from benchwright.errors import (
     IngestFailed,
     ProvisioningFailed,
     RetryableIngestError,
-    RetryableProvisioningError,
     RunnerFailed,
 )
 from tests.functions.aws_world import World, rds_spec, run_input
@@ -135,26 +134,36 @@ def test_a_failure_at_any_stage_tears_down_and_fails_the_run(
 
 
 def test_throttling_while_provisioning_is_retried_and_the_run_succeeds(world: World) -> None:
-    world.faults["ProvisionTarget"] = once(RetryableProvisioningError("rds: ThrottlingException (transient)"))
+    calls = world.aws_error("rds", "CreateDBInstance", "Throttling", times=1)
 
     result = world.execute("benchmark", run_input(rds_spec(), "throttle-1"))
 
     assert result["status"] == "SUCCEEDED", result["cause"]
-    assert world.calls.count("ProvisionTarget") == 2
+    assert world.calls.count("ProvisionTarget") == 2  # the ASL retried RetryableProvisioningError
+    assert len(calls) == 2
 
 
 def test_throttling_that_never_ends_is_bounded_then_torn_down(world: World) -> None:
-    def always(event: dict[str, Any]) -> None:
-        raise RetryableProvisioningError("rds: ThrottlingException (transient)")
-
-    world.faults["ProvisionTarget"] = always
+    world.aws_error("rds", "CreateDBInstance", "Throttling")
 
     result = world.execute("benchmark", run_input(rds_spec(), "throttle-2"))
 
     assert result["status"] == "FAILED"
     assert world.calls.count("ProvisionTarget") == 5  # 1 + MaxAttempts 4
     assert world.calls[-1] == "Teardown"
-    assert world.leftovers("throttle-2") == []
+    assert run_record(world, "throttle-2")["error"].startswith("RetryableProvisioningError")
+    assert world.leftovers("throttle-2") == []  # the parameter group made before the failure is gone too
+
+
+def test_a_quota_failure_is_not_retried(world: World) -> None:
+    world.aws_error("rds", "CreateDBInstance", "InstanceQuotaExceeded")
+
+    result = world.execute("benchmark", run_input(rds_spec(), "quota-1"))
+
+    assert result["status"] == "FAILED"
+    assert world.calls.count("ProvisionTarget") == 1
+    assert "InstanceQuotaExceeded" in run_record(world, "quota-1")["error"]
+    assert world.leftovers("quota-1") == []
 
 
 def test_a_transient_ingest_failure_is_retried_without_losing_the_document(world: World) -> None:

@@ -75,8 +75,6 @@ def handle(args: argparse.Namespace) -> int:
         print_summary(outcome.record, console)  # tables, validity, verdict, cost and the report's path
         for warning in outcome.warnings:
             console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
-        if outcome.record.error:
-            console.print(f"[red]error:[/red] {outcome.record.error}", highlight=False)
         console.print(f"results: {outcome.out_dir}", highlight=False, soft_wrap=True)
         if outcome.interrupted:
             code = 130

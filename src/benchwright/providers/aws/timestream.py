@@ -97,3 +97,46 @@ def _is_duplicate(rejected: dict[str, Any]) -> bool:
     """Rejected only because the very same record (same version) is already stored."""
     existing = rejected.get("ExistingVersion")
     return existing is not None and int(existing) >= RECORD_VERSION
+
+
+def history_sql(database: str, table: str, spec_name: str, limit: int = 20, days: int = 90) -> str:
+    """Per run and cell of one spec: the measured phase's mean throughput and median interval p99."""
+    spec = spec_name.replace("'", "''")
+    return (
+        f"SELECT run_id, cell, max(time) AS at, avg(throughput) AS throughput, "
+        f"approx_percentile(p99_us, 0.5) AS p99_us "
+        f'FROM "{database}"."{table}" '
+        f"WHERE measure_name = 'interval' AND spec = '{spec}' AND phase = 'run' AND time > ago({int(days)}d) "
+        f"GROUP BY run_id, cell ORDER BY at DESC LIMIT {int(limit)}"
+    )
+
+
+class TimestreamHistory:
+    """History of a spec from LiveAnalytics (``timestream-query``), for regression checks and charts."""
+
+    def __init__(self, clients: Clients, database: str, table: str) -> None:
+        self.clients = clients
+        self.database = database
+        self.table = table
+
+    def runs(self, spec_name: str, limit: int = 20) -> list[dict[str, Any]]:
+        client = self.clients("timestream-query")
+        sql = history_sql(self.database, self.table, spec_name, limit)
+        out: list[dict[str, Any]] = []
+        token: str | None = None
+        while True:
+            args: dict[str, Any] = {"QueryString": sql, **({"NextToken": token} if token else {})}
+            page = aws_call(
+                "timestream query", client.query, **args, retryable=RetryableIngestError, fatal=IngestFailed
+            )
+            names = [c["Name"] for c in page.get("ColumnInfo", [])]
+            for row in page.get("Rows", []):
+                values = [d.get("ScalarValue") for d in row.get("Data", [])]
+                item: dict[str, Any] = dict(zip(names, values, strict=False))
+                for key in ("throughput", "p99_us"):
+                    if item.get(key) is not None:
+                        item[key] = float(item[key])
+                out.append(item)
+            token = page.get("NextToken")
+            if not token:
+                return out

@@ -13,6 +13,7 @@ import contextlib
 import glob
 import os
 import pwd
+import re
 import secrets
 import shutil
 import signal
@@ -73,7 +74,10 @@ def _tail(path: Path, lines: int = 5) -> str:
         text = path.read_text(errors="replace").strip().splitlines()
     except OSError:
         return ""
-    return " | ".join(line.strip() for line in text[-lines:])
+    stamp = re.compile(
+        r"^\d{4}-\d\d-\d\d[ T][\d:.]+( [A-Z]{2,5})? (\[\d+\] )?"
+    )  # postgres / mariadb prefixes
+    return " | ".join(stamp.sub("", line.strip()) for line in text[-lines:])
 
 
 def _setting_value(value: Any) -> str:

@@ -193,13 +193,33 @@ class RedisDriver(KeyValueDriver, RedisCommandsDriver):
             return redis.TimeoutError(f"Timeout {doing} {self.endpoint()}")
         return redis.ConnectionError(f"Error {doing} {self.endpoint()}: {exc}")
 
-    def command(self, *args: bytes | str | int) -> Any:
-        data = encode_command(args)
-        self._send(data if data is not None else b"".join(self.conn.pack_command(*args)))
-        reply = self._reply()
+    def _call(self, data: bytes) -> Any:
+        """Send one encoded command and return its reply (raise a server error): the hot path, so
+        the common case (the reply arrives in one read) is written out inline."""
+        sock = self._sock
+        if sock is not None:
+            try:
+                sock.sendall(data)
+                n = sock.recv_into(self._buffer)
+            except OSError as exc:
+                raise self._socket_error(exc, "talking to") from exc
+            if not n:
+                raise redis.ConnectionError(f"Connection closed by server {self.endpoint()}.")
+            reader = self._reader
+            reader.feed(self._buffer, 0, n)
+            reply = reader.gets()
+            if reply is False:
+                reply = self._reply()
+        else:
+            self._send(data)
+            reply = self._reply()
         if isinstance(reply, redis.RedisError):
             raise reply
         return reply
+
+    def command(self, *args: bytes | str | int) -> Any:
+        data = encode_command(args)
+        return self._call(data if data is not None else b"".join(self.conn.pack_command(*args)))
 
     def pipeline(self, commands: Sequence[Sequence[bytes | str | int]]) -> list[Any]:
         encoded = [encode_command(c) for c in commands]
@@ -242,7 +262,8 @@ class RedisDriver(KeyValueDriver, RedisCommandsDriver):
             reply = self.command("HMGET", k, *fields) if fields else self.command("HGETALL", k)
             found = any(v is not None for v in reply) if fields else bool(reply)
         elif t == "string":
-            found = self.command("GET", k) is not None
+            kb = k.encode()
+            found = self._call(b"*2\r\n$3\r\nGET\r\n$%d\r\n%s\r\n" % (len(kb), kb)) is not None
         elif t == "list":
             found = bool(self.command("LRANGE", k, 0, -1))
         elif t == "set":

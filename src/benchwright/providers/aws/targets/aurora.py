@@ -94,7 +94,7 @@ class AuroraTarget(AwsTarget):
                     Parameters=params[i : i + 20],
                 )
             cluster["DBClusterParameterGroupName"] = group
-            handle["cluster_parameter_group"] = group
+            handle["cluster_parameter_group"] = self.handle["cluster_parameter_group"] = group
         _create_ignoring_exists(rds.create_db_cluster, what=f"aurora cluster {self.name}", **cluster)
         instance_class = (
             "db.serverless" if serverless else str(self.setting("instance_class", "db.r6g.large"))

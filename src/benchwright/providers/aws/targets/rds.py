@@ -111,6 +111,8 @@ class RdsTarget(AwsTarget):
         tags = self.tags()
         name = self.name
         group = self._parameter_group(rds, tags)
+        if group:
+            self.handle["parameter_group"] = group  # known at once: a failed create cleans it up
         args: dict[str, Any] = {
             "DBInstanceIdentifier": name,
             "Engine": self.engine,
