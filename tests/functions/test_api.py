@@ -151,19 +151,51 @@ def test_submit_spec_starts_an_execution_named_by_the_run_id(cloud: CloudBackend
     assert json.loads(execution["input"])["run_id"] == run["run_id"]
 
 
+def run_record(run_id: str) -> dict:
+    """A stored RunRecord as the workflow writes it: one cell, a measured run phase with a warning."""
+    from datetime import UTC, datetime
+
+    from benchwright.results import Measurement, OperationSummary, ResultDocument, ValidityFlag
+    from benchwright.runs import CellResult, CostEstimate, RunRecord
+
+    now = datetime.now(UTC)
+    read = OperationSummary(
+        operations=1000, statuses={"OK": 1000}, throughput=500.0, average_us=800, min_us=100, max_us=9000,
+        p50_us=700, p90_us=1200, p95_us=1500, p99_us=2500, p999_us=8000,
+    )  # fmt: skip
+    doc = ResultDocument(
+        run_id=run_id, workload="ycsb", phase="run", engine="postgres",
+        measurement=Measurement(latency="service_time", method="wrapper"), started_at=now, ended_at=now,
+        runtime_ms=2000, operations_total=1000, throughput=500.0, operations={"READ": read},
+        validity=[ValidityFlag(code="too_short", severity="warning", message="under 60 s")],
+    )  # fmt: skip
+    record = RunRecord(
+        run_id=run_id, spec_name="nightly-rds-postgres-ycsb-a", started_at=now,
+        cells=[CellResult(cell_id="c1", phases={"run": doc})],
+        cost=CostEstimate(total=0.5, source="test price book"),
+    )  # fmt: skip
+    return json.loads(record.model_dump_json())
+
+
 def test_get_run_returns_status_and_record_fields(cloud: CloudBackend) -> None:
     run_id = started(call(event("POST", "/runs", {"spec": quickstart()}))[1])
-    record = {"run_id": run_id, "spec_name": "quickstart", "cost": {"total": 0.5}, "cells": [
-        {"cell_id": "c1", "validity": [{"code": "too_short", "severity": "warning", "message": "m"}], "metrics": []}
-    ]}  # fmt: skip
     boto3.client("s3", region_name=REGION).put_object(
-        Bucket="results", Key=f"runs/{run_id}/record.json", Body=json.dumps(record)
+        Bucket="results", Key=f"runs/{run_id}/record.json", Body=json.dumps(run_record(run_id))
     )
     status, body = call(event("GET", f"/runs/{run_id}"))
     assert status == 200, body
     assert body["run_id"] == run_id and body["status"] in {"RUNNING", "SUCCEEDED"}
-    assert body["cost"] == {"total": 0.5}
-    assert body["validity"][0]["code"] == "too_short"
+    assert body["cost"]["total"] == 0.5
+    assert body["summary"]["c1"]["throughput"] == 500.0
+    assert body["summary"]["c1"]["p99_us"] == {"READ": 2500}
+    assert [(f["code"], f["cell"]) for f in body["validity"]] == [("too_short", "c1")]
+
+
+def test_get_run_without_a_record_yet_still_answers(cloud: CloudBackend) -> None:
+    run_id = started(call(event("POST", "/runs", {"spec": quickstart()}))[1])
+    status, body = call(event("GET", f"/runs/{run_id}"))
+    assert status == 200
+    assert body["summary"] is None and body["validity"] == []
 
 
 def test_list_runs_newest_first_and_limit_validated(cloud: CloudBackend) -> None:
@@ -185,6 +217,18 @@ def test_report_is_a_presigned_link(cloud: CloudBackend) -> None:
     status, body = call(event("GET", f"/runs/{run_id}/report"))
     assert status == 200
     assert "X-Amz-Signature" in body["url"] and run_id in body["url"]
+
+
+def test_report_link_follows_the_records_pointer(cloud: CloudBackend) -> None:
+    run_id = started(call(event("POST", "/runs", {"spec": quickstart()}))[1])
+    record = run_record(run_id)
+    record["report"] = "s3://results/reports/custom.html"
+    s3 = boto3.client("s3", region_name=REGION)
+    s3.put_object(Bucket="results", Key=f"runs/{run_id}/record.json", Body=json.dumps(record))
+    s3.put_object(Bucket="results", Key="reports/custom.html", Body=b"<html></html>")
+    status, body = call(event("GET", f"/runs/{run_id}/report", query={"expires_in": "600"}))
+    assert status == 200, body
+    assert "/reports/custom.html" in body["url"] and body["expires_in"] == 600
 
 
 class RecordingLambda:

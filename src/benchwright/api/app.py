@@ -138,6 +138,35 @@ def submit(request: Annotated[SubmitRequest, Body()]) -> Response[str]:
     return Response(status_code=201, content_type=content_types.APPLICATION_JSON, body=body.model_dump_json())
 
 
+def _cells(record: dict[str, Any]) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """Headline figures of each cell's measured phase, and every validity flag, from a run record."""
+    from pydantic import ValidationError
+
+    from benchwright.runs import RunRecord
+
+    try:
+        run = RunRecord.model_validate(record) if record else None
+    except ValidationError:
+        run = None  # a record of another schema version: status still answers, figures do not
+    if run is None or not run.cells:
+        return None, []
+    summary: dict[str, Any] = {}
+    validity: list[dict[str, Any]] = []
+    for cell in run.cells:
+        doc = cell.measured
+        key = f"{cell.cell_id}#{cell.repeat}" if cell.repeat else cell.cell_id
+        summary[key] = {
+            "parameters": cell.parameters,
+            "throughput": doc.throughput if doc else None,
+            "operations": doc.operations_total if doc else None,
+            "p99_us": {op: s.p99_us for op, s in doc.operations.items()} if doc else {},
+            "valid": doc.valid if doc else False,
+        }
+        flags = [*cell.validity, *(doc.validity if doc else [])]
+        validity += [dict(flag.model_dump(), cell=cell.cell_id) for flag in flags]
+    return summary, validity
+
+
 def _summary(kind: str, execution: dict[str, Any]) -> RunSummary:
     return RunSummary(
         run_id=execution["name"] if "name" in execution else execution["executionArn"].rsplit(":", 1)[-1],
@@ -161,12 +190,7 @@ def get_run(run_id: Annotated[str, Path(pattern=RUN_ID_PATTERN)]) -> RunDetail:
     kind, execution = backend().describe(run_id)
     base = _summary(kind, execution).model_dump()
     record = backend().record(run_id) or {}
-    cells = record.get("cells") or []
-    validity = [flag for cell in cells for flag in cell.get("validity", [])]
-    summary = {
-        cell.get("cell_id", str(i)): {m.get("name", "metric"): m.get("value") for m in cell.get("metrics", []) if isinstance(m, dict)}
-        for i, cell in enumerate(cells)
-    } or None  # fmt: skip
+    summary, validity = _cells(record)
     return RunDetail(
         **base,
         spec_name=record.get("spec_name"),

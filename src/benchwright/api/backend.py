@@ -152,8 +152,14 @@ class CloudBackend:
         return data if isinstance(data, dict) else None
 
     def report_url(self, run_id: str, expires_in: int) -> str | None:
+        """A presigned GET for the run's HTML report: where the record says (``report`` as
+        s3://<our bucket>/key), else the conventional key; None while there is no report."""
         s3 = self.client("s3")
         key = REPORT_KEY.format(run_id=run_id)
+        pointer = (self.record(run_id) or {}).get("report")
+        prefix = f"s3://{self.bucket}/"
+        if isinstance(pointer, str) and pointer.startswith(prefix):
+            key = pointer.removeprefix(prefix)
         try:
             s3.head_object(Bucket=self.bucket, Key=key)
         except s3.exceptions.ClientError:

@@ -86,7 +86,7 @@ def write_output(out: str, plan: RunnerPlan, docs: list[ResultDocument], error: 
     tmp.replace(path)
 
 
-def _progress_printer(phase: str, every_s: float = 5.0) -> Any:
+def _progress_printer(phase: str, every_s: float = 2.0) -> Any:
     """A progress line every few seconds (the orchestrator shows them on its console)."""
     last = [0.0]
 
