@@ -48,8 +48,14 @@ class Figure:
 
 def measured(cmd: list[str], env: dict[str, str] | None = None) -> tuple[str, float]:
     """Run ``cmd``; return its stdout and the user+sys CPU of it and every child it waited for."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, **(env or {})}, cwd=ROOT)
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+        cwd=ROOT,
+    )
     out_chunks = []
     assert proc.stdout is not None
     out_chunks.append(proc.stdout.read())
@@ -61,16 +67,46 @@ def measured(cmd: list[str], env: dict[str, str] | None = None) -> tuple[str, fl
     return "".join(out_chunks), usage.ru_utime + usage.ru_stime
 
 
-def ours(label: str, engine: str, workload: str, conn: list[str], clients: int, seconds: float,
-         extra: list[str] | None = None) -> Figure:
+def ours(
+    label: str,
+    engine: str,
+    workload: str,
+    conn: list[str],
+    clients: int,
+    seconds: float,
+    extra: list[str] | None = None,
+) -> Figure:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "r.json"
-        _, cpu = measured([*BENCHWRIGHT, "ycsb", "run", engine, "-P", workload, *conn, "-threads", str(clients),
-                           "-p", "operationcount=0", "-p", f"maxexecutiontime={seconds}", *(extra or []),
-                           "--json", str(out)])
+        _, cpu = measured(
+            [
+                *BENCHWRIGHT,
+                "ycsb",
+                "run",
+                engine,
+                "-P",
+                workload,
+                *conn,
+                "-threads",
+                str(clients),
+                "-p",
+                "operationcount=0",
+                "-p",
+                f"maxexecutiontime={seconds}",
+                *(extra or []),
+                "--json",
+                str(out),
+            ]
+        )
         doc = json.loads(out.read_text())
-    return Figure(label, doc["operations_total"], doc["runtime_ms"] / 1000, cpu, doc["client"]["peak_rss_mb"],
-                  doc["client"]["cpu_us_per_op"])
+    return Figure(
+        label,
+        doc["operations_total"],
+        doc["runtime_ms"] / 1000,
+        cpu,
+        doc["client"]["peak_rss_mb"],
+        doc["client"]["cpu_us_per_op"],
+    )
 
 
 def drop_pg_tables(*tables: str) -> None:
@@ -83,33 +119,107 @@ def drop_pg_tables(*tables: str) -> None:
 
 
 def load(engine: str, conn: list[str], records: int, fields: int) -> None:
-    measured([*BENCHWRIGHT, "ycsb", "load", engine, "-P", "workloadc", *conn, "-threads", "4",
-              "-p", f"recordcount={records}", "-p", f"fieldcount={fields}"])
+    measured(
+        [
+            *BENCHWRIGHT,
+            "ycsb",
+            "load",
+            engine,
+            "-P",
+            "workloadc",
+            *conn,
+            "-threads",
+            "4",
+            "-p",
+            f"recordcount={records}",
+            "-p",
+            f"fieldcount={fields}",
+        ]
+    )
 
 
 def redis_benchmark(clients: int, requests: int, keyspace: int) -> Figure:
-    cmd = ["redis-benchmark", "-h", "127.0.0.1", "-p", str(REDIS_PORT), "-a", "bench", "--dbnum", "9",
-           "-t", "get", "-c", str(clients), "-n", str(requests), "-r", str(keyspace), "-d", "100", "--csv"]
+    cmd = [
+        "redis-benchmark",
+        "-h",
+        "127.0.0.1",
+        "-p",
+        str(REDIS_PORT),
+        "-a",
+        "bench",
+        "--dbnum",
+        "9",
+        "-t",
+        "get",
+        "-c",
+        str(clients),
+        "-n",
+        str(requests),
+        "-r",
+        str(keyspace),
+        "-d",
+        "100",
+        "--csv",
+    ]
     out, cpu = measured(cmd)
     rps = float(re.findall(r'"GET","([0-9.]+)"', out)[0])
     return Figure("redis-benchmark -t get", requests, requests / rps, cpu)
 
 
 def pgbench(clients: int, seconds: float) -> Figure:
-    out, cpu = measured(["pgbench", "-h", "127.0.0.1", "-p", str(PG_PORT), "-U", "bench", "-S", "-M", "prepared",
-                         "-c", str(clients), "-j", str(clients), "-T", str(int(seconds)), "bench"],
-                        env={"PGPASSWORD": "bench"})
+    out, cpu = measured(
+        [
+            "pgbench",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(PG_PORT),
+            "-U",
+            "bench",
+            "-S",
+            "-M",
+            "prepared",
+            "-c",
+            str(clients),
+            "-j",
+            str(clients),
+            "-T",
+            str(int(seconds)),
+            "bench",
+        ],
+        env={"PGPASSWORD": "bench"},
+    )
     txns = int(re.search(r"number of transactions actually processed: (\d+)", out).group(1))  # type: ignore[union-attr]
     tps = float(re.search(r"tps = ([0-9.]+)", out).group(1))  # type: ignore[union-attr]
     return Figure("pgbench -S -M prepared", txns, txns / tps, cpu)
 
 
 def compare(ours_fig: Figure, peer: Figure) -> None:
-    print(f"  {ours_fig.name:<34} {ours_fig.throughput:>10.0f} ops/s  {ours_fig.cpu_us_per_op:>7.1f} us CPU/op"
-          f" (measured window only: {ours_fig.window_cpu_us_per_op:.1f})  worker RSS {ours_fig.rss_mb:.0f} MB")
+    print(
+        f"  {ours_fig.name:<34} {ours_fig.throughput:>10.0f} ops/s  {ours_fig.cpu_us_per_op:>7.1f} us CPU/op"
+        f" (measured window only: {ours_fig.window_cpu_us_per_op:.1f})  worker RSS {ours_fig.rss_mb:.0f} MB"
+    )
     print(f"  {peer.name:<34} {peer.throughput:>10.0f} ops/s  {peer.cpu_us_per_op:>7.1f} us CPU/op")
-    print(f"  ratio (ours / C tool): throughput {ours_fig.throughput / peer.throughput:.2f}x,"
-          f" client CPU per op {ours_fig.cpu_us_per_op / peer.cpu_us_per_op:.2f}x\n")
+    print(
+        f"  ratio (ours / C tool): throughput {ours_fig.throughput / peer.throughput:.2f}x,"
+        f" client CPU per op {ours_fig.cpu_us_per_op / peer.cpu_us_per_op:.2f}x\n"
+    )
+
+
+def split(seconds: float, records: int) -> None:
+    """Same Redis GET load, clients spread over 1 process, the default, or one process each."""
+    print("Process/thread split, Redis GET (YCSB C, string, uniform): ops/s and client CPU per op")
+    conn = [*REDIS, "-p", "redis.datatype=string", "-p", "fieldcount=1", "-p", "fieldlength=100",
+            "-p", f"recordcount={records}", "-p", "requestdistribution=uniform"]  # fmt: skip
+    load("redis", conn, records, 1)
+    for clients in (1, 2, 4, 8, 16):
+        cells = []
+        for label, processes in (("1 proc", 1), ("default", None), ("1 per client", clients)):
+            extra = ["--processes", str(processes)] if processes else []
+            fig = ours(label, "redis", "workloadc", conn, clients, seconds, extra)
+            cells.append(f"{label}: {fig.throughput:>7.0f} ops/s {fig.cpu_us_per_op:5.1f} us")
+        print(f"  {clients:>2} clients  " + "  |  ".join(cells), flush=True)
+    print()
 
 
 def memory(records: list[int]) -> None:
@@ -117,8 +227,21 @@ def memory(records: list[int]) -> None:
     for distribution in ("zipfian", "latest", "uniform"):
         row = []
         for n in records:
-            fig = ours(f"n={n}", "null", "workloada", ["-p", f"recordcount={n}", "-p", "operationcount=200000",
-                       "-p", f"requestdistribution={distribution}"], 1, 60)
+            fig = ours(
+                f"n={n}",
+                "null",
+                "workloada",
+                [
+                    "-p",
+                    f"recordcount={n}",
+                    "-p",
+                    "operationcount=200000",
+                    "-p",
+                    f"requestdistribution={distribution}",
+                ],
+                1,
+                60,
+            )
             row.append(f"{n:>10,} -> {fig.rss_mb:5.1f} MB")
         print(f"  {distribution:<8} " + " | ".join(row))
 
@@ -128,8 +251,12 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=8.0)
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--records", type=int, default=20_000)
-    parser.add_argument("--only", choices=("redis", "postgres", "a", "memory"), action="append",
-                        help="run only these sections (repeatable; default: all)")
+    parser.add_argument(
+        "--only",
+        choices=("redis", "postgres", "a", "memory", "split"),
+        action="append",
+        help="run only these sections (repeatable; default: all but split)",
+    )
     args = parser.parse_args()
     for tool in ("redis-benchmark", "pgbench"):
         if not shutil.which(tool):
@@ -138,19 +265,50 @@ def main() -> None:
     only = set(args.only or ("redis", "postgres", "a", "memory"))
     print(f"# YCSB runner vs C tools: {c} connections each, {s:.0f} s runs, {os.cpu_count()} cores shared\n")
 
-    one_field = ["-p", "fieldcount=1", "-p", "fieldlength=100", "-p", f"recordcount={args.records}",
-                 "-p", "requestdistribution=uniform"]
+    one_field = [
+        "-p",
+        "fieldcount=1",
+        "-p",
+        "fieldlength=100",
+        "-p",
+        f"recordcount={args.records}",
+        "-p",
+        "requestdistribution=uniform",
+    ]
     if "redis" in only:
         print("Redis GET: YCSB workload C, one 100-byte field, vs redis-benchmark -t get -d 100")
         load("redis", [*REDIS, "-p", "redis.datatype=string", *one_field], args.records, 1)
-        mine = ours("benchwright ycsb C (string)", "redis", "workloadc",
-                    [*REDIS, "-p", "redis.datatype=string", *one_field], c, s)
+        mine = ours(
+            "benchwright ycsb C (string)",
+            "redis",
+            "workloadc",
+            [*REDIS, "-p", "redis.datatype=string", *one_field],
+            c,
+            s,
+        )
         compare(mine, redis_benchmark(c, max(10_000, int(mine.ops)), args.records))
 
     if "postgres" in only:
         print("PostgreSQL point select: YCSB workload C, one field, vs pgbench -S -M prepared (scale 10)")
-        subprocess.run(["pgbench", "-i", "-q", "-s", "10", "-h", "127.0.0.1", "-p", str(PG_PORT), "-U", "bench",
-                        "bench"], env={**os.environ, "PGPASSWORD": "bench"}, check=True, capture_output=True)
+        subprocess.run(
+            [
+                "pgbench",
+                "-i",
+                "-q",
+                "-s",
+                "10",
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(PG_PORT),
+                "-U",
+                "bench",
+                "bench",
+            ],
+            env={**os.environ, "PGPASSWORD": "bench"},
+            check=True,
+            capture_output=True,
+        )
         pg = ["-p", f"postgres.url={PG_URL}", *one_field, "-p", "table=usertable_bench"]
         drop_pg_tables("usertable_bench")
         load("postgres", pg, args.records, 1)
@@ -158,16 +316,27 @@ def main() -> None:
 
     if "a" in only:
         print("YCSB workload A (50/50 read/update, zipfian, 10 x 100-byte fields):")
-        a_pg = ["-p", f"postgres.url={PG_URL}", "-p", f"recordcount={args.records}", "-p", "table=usertable_bench_a"]
+        a_pg = [
+            "-p",
+            f"postgres.url={PG_URL}",
+            "-p",
+            f"recordcount={args.records}",
+            "-p",
+            "table=usertable_bench_a",
+        ]
         drop_pg_tables("usertable_bench_a")
         load("postgres", a_pg, args.records, 10)
         a_redis = [*REDIS, "-p", f"recordcount={args.records}", "-p", "redis.db=10"]
         load("redis", a_redis, args.records, 10)
         for label, engine, conn in (("postgres", "postgres", a_pg), ("redis hash", "redis", a_redis)):
             fig = ours(f"ycsb A {label}", engine, "workloada", conn, c, s)
-            print(f"  {fig.name:<34} {fig.throughput:>10.0f} ops/s  {fig.cpu_us_per_op:>7.1f} us CPU/op"
-                  f" (measured window only: {fig.window_cpu_us_per_op:.1f})")
+            print(
+                f"  {fig.name:<34} {fig.throughput:>10.0f} ops/s  {fig.cpu_us_per_op:>7.1f} us CPU/op"
+                f" (measured window only: {fig.window_cpu_us_per_op:.1f})"
+            )
         print()
+    if "split" in only:
+        split(s, args.records)
     if "memory" in only:
         memory([10_000, 1_000_000, 10_000_000])
 

@@ -45,8 +45,18 @@ def clients() -> Clients:
     return _clients
 
 
-def providers_for(state: RunState) -> Providers:
-    providers = aws_providers(state.spec, settings(), clients=clients(), probe=injected.get("probe"))
+# The one stage that writes the time-series sink (its Lambda has the sink's IAM grants and VPC).
+INGEST_STAGES = {"store_results"}
+
+
+def providers_for(state: RunState, stage: str | None = None) -> Providers:
+    providers = aws_providers(
+        state.spec,
+        settings(),
+        clients=clients(),
+        probe=injected.get("probe"),
+        ingest=stage in INGEST_STAGES,
+    )
     if "prices" in injected:
         providers.prices = injected["prices"]
     return providers
@@ -82,7 +92,7 @@ def run_stage(stage: str, event: dict[str, Any]) -> dict[str, Any]:
     """Parse, run one stage, count it, and hand back the JSON form of the next state."""
     state = parse_state(event)
     logger.append_keys(run_id=state.run_id, cell_id=state.cell_id, stage=stage)
-    providers = providers_for(state)
+    providers = providers_for(state, stage)
     new_state = stage_function(stage)(state, providers)
     for warning in providers.extras.get("warnings", []):  # e.g. Slack down: reported, not fatal
         logger.warning(warning)

@@ -13,6 +13,6 @@ from functions._common import clients, logger, metrics, settings, tracer
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    summary = summarize(event, aws_providers({}, settings(), clients=clients()).store)
+    summary = summarize(event, aws_providers({}, settings(), clients=clients(), ingest=False).store)
     logger.info("suite summarized", extra=summary)
     return summary

@@ -172,6 +172,11 @@ def _janitor(fn: lambda_.Function) -> None:
     fn.add_to_role_policy(_statement(["ecs:DescribeTasks"], ["*"]))
 
 
+def _placement(fn: lambda_.Function) -> None:
+    """The runner's subnet is chosen by AZ (same as the target, another, or named): a read of subnets."""
+    fn.add_to_role_policy(_statement(["ec2:DescribeSubnets", "ec2:DescribeAvailabilityZones"], ["*"]))
+
+
 def _provision(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
     _describe(fn)
     _create(fn, stage, compute)
@@ -185,6 +190,7 @@ def _check_target(fn: lambda_.Function, stage: StageConfig, storage: Storage, co
 def _launch_runner(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
     _launch(fn, compute)
     _create(fn, stage, compute)
+    _placement(fn)
 
 
 def _watch_runner(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
@@ -198,8 +204,13 @@ def _pricing(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute
 
 
 def _teardown(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
+    """Delete by tag; look at the runners first (only running ones are stopped); read the window's
+    metrics once more (a failed run still gets its CloudWatch series); the Slack secret comes with
+    NEEDS_SLACK because a failed run is announced from here."""
     _describe(fn)
     _delete(fn)
+    _check_runner(fn, compute)
+    _metrics(fn)
 
 
 def _sweep(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
@@ -234,7 +245,8 @@ GRANTS: dict[str, Grant] = {
 GRANTS["JudgeResults"] = GRANTS["Judge"]
 GRANTS["StoreResults"] = GRANTS["Ingest"]
 GRANTS["PriceRun"] = GRANTS["Price"]
-NEEDS_SLACK = {"Notify", "SummarizeSuite"}
+# Notify posts the summary; Teardown announces a failed run (the failure path skips Notify).
+NEEDS_SLACK = {"Notify", "Teardown"}
 READ_ONLY_BUCKET = {
     "ValidateSpec",
     "ExpandMatrix",

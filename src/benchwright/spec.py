@@ -19,7 +19,16 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from benchwright.errors import CapabilityError, SpecError
 from benchwright.judge.validity import ValidityPolicy as JudgePolicy
@@ -389,9 +398,23 @@ class PhaseSpec(_Model):
 
 
 class Phases(_Model):
+    """The phases. An unwritten load / run is "the workload's default": it runs only if the workload
+    has that phase, whereas a written one must exist (``load: null`` switches it off)."""
+
     load: PhaseSpec | None = Field(default_factory=PhaseSpec)
     warmup: PhaseSpec | None = None
     run: PhaseSpec | None = Field(default_factory=PhaseSpec)
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Leave out the defaulted load / run so that every dump (model_dump(), JSON, the AWS cell
+        # state) re-validates to the same spec: written out, a default load phase would be rejected
+        # by a workload without one (redis-bench, sql).
+        data: dict[str, Any] = handler(self)
+        for name in ("load", "run"):
+            if name not in self.model_fields_set:
+                data.pop(name, None)
+        return data
 
     @model_validator(mode="after")
     def _rules(self) -> Phases:

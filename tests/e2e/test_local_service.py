@@ -3,6 +3,7 @@ tears down; Ctrl-C and a crashing runner still tear down and keep the partial re
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -17,6 +18,7 @@ import psutil
 import pytest
 
 from benchwright.providers.local.sqlite_store import SQLiteResultStore
+from benchwright.results import ResultDocument
 from benchwright.runs import RunRecord
 
 pytestmark = [pytest.mark.servers, pytest.mark.slow]
@@ -79,6 +81,25 @@ def test_quickstart_runs_end_to_end_at_reduced_size(tmp_path: Path) -> None:
         run = record.cells[0].phases["run"]
         assert run.operations_total > 0 and run.throughput > 0
         assert {m.source for m in record.cells[0].metrics} == {"proc:host", "proc:server"}
+        # --out DIR holds the runner's result documents (one list per runner) next to report.html
+        documents = sorted((out / name).rglob("runner-*-documents.json"))
+        assert documents, sorted(p.name for p in (out / name).rglob("*"))
+        docs = [ResultDocument.parse(d) for path in documents for d in json.loads(path.read_text())]
+        assert {d.phase for d in docs} >= {"run"} and all(d.run_id == record.run_id for d in docs)
+        assert f"report: {out / name / 'report.html'}" in result.stdout
+        # `benchwright report RUN` rebuilds the report from the store alone
+        again = tmp_path / f"{name}-again.html"
+        rep = subprocess.run(
+            cli("report", record.run_id, "--store", str(store), "--out", str(again)),
+            capture_output=True,
+            text=True,
+            env=env(),
+            timeout=60,
+            cwd=tmp_path,
+        )
+        assert rep.returncode == 0, rep.stderr[-2000:]
+        html = again.read_text()
+        assert record.run_id in html and name in html and "<svg" in html
     assert "report:" in result.stdout
     ports = ports_in(result.stdout)
     assert len(ports) == 2 and not any(accepting(p) for p in ports)  # both servers are gone

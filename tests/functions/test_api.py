@@ -151,6 +151,22 @@ def test_submit_spec_starts_an_execution_named_by_the_run_id(cloud: CloudBackend
     assert json.loads(execution["input"])["run_id"] == run["run_id"]
 
 
+def test_direct_benchmark_input_carries_a_poll_interval_sized_to_the_cell(cloud: CloudBackend) -> None:
+    """The Wait states read poll_seconds: without it a long provisioning polls every 10 s and blows
+    the ~60-transition budget; with it every check loop fits POLL_BUDGET rounds."""
+    from benchwright.providers.aws.suite import POLL_BUDGET, poll_seconds_for
+    from benchwright.spec import cell_seconds, parse_spec
+
+    status, body = call(event("POST", "/runs", {"spec": quickstart()}))
+    assert status == 201, body
+    _, execution = cloud.describe(started(body))
+    payload = json.loads(execution["input"])
+    spec = parse_spec(quickstart())
+    assert payload["poll_seconds"] == poll_seconds_for(spec)
+    assert isinstance(payload["poll_seconds"], int) and payload["poll_seconds"] >= 15
+    assert cell_seconds(spec) / payload["poll_seconds"] <= POLL_BUDGET
+
+
 def run_record(run_id: str) -> dict:
     """A stored RunRecord as the workflow writes it: one cell, a measured run phase with a warning."""
     from datetime import UTC, datetime

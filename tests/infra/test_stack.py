@@ -195,13 +195,21 @@ def actions_of(statements: list[dict[str, Any]]) -> set[str]:
     [
         ("provision_target", {"rds:CreateDBInstance", "elasticache:CreateReplicationGroup", "iam:PassRole"},
          {"rds:DeleteDBInstance"}),
-        ("teardown", {"rds:DeleteDBInstance", "ec2:TerminateInstances", "ecs:StopTask"}, {"rds:CreateDBInstance"}),
+        ("teardown", {"rds:DeleteDBInstance", "ec2:TerminateInstances", "ecs:StopTask", "ecs:DescribeTasks",
+                      "secretsmanager:GetSecretValue"}, {"rds:CreateDBInstance", "timestream:WriteRecords"}),
+        ("store_results", {"secretsmanager:GetSecretValue", "s3:PutObject"}, {"rds:CreateDBInstance"}),
+        ("summarize_suite", set(), {"secretsmanager:GetSecretValue", "rds:DeleteDBInstance"}),
         ("launch_runner", {"ecs:RunTask", "iam:PassRole"}, {"rds:DeleteDBInstance"}),
         ("check_target", {"rds:DescribeDBInstances", "secretsmanager:GetSecretValue"}, {"rds:CreateDBInstance"}),
         ("collect_metrics", {"cloudwatch:GetMetricData"}, {"rds:CreateDBInstance", "ecs:RunTask"}),
         ("price_run", {"pricing:GetProducts", "cloudwatch:PutMetricData"}, {"rds:CreateDBInstance"}),
         ("validate_spec", set(), {"rds:CreateDBInstance", "ecs:RunTask", "rds:DeleteDBInstance"}),
-        ("janitor", {"tag:GetResources", "rds:DeleteDBInstance"}, {"rds:CreateDBInstance"}),
+        ("janitor", {"tag:GetResources", "rds:DeleteDBInstance", "rds:DeleteDBCluster", "ecs:ListClusters",
+                     "ecs:ListTasks", "ecs:DescribeTasks", "ecs:StopTask", "ec2:DescribeInstances",
+                     "ec2:DescribeNetworkInterfaces", "ec2:TerminateInstances", "ec2:DeleteNetworkInterface",
+                     "elasticache:DescribeReplicationGroups", "elasticache:DeleteReplicationGroup",
+                     "memorydb:DescribeClusters", "memorydb:DeleteCluster"},
+         {"rds:CreateDBInstance", "ecs:RunTask", "secretsmanager:GetSecretValue"}),
     ],
 )  # fmt: skip
 def test_each_stage_gets_its_own_least_privilege(stack: Any, module: str, must: set, must_not: set) -> None:
@@ -216,6 +224,10 @@ def test_creates_and_deletes_are_bound_to_the_run_tag(stack: Any) -> None:
     for module, action, key in (
         ("provision_target", "rds:CreateDBInstance", "aws:RequestTag/benchwright:run-id"),
         ("teardown", "rds:DeleteDBInstance", "aws:ResourceTag/benchwright:run-id"),
+        ("janitor", "rds:DeleteDBInstance", "aws:ResourceTag/benchwright:run-id"),
+        ("janitor", "ecs:StopTask", "aws:ResourceTag/benchwright:run-id"),
+        ("janitor", "ec2:DeleteNetworkInterface", "aws:ResourceTag/benchwright:run-id"),
+        ("janitor", "memorydb:DeleteCluster", "aws:ResourceTag/benchwright:run-id"),
     ):
         statements = [s for s in statements_of(doc, module) if action in actions_of([s])]
         assert statements, (module, action)

@@ -20,9 +20,7 @@ EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.aws
 
 
 # Known problems outside this workflow, kept visible (strict xfail: they fail loudly once fixed).
-KNOWN = {
-    "exp4-ardb-ec2": "spec round trip: model_dump() re-adds the default load phase that redis-bench rejects",
-}
+KNOWN: dict[str, str] = {}
 
 
 def for_moto(spec: dict[str, Any]) -> dict[str, Any]:

@@ -49,7 +49,9 @@ class Reference:
         if actual:
             service.record_value(max(1, min(HIGHEST_US, (end - actual) // 1000)))
         statuses[status.value] = statuses.get(status.value, 0) + 1
-        counts, errors, sums, bucket = self.buckets.setdefault((end - self.t0) // self.interval, ({}, {}, {}, plain()))
+        counts, errors, sums, bucket = self.buckets.setdefault(
+            (end - self.t0) // self.interval, ({}, {}, {}, plain())
+        )
         counts[op] = counts.get(op, 0) + 1
         sums[op] = sums.get(op, 0) + latency
         if status is Status.ERROR:

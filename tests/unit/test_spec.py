@@ -12,12 +12,14 @@ import yaml
 from benchwright.errors import CapabilityError, SpecError
 from benchwright.spec import (
     BenchmarkSpec,
+    enabled_phases,
     estimate_duration,
     expand_matrix,
     load_spec,
     load_suite,
     parse_spec,
     parse_suite,
+    spec_dict,
 )
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -393,3 +395,67 @@ def test_quickstart_is_a_suite_of_redis_and_postgres() -> None:
     suite = load_suite(EXAMPLES / "quickstart.yaml")
     assert sorted(b.target.engine for b in suite.benchmarks) == ["postgres", "redis"]
     assert yaml.safe_load((EXAMPLES / "quickstart.yaml").read_text())["suite"] == "quickstart"
+
+
+def _example_specs() -> list[Any]:
+    return [
+        pytest.param(spec, id=f"{path.name}:{spec.name}")
+        for path in sorted(EXAMPLES.glob("*.yaml"))
+        for spec in load_suite(path).benchmarks
+    ]
+
+
+def _same_spec(a: BenchmarkSpec, b: BenchmarkSpec) -> None:
+    assert b == a
+    assert enabled_phases(b) == enabled_phases(a)
+    assert [(c.cell_id, c.parameters, enabled_phases(c.spec)) for c in expand_matrix(b)] == [
+        (c.cell_id, c.parameters, enabled_phases(c.spec)) for c in expand_matrix(a)
+    ]
+    assert estimate_duration(b) == estimate_duration(a)
+
+
+@pytest.mark.parametrize("spec", _example_specs())
+def test_every_example_round_trips_through_every_dump(spec: BenchmarkSpec) -> None:
+    """The AWS workflow and the API carry the spec as model_dump(mode="json"); the stages as
+    spec_dict. Each must re-validate to the same spec, phases included."""
+    for data in (
+        spec.model_dump(mode="json"),
+        spec.model_dump(),
+        yaml.safe_load(spec.model_dump_json()),
+        spec_dict(spec),
+    ):
+        _same_spec(spec, parse_spec(data))
+    for cell in expand_matrix(spec):
+        _same_spec(cell.spec, parse_spec(cell.spec.model_dump(mode="json")))
+
+
+def test_round_trip_keeps_a_workload_without_load_phase_valid() -> None:
+    data = spec_with(
+        workload={
+            "name": "redis-bench",
+            "properties": {"redisbench.tests": "get", "redisbench.requests": 100},
+        }
+    )
+    spec = parse_spec(data)
+    assert enabled_phases(spec) == ["run"]
+    dumped = spec.model_dump(mode="json")
+    assert "load" not in dumped["workload"]["phases"]
+    assert enabled_phases(parse_spec(dumped)) == ["run"]
+
+
+def test_round_trip_keeps_written_and_switched_off_phases() -> None:
+    off = parse_spec(spec_with(workload__phases={"load": None}))
+    assert enabled_phases(off) == ["run"]
+    assert enabled_phases(parse_spec(off.model_dump(mode="json"))) == ["run"]
+
+    written = parse_spec(spec_with(workload__phases={"load": {"threads": 2}}))
+    again = parse_spec(written.model_dump(mode="json"))
+    assert again.workload.phases.load is not None and again.workload.phases.load.threads == 2
+    assert enabled_phases(again) == ["load", "run"]
+    # written out, a load phase is still rejected by a workload that has none
+    bad = spec_with(
+        workload={"name": "redis-bench", "properties": {"redisbench.tests": "get"}, "phases": {"load": {}}}
+    )
+    with pytest.raises(SpecError, match="no load phase") as err:
+        parse_spec(bad)
+    assert err.value.field == "workload.phases.load"

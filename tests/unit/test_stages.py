@@ -379,3 +379,174 @@ def test_notify_on_failure_skips_a_successful_run() -> None:
     assert inner.records == []
     ConditionalNotifier(inner, "failure").notify(record.model_copy(update={"status": "aborted"}))
     assert len(inner.records) == 1
+
+
+# ---------------------------------------------------------------- fan-out: synchronised start
+FANOUT = {
+    "name": "fan",
+    "target": {
+        "provider": "rds",
+        "engine": "postgres",
+        "engine_version": "16.4",
+        "instance_class": "db.m6i.large",
+        "storage": {"type": "gp3", "size_gb": 100},
+    },
+    "runner": {"platform": "fargate", "count": 3},
+    "workload": {
+        "name": "ycsb",
+        "files": ["workloada"],
+        "properties": {"recordcount": 1000},
+        "phases": {"load": {"target_rate": 100}, "run": {"duration_s": 60}},
+    },
+}
+
+
+def test_fanout_plans_share_one_start_instant_for_the_measured_phase() -> None:
+    from benchwright.stages.plan import PRIOR_PHASE_SLACK, START_MARGIN_S, fanout_start_at
+
+    spec = parse_spec(FANOUT)
+    start_at = fanout_start_at(spec, now=1000.0)
+    # the Fargate start-up margin plus the load phase (1000 records at 100/s), stretched
+    assert start_at == 1000.0 + START_MARGIN_S["fargate"] + 10.0 * PRIOR_PHASE_SLACK
+    plans = [build_plan(spec, "r", "c", {}, runner_index=i, start_at=start_at) for i in range(3)]
+    assert {p.start_at for p in plans} == {start_at}
+    assert [p.runner_count for p in plans] == [3, 3, 3]
+    assert [ph.measured for ph in plans[0].phases] == [False, True]
+    assert RunnerPlan.model_validate_json(plans[0].model_dump_json()).start_at == start_at
+
+
+def test_a_single_runner_gets_no_start_instant() -> None:
+    assert fanout_start_at_of(SPEC) is None
+    assert fanout_start_at_of({**FANOUT, "runner": {"platform": "fargate", "count": 1}}) is None
+
+
+def fanout_start_at_of(data: dict[str, Any]) -> float | None:
+    from benchwright.stages.plan import fanout_start_at
+
+    return fanout_start_at(parse_spec({**data, "matrix": {}}), now=0.0)
+
+
+def test_launch_stage_gives_every_runner_the_same_start_at(world: dict[str, Any]) -> None:
+    import time
+
+    spec = parse_spec(FANOUT)
+    providers = world["factory"](world["out"], spec)
+    state = RunState(run_id="r", spec_name="fan", spec=spec.model_dump(mode="json"), target={"id": "db-1"})
+    before = time.time()
+    steps.launch_runner(state, providers)
+    plans = world["launcher"].plans
+    assert len(plans) == 3
+    assert len({p.start_at for p in plans}) == 1
+    assert plans[0].start_at is not None and plans[0].start_at > before
+
+
+def test_runner_passes_start_at_to_the_measured_phase_only_and_flags_a_late_start() -> None:
+    from datetime import UTC, datetime
+
+    from benchwright.commands.runner import flag_late_start, phase_config
+
+    spec = parse_spec(FANOUT)
+    plan = build_plan(spec, "r", "c", {}, runner_index=1, start_at=2000.0)
+    load, run = plan.phases
+    assert phase_config(plan, load).start_at is None
+    assert phase_config(plan, run).start_at == 2000.0
+    assert phase_config(plan.model_copy(update={"start_at": None}), run).start_at is None
+
+    on_time = make_document([1000.0] * 3, engine="postgres", phase="run")
+    on_time.started_at = datetime.fromtimestamp(2000.0, UTC)
+    flag_late_start(plan, run, on_time)
+    assert "late_start" not in {f.code for f in on_time.validity}
+
+    late = make_document([1000.0] * 3, engine="postgres", phase="run")
+    late.started_at = datetime.fromtimestamp(2007.5, UTC)
+    flag_late_start(plan, run, late)
+    flag = next(f for f in late.validity if f.code == "late_start")
+    assert flag.severity == "warning" and "7.5 s" in flag.message and "runner 1 of 3" in flag.message
+
+
+# ---------------------------------------------------------------- judge: CloudWatch credit regimes
+def _series(name: str, values: list[float], source: str) -> MetricSeries:
+    return MetricSeries(
+        name=name,
+        unit="Percent",
+        source=source,
+        points=[MetricPoint(t=60.0 * i, value=v) for i, v in enumerate(values)],
+    )
+
+
+RDS_SOURCE = "cloudwatch:AWS/RDS:DBInstanceIdentifier=bw-1"
+
+
+def judged(tmp_path: Path, series: list[MetricSeries], window_s: float) -> tuple[RunState, Any]:
+    """Run the judge stage over one measured document and ``series``; returns the state and cell."""
+    from datetime import timedelta
+
+    from benchwright.report.sample import EPOCH
+    from benchwright.runs import CellResult
+
+    artifacts = DirectoryArtifacts(tmp_path)
+    doc = make_document([1000.0] * 12, engine="postgres", phase="run", started_at=EPOCH)
+    docs = artifacts.put_json("c/docs.json", [json.loads(doc.model_dump_json())])
+    metrics = artifacts.put_json("c/metrics.json", [json.loads(s.model_dump_json()) for s in series])
+    state = RunState(
+        run_id="r",
+        spec_name="s",
+        spec={"validity": {}},
+        result_pointers=[docs],
+        metrics_pointer=metrics,
+        window=MetricsWindow(start=EPOCH, end=EPOCH + timedelta(seconds=window_s)),
+    )
+    providers = Providers(
+        target=fake_target,
+        launcher=FakeLauncher(),
+        metrics=FakeMetrics(),
+        store=MemoryStore(),
+        notifier=RecordingNotifier(),
+        prices=FreePriceBook(),
+        artifacts=artifacts,
+    )
+    after = steps.judge_results(state, providers)
+    cell = CellResult.model_validate(artifacts.get_json(after.result_pointers[-1]))
+    return after, cell
+
+
+def test_judge_labels_cloudwatch_credit_regimes_on_the_cell(tmp_path: Path) -> None:
+    series = [
+        _series("BurstBalance", [100, 60, 30, 0], RDS_SOURCE),  # drained to zero mid-run: experiment 3
+        _series("CPUCreditBalance", [500, 500, 499], RDS_SOURCE),
+        _series("EBSIOBalance%", [100, 85, 70], "cloudwatch:AWS/EC2:InstanceId=i-runner"),
+        _series("CPUUtilization", [40, 45, 50], RDS_SOURCE),  # not a balance: no regime
+    ]
+    state, cell = judged(tmp_path, series, window_s=600)
+    flags = {(f.code, f.severity): f.message for f in cell.validity}
+    assert "BurstBalance" in flags[("credits_exhausted", "invalid")]
+    assert "CPUCreditBalance" in flags[("credits_full", "info")]
+    assert "i-runner" in flags[("credits_draining", "warning")]
+    assert not any("CPUUtilization" in f.message for f in cell.validity)
+    assert ("too_short_for_cloudwatch", "warning") not in flags
+    assert state.valid is False  # an exhausted balance invalidates the cell
+
+
+def test_judge_warns_when_the_window_is_too_short_for_60_second_data(tmp_path: Path) -> None:
+    state, cell = judged(tmp_path, [_series("BurstBalance", [100, 100], RDS_SOURCE)], window_s=90)
+    codes = {f.code: f.severity for f in cell.validity}
+    assert codes["too_short_for_cloudwatch"] == "warning"
+    assert codes["credits_full"] == "info"
+    assert state.valid is True
+
+
+def test_judge_ignores_host_metrics_for_cloud_labels(tmp_path: Path) -> None:
+    _, cell = judged(tmp_path, [_series("BurstBalance", [100, 0], "proc:host")], window_s=12)
+    assert not any(f.code.startswith("credits_") or "cloudwatch" in f.code for f in cell.validity)
+
+
+def test_fanout_ycsb_load_splits_the_key_range_between_runners() -> None:
+    spec = parse_spec({**FANOUT, "workload": {**FANOUT["workload"], "properties": {"recordcount": 1000}}})
+    slices = []
+    for i in range(3):
+        load = build_plan(spec, "r", "c", {}, runner_index=i).phases[0]
+        assert load.phase == "load"
+        slices.append((int(load.properties["insertstart"]), int(load.properties["insertcount"])))
+    assert slices == [(0, 334), (334, 333), (667, 333)]  # contiguous, disjoint, covering 0..999
+    single = parse_spec({**FANOUT, "runner": {"platform": "fargate", "count": 1}})
+    assert "insertstart" not in build_plan(single, "r", "c", {}).phases[0].properties

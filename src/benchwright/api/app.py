@@ -128,14 +128,24 @@ def submit(request: Annotated[SubmitRequest, Body()]) -> Response[str]:
     for spec in _validate(request):
         run_id = new_run_id()
         spec["tags"] = {**spec.get("tags", {}), **request.tags}
+        payload: dict[str, Any]
         if spec.get("matrix") or int(spec.get("repeats", 1)) > 1:
             kind, payload = "suite", {"run_id": run_id, "spec": spec, "trigger": "api"}
         else:
-            kind, payload = "benchmark", {"run_id": run_id, "spec_name": spec["name"], "spec": spec}
+            # the Wait states read poll_seconds: sized to the cell so a run stays under ~60 transitions
+            payload = {"run_id": run_id, "spec_name": spec["name"], "spec": spec, "poll_seconds": _poll(spec)}
+            kind = "benchmark"
         arn = backend().start(kind, run_id, payload)
         started.append(StartedRun(run_id=run_id, spec_name=spec["name"], kind=kind, execution_arn=arn))  # type: ignore[arg-type]
     body = SubmitResponse(runs=started)
     return Response(status_code=201, content_type=content_types.APPLICATION_JSON, body=body.model_dump_json())
+
+
+def _poll(spec: dict[str, Any]) -> int:
+    from benchwright.providers.aws.suite import poll_seconds_for
+    from benchwright.spec import parse_spec
+
+    return poll_seconds_for(parse_spec(spec))
 
 
 def _cells(record: dict[str, Any]) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:

@@ -14,11 +14,14 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchwright.errors import BenchwrightError, SpecError
-from benchwright.providers.base import RunnerPlan
+from benchwright.providers.base import PhasePlan, RunnerPlan
 from benchwright.results import ResultDocument
+
+if TYPE_CHECKING:
+    from benchwright.runner.engine import PhaseConfig
 
 EXIT_ABORTED = 3
 
@@ -102,8 +105,46 @@ def _raise_interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
+LATE_START_TOLERANCE_S = 1.0  # a release this much after start_at is no longer "together"
+
+
+def phase_config(plan: RunnerPlan, phase: PhasePlan) -> PhaseConfig:
+    """The engine's config for one phase of the plan; the fan-out start instant goes to the measured one."""
+    from benchwright.runner.engine import PhaseConfig
+
+    return PhaseConfig(
+        workload=phase.workload,
+        phase="run" if phase.phase == "warmup" else phase.phase,
+        engine=phase.engine,
+        properties=dict(phase.properties),
+        threads=phase.threads,
+        processes=phase.processes,
+        target=phase.target,
+        operation_count=phase.operation_count,
+        max_seconds=phase.max_seconds,
+        interval_s=phase.interval_s,
+        seed=phase.seed,
+        run_id=plan.run_id,
+        start_at=plan.start_at if phase.measured else None,
+    )
+
+
+def flag_late_start(plan: RunnerPlan, phase: PhasePlan, doc: ResultDocument) -> None:
+    """A runner that came up after the shared start instant ran out of step with the others: say so."""
+    if not phase.measured or plan.start_at is None:
+        return
+    late = doc.started_at.timestamp() - plan.start_at
+    if late > LATE_START_TOLERANCE_S:
+        doc.flag(
+            "late_start",
+            "warning",
+            f"runner {plan.runner_index} of {plan.runner_count} started its measured phase {late:.1f} s "
+            "after the synchronised start: the runners did not drive the target together for that time",
+        )
+
+
 def handle(args: argparse.Namespace) -> int:
-    from benchwright.runner.engine import PhaseConfig, run_phase
+    from benchwright.runner.engine import run_phase
 
     plan = read_plan(args.plan)
     out = str(args.out)
@@ -115,20 +156,7 @@ def handle(args: argparse.Namespace) -> int:
     for phase in plan.phases:
         if not args.quiet:
             print(f"runner: phase {phase.phase} started ({phase.threads} threads)", flush=True)
-        config = PhaseConfig(
-            workload=phase.workload,
-            phase="run" if phase.phase == "warmup" else phase.phase,
-            engine=phase.engine,
-            properties=dict(phase.properties),
-            threads=phase.threads,
-            processes=phase.processes,
-            target=phase.target,
-            operation_count=phase.operation_count,
-            max_seconds=phase.max_seconds,
-            interval_s=phase.interval_s,
-            seed=phase.seed,
-            run_id=plan.run_id,
-        )
+        config = phase_config(plan, phase)
         try:
             doc = run_phase(config, None if args.quiet else _progress_printer(phase.phase))
         except KeyboardInterrupt:
@@ -140,6 +168,7 @@ def handle(args: argparse.Namespace) -> int:
             return exc.exit_code
         doc.phase = phase.phase
         doc.cell = plan.cell_id
+        flag_late_start(plan, phase, doc)
         docs.append(doc)
         write_output(out, plan, docs, None)
         if not args.quiet:

@@ -81,6 +81,9 @@ class RunnerPlan(_Model):
     runner_count: int = 1
     connection: dict[str, str] = Field(default_factory=dict)  # redacted connection properties
     phases: list[PhasePlan]
+    # Fan-out (runner_count > 1): wall-clock epoch seconds at which every runner releases the workers
+    # of its measured phase, so N hosts load the target together (see stages.plan.fanout_start_at).
+    start_at: float | None = Field(default=None, gt=0)
 
 
 class RunnerHandle(_Model):

@@ -20,6 +20,7 @@ import platform
 import queue
 import random
 import resource
+import signal
 import socket
 import sys
 import threading
@@ -68,6 +69,7 @@ class PhaseConfig:
     interval_s: float = 1.0
     seed: int | None = None
     run_id: str | None = None
+    start_at: float | None = None  # wall-clock epoch seconds: several runner hosts start together
 
 
 @dataclass
@@ -196,6 +198,9 @@ def _worker_main(
     reports: Any,
 ) -> None:
     """Entry point of one worker process."""
+    # A forked worker inherits the parent's signal handlers: start from what a fresh interpreter has.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     workload = workload_class(config.workload)(config.properties)
     drivers = []
     try:
@@ -344,7 +349,7 @@ def run_phase(config: PhaseConfig, progress: ProgressFn | None = None) -> Result
         total = None
     limits = [[split(total, threads, t) if total is not None else None for t in ts] for ts in assignment]
 
-    ctx = mp.get_context(start_method())
+    ctx: Any = mp.get_context(start_method())
     ready, reports = ctx.Queue(), ctx.Queue()
     start_queues = [ctx.Queue() for _ in range(processes)]
     stop = ctx.Event()
@@ -375,6 +380,9 @@ def run_phase(config: PhaseConfig, progress: ProgressFn | None = None) -> Result
 
     started_at = datetime.now(UTC)
     start_ns = time.perf_counter_ns() + START_DELAY_NS
+    if config.start_at is not None:  # fan-out: every runner host releases its workers at one instant
+        start_ns = max(start_ns, time.perf_counter_ns() + int((config.start_at - time.time()) * NS))
+        started_at = max(started_at, datetime.fromtimestamp(config.start_at, UTC))  # the release instant
     for q in start_queues:
         q.put(start_ns)
 

@@ -19,8 +19,8 @@ import math
 from array import array
 from bisect import bisect_left
 from collections import Counter
-from itertools import accumulate
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Literal
 
 from hdrh.codec import HdrHistogramEncoder
@@ -57,7 +57,7 @@ class Histogram(HdrHistogram):
 
     def _counts_list(self) -> list[int]:
         n = min(self.counts_len, self.encoder.payload.counts_len)  # decoded arrays may be truncated
-        return self.counts[:n]  # type: ignore[no-any-return]
+        return self.counts[:n]
 
     def get_value_at_percentile(self, percentile: float) -> int:
         target = self.get_target_count_at_percentile(percentile)
@@ -257,7 +257,9 @@ class Recorder:
     def _series(self, op: str) -> OpSeries:
         series = self._ops.get(op)
         if series is None:
-            series = self._ops[op] = OpSeries(service_histogram=new_histogram() if self._keep_service else None)
+            series = self._ops[op] = OpSeries(
+                service_histogram=new_histogram() if self._keep_service else None
+            )
         return series
 
     def total_operations(self) -> int:
@@ -310,7 +312,9 @@ class Recorder:
         for name, (hist, service, statuses) in other.ops.items():
             series = ops.get(name)
             if series is None:
-                series = ops[name] = OpSeries(service_histogram=new_histogram() if service is not None else None)
+                series = ops[name] = OpSeries(
+                    service_histogram=new_histogram() if service is not None else None
+                )
             series.histogram.add(decode_histogram(hist))
             if service is not None:
                 if series.service_histogram is None:
@@ -328,7 +332,9 @@ class Recorder:
             bucket.histogram.add(decode_histogram(encoded))
 
 
-def _add_counts(bucket: IntervalBucket, counts: dict[str, int], errors: dict[str, int], sums: dict[str, int]) -> None:
+def _add_counts(
+    bucket: IntervalBucket, counts: dict[str, int], errors: dict[str, int], sums: dict[str, int]
+) -> None:
     for target, source in ((bucket.counts, counts), (bucket.errors, errors), (bucket.latency_sum_us, sums)):
         for op, n in source.items():
             target[op] = target.get(op, 0) + n

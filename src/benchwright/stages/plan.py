@@ -2,17 +2,51 @@
 
 The plan is what travels to the runner (a file locally, an S3 object on AWS). It carries the connection
 properties WITHOUT the password: the launcher passes that out of band (``Credentials``).
+
+Fan-out (``runner.count > 1``): every runner of a cell gets the same ``start_at``, the wall-clock instant
+at which its measured phase releases its workers (``engine.PhaseConfig.start_at``), so the N runners
+drive the target together instead of one after another as their tasks happen to start.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 
 from benchwright.providers.base import PhasePlan, RunnerPlan
-from benchwright.spec import BenchmarkSpec, enabled_phases, workload_properties
+from benchwright.spec import BenchmarkSpec, enabled_phases, phase_seconds, workload_properties
 
 PHASES = ("load", "warmup", "run")
 UNBOUNDED = 1 << 50
+
+# Seconds from building the plans to the moment every runner is certain to be up, per platform:
+# Fargate RunTask to RUNNING (ENI attach, image pull of a ~300 MB image, interpreter start) is
+# typically 30-90 s and can reach a few minutes under capacity pressure; an EC2 runner boots an
+# instance and installs the package from user-data (2-4 min). A runner that still comes up late
+# starts at once and flags its result ``late_start`` (commands/runner.py), so a margin too small
+# costs synchronisation, never the run.
+START_MARGIN_S = {"local": 5.0, "fargate": 180.0, "ec2": 300.0}
+# The phases before the measured one (load, warm-up) are estimated (spec.phase_seconds); the
+# estimate is stretched by this factor so a slower-than-assumed load does not make runners late.
+PRIOR_PHASE_SLACK = 1.5
+
+
+def fanout_start_at(spec: BenchmarkSpec, now: float | None = None) -> float | None:
+    """The shared release instant of the measured phase for ``runner.count > 1``; None for one runner.
+
+    now + the platform's start-up margin + the (stretched) estimate of the phases that precede the
+    measured one in every runner."""
+    if spec.runner.count <= 1:
+        return None
+    enabled = enabled_phases(spec)
+    measured = _measured(enabled)
+    before = sum(phase_seconds(spec, name) for name in enabled[: enabled.index(measured)])
+    margin = START_MARGIN_S.get(spec.runner.platform, max(START_MARGIN_S.values()))
+    return (time.time() if now is None else now) + margin + before * PRIOR_PHASE_SLACK
+
+
+def _measured(enabled: list[str]) -> str:
+    return "run" if "run" in enabled else enabled[-1]
 
 
 def _split(total: float | int | None, count: int, index: int) -> float | int | None:
@@ -22,6 +56,17 @@ def _split(total: float | int | None, count: int, index: int) -> float | int | N
     if isinstance(total, int):
         return total // count + (1 if index < total % count else 0)
     return total / count
+
+
+def _ycsb_load_share(props: dict[str, str], count: int, index: int) -> dict[str, str]:
+    """Fan-out YCSB load: each runner inserts its own contiguous slice of the key range
+    (insertstart / insertcount), so N runners load the table once, not N times over the same keys."""
+    if count == 1:
+        return {}
+    start = int(props.get("insertstart") or 0)
+    total = int(props.get("insertcount") or max(0, int(props.get("recordcount") or 0) - start))
+    offset = start + sum(int(_split(total, count, i) or 0) for i in range(index))
+    return {"insertstart": str(offset), "insertcount": str(_split(total, count, index))}
 
 
 def _opt_float(value: str | None) -> float | None:
@@ -39,16 +84,20 @@ def build_plan(
     runner_index: int = 0,
     seed: int | None = None,
     repeat: int = 0,
+    start_at: float | None = None,
 ) -> RunnerPlan:
+    """One runner's plan. For fan-out, pass every runner the same ``start_at`` (``fanout_start_at``)."""
     count = spec.runner.count
     phases: list[PhasePlan] = []
     enabled = enabled_phases(spec)
-    measured = "run" if "run" in enabled else enabled[-1]
+    measured = _measured(enabled)
     for name in enabled:
         p = getattr(spec.workload.phases, name)
         props = workload_properties(spec, name)
         threads = p.threads or int(props.get("threadcount", "1") or 1)
         props["threadcount"] = str(threads)
+        if name == "load" and spec.workload.name == "ycsb":
+            props.update(_ycsb_load_share(props, count, runner_index))
         rate = p.target_rate or _opt_float(props.get("target"))
         share = _split(rate, count, runner_index)
         operations = p.operation_count
@@ -77,4 +126,5 @@ def build_plan(
         runner_count=count,
         connection=dict(connection),
         phases=phases,
+        start_at=start_at,
     )

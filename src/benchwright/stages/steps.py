@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -15,7 +16,7 @@ from benchwright.providers.base import MetricsWindow, Providers, Target
 from benchwright.results import MetricSeries, ResultDocument
 from benchwright.spec import BenchmarkSpec, cell_seconds, check_workload, spec_dict
 from benchwright.stages import RunState, utcnow
-from benchwright.stages.plan import build_plan
+from benchwright.stages.plan import build_plan, fanout_start_at
 
 READY_TIMEOUT_S = {
     "local": 120.0,
@@ -89,12 +90,19 @@ def launch_runner(state: RunState, providers: Providers) -> RunState:
     credentials = target.credentials()
     providers.metrics.start(target)
     handles = []
+    start_at = fanout_start_at(spec)  # one instant for all N runners (None for a single runner)
     for index in range(spec.runner.count):
         plan = build_plan(
-            spec, state.run_id, state.cell_id, connection, runner_index=index, repeat=state.repeat
+            spec,
+            state.run_id,
+            state.cell_id,
+            connection,
+            runner_index=index,
+            repeat=state.repeat,
+            start_at=start_at,
         )
         handles.append(providers.launcher.launch(plan, credentials, target))
-    budget = cell_seconds(spec) * 3 + 600
+    budget = cell_seconds(spec) * 3 + 600 + (max(0.0, start_at - time.time()) if start_at else 0.0)
     return state.advance(
         "launch_runner",
         runners=handles,
@@ -199,6 +207,7 @@ def judge_results(state: RunState, providers: Providers) -> RunState:
     cell = load_cell(state, providers)
     policy = ValidityPolicy.of(state.spec.get("validity") or {})
     judge_cell(cell, policy)
+    _judge_cloud_metrics(state, cell)
     if state.status == "aborted" or any(d.aborted for d in cell.phases.values()):
         from benchwright.results import ValidityFlag
 
@@ -217,6 +226,26 @@ def judge_results(state: RunState, providers: Providers) -> RunState:
         {"result_pointers": [*state.result_pointers, pointer]} if pointer not in state.result_pointers else {}
     )
     return state.advance("judge_results", valid=cell_is_valid(cell), **extra)
+
+
+def _judge_cloud_metrics(state: RunState, cell: Any) -> None:
+    """CloudWatch series (AWS targets and runner hosts): label each credit balance's regime (full /
+    draining / exhausted: experiment 3's silent collapse) and warn when the measured window is too
+    short for 60-second data. Flags go on the cell, one per balance metric and source."""
+    cloud = [s for s in cell.metrics if s.source.startswith("cloudwatch:")]
+    if not cloud:
+        return
+    from benchwright.providers.aws.cloudwatch import judge_metrics
+
+    window = state.window
+    measured = cell.measured
+    if window is None and measured is not None:
+        window = MetricsWindow(start=measured.started_at, end=measured.ended_at)
+    if window is None:
+        return
+    for flag in judge_metrics(cloud, window):
+        if not any(f.code == flag.code and f.message == flag.message for f in cell.validity):
+            cell.validity.append(flag)
 
 
 def _cell_from_state(state: RunState, providers: Providers) -> Any:

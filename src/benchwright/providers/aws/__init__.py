@@ -52,12 +52,18 @@ def aws_providers(
     config: AwsSettings | None = None,
     clients: Clients | None = None,
     probe: Probe | None = None,
+    ingest: bool = True,
 ) -> Providers:
-    """Every provider for one run of ``spec`` (the cell's concrete spec as a dict)."""
+    """Every provider for one run of ``spec`` (the cell's concrete spec as a dict).
+
+    ``ingest=False`` leaves the time-series sink out of the store: only StoreResults ingests (it is
+    the stage with the sink's permissions and, for InfluxDB, the VPC); later saves (price, final
+    status, suite summary) change nothing the sink holds."""
     from benchwright.providers.aws.cloudwatch import CloudWatchMetrics
     from benchwright.providers.aws.launcher import AwsRunnerLauncher
     from benchwright.providers.aws.notify import notifier_for
     from benchwright.providers.aws.pricing import AwsPriceBook, PriceList
+    from benchwright.providers.aws.report import ReportingStore
     from benchwright.providers.aws.s3 import S3Artifacts
     from benchwright.providers.aws.store import S3ResultStore
     from benchwright.providers.aws.targets import TARGETS
@@ -78,7 +84,10 @@ def aws_providers(
         target=target,
         launcher=AwsRunnerLauncher(clients, config, spec.get("runner") or {}),
         metrics=CloudWatchMetrics(clients),
-        store=S3ResultStore(artifacts, make_sink(config, clients)),
+        # every saved record re-renders runs/<run id>/report.html and points record.report at it
+        store=ReportingStore(
+            S3ResultStore(artifacts, make_sink(config, clients) if ingest else None), artifacts
+        ),
         notifier=notifier_for(spec, clients, config.slack_secret_arn),
         prices=AwsPriceBook(PriceList(clients, config.region)),
         artifacts=artifacts,

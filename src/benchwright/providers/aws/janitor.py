@@ -210,6 +210,45 @@ def delete_run(clients: Clients, run_id: str) -> list[Resource]:
     return leftovers(clients, run_id)
 
 
+def of_run(resource_run_id: str | None, run_id: str) -> bool:
+    """True for ``run_id`` itself and for its suite cells (``<run id>-NNN``, see suite.cell_run_id)."""
+    if not resource_run_id or not run_id:
+        return False
+    if resource_run_id == run_id:
+        return True
+    rest = resource_run_id.removeprefix(f"{run_id}-")
+    return rest != resource_run_id and len(rest) == 3 and rest.isdigit()
+
+
+def sweep_run(clients: Clients, run_id: str, dry_run: bool = False) -> SweepReport:
+    """Delete, now, everything tagged with one run (and its suite cells), expired or not: what the
+    API's cancel asks for, since a stopped execution never reaches its own Teardown."""
+    order = [
+        "ecs-task",
+        "ec2-instance",
+        "rds-instance",
+        "rds-cluster",
+        "elasticache-replication-group",
+        "memorydb-cluster",
+        "ec2-network-interface",
+        "rds-parameter-group",
+        "rds-cluster-parameter-group",
+    ]
+    found = [r for r in find(clients) if of_run(r.run_id, run_id)]
+    found.sort(key=lambda r: order.index(r.kind) if r.kind in order else len(order))
+    report = SweepReport()
+    for resource in found:
+        label = f"{resource.kind}:{resource.id}"
+        ok = True
+        if not dry_run:
+            try:
+                ok = delete(clients, resource)
+            except Exception:  # one stubborn resource must not stop the rest of the sweep
+                ok = False
+        (report.deleted if ok else report.failed).append(label)
+    return report
+
+
 @dataclass
 class SweepReport:
     deleted: list[str] = field(default_factory=list)

@@ -149,8 +149,10 @@ class PostgresDriver(KeyValueDriver, SqlDriver):
     def _check(self, result: Any, pgconn: Any) -> Any:
         if result.status in _RESULT_OK:
             return result
-        if pgconn.status != pq.ConnStatus.OK:
+        if pgconn.status != pq.ConnStatus.OK:  # the session is gone: psycopg says OperationalError
             self._prepared = {}
+            message = result.error_message.decode(self._encoding, "replace").strip()
+            raise psycopg.OperationalError(message or "the connection to the server was lost")
         raise pg_errors.error_from_result(result, encoding=self._encoding)
 
     def read(self, table: str, key: str, fields: Sequence[str] | None) -> Status:
@@ -170,7 +172,9 @@ class PostgresDriver(KeyValueDriver, SqlDriver):
         sig = ("s", table, tuple(fields) if fields else None)
         sql = None
         if sig not in self._prepared:
-            sql = f"SELECT {self._columns(fields)} FROM {table} WHERE YCSB_KEY >= $1 ORDER BY YCSB_KEY LIMIT $2"
+            sql = (
+                f"SELECT {self._columns(fields)} FROM {table} WHERE YCSB_KEY >= $1 ORDER BY YCSB_KEY LIMIT $2"
+            )
         result = self._exec(sig, sql, (start_key.encode(), b"%d" % count))
         get, columns = result.get_value, range(result.nfields)
         for row in range(result.ntuples):

@@ -54,13 +54,15 @@ def encode_command(args: Sequence[bytes | str | int]) -> bytes | None:
     append = parts.append
     for arg in args:
         kind = type(arg)
-        if kind is str:
-            arg = arg.encode()  # type: ignore[union-attr]
+        if kind is bytes:
+            data: bytes = arg  # type: ignore[assignment]
+        elif kind is str:
+            data = arg.encode()  # type: ignore[union-attr]
         elif kind is int:
-            arg = b"%d" % arg
-        elif kind is not bytes:
+            data = b"%d" % arg  # type: ignore[str-format]
+        else:
             return None
-        append(b"$%d\r\n%s\r\n" % (len(arg), arg))  # type: ignore[arg-type]
+        append(b"$%d\r\n%s\r\n" % (len(data), data))
     return b"".join(parts)
 
 
@@ -184,7 +186,7 @@ class RedisDriver(KeyValueDriver, RedisCommandsDriver):
                 raise self._socket_error(exc, "reading from") from exc
             if not n:
                 raise redis.ConnectionError(f"Connection closed by server {self.endpoint()}.")
-            reader.feed(buffer, 0, n)
+            reader.feed(buffer, 0, n)  # type: ignore[arg-type]
             reply = reader.gets()
         return reply
 
@@ -206,7 +208,7 @@ class RedisDriver(KeyValueDriver, RedisCommandsDriver):
             if not n:
                 raise redis.ConnectionError(f"Connection closed by server {self.endpoint()}.")
             reader = self._reader
-            reader.feed(self._buffer, 0, n)
+            reader.feed(self._buffer, 0, n)  # type: ignore[arg-type]
             reply = reader.gets()
             if reply is False:
                 reply = self._reply()
@@ -223,10 +225,10 @@ class RedisDriver(KeyValueDriver, RedisCommandsDriver):
 
     def pipeline(self, commands: Sequence[Sequence[bytes | str | int]]) -> list[Any]:
         encoded = [encode_command(c) for c in commands]
-        if None in encoded:
-            data = b"".join(self.conn.pack_commands(commands))
-        else:
-            data = b"".join(encoded)  # type: ignore[arg-type]
+        packed = [c for c in encoded if c is not None]
+        data = (
+            b"".join(packed) if len(packed) == len(encoded) else b"".join(self.conn.pack_commands(commands))
+        )
         self._send(data)
         replies = []
         first_error: Exception | None = None

@@ -31,6 +31,11 @@ def fnv_hash64_reference(value: int) -> int:
         h ^= v & 0xFF
         v >>= 8
         h = (h * FNV_PRIME_64) & MASK_64
+    return java_abs(h)
+
+
+def java_abs(h: int) -> int:
+    """Math.abs of the 64-bit pattern ``h`` read as a Java long (Long.MIN_VALUE stays negative)."""
     signed = h - (1 << 64) if h >> 63 else h
     return abs(signed) if signed != -(1 << 63) else signed
 
@@ -68,9 +73,7 @@ def fnv_hash64(value: int) -> int:
             high >>= 8
     else:
         h = (h * _PRIME_POW4) & MASK_64
-    if h >> 63:  # negative as a Java long: Math.abs, which leaves Long.MIN_VALUE negative
-        return (1 << 64) - h if h != 1 << 63 else -(1 << 63)
-    return h
+    return java_abs(h) if h >> 63 else h
 
 
 def zeta(n: int, theta: float, start: int = 0, initial: float = 0.0) -> float:

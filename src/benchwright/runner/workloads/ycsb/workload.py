@@ -205,7 +205,10 @@ class YcsbWorkload(Workload):
         while True:
             op = next_op()
             if op == "READ":
-                yield op, partial(read, table, next_key(), None if read_fields is None else [choose_field(names)])
+                yield (
+                    op,
+                    partial(read, table, next_key(), None if read_fields is None else [choose_field(names)]),
+                )
             elif op == "UPDATE":
                 yield op, partial(update, table, next_key(), write_values())
             elif op == "INSERT":
@@ -220,7 +223,9 @@ class YcsbWorkload(Workload):
                 rmw_key = next_key()
                 yield (
                     op,
-                    partial(_read_modify_write, read, update, table, rmw_key, read_one_field(), write_values()),
+                    partial(
+                        _read_modify_write, read, update, table, rmw_key, read_one_field(), write_values()
+                    ),
                 )
 
     def _key_chooser(self, rng: random.Random, low: int, high: int, newest: int) -> Any:

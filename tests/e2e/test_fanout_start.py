@@ -1,0 +1,60 @@
+"""Fan-out: N runner processes of one plan release their measured phase at the plan's ``start_at``.
+
+Two `benchwright runner` subprocesses (the real local launcher, the null engine: no server needed) get
+the same plan with a ``start_at`` a few seconds ahead. Each must report its measured phase as started
+no earlier than that instant; the phase before it is not held back. Synchronisation is the runners'
+own wait: the test only waits for the processes to exit.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from benchwright.providers.base import Credentials, PhasePlan, RunnerPlan
+from benchwright.providers.local.runner import SubprocessLauncher
+from benchwright.results import ResultDocument
+
+AHEAD_S = 5.0  # covers two interpreter start-ups on a busy 2-core machine
+
+
+def plan(index: int, start_at: float) -> RunnerPlan:
+    props = {"recordcount": "50", "operationcount": "200", "readproportion": "0.5", "updateproportion": "0.5"}
+    return RunnerPlan(
+        run_id="fanout-test",
+        cell_id="default",
+        runner_index=index,
+        runner_count=2,
+        start_at=start_at,
+        phases=[
+            PhasePlan(workload="ycsb", phase="load", engine="null", properties=props, processes=1),
+            PhasePlan(
+                workload="ycsb", phase="run", engine="null", properties=props, processes=1, measured=True
+            ),
+        ],
+    )
+
+
+def test_two_runners_release_the_measured_phase_at_start_at(tmp_path: Path) -> None:
+    launcher = SubprocessLauncher(tmp_path)
+    start_at = time.time() + AHEAD_S
+    instant = datetime.fromtimestamp(start_at, UTC)  # at the documents' resolution (microseconds)
+    handles = [
+        launcher.launch(plan(i, start_at), Credentials(), None)  # type: ignore[arg-type]
+        for i in range(2)
+    ]
+    for h in handles:
+        assert launcher.wait(h, timeout=120) == 0, launcher.failure(h)
+
+    for h in handles:
+        docs: list[ResultDocument] = launcher.results(h)
+        assert [d.phase for d in docs] == ["load", "run"]
+        load, run = docs
+        assert run.started_at >= instant
+        assert run.operations_total == 200
+        late = [f for f in run.validity if f.code == "late_start"]
+        if not late:  # the runner was up in time: it released its workers exactly at the shared instant
+            assert run.started_at == instant
+        # only the measured phase waits: the load phase ran as soon as the runner was up
+        assert load.started_at < instant or late

@@ -1,0 +1,199 @@
+"""Every AWS call a stage handler really makes is allowed by that handler's IAM role.
+
+The workflow runs in moto with the real handlers (tests/functions/aws_world.py) while every botocore
+call is recorded with the handler that made it; the synthesized stack then has to grant each
+(handler, service:operation) pair through an action of that Lambda's role. This is what catches a
+stage that starts calling something new (a report upload, a sink write, a Slack secret read) without
+its role following. Resources and conditions are held to account by test_stack's tag tests.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from tests.functions.aws_world import FakeContext, World, aws_world, rds_spec, run_input
+from tests.infra.test_stack import SUITE, _with_node, actions_of, statements_of, synth
+
+__all__ = ["aws_world"]
+
+# botocore service name -> IAM service prefix (where they differ or need stating)
+IAM_PREFIX = {
+    "timestream-write": "timestream",
+    "timestream-query": "timestream",
+    "resourcegroupstaggingapi": "tag",
+    "stepfunctions": "states",
+    "cloudwatch": "cloudwatch",
+    "pricing": "pricing",
+}
+# operations whose IAM action has another name
+IAM_ACTION = {
+    ("s3", "HeadObject"): "s3:GetObject",
+    ("s3", "ListObjectsV2"): "s3:ListBucket",
+    ("s3", "ListObjects"): "s3:ListBucket",
+    ("s3", "HeadBucket"): "s3:ListBucket",
+}
+
+
+def iam_action(service: str, operation: str) -> str:
+    return IAM_ACTION.get((service, operation), f"{IAM_PREFIX.get(service, service)}:{operation}")
+
+
+def allowed(action: str, granted: set[str]) -> bool:
+    """IAM matches actions case-insensitively, with ``*`` wildcards."""
+    return any(fnmatch.fnmatchcase(action.lower(), g.lower()) for g in granted)
+
+
+class Recorder:
+    """(handler, IAM action) of every botocore call made while a handler runs, in any thread."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.local = threading.local()
+        self.calls: dict[str, set[str]] = {}
+        self.lock = threading.Lock()
+
+    def note(self, client: Any, operation: str) -> None:
+        handler = getattr(self.local, "handler", None)
+        if handler is None or client in self.world.clients._clients.values():
+            return  # the test world's own calls (fake runners, secret scans) are not the handler's
+        action = iam_action(client.meta.service_model.service_name, operation)
+        with self.lock:
+            self.calls.setdefault(handler, set()).add(action)
+
+    def run(self, handler: str, fn: Any, *args: Any) -> Any:
+        self.local.handler = handler
+        try:
+            return fn(*args)
+        finally:
+            self.local.handler = None
+
+
+@pytest.fixture(scope="module")
+def recorded(aws_world: World) -> Iterator[dict[str, set[str]]]:
+    """Run the workflow over every target kind, a failure, a suite and the janitor, recording calls."""
+    import botocore.client
+    import yaml
+
+    from benchwright.providers.aws.common import lifecycle_tags, tag_list
+    from benchwright.providers.aws.suite import expand
+    from functions import HANDLERS
+    from tests.statemachines.test_seed_experiments_aws import EXAMPLES, for_moto
+
+    world = aws_world
+    world.reset()
+    recorder = Recorder(world)
+    original_call = botocore.client.BaseClient._make_api_call
+    original_invoke = world.invoke
+
+    def make_api_call(client: Any, operation: str, params: Any) -> Any:
+        recorder.note(client, operation)
+        return original_call(client, operation, params)
+
+    def invoke(name: str, event: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
+        return recorder.run(HANDLERS[name], original_invoke, name, event)
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(botocore.client.BaseClient, "_make_api_call", make_api_call)
+    mp.setattr(world, "invoke", invoke)
+    try:
+        outcomes = []
+        for path in EXAMPLES:  # one cell of every seed experiment: every target kind and runner kind
+            data = yaml.safe_load(path.read_text())
+            for spec in data.get("benchmarks", [data]):
+                cell = expand({"spec": for_moto(spec), "run_id": f"iam-{spec['name']}", "poll_seconds": 0})
+                outcomes.append(world.execute("benchmark", cell["cells"][0])["status"])
+        world.runner_mode = "fail"  # the failure path: Teardown announces the failed run
+        outcomes.append(world.execute("benchmark", run_input(rds_spec("iam-fail"), "iam-fail"))["status"])
+        world.runner_mode = "ok"
+        suite = rds_spec("iam-suite")
+        suite["matrix"] = {"workload.phases.run.threads": [1, 2]}
+        outcomes.append(
+            world.execute("suite", {"spec": suite, "run_id": "iam-suite", "poll_seconds": 0})["status"]
+        )
+        assert outcomes[-2:] == ["FAILED", "SUCCEEDED"] and set(outcomes[:-2]) == {"SUCCEEDED"}, outcomes
+
+        # the janitor, scheduled and for one run (the API's cancel), with something to delete each time
+        janitor = importlib.import_module("functions.janitor").handler
+        old = lifecycle_tags(world.settings, "iam-old", now=datetime.now(UTC) - timedelta(days=1))
+        for name, tags in (
+            ("bw-iam-old", old),
+            ("bw-iam-cancel", lifecycle_tags(world.settings, "iam-cancel")),
+        ):
+            world.clients("rds").create_db_instance(
+                DBInstanceIdentifier=name, Engine="postgres", DBInstanceClass="db.t3.micro",
+                MasterUsername="u", MasterUserPassword="p" * 12, AllocatedStorage=20, Tags=tag_list(tags),
+            )  # fmt: skip
+        swept = recorder.run("functions.janitor.handler", janitor, {}, FakeContext())
+        cancelled = recorder.run(
+            "functions.janitor.handler", janitor, {"run_id": "iam-cancel"}, FakeContext()
+        )
+        assert "rds-instance:bw-iam-old" in swept["deleted"], swept
+        assert cancelled["deleted"] == ["rds-instance:bw-iam-cancel"], cancelled
+        yield recorder.calls
+    finally:
+        mp.undo()
+        world.reset()
+
+
+@pytest.fixture(scope="module")
+def template() -> dict[str, Any]:
+    _with_node()
+    return synth({"schedule": {"suite": [SUITE]}, "sink": {"kind": "liveanalytics"}}, nag=False)[1]
+
+
+def test_every_stage_handler_was_exercised(recorded: dict[str, set[str]]) -> None:
+    from functions import HANDLERS, JANITOR_HANDLER
+
+    silent = {"functions.validate_spec.handler", "functions.expand_matrix.handler"}  # pure stages
+    assert set(HANDLERS.values()) | {JANITOR_HANDLER} <= set(recorded) | silent
+    assert not (silent & set(recorded)), "a pure stage started calling AWS: give it a role"
+
+
+def test_every_call_of_a_handler_is_granted_to_its_role(
+    recorded: dict[str, set[str]], template: dict[str, Any]
+) -> None:
+    missing = {}
+    for handler, actions in sorted(recorded.items()):
+        module = handler.removeprefix("functions.").rsplit(".", 1)[0]
+        granted = actions_of(statements_of(template, module))
+        lacking = sorted(a for a in actions if not allowed(a, granted))
+        if lacking:
+            missing[module] = lacking
+    assert not missing, missing
+
+
+def test_the_stages_that_write_report_sink_and_announce_failures_make_those_calls(
+    recorded: dict[str, set[str]],
+) -> None:
+    """The recording is real: the calls this suite is about show up under the right handler."""
+    assert "s3:PutObject" in recorded["functions.store_results.handler"]  # record + report.html
+    assert "secretsmanager:GetSecretValue" in recorded["functions.teardown.handler"]  # Slack on failure
+    assert "rds:DeleteDBInstance" in recorded["functions.janitor.handler"]
+    assert "ecs:RunTask" in recorded["functions.launch_runner.handler"]
+
+
+@pytest.mark.parametrize(
+    ("module", "action"),
+    [
+        ("store_results", "timestream:WriteRecords"),
+        ("store_results", "timestream:DescribeEndpoints"),
+        ("price_run", "pricing:GetProducts"),
+        ("price_run", "cloudwatch:PutMetricData"),
+        ("teardown", "secretsmanager:GetSecretValue"),
+        ("janitor", "ecs:ListTasks"),
+        ("janitor", "ecs:StopTask"),
+        ("janitor", "ec2:DeleteNetworkInterface"),
+        ("janitor", "memorydb:DeleteCluster"),
+        ("janitor", "elasticache:DeleteReplicationGroup"),
+    ],
+)
+def test_calls_moto_cannot_show_are_granted_too(template: dict[str, Any], module: str, action: str) -> None:
+    """The sink is off in the moto world and some deletes only happen to leaked resources."""
+    assert allowed(action, actions_of(statements_of(template, module)))

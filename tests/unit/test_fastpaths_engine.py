@@ -1,0 +1,48 @@
+"""The engine's worker side: per-thread recorders fold into exact totals, whichever way the worker
+processes start, and fork is only chosen when no other thread could hold a lock."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from benchwright.runner.engine import PhaseConfig, run_phase, start_method
+from benchwright.runner.measure import decode_histogram
+from benchwright.runner.workloads.ycsb.properties import load_properties
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_counts_are_exact_with_several_threads_per_process(
+    method: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BENCHWRIGHT_START_METHOD", method)
+    props = load_properties(["workloada"], {"operationcount": "3001", "null.fail_every": "7"})
+    doc = run_phase(
+        PhaseConfig(workload="ycsb", phase="run", engine="null", properties=props, threads=3, processes=1)
+    )
+    assert doc.operations_total == 3001
+    statuses: dict[str, int] = {}
+    for summary in doc.operations.values():
+        assert decode_histogram(summary.histogram or "").get_total_count() == summary.operations
+        for key, n in summary.statuses.items():
+            statuses[key] = statuses.get(key, 0) + n
+    # every 7th call of each thread's driver fails: 1001 + 1000 + 1000 calls
+    assert statuses["ERROR"] == 1001 // 7 + 2 * (1000 // 7)
+    assert sum(sum(i.operations.values()) for i in doc.intervals) == 3001
+    assert sum(i.errors for i in doc.intervals) == statuses["ERROR"]
+
+
+def test_fork_only_when_this_process_runs_a_single_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("BENCHWRIGHT_START_METHOD", raising=False)
+    assert start_method() == ("fork" if threading.active_count() == 1 else "spawn")
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert start_method() == "spawn"
+    finally:
+        release.set()
+        other.join()
+    monkeypatch.setenv("BENCHWRIGHT_START_METHOD", "forkserver")
+    assert start_method() == "forkserver"
