@@ -1,0 +1,36 @@
+"""`make bench`: every benchmark script, one after another, against the local servers.
+
+Each script prints its own figures and ratios against the peer tool it runs side by side.
+Usage: .venv/bin/python benchmarks/run_all.py [NAME ...]   (NAME: ycsb, sql_workloads, redis, ...)
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+# Order: the runner against the C tools first (issues #2, #3), then the service figures (#4, #5, #6).
+ORDER = ["ycsb", "redis", "sql_workloads", "local_service", "store", "workflow_cost", "ingest", "synth"]
+
+
+def main(names: list[str]) -> int:
+    chosen = names or [n for n in ORDER if (HERE / f"bench_{n}.py").exists()]
+    failed = []
+    for name in chosen:
+        script = HERE / f"bench_{name}.py"
+        print(f"\n===== {script.name} =====", flush=True)
+        started = time.monotonic()
+        code = subprocess.call([sys.executable, str(script)], cwd=HERE.parent)
+        print(f"===== {script.name}: exit {code} after {time.monotonic() - started:.0f} s =====", flush=True)
+        if code:
+            failed.append(name)
+    if failed:
+        print(f"\nfailed: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
