@@ -154,6 +154,24 @@ def test_a_failed_run_still_gets_a_report_with_its_error(world: World) -> None:
     assert "RunnerFailed" in page["Body"].read().decode()
 
 
+def test_the_report_draws_earlier_runs_without_touching_their_records(world: World) -> None:
+    for run_id in ("hist-a", "hist-b"):
+        result = world.execute("benchmark", run_input(rds_spec("report-hist"), run_id))
+        assert result["status"] == "SUCCEEDED", (result["cause"], world.calls)
+
+    bucket = world.settings.results_bucket
+    first = (
+        world.clients("s3").get_object(Bucket=bucket, Key="runs/hist-a/report.html")["Body"].read().decode()
+    )
+    second = (
+        world.clients("s3").get_object(Bucket=bucket, Key="runs/hist-b/report.html")["Body"].read().decode()
+    )
+    assert "throughput across runs of this spec" not in first
+    assert "throughput across runs of this spec" in second
+    earlier = world.record("hist-a")["cells"][0]["phases"]["run"]  # history was slimmed in memory only
+    assert earlier["intervals"] and earlier["operations"]["READ"]["histogram"]
+
+
 # ---------------------------------------------------------------- RunCostUSD
 def emf_records(text: str, metric: str) -> list[dict[str, Any]]:
     out = []

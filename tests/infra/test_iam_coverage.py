@@ -109,6 +109,17 @@ def recorded(aws_world: World) -> Iterator[dict[str, set[str]]]:
             for spec in data.get("benchmarks", [data]):
                 cell = expand({"spec": for_moto(spec), "run_id": f"iam-{spec['name']}", "poll_seconds": 0})
                 outcomes.append(world.execute("benchmark", cell["cells"][0])["status"])
+        # the LiveAnalytics sink, as the template below is synthesized: StoreResults really ingests
+        import functions._common as common
+
+        world.clients("timestream-write").create_database(DatabaseName="bw-iam")
+        world.clients("timestream-write").create_table(DatabaseName="bw-iam", TableName="results")
+        sink = {"sink": "timestream", "timestream_database": "bw-iam", "timestream_table": "results"}
+        with pytest.MonkeyPatch.context() as sink_mp:
+            sink_mp.setattr(common, "_settings", world.settings.model_copy(update=sink))
+            sink_mp.setattr(common, "_clients", None)
+            outcomes.append(world.execute("benchmark", run_input(rds_spec("iam-sink"), "iam-sink"))["status"])
+        common._clients = None
         world.runner_mode = "fail"  # the failure path: Teardown announces the failed run
         outcomes.append(world.execute("benchmark", run_input(rds_spec("iam-fail"), "iam-fail"))["status"])
         world.runner_mode = "ok"
@@ -177,6 +188,11 @@ def test_the_stages_that_write_report_sink_and_announce_failures_make_those_call
     assert "secretsmanager:GetSecretValue" in recorded["functions.teardown.handler"]  # Slack on failure
     assert "rds:DeleteDBInstance" in recorded["functions.janitor.handler"]
     assert "ecs:RunTask" in recorded["functions.launch_runner.handler"]
+    assert "timestream:WriteRecords" in recorded["functions.store_results.handler"]
+    assert "cloudwatch:GetMetricData" in recorded["functions.collect_metrics.handler"]
+    assert "pricing:GetProducts" not in recorded["functions.price_run.handler"]  # excerpts stand in
+    for later in ("price_run", "teardown", "summarize_suite"):  # only StoreResults ingests
+        assert not any(a.startswith("timestream:") for a in recorded[f"functions.{later}.handler"]), later
 
 
 @pytest.mark.parametrize(

@@ -62,6 +62,19 @@ def publish(artifacts: S3Artifacts, record: RunRecord, history: Sequence[RunReco
     return artifacts.uri(key)
 
 
+def slim(record: RunRecord) -> RunRecord:
+    """The record without intervals, metric series and histograms (what the trend chart never reads)."""
+    for cell in record.cells:
+        cell.metrics = []
+        for doc in cell.phases.values():
+            doc.intervals = []
+            doc.metrics = []
+            for summary in doc.operations.values():
+                summary.histogram = None
+                summary.service_time_histogram = None
+    return record
+
+
 class ReportingStore(ResultStore):
     """A ResultStore that keeps ``runs/<run id>/report.html`` in step with every saved record."""
 
@@ -75,11 +88,26 @@ class ReportingStore(ResultStore):
     def save_run(self, record: RunRecord) -> None:
         history: list[RunRecord] = []
         try:
-            history = self.inner.history(record.spec_name, limit=self.history_limit + 1)
+            history = self.slim_history(record)
         except Exception:  # no trend chart is better than no report
             log.warning("history unavailable for the report", exc_info=True)
         record.report = publish(self.artifacts, record, history)
         self.inner.save_run(record)
+
+    def slim_history(self, record: RunRecord) -> list[RunRecord]:
+        """Earlier runs for the trend chart, read one at a time and stripped to their headline figures:
+        a one-hour run's record holds thousands of intervals, and the Lambda has 256-512 MB."""
+        ids = getattr(self.inner, "history_ids", None)
+        if ids is None:
+            return [slim(r) for r in self.inner.history(record.spec_name, limit=self.history_limit + 1)]
+        out: list[RunRecord] = []
+        for run_id in ids(record.spec_name, self.history_limit + 1):
+            if run_id == record.run_id:
+                continue
+            run = self.inner.get_run(run_id)
+            if run is not None:
+                out.append(slim(run))
+        return out[: self.history_limit]
 
     def get_run(self, run_id: str) -> RunRecord | None:
         return self.inner.get_run(run_id)

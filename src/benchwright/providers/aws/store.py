@@ -43,11 +43,15 @@ class S3ResultStore(ResultStore):
             return None
         return RunRecord.model_validate_json(self.artifacts.get_bytes(pointer))
 
-    def history(self, spec_name: str, limit: int = 20) -> list[RunRecord]:
+    def history_ids(self, spec_name: str, limit: int = 20) -> list[str]:
+        """Run ids of ``spec_name``, newest first, from the index keys alone (no record is read)."""
         keys = sorted(self.artifacts.keys(f"history/{spec_name}/"), reverse=True)
+        return [key.rsplit("/", 1)[-1].split("_", 1)[1] for key in keys[:limit]]
+
+    def history(self, spec_name: str, limit: int = 20) -> list[RunRecord]:
         out: list[RunRecord] = []
-        for key in keys[:limit]:
-            run = self.get_run(key.rsplit("/", 1)[-1].split("_", 1)[1])
+        for run_id in self.history_ids(spec_name, limit):
+            run = self.get_run(run_id)
             if run is not None:
                 out.append(run)
         return out
