@@ -13,7 +13,17 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 # Order: the runner against the C tools first (issues #2, #3), then the service figures (#4, #5, #6).
-ORDER = ["ycsb", "redis", "sql_workloads", "local_service", "store", "workflow_cost", "ingest", "synth"]
+ORDER = [
+    "ycsb",
+    "redis",
+    "sql_workloads",
+    "local_service",
+    "store",
+    "report",
+    "workflow_cost",
+    "ingest",
+    "synth",
+]
 
 
 def main(names: list[str]) -> int:

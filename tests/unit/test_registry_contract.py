@@ -26,8 +26,12 @@ SMALL_RUN: dict[str, dict[str, str]] = {
     "oltp": {"oltp.test": "point_select", "tables": "1", "table_size": "100"},
 }
 EXPECTED = {
-    "ycsb": Capability.KEY_VALUE, "redis-bench": Capability.REDIS, "sql": Capability.SQL,
-    "tpcc": Capability.SQL, "tpcb": Capability.SQL, "oltp": Capability.SQL,
+    "ycsb": Capability.KEY_VALUE,
+    "redis-bench": Capability.REDIS,
+    "sql": Capability.SQL,
+    "tpcc": Capability.SQL,
+    "tpcb": Capability.SQL,
+    "oltp": Capability.SQL,
 }
 
 
@@ -56,8 +60,18 @@ def test_capability_check_agrees_with_the_drivers(name: str, engine: str) -> Non
 
 @pytest.mark.parametrize("name", sorted(WORKLOADS))
 def test_runs_on_the_null_driver(name: str) -> None:
-    doc = run_phase(PhaseConfig(workload=name, phase="run", engine="null", properties=SMALL_RUN[name],
-                                threads=2, processes=1, max_seconds=2.0, seed=3))
+    doc = run_phase(
+        PhaseConfig(
+            workload=name,
+            phase="run",
+            engine="null",
+            properties=SMALL_RUN[name],
+            threads=2,
+            processes=1,
+            max_seconds=2.0,
+            seed=3,
+        )
+    )
     assert doc.operations_total > 0
     assert doc.workload == name and doc.engine == "null"
     ResultDocument.parse(doc.model_dump_json())

@@ -1,8 +1,10 @@
 """Built-in workloads. Importing this package registers each of them (see base.register)."""
 
-from benchwright.runner.workloads import ycsb  # noqa: F401
-from benchwright.runner.workloads import redisbench  # noqa: F401
-from benchwright.runner.workloads import tpcc  # noqa: F401
-from benchwright.runner.workloads import tpcb  # noqa: F401
-from benchwright.runner.workloads import oltp  # noqa: F401
-from benchwright.runner.workloads import sqlscript  # noqa: F401
+from benchwright.runner.workloads import (
+    oltp,  # noqa: F401
+    redisbench,  # noqa: F401
+    sqlscript,  # noqa: F401
+    tpcb,  # noqa: F401
+    tpcc,  # noqa: F401
+    ycsb,  # noqa: F401
+)
