@@ -15,39 +15,50 @@ from benchwright import __version__
 from benchwright.errors import BenchwrightError
 
 # Each module has register(subparsers); the subcommand's handler is stored as args.handler.
-COMMAND_MODULES = [
-    "benchwright.commands.redisbench",
-    "benchwright.commands.tool",
-    "benchwright.commands.ycsb",
-    "benchwright.commands.tpcc",
-    "benchwright.commands.tpcb",
-    "benchwright.commands.oltp",
-    "benchwright.commands.sql",
-    "benchwright.commands.runner",
-    "benchwright.commands.validate",
-    "benchwright.commands.run",
-    "benchwright.commands.history",
-    "benchwright.commands.show",
-    "benchwright.commands.compare",
-    "benchwright.commands.report",
-    "benchwright.commands.cloud",
-]
+# command name -> the module that registers it. Only the module of the command being run is imported,
+# so `benchwright runner` does not pay for the CDK, API or report imports at start-up.
+COMMANDS: dict[str, str] = {
+    "ycsb": "benchwright.commands.ycsb",
+    "tpcc": "benchwright.commands.tpcc",
+    "tpcb": "benchwright.commands.tpcb",
+    "oltp": "benchwright.commands.oltp",
+    "sql": "benchwright.commands.sql",
+    "redis-bench": "benchwright.commands.redisbench",
+    "tool": "benchwright.commands.tool",
+    "runner": "benchwright.commands.runner",
+    "validate": "benchwright.commands.validate",
+    "run": "benchwright.commands.run",
+    "history": "benchwright.commands.history",
+    "show": "benchwright.commands.show",
+    "compare": "benchwright.commands.compare",
+    "report": "benchwright.commands.report",
+    "deploy": "benchwright.commands.cloud",
+    "destroy": "benchwright.commands.cloud",
+    "submit": "benchwright.commands.cloud",
+    "status": "benchwright.commands.cloud",
+    "results": "benchwright.commands.cloud",
+}
+COMMAND_MODULES = list(dict.fromkeys(COMMANDS.values()))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The full parser, or (``only``) one with just the module that registers that command."""
     parser = argparse.ArgumentParser(
         prog="benchwright", description="Benchmark databases end to end, honestly."
     )
     parser.add_argument("--version", action="version", version=f"benchwright {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in COMMAND_MODULES:
+    modules = [COMMANDS[only]] if only in COMMANDS else COMMAND_MODULES
+    for module in modules:
         importlib.import_module(module).register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    first = next((a for a in args_list if not a.startswith("-")), None)
+    parser = build_parser(first)
+    args = parser.parse_args(args_list)
     try:
         return int(args.handler(args) or 0)
     except BenchwrightError as exc:
