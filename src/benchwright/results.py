@@ -150,6 +150,17 @@ class ResultDocument(Model):
         if not any(f.code == code for f in self.validity):
             self.validity.append(ValidityFlag(code=code, severity=severity, message=message))
 
+    def flag_errors(self, nothing_done: str = "no operation completed") -> None:
+        """The error-rate flags every producer applies: over 1% failed is invalid, any is a warning."""
+        total = sum(o.operations for o in self.operations.values())
+        errors = sum(o.statuses.get("ERROR", 0) for o in self.operations.values())
+        if total and errors:
+            rate = errors / total
+            severity: Severity = "invalid" if rate > 0.01 else "warning"
+            self.flag("error_rate", severity, f"{errors} of {total} operations failed ({rate:.2%})")
+        if total == 0:
+            self.flag("no_operations", "invalid", nothing_done)
+
     def write(self, path: Path) -> None:
         """Write atomically: a reader never sees half a document."""
         tmp = path.with_suffix(path.suffix + ".tmp")

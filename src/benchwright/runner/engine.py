@@ -561,16 +561,7 @@ def build_document(
             error_kinds[k] = error_kinds.get(k, 0) + n
     if error_kinds:
         doc.extra["error_kinds"] = dict(sorted(error_kinds.items()))
-    errors = sum(o.statuses.get("ERROR", 0) for o in operations.values())
-    if total and errors:
-        rate = errors / total
-        doc.flag(
-            "error_rate",
-            "invalid" if rate > 0.01 else "warning",
-            f"{errors} of {total} operations failed ({rate:.2%})",
-        )
-    if total == 0:
-        doc.flag("no_operations", "invalid", "no operation completed")
+    doc.flag_errors()
     return doc
 
 

@@ -304,16 +304,7 @@ def build_document(
         doc.extra[NOT_REPORTED] = not_reported
     if keep_raw:
         doc.extra["raw_output"] = scrub(run.output, secrets)
-    errors = sum(o.statuses.get("ERROR", 0) for o in operations.values())
-    if total and errors:
-        rate = errors / total
-        doc.flag(
-            "error_rate",
-            "invalid" if rate > 0.01 else "warning",
-            f"{errors} of {total} operations failed ({rate:.2%})",
-        )
-    if total == 0:
-        doc.flag("no_operations", "invalid", f"{tool} reported no completed operation")
+    doc.flag_errors(f"{tool} reported no completed operation")
     return doc
 
 
