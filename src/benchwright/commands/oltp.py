@@ -33,7 +33,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--tables", type=int, default=1)
     p.add_argument("--table-size", type=int, default=10_000)
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--processes", type=int, help="worker processes (default: min(threads, cores))")
+    p.add_argument("--processes", type=int, help="worker processes (default: min(threads, 2 x cores))")
     p.add_argument("--time", type=float, default=10.0, help="seconds (default 10; 0 = until --events)")
     p.add_argument("--events", type=int, default=0, help="stop after this many events (0 = no limit)")
     p.add_argument("--report-interval", type=float, default=0.0, help="interval lines every N seconds")

@@ -52,7 +52,7 @@ def register(sub: Any) -> None:
     add_redis_flags(p)
     p.add_argument("-q", dest="quiet", action="store_true", help="one line per test")
     p.add_argument("--engine", choices=ENGINES, default="redis", help="driver (default redis)")
-    p.add_argument("--processes", type=int, help="worker processes (default: min(clients, cores))")
+    p.add_argument("--processes", type=int, help="worker processes (default: min(clients, 2 x cores))")
     p.set_defaults(handler=handle)
 
 

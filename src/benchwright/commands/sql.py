@@ -114,7 +114,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("-f", "--file", required=True, type=Path, help="statement file (statements end with ';')")
     p.add_argument("--init", type=Path, help="statements run once before the clients start")
     p.add_argument("-c", "--client", type=int, default=1, help="concurrent clients (default 1)")
-    p.add_argument("-j", "--jobs", type=int, help="worker processes (default: min(clients, cores))")
+    p.add_argument("-j", "--jobs", type=int, help="worker processes (default: min(clients, 2 x cores))")
     p.add_argument("-T", "--time", type=float, default=10.0, help="seconds to run (default 10)")
     p.add_argument("-t", "--transactions", type=int, help="passes per client instead of a duration")
     p.add_argument("-R", "--rate", type=float, help="target passes per second over all clients")

@@ -30,7 +30,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("-F", "--fillfactor", type=int, help="fillfactor for init (default 100)")
     p.add_argument("-c", "--client", type=int, default=1, help="concurrent clients (default 1)")
-    p.add_argument("-j", "--jobs", type=int, help="worker processes (default: min(clients, cores))")
+    p.add_argument("-j", "--jobs", type=int, help="worker processes (default: min(clients, 2 x cores))")
     p.add_argument("-T", "--time", type=float, help="seconds to run")
     p.add_argument("-t", "--transactions", type=int, help="transactions per client (default 10 when no -T)")
     p.add_argument("-P", "--progress", type=float, default=0.0, help="progress line every N seconds")

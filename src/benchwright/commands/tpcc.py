@@ -32,7 +32,7 @@ def register(subparsers: Any) -> None:
         type=int,
         help="terminals for run (default 10 per warehouse); loader threads for load (default 2)",
     )
-    p.add_argument("-j", "--processes", type=int, help="worker processes (default: min(clients, cores))")
+    p.add_argument("-j", "--processes", type=int, help="worker processes (default: min(clients, 2 x cores))")
     p.add_argument("-T", "--time", type=float, default=60.0, help="seconds to run (default 60)")
     p.add_argument(
         "--mix", help="percentages NewOrder,Payment,OrderStatus,Delivery,StockLevel (default 45,43,4,4,4)"

@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-threads", type=int, help="client threads (overrides threadcount)")
     p.add_argument("-target", type=float, help="total operations per second (overrides target)")
     p.add_argument("-s", dest="status", action="store_true", help="status line every status.interval s")
-    p.add_argument("--processes", type=int, help="worker processes (default: min(threads, cores))")
+    p.add_argument("--processes", type=int, help="worker processes (default: min(threads, 2 x cores))")
     p.add_argument("--seed", type=int, help="random seed for repeatable key sequences")
     p.add_argument("--json", type=Path, metavar="PATH", help="write the result document here")
     p.set_defaults(handler=run)
