@@ -10,19 +10,18 @@ from typing import Any
 
 from benchwright.errors import ProvisioningFailed, SpecError
 from benchwright.providers.aws.common import aws_call, ignore_not_found, is_not_found, tag_list
-from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
+from benchwright.providers.aws.targets.base import ServiceStatus
 from benchwright.providers.aws.targets.rds import (
     FAILED_STATES,
+    ManagedSqlTarget,
     delete_parameter_group_later_ok,
     parameter_family,
-    sql_connection,
 )
-from benchwright.providers.base import Credentials
 
 ENGINES = {"postgres": ("aurora-postgresql", 5432), "mysql": ("aurora-mysql", 3306)}
 
 
-class AuroraTarget(AwsTarget):
+class AuroraTarget(ManagedSqlTarget):
     kind = "aurora"
 
     @property
@@ -149,21 +148,6 @@ class AuroraTarget(AwsTarget):
         if cluster.get("Status") != "available" or not cluster.get("Endpoint"):
             return "creating", None, None
         return "ready", cluster["Endpoint"], int(cluster.get("Port") or self.default_port)
-
-    def connection_properties(self) -> dict[str, str]:
-        host, port = self.endpoint()
-        return sql_connection(
-            self.engine,
-            str(self.setting("username", "bench")),
-            host,
-            port,
-            str(self.setting("database", "bench")),
-        )
-
-    def credentials(self) -> Credentials:
-        if "secret_arn" not in self.handle:
-            self._service_status()
-        return Credentials(secret_arn=self.handle.get("secret_arn"))
 
     def metric_dimensions(self) -> list[tuple[str, dict[str, str]]]:
         return [

@@ -45,7 +45,31 @@ def sql_connection(engine: str, user: str, host: str, port: int, database: str) 
     return {"postgres.url": f"postgresql://{user}@{host}:{port}/{database}"}
 
 
-class RdsTarget(AwsTarget):
+class ManagedSqlTarget(AwsTarget):
+    """What RDS instances and Aurora clusters share: a SQL endpoint and an RDS-managed secret."""
+
+    @property
+    def engine(self) -> str:
+        """postgres | mysql: each subclass reads and checks it from its settings."""
+        raise NotImplementedError
+
+    def connection_properties(self) -> dict[str, str]:
+        host, port = self.endpoint()
+        return sql_connection(
+            self.engine,
+            str(self.setting("username", "bench")),
+            host,
+            port,
+            str(self.setting("database", "bench")),
+        )
+
+    def credentials(self) -> Credentials:
+        if "secret_arn" not in self.handle:
+            self._service_status()
+        return Credentials(secret_arn=self.handle.get("secret_arn"))
+
+
+class RdsTarget(ManagedSqlTarget):
     kind = "rds"
 
     @property
@@ -179,21 +203,6 @@ class RdsTarget(AwsTarget):
         return "ready", db["Endpoint"]["Address"], int(db["Endpoint"].get("Port") or self.default_port)
 
     # use ------------------------------------------------------------------------------------
-    def connection_properties(self) -> dict[str, str]:
-        host, port = self.endpoint()
-        return sql_connection(
-            self.engine,
-            str(self.setting("username", "bench")),
-            host,
-            port,
-            str(self.setting("database", "bench")),
-        )
-
-    def credentials(self) -> Credentials:
-        if "secret_arn" not in self.handle:
-            self._service_status()
-        return Credentials(secret_arn=self.handle.get("secret_arn"))
-
     def metric_dimensions(self) -> list[tuple[str, dict[str, str]]]:
         return [("AWS/RDS", {"DBInstanceIdentifier": self.name})]
 
