@@ -316,6 +316,37 @@ class World:
         return "\n".join(out)
 
 
+def runner_infrastructure(cidr: str, *, bucket: str, cluster: str) -> tuple[list[str], str]:
+    """Inside mock_aws: a VPC with one subnet per AZ (a, b, c), a security group, the results bucket,
+    an ECS cluster and the runner's Fargate task definition, as moto needs them for RunTask."""
+    import boto3
+
+    ec2 = boto3.client("ec2", region_name=REGION)
+    vpc = ec2.create_vpc(CidrBlock=f"{cidr}.0.0/16")["Vpc"]["VpcId"]
+    ec2.modify_vpc_attribute(VpcId=vpc, EnableDnsHostnames={"Value": True})
+    subnets = [
+        ec2.create_subnet(VpcId=vpc, CidrBlock=f"{cidr}.{i}.0/24", AvailabilityZone=f"{REGION}{az}")[
+            "Subnet"
+        ]["SubnetId"]
+        for i, az in enumerate("abc")
+    ]
+    sg = ec2.create_security_group(GroupName="bw-test", Description="bw", VpcId=vpc)["GroupId"]
+    boto3.client("s3", region_name=REGION).create_bucket(Bucket=bucket)
+    ecs = boto3.client("ecs", region_name=REGION)
+    ecs.create_cluster(clusterName=cluster)
+    ecs.register_task_definition(
+        family="bw-runner",
+        networkMode="awsvpc",
+        requiresCompatibilities=["FARGATE"],
+        cpu="1024",
+        memory="2048",
+        containerDefinitions=[
+            {"name": "runner", "image": "benchwright:test", "memory": 2048, "essential": True}
+        ],
+    )
+    return subnets, sg
+
+
 def substitute(text: str, arns: dict[str, str]) -> str:
     def repl(m: re.Match[str]) -> str:
         name = m.group(1)
@@ -379,29 +410,7 @@ def aws_world() -> Iterator[World]:
         state_manager.set_transition(model_name="ecs::task", transition={"progression": "immediate"})
         import boto3
 
-        ec2 = boto3.client("ec2", region_name=REGION)
-        vpc = ec2.create_vpc(CidrBlock="10.40.0.0/16")["Vpc"]["VpcId"]
-        ec2.modify_vpc_attribute(VpcId=vpc, EnableDnsHostnames={"Value": True})
-        subnets = [
-            ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.40.{i}.0/24", AvailabilityZone=f"{REGION}{az}")[
-                "Subnet"
-            ]["SubnetId"]
-            for i, az in enumerate("abc")
-        ]
-        sg = ec2.create_security_group(GroupName="bw-test", Description="bw", VpcId=vpc)["GroupId"]
-        boto3.client("s3", region_name=REGION).create_bucket(Bucket="bw-results-test")
-        ecs = boto3.client("ecs", region_name=REGION)
-        ecs.create_cluster(clusterName="bw-test")
-        ecs.register_task_definition(
-            family="bw-runner",
-            networkMode="awsvpc",
-            requiresCompatibilities=["FARGATE"],
-            cpu="1024",
-            memory="2048",
-            containerDefinitions=[
-                {"name": "runner", "image": "benchwright:test", "memory": 2048, "essential": True}
-            ],
-        )
+        subnets, sg = runner_infrastructure("10.40", bucket="bw-results-test", cluster="bw-test")
         secret = boto3.client("secretsmanager", region_name=REGION).create_secret(
             Name="bw-slack", SecretString=slack.url
         )["ARN"]

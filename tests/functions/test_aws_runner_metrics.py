@@ -18,7 +18,7 @@ from benchwright.providers.aws.merge import merge_runner_results
 from benchwright.providers.aws.targets import TARGETS
 from benchwright.providers.base import Credentials, MetricsWindow, PhasePlan, RunnerPlan
 from benchwright.results import MetricPoint, MetricSeries, ResultDocument
-from tests.functions.aws_world import ENV, REGION, fake_documents
+from tests.functions.aws_world import ENV, REGION, fake_documents, runner_infrastructure
 
 
 @pytest.fixture(scope="module")
@@ -29,31 +29,7 @@ def aws() -> Iterator[tuple[AwsSettings, Clients]]:
     for k, v in ENV.items():
         mp.setenv(k, v)
     with mock_aws():
-        import boto3
-
-        ec2 = boto3.client("ec2", region_name=REGION)
-        vpc = ec2.create_vpc(CidrBlock="10.60.0.0/16")["Vpc"]["VpcId"]
-        ec2.modify_vpc_attribute(VpcId=vpc, EnableDnsHostnames={"Value": True})
-        subnets = [
-            ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.60.{i}.0/24", AvailabilityZone=f"{REGION}{az}")[
-                "Subnet"
-            ]["SubnetId"]
-            for i, az in enumerate("abc")
-        ]
-        sg = ec2.create_security_group(GroupName="t", Description="t", VpcId=vpc)["GroupId"]
-        boto3.client("s3", region_name=REGION).create_bucket(Bucket="bw-runner-test")
-        ecs = boto3.client("ecs", region_name=REGION)
-        ecs.create_cluster(clusterName="bw")
-        ecs.register_task_definition(
-            family="bw-runner",
-            networkMode="awsvpc",
-            requiresCompatibilities=["FARGATE"],
-            cpu="1024",
-            memory="2048",
-            containerDefinitions=[
-                {"name": "runner", "image": "benchwright", "memory": 2048, "essential": True}
-            ],
-        )
+        subnets, sg = runner_infrastructure("10.60", bucket="bw-runner-test", cluster="bw")
         settings = AwsSettings(
             region=REGION,
             subnet_ids=subnets,
