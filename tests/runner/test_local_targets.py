@@ -173,6 +173,22 @@ def test_host_metrics_cover_machine_and_server_aligned_with_the_window() -> None
     assert all(p.t > -1.0 for p in cpu)  # seconds since the window's start
 
 
+def test_a_window_shorter_than_the_sampling_interval_still_has_host_metrics() -> None:
+    """CI once ran a bounded load faster than one interval: the sampler had a single sample and no rates."""
+    from datetime import UTC, datetime
+
+    from benchwright.providers.local.hostmetrics import HostSampler, series_from_samples
+
+    sampler = HostSampler(None, interval=30.0)
+    begin = datetime.now(UTC)
+    sampler.start()
+    sampler.stop()  # long before the second tick
+    series = series_from_samples(sampler.samples, MetricsWindow(start=begin, end=datetime.now(UTC)), False)
+    assert len(sampler.samples) == 2 and sampler.failures == 0
+    # CPU needs a jiffy to pass; disk, network and memory are rated for any positive gap
+    assert {"ReadIOPS", "NetworkReceiveThroughput", "MemoryUsed"} <= {s.name for s in series}
+
+
 def test_endpoint_target_creates_nothing_and_reads_the_password_from_env(
     redis_props: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

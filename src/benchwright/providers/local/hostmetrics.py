@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
 import threading
 import time
 from dataclasses import dataclass, field
@@ -18,6 +19,8 @@ import psutil
 
 from benchwright.providers.base import MetricsSource, MetricsWindow, Target
 from benchwright.results import MetricPoint, MetricSeries
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -99,6 +102,7 @@ class HostSampler:
         self.interval = interval
         self.max_samples = max_samples
         self.samples: list[Sample] = []
+        self.failures = 0
         self._stop = threading.Event()
         self._tree = _Tree()
         self._thread = threading.Thread(target=self._loop, name="benchwright-hostmetrics", daemon=True)
@@ -110,18 +114,28 @@ class HostSampler:
     def start(self) -> None:
         self._thread.start()
 
+    def _sample(self) -> None:
+        try:
+            self.samples.append(take_sample(self._tree, self._pids()))
+        except Exception as exc:  # metrics are best effort; the failure is counted and logged once
+            self.failures += 1
+            if self.failures == 1:
+                log.warning("host metrics sample failed: %s: %s", type(exc).__name__, exc)
+
     def _loop(self) -> None:
         next_at = time.monotonic()
         while not self._stop.is_set() and len(self.samples) < self.max_samples:
-            with contextlib.suppress(Exception):
-                self.samples.append(take_sample(self._tree, self._pids()))
+            self._sample()
             next_at += self.interval
             self._stop.wait(max(0.0, next_at - time.monotonic()))
 
     def stop(self) -> None:
+        """Stop sampling and take one closing sample, so a window shorter than the interval still
+        has a pair of samples to turn into rates."""
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(5)
+        self._sample()
 
 
 def series_from_samples(samples: list[Sample], window: MetricsWindow, server: bool) -> list[MetricSeries]:
