@@ -94,6 +94,11 @@ class SqlDriver(Driver):
         rows = self.fetchall(sql, params)
         return rows[0] if rows else None
 
+    def fetch_count(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run a query and receive its rows without turning them into Python values; return how
+        many there were. What pgbench and sysbench do with the rows of the SELECTs they time."""
+        return len(self.fetchall(sql, params))
+
     @abstractmethod
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
 

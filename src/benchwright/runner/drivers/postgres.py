@@ -3,7 +3,10 @@
 One connection per thread, autocommit, server-side prepared statements. The key-value operations
 (YCSB's hot path) talk to psycopg's libpq wrapper directly (``pgconn.prepare`` once, then
 ``pgconn.exec_prepared`` with text parameters): no cursor, no adaptation layer, no row objects; the
-values of the rows read are still fetched from the result. Errors become psycopg's exception classes
+values of the rows read are still fetched from the result. The SQL workloads take the same path for
+statements whose parameters are ints, strings or None, with untyped parameters as ``pgbench -M
+prepared`` sends them; other parameter types, and statements the server cannot type that way, go
+through psycopg's cursor. Errors become psycopg's exception classes
 (``psycopg.errors.error_from_result``), so ``classify`` and ``recover`` see what they saw before. A URL with several hosts
 (``postgresql://u@h1:5433,h2:5433,h3:5433/db``) spreads threads round-robin over them, the way
 YCSB's JDBC binding is pointed at three YugabyteDB nodes: thread i talks to host i mod n.
@@ -80,6 +83,7 @@ class PostgresDriver(KeyValueDriver, SqlDriver):
         self.cur: psycopg.Cursor[Any] | None = None
         self._sql: dict[Any, str] = {}
         self._prepared: dict[Any, bytes] = {}  # statement signature -> server-side statement name
+        self._sql_names: dict[str, bytes | None] = {}  # SQL text -> statement name (None: cursor)
         self._encoding = "utf-8"
 
     # -------------------------------------------------------------- life cycle
@@ -93,6 +97,7 @@ class PostgresDriver(KeyValueDriver, SqlDriver):
             raise TargetUnreachable(self.endpoint(), describe_connect_error(exc)) from None
         self.cur = self.conn.cursor()
         self._prepared = {}  # prepared statements live and die with the session
+        self._sql_names = {}
         self._encoding = self.conn.info.encoding
 
     def close(self) -> None:
@@ -151,6 +156,7 @@ class PostgresDriver(KeyValueDriver, SqlDriver):
             return result
         if pgconn.status != pq.ConnStatus.OK:  # the session is gone: psycopg says OperationalError
             self._prepared = {}
+            self._sql_names = {}
             message = result.error_message.decode(self._encoding, "replace").strip()
             raise psycopg.OperationalError(message or "the connection to the server was lost")
         raise pg_errors.error_from_result(result, encoding=self._encoding)
@@ -215,6 +221,11 @@ class PostgresDriver(KeyValueDriver, SqlDriver):
 
     # -------------------------------------------------------------- SQL
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        if params:
+            result = self._exec_sql(sql, params)
+            if result is not None:
+                rows = result.command_tuples
+                return -1 if rows is None else rows
         cur = self.cur
         assert cur is not None, "connect() first"
         cur.execute(sql, params or None, prepare=bool(params) or None)
@@ -225,6 +236,70 @@ class PostgresDriver(KeyValueDriver, SqlDriver):
         assert cur is not None, "connect() first"
         cur.execute(sql, params or None, prepare=bool(params) or None)
         return cur.fetchall() if cur.description else []
+
+    def fetch_count(self, sql: str, params: Sequence[Any] = ()) -> int:
+        if params:
+            result = self._exec_sql(sql, params)
+            if result is not None:
+                return int(result.ntuples)
+        return len(self.fetchall(sql, params))
+
+    def _exec_sql(self, sql: str, params: Sequence[Any]) -> Any:
+        """Run ``sql`` as a prepared statement with text parameters; None when psycopg must run it
+        (a parameter that needs adaptation, ``%%`` or named placeholders, an untypeable statement)."""
+        encoding = self._encoding
+        args: list[bytes | None] = []
+        for value in params:
+            kind = type(value)
+            if kind is int:
+                args.append(b"%d" % value)
+            elif kind is str:
+                args.append(value.encode(encoding))
+            elif value is None:
+                args.append(None)
+            else:
+                return None  # bytes, floats, decimals, dates, booleans: psycopg's dumpers
+        if sql in self._sql_names:
+            name = self._sql_names[sql]
+        else:
+            name = self._sql_names[sql] = self._prepare_sql(sql, len(params))
+        if name is None:
+            return None
+        conn = self.conn
+        assert conn is not None, "connect() first"
+        result = conn.pgconn.exec_prepared(name, args)  # type: ignore[arg-type]  # None is SQL NULL
+        return self._check(result, conn.pgconn)
+
+    def _prepare_sql(self, sql: str, nparams: int) -> bytes | None:
+        """Prepare ``sql`` with ``$n`` placeholders and untyped parameters, inside a savepoint when a
+        transaction is open so that a statement the server cannot type leaves the transaction
+        usable; None when psycopg should run it instead."""
+        pieces = sql.split("%s")
+        if len(pieces) - 1 != nparams or any("%" in piece for piece in pieces):
+            return None
+        text = pieces[0] + "".join(f"${i}{piece}" for i, piece in enumerate(pieces[1:], 1))
+        conn = self.conn
+        assert conn is not None, "connect() first"
+        pgconn = conn.pgconn
+        name = b"bw_sql_%d" % len(self._sql_names)
+        in_block = pgconn.transaction_status == pq.TransactionStatus.INTRANS
+        if in_block:
+            self._check(pgconn.exec_(b"SAVEPOINT bw_prepare"), pgconn)
+        result = pgconn.prepare(name, text.encode(self._encoding))
+        prepared = result.status == pq.ExecStatus.COMMAND_OK
+        if not prepared and pgconn.status != pq.ConnStatus.OK:
+            self._check(result, pgconn)  # the connection is gone: raises OperationalError
+        if in_block:
+            undo = b"RELEASE SAVEPOINT bw_prepare" if prepared else b"ROLLBACK TO SAVEPOINT bw_prepare"
+            self._check(pgconn.exec_(undo), pgconn)
+            if not prepared:
+                self._check(pgconn.exec_(b"RELEASE SAVEPOINT bw_prepare"), pgconn)
+        return name if prepared else None
+
+    def _command(self, sql: bytes) -> None:
+        conn = self.conn
+        assert conn is not None, "connect() first"
+        self._check(conn.pgconn.exec_(sql), conn.pgconn)
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         cur = self.cur
@@ -240,13 +315,13 @@ class PostgresDriver(KeyValueDriver, SqlDriver):
                 copy.write_row(row)
 
     def begin(self) -> None:
-        self.execute("BEGIN")
+        self._command(b"BEGIN")
 
     def commit(self) -> None:
-        self.execute("COMMIT")
+        self._command(b"COMMIT")
 
     def rollback(self) -> None:
-        self.execute("ROLLBACK")
+        self._command(b"ROLLBACK")
 
     def classify(self, error: BaseException) -> Status:
         if isinstance(error, (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)):

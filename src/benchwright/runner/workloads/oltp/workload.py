@@ -246,7 +246,7 @@ class OltpWorkload(Workload):
         def body() -> None:
             for sql, params, fetch in statements:
                 if fetch:
-                    db.fetchall(sql, params)
+                    db.fetch_count(sql, params)
                 else:
                     db.execute(sql, params)
 
@@ -262,7 +262,7 @@ class OltpWorkload(Workload):
 
 
 def _point(db: SqlDriver, sql: str, key: int) -> Status:
-    db.fetchall(sql, (key,))
+    db.fetch_count(sql, (key,))
     return Status.OK
 
 

@@ -165,7 +165,7 @@ class SqlScriptWorkload(Workload):
         def body() -> None:
             for sql, params in bound:
                 if sql.lstrip()[:6].upper() == "SELECT":
-                    db.fetchall(sql, params)
+                    db.fetch_count(sql, params)
                 else:
                     db.execute(sql, params)
 

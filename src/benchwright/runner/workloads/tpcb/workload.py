@@ -178,13 +178,13 @@ class TpcbWorkload(Workload):
 
 
 def _select_only(db: SqlDriver, sql: str, aid: int) -> Status:
-    db.fetchone(sql, (aid,))
+    db.fetch_count(sql, (aid,))
     return Status.OK
 
 
 def _simple_update(db: SqlDriver, aid: int, bid: int, tid: int, delta: int) -> None:
     db.execute("UPDATE pgbench_accounts SET abalance = abalance + %s WHERE aid = %s", (delta, aid))
-    db.fetchone("SELECT abalance FROM pgbench_accounts WHERE aid = %s", (aid,))
+    db.fetch_count("SELECT abalance FROM pgbench_accounts WHERE aid = %s", (aid,))
     db.execute(
         "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (%s, %s, %s, %s, CURRENT_TIMESTAMP)",
         (tid, bid, aid, delta),
@@ -193,7 +193,7 @@ def _simple_update(db: SqlDriver, aid: int, bid: int, tid: int, delta: int) -> N
 
 def _tpcb_like(db: SqlDriver, aid: int, bid: int, tid: int, delta: int) -> None:
     db.execute("UPDATE pgbench_accounts SET abalance = abalance + %s WHERE aid = %s", (delta, aid))
-    db.fetchone("SELECT abalance FROM pgbench_accounts WHERE aid = %s", (aid,))
+    db.fetch_count("SELECT abalance FROM pgbench_accounts WHERE aid = %s", (aid,))
     db.execute("UPDATE pgbench_tellers SET tbalance = tbalance + %s WHERE tid = %s", (delta, tid))
     db.execute("UPDATE pgbench_branches SET bbalance = bbalance + %s WHERE bid = %s", (delta, bid))
     db.execute(
