@@ -9,11 +9,12 @@ import re
 import pytest
 
 from benchwright.errors import CapabilityError, SpecError
+from benchwright.runner.drivers.redis import encode_command
 from benchwright.runner.engine import PhaseConfig, run_phase
 from benchwright.runner.measure import decode_histogram, encode_histogram, new_histogram
 from benchwright.runner.workloads.base import check_capability
 from benchwright.runner.workloads.redisbench.buckets import buckets_from_histogram
-from benchwright.runner.workloads.redisbench.commands import KeySource, command_factory
+from benchwright.runner.workloads.redisbench.commands import TESTS, KeySource, command_factory, resp_factory
 from benchwright.runner.workloads.redisbench.sequential import RedisBenchSettings, run_redis_bench
 from benchwright.runner.workloads.redisbench.workload import parse_tests, per_request
 
@@ -34,6 +35,16 @@ def test_random_keys_look_like_redis_benchmark_s_rand_int() -> None:
     assert command_factory("get", b"", KeySource(0, random.Random(1)))() == (b"GET", b"key:__rand_int__")
     mset = command_factory("mset", b"v", keys)()
     assert mset[0] == b"MSET" and len(mset) == 21  # 10 key/value pairs, as redis-benchmark's MSET (10 keys)
+
+
+@pytest.mark.parametrize("keyspace", [0, 1000, 10**12])
+@pytest.mark.parametrize("test", TESTS)
+def test_commands_prebuilt_in_resp_are_the_commands_encoded_one_by_one(test: str, keyspace: int) -> None:
+    value = b"x%%s" * 5  # a '%' in the value must survive the template
+    made = command_factory(test, value, KeySource(keyspace, random.Random(7)))
+    prebuilt = resp_factory(test, value, KeySource(keyspace, random.Random(7)))
+    for _ in range(50):
+        assert prebuilt() == encode_command(made())
 
 
 @pytest.mark.parametrize(

@@ -68,6 +68,23 @@ def test_redis_key_value_operations_and_server_errors(redis_props: dict[str, str
         driver.close()
 
 
+def test_commands_sent_already_encoded_read_every_reply_even_after_an_error(
+    redis_props: dict[str, str],
+) -> None:
+    driver = RedisDriver(redis_props)
+    driver.connect()
+    try:
+        one = [encode_command(c) for c in (("SET", "enc:s", "v"), ("INCR", "enc:s"), ("GET", "enc:s"))]
+        assert driver.send_encoded(one[0], 1) == b"OK"
+        assert driver.send_encoded(one[2], 1) == b"v"
+        with pytest.raises(redis.ResponseError, match="not an integer"):
+            driver.send_encoded(b"".join(c for c in one if c), 3)
+        assert driver.command("PING") == b"PONG"  # the GET's reply was read, not left for the next call
+        assert driver.send_encoded(b"".join([one[2] or b""] * 4), 4) == [b"v"] * 4
+    finally:
+        driver.close()
+
+
 def test_dropped_redis_connection_raises_connection_error_then_recovers(redis_props: dict[str, str]) -> None:
     driver = RedisDriver(redis_props)
     driver.connect()

@@ -127,3 +127,8 @@ class RedisCommandsDriver(Driver):
 
     @abstractmethod
     def pipeline(self, commands: Sequence[Sequence[bytes | str | int]]) -> list[Any]: ...
+
+    @abstractmethod
+    def send_encoded(self, data: bytes, count: int) -> Any:
+        """Send ``count`` commands the caller already wrote in RESP and read every reply: the one
+        reply when ``count`` is 1, else the list. A server error is raised after all replies are read."""

@@ -103,3 +103,7 @@ class NullDriver(KeyValueDriver, SqlDriver, RedisCommandsDriver):
 
     def pipeline(self, commands: Sequence[Sequence[bytes | str | int]]) -> list[Any]:
         return [self.command(*c) for c in commands]
+
+    def send_encoded(self, data: bytes, count: int) -> Any:
+        replies = [self.command() for _ in range(count)]
+        return replies[0] if count == 1 else replies

@@ -241,6 +241,17 @@ class RedisDriver(KeyValueDriver, RedisCommandsDriver):
             raise first_error
         return replies
 
+    def send_encoded(self, data: bytes, count: int) -> Any:
+        if count == 1:
+            return self._call(data)
+        self._send(data)
+        reply = self._reply
+        replies = [reply() for _ in range(count)]
+        for r in replies:
+            if isinstance(r, redis.RedisError):
+                raise r
+        return replies
+
     # -------------------------------------------------------------- key-value (YCSB)
     def _key(self, table: str, key: str) -> str:
         return key if table == "usertable" else f"{table}:{key}"

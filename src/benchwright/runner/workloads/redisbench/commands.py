@@ -44,9 +44,13 @@ class KeySource:
     rng: random.Random
 
     def __call__(self, prefix: bytes) -> bytes:
+        return prefix + self.digits()
+
+    def digits(self) -> bytes:
+        """What replaces ``__rand_int__``: always 12 bytes, so a command's RESP length headers are fixed."""
         if not self.keyspace:
-            return prefix + b"__rand_int__"
-        return b"%s%012d" % (prefix, self.rng.randrange(self.keyspace))
+            return b"__rand_int__"
+        return b"%012d" % self.rng.randrange(self.keyspace)
 
 
 def operation_name(test: str) -> str:
@@ -73,6 +77,32 @@ def command_factory(test: str, value: bytes, keys: KeySource) -> Callable[[], Co
         "mset": lambda: (b"MSET", *_mset_pairs(keys, value)),
     }
     return factories[test]
+
+
+_SLOT = b"\x01" * 12  # stands for a key's 12 random characters while the RESP template is built
+
+
+class _Slots(KeySource):
+    def digits(self) -> bytes:
+        return _SLOT
+
+
+def resp_factory(test: str, value: bytes, keys: KeySource) -> Callable[[], bytes]:
+    """Like ``command_factory`` but each command comes out already in RESP, as redis-benchmark keeps
+    its commands: the template is encoded once and only the keys' digits change (in the same order
+    of random draws, so both factories give the same commands from the same seed)."""
+    from benchwright.runner.drivers.redis import encode_command
+
+    template = encode_command(command_factory(test, value, _Slots(1, random.Random(0)))())
+    assert template is not None, "redis-bench commands are bytes"
+    count = template.count(_SLOT)
+    if not count:
+        return lambda: template
+    layout = template.replace(b"%", b"%%").replace(_SLOT, b"%s")
+    digits = keys.digits
+    if count == 1:
+        return lambda: layout % digits()
+    return lambda: layout % tuple([digits() for _ in range(count)])
 
 
 def _mset_pairs(keys: KeySource, value: bytes) -> list[bytes]:

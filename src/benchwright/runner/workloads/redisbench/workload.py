@@ -18,7 +18,7 @@ pipelines, so a test runs ceil(n / P) x P requests (n rounded up to a multiple o
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any, ClassVar
 
@@ -32,10 +32,9 @@ from benchwright.runner.workloads.redisbench.commands import (
     LIST_KEY,
     LRANGE_FILL,
     TESTS,
-    Command,
     KeySource,
-    command_factory,
     operation_name,
+    resp_factory,
 )
 
 SCALED_MARK = "requests_per_operation"
@@ -76,14 +75,9 @@ def _share(total: int, parts: int, index: int) -> int:
     return total // parts + (1 if index < total % parts else 0)
 
 
-def _single(command: Callable[..., Any], cmd: Command) -> Status:
-    command(*cmd)
+def _send(send: Callable[[bytes, int], Any], data: bytes, count: int) -> Status:
+    send(data, count)  # a server error is raised, and the engine counts it
     return Status.OK
-
-
-def _pipelined(pipeline: Callable[[Sequence[Command]], list[Any]], cmds: list[Command]) -> Status:
-    replies = pipeline(cmds)
-    return Status.ERROR if any(isinstance(r, Exception) for r in replies) else Status.OK
 
 
 @register
@@ -125,17 +119,16 @@ class RedisBench(Workload):
         keys = KeySource(self.keyspace, random.Random(thread.seed))
         mine = _share(self.pipelines_per_test, thread.count, thread.index)
         size = self.pipeline
+        send = driver.send_encoded
         for test in self.tests:
-            make = command_factory(test, self.value, keys)
+            make = resp_factory(test, self.value, keys)
             name = operation_name(test)
             if size == 1:
-                command = driver.command
                 for _ in range(mine):
-                    yield name, partial(_single, command, make())
+                    yield name, partial(_send, send, make(), 1)
             else:
-                pipeline = driver.pipeline
                 for _ in range(mine):
-                    yield name, partial(_pipelined, pipeline, [make() for _ in range(size)])
+                    yield name, partial(_send, send, b"".join([make() for _ in range(size)]), size)
 
     def finish(self, driver: Driver, phase: str, result: Any) -> None:
         doc: ResultDocument = result
