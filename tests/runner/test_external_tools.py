@@ -4,6 +4,7 @@ result document as our own workloads; a missing tool says how to install it."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from benchwright.errors import RunnerFailed, SpecError, ToolMissingError
-from benchwright.runner.workloads.external import pgbench, redis_benchmark, sysbench
+from benchwright.runner.workloads.external import memtier, pgbench, redis_benchmark, sysbench
 from benchwright.runner.workloads.external.common import find_tool
 from benchwright.runner.workloads.external.native import pgbench_settings, run_native
 from benchwright.runner.workloads.redisbench.sequential import RedisBenchSettings
@@ -141,6 +142,76 @@ def test_cli_passes_tool_arguments_through(redis_props: dict[str, str], tmp_path
     assert doc["measurement"]["source"] == "redis-benchmark"
     assert doc["operations"]["GET"]["operations"] == 1000
     assert "-a ***" in doc["extra"]["command"]
+
+
+needs_memtier = pytest.mark.skipif(
+    shutil.which("memtier_benchmark") is None,
+    reason="memtier_benchmark not on PATH (Debian 12 has no package; build it as INSTALL_HINTS says)",
+)
+
+
+@needs_memtier
+def test_memtier_with_our_settings(redis_props: dict[str, str]) -> None:
+    import redis
+
+    lines: list[str] = []
+    settings = memtier.MemtierSettings(
+        ratio="1:4", threads=1, clients=2, requests=500, key_maximum=1000, pipeline=4
+    )
+    doc = memtier.run(settings, redis_props, echo=lines.append)
+    ops = {n: o.operations for n, o in doc.operations.items()}
+    assert set(ops) == {"SET", "GET"} and sum(ops.values()) == 1000  # 1 thread x 2 clients x 500
+    assert doc.tool_version.startswith("memtier_benchmark v=")
+    assert "not_reported" not in doc.extra  # percentiles printed, the rest from the HDR logs
+    get = doc.operations["GET"]
+    assert get.histogram is not None and 0 < get.p50_us <= get.p99_us <= get.max_us
+    assert set(doc.extra["latency_buckets"]) == {"SET", "GET"}
+    assert any(line.startswith("[RUN #1") for line in lines)  # progress streamed as printed
+    assert "--authenticate=***" in doc.extra["command"]
+    assert f"={redis_props['redis.password']} " not in doc.extra["command"] + " "
+    client = redis.Redis(
+        host="127.0.0.1",
+        port=int(redis_props["redis.port"]),
+        password=redis_props["redis.password"],
+        db=int(redis_props["redis.db"]),
+    )
+    try:
+        assert client.dbsize() > 0  # --select-db put the keys in this test's own database
+    finally:
+        client.close()
+
+
+@needs_memtier
+def test_cli_memtier_passthrough_parses_stdout_alone(redis_props: dict[str, str], tmp_path: Path) -> None:
+    out = tmp_path / "memtier.json"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchwright.cli",
+            "tool",
+            "memtier",
+            "--json",
+            str(out),
+            "--",
+            "--server=127.0.0.1",
+            f"--port={redis_props['redis.port']}",
+            f"--authenticate={redis_props['redis.password']}",
+            f"--select-db={redis_props['redis.db']}",
+            "--ratio=1:0",
+            "--threads=1",
+            "--clients=2",
+            "--requests=300",
+            "--hide-histogram",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(out.read_text())
+    assert doc["measurement"]["source"] == "memtier_benchmark"
+    assert doc["operations"]["SET"]["operations"] == 600 and "GET" not in doc["operations"]
 
 
 def test_missing_tool_says_how_to_install_it() -> None:

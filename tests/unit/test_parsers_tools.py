@@ -1,6 +1,7 @@
 """The native-tool parsers read what the tools really print on this machine (tests/data holds
-captured outputs of redis-benchmark 7.0, pgbench 15 and sysbench 1.0.20; memtier_benchmark is not
-installable here, so its sample is written from the tool's documented table format)."""
+captured outputs of redis-benchmark 7.0, pgbench 15, sysbench 1.0.20 and memtier_benchmark 2.3.0, the
+last built from source since Debian 12 does not package it; tests/data/memtier_2.3.0_commands.txt
+lists how each memtier capture was made)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from benchwright.errors import RunnerFailed, SpecError
 from benchwright.runner.measure import decode_histogram
 from benchwright.runner.workloads.external import memtier, pgbench, redis_benchmark, sysbench
 from benchwright.runner.workloads.external.common import Parsed, ToolRun, build_document, scrub
@@ -186,18 +188,121 @@ def test_sysbench_mysql_password_is_scrubbed_from_what_we_store() -> None:
 
 
 # ---------------------------------------------------------------- memtier_benchmark
-def test_memtier_all_stats_table() -> None:
-    parsed = memtier.parse(read("memtier_format_sample.txt"))
-    assert set(parsed.operations) == {"SET", "GET"}
-    get = parsed.operations["GET"]
-    assert get.throughput == pytest.approx(121115.48)
+def _memtier(name: str, hdr: bool = True) -> Parsed:
+    """A capture parsed as the wrapper parses it: stdout plus the .hgrm logs written next to it."""
+    histograms = memtier.read_hdr_logs(DATA / f"memtier_2.3.0_{name}") if hdr else None
+    return memtier.parse(read(f"memtier_2.3.0_{name}.txt"), histograms)
+
+
+def test_memtier_default_ratio_with_hdr_logs_gives_exact_counts() -> None:
+    parsed = _memtier("ratio_1_10")
+    assert list(parsed.operations) == ["SET", "GET"]  # the zero-rate Waits row is left out
+    set_, get = parsed.operations["SET"], parsed.operations["GET"]
+    assert (set_.operations, get.operations) == (1820, 18180)  # 2 threads x 5 clients x 2000 requests
+    assert set_.throughput == pytest.approx(7590.01) and get.throughput == pytest.approx(75816.66)
+    assert get.average_us == pytest.approx(116.38)
     assert get.percentiles_us == {
-        50.0: pytest.approx(1439.0),
-        99.0: pytest.approx(3183.0),
-        99.9: pytest.approx(5055.0),
+        50.0: pytest.approx(111.0),
+        90.0: pytest.approx(143.0),
+        95.0: pytest.approx(151.0),
+        99.0: pytest.approx(207.0),
+        99.9: pytest.approx(4607.0),
     }
-    assert sum(o.operations for o in parsed.operations.values()) == 400000
-    assert parsed.threads == 200
+    assert set_.percentiles_us[99.9] == pytest.approx(4223.0)
+    assert get.histogram is not None and get.histogram.get_total_count() == 18180
+    # memtier prints percentiles at the bucket's highest equivalent value, as we re-record them
+    assert get.histogram.get_value_at_percentile(99.0) == 207
+    assert parsed.runtime_s == pytest.approx(20000 / 83406.66)  # "0 secs" on the progress line
+    assert parsed.threads == 10
+    assert parsed.extra["get_hits_per_sec"] == pytest.approx(75816.66)
+    assert parsed.extra["kb_per_sec"] == pytest.approx(5811.30)
+    assert (parsed.extra["memtier_table"], parsed.extra["memtier_runs"]) == ("ALL STATS", 1)
+
+
+def test_memtier_stdout_alone_splits_the_final_total_by_rate() -> None:
+    parsed = _memtier("ratio_1_10", hdr=False)
+    assert {n: o.operations for n, o in parsed.operations.items()} == {"SET": 1820, "GET": 18180}
+    assert all(o.histogram is None for o in parsed.operations.values())
+
+
+def test_memtier_sets_only_for_a_time_takes_the_last_final_progress_line() -> None:
+    parsed = _memtier("sets_only_2s")
+    assert list(parsed.operations) == ["SET"]  # Gets 0.00 ops/sec is not an operation
+    set_ = parsed.operations["SET"]
+    # two "[RUN #1 100%" lines are printed (124917 then 124922 ops); the last one is the total
+    assert set_.operations == 124922 and set_.histogram is not None
+    assert set_.histogram.get_total_count() == 124922
+    assert set_.throughput == pytest.approx(62438.96)
+    assert set_.percentiles_us[99.0] == pytest.approx(2671.0)
+    assert parsed.runtime_s == pytest.approx(2.0007, abs=1e-3)
+    assert parsed.threads == 8
+
+
+def test_memtier_pipelined_run() -> None:
+    parsed = _memtier("pipeline16")
+    assert {n: o.operations for n, o in parsed.operations.items()} == {"SET": 20000, "GET": 20000}
+    get = parsed.operations["GET"]
+    assert get.throughput == pytest.approx(144566.12)
+    assert (get.percentiles_us[95.0], get.percentiles_us[99.9]) == (
+        pytest.approx(2559.0),
+        pytest.approx(9919.0),
+    )
+    assert parsed.extra["kb_per_sec"] == pytest.approx(20721.29)
+
+
+def test_memtier_printed_latency_distribution_becomes_a_histogram() -> None:
+    parsed = _memtier("histogram", hdr=False)
+    assert {n: o.operations for n, o in parsed.operations.items()} == {"SET": 200, "GET": 800}
+    get = parsed.operations["GET"]
+    assert get.percentiles_us == {
+        50.0: pytest.approx(23.0),
+        99.0: pytest.approx(47.0),
+        99.9: pytest.approx(3199.0),
+    }
+    assert get.histogram is not None and get.histogram.get_total_count() == 800
+    assert get.histogram.get_max_value() == pytest.approx(4159, rel=1e-3)  # "GET  4.159  100.000"
+    assert parsed.operations["SET"].throughput == pytest.approx(11676.79)
+
+
+def test_memtier_several_runs_use_the_aggregated_average_table() -> None:
+    parsed = _memtier("run_count_2", hdr=False)
+    assert parsed.extra["memtier_table"] == "AGGREGATED AVERAGE RESULTS (2 runs)"
+    assert parsed.extra["memtier_runs"] == 2
+    assert sum(o.operations for o in parsed.operations.values()) == 2000  # 1000 ops in each run
+    set_ = parsed.operations["SET"]
+    assert set_.throughput == pytest.approx(3173.37)  # not the BEST or WORST run's 5000-odd
+    assert set_.percentiles_us[99.0] == pytest.approx(2431.0)
+
+
+def test_memtier_document_reports_every_summary_field() -> None:
+    doc = _document(_memtier("pipeline16"), "memtier_benchmark")
+    assert "not_reported" not in doc.extra  # p90/p95 printed on request, min/max/stddev from the logs
+    get = doc.operations["GET"]
+    assert (get.operations, get.p95_us, get.p999_us) == (20000, pytest.approx(2559.0), pytest.approx(9919.0))
+    assert 0 < get.min_us <= get.p50_us <= get.max_us
+    assert set(latency_buckets(doc)) == {"SET", "GET"}
+
+
+def test_memtier_command_line_asks_for_the_percentiles_and_logs_we_read(tmp_path: Path) -> None:
+    conn = {"redis.host": "db1", "redis.port": "6380", "redis.db": "7", "redis.password": "s3cret"}
+    settings = memtier.MemtierSettings(requests=None, test_time_s=5, pipeline=8)
+    argv, secrets = memtier.build_argv("memtier_benchmark", settings, conn, hdr_prefix=str(tmp_path / "m"))
+    assert "--print-percentiles=50,90,95,99,99.9" in argv and f"--hdr-file-prefix={tmp_path}/m" in argv
+    assert {"--test-time=5", "--pipeline=8", "--select-db=7", "--server=db1", "--port=6380"} <= set(argv)
+    assert "s3cret" not in scrub(" ".join(argv), secrets)
+    with pytest.raises(SpecError) as err:
+        memtier.build_argv("memtier_benchmark", memtier.MemtierSettings(ratio="1/10"), conn)
+    assert err.value.field == "memtier.ratio"
+
+
+def test_memtier_unreadable_hdr_log_names_the_file(tmp_path: Path) -> None:
+    assert memtier.read_hdr_logs(tmp_path / "none") == {}  # no command ran, no file
+    bad = tmp_path / "m_GET_command_run_1.hgrm"
+    bad.write_text(
+        '"StartTimestamp","EndTimestamp","Interval_Max","Interval_Compressed_Histogram"\n1.0,2.0,3.0,HISTFAAAnotbase64\n'
+    )
+    with pytest.raises(RunnerFailed, match=r"m_GET_command_run_1\.hgrm"):
+        memtier.read_hdr_logs(tmp_path / "m")
 
 
 # ---------------------------------------------------------------- the document

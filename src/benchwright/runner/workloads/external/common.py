@@ -40,9 +40,11 @@ INSTALL_HINTS = {
     "sysbench": "apt-get install sysbench (Debian/Ubuntu), or build it from https://github.com/akopytov/sysbench",
     "redis-benchmark": "apt-get install redis-tools (Debian/Ubuntu; redis-benchmark ships with Redis)",
     "memtier_benchmark": "memtier_benchmark is not packaged in Debian 12: build it from source "
-    "(git clone https://github.com/RedisLabs/memtier_benchmark; apt-get install build-essential autoconf "
-    "automake libpcre3-dev libevent-dev pkg-config zlib1g-dev libssl-dev; autoreconf -ivf && ./configure "
-    "&& make && make install) or use Redis' packages.redis.io APT repository",
+    "(apt-get install build-essential autoconf automake libpcre3-dev libevent-dev pkg-config zlib1g-dev "
+    "libssl-dev; git clone --branch 2.3.0 https://github.com/RedisLabs/memtier_benchmark; cd "
+    "memtier_benchmark; autoreconf -ivf && ./configure && make; then make install, or put the build "
+    "directory on PATH; 2.3.0 is the version our parser is tested on), or apt-get install "
+    "memtier-benchmark after adding Redis' packages.redis.io APT repository",
 }
 LineSink = Callable[[str], None]
 NOT_REPORTED = "not_reported"
