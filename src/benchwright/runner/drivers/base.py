@@ -13,6 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from benchwright.runner.event_loop import Channel
 from benchwright.runner.measure import Status
 
 
@@ -47,6 +48,11 @@ class Driver(ABC):
         """host:port this instance talks to (never credentials)."""
 
     def server_version(self) -> str | None:
+        return None
+
+    def event_loop_channel(self) -> Channel | None:
+        """The connected socket and a reply parser, lent to the engine's event-loop client
+        (runner/event_loop.py); reconnects when the connection was dropped. None: threads only."""
         return None
 
 

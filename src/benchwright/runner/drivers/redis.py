@@ -34,6 +34,7 @@ from redis.exceptions import InvalidResponse
 
 from benchwright.errors import SpecError, TargetUnreachable
 from benchwright.runner.drivers.base import Capability, KeyValueDriver, RedisCommandsDriver
+from benchwright.runner.event_loop import Channel
 from benchwright.runner.measure import Status
 
 DATATYPES = ("hash", "string", "list", "set", "zset")
@@ -158,6 +159,15 @@ class RedisDriver(KeyValueDriver, RedisCommandsDriver):
             if line.startswith(("redis_version:", "valkey_version:")):
                 return line.strip()
         return None
+
+    def event_loop_channel(self) -> Channel | None:
+        if isinstance(self.conn, redis.SSLConnection):
+            return None  # a TLS socket is not driven non-blocking here: TLS phases run on threads
+        if self._sock is None:
+            self._open()  # raises redis.ConnectionError / TimeoutError as any command would
+        assert self._sock is not None
+        parser = hiredis.Reader(protocolError=InvalidResponse, replyError=_parse_error)
+        return Channel(self._sock, parser, float(self.conn.socket_timeout or 10.0))
 
     # -------------------------------------------------------------- raw commands
     def _send(self, data: bytes) -> None:

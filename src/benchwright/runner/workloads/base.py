@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from benchwright.errors import CapabilityError, SpecError
 from benchwright.runner.drivers.base import Capability, Driver
+from benchwright.runner.event_loop import Request
 from benchwright.runner.measure import Status
 
 Operation = tuple[str, Callable[[], Status]]
@@ -46,6 +47,11 @@ class Workload(ABC):
     def operations(self, phase: str, driver: Driver, thread: ThreadInfo) -> Iterator[Operation]:
         """This thread's operations. Finite for a load; may be endless for a run (the engine stops
         it at the operation count or the time limit)."""
+
+    def wire_requests(self, phase: str, thread: ThreadInfo) -> Iterator[Request] | None:
+        """This thread's requests already in the server's wire format, for the engine's event-loop
+        client (runner/event_loop.py); None, the default: the phase runs on threads."""
+        return None
 
     def operation_limit(self, phase: str) -> int | None:
         """Total operations for the phase across all threads, or None for time-bounded phases."""

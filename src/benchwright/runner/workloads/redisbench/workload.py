@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 from benchwright.errors import CapabilityError, SpecError
 from benchwright.results import ResultDocument
 from benchwright.runner.drivers.base import Capability, Driver, RedisCommandsDriver
+from benchwright.runner.event_loop import Request
 from benchwright.runner.measure import Status, decode_histogram, encode_histogram, new_histogram
 from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, register
 from benchwright.runner.workloads.redisbench.buckets import latency_buckets
@@ -116,19 +117,24 @@ class RedisBench(Workload):
 
     def operations(self, phase: str, driver: Driver, thread: ThreadInfo) -> Iterator[Operation]:
         assert isinstance(driver, RedisCommandsDriver)
+        send = driver.send_encoded
+        for name, data, count in self.wire_requests(phase, thread):
+            yield name, partial(_send, send, data, count)
+
+    def wire_requests(self, phase: str, thread: ThreadInfo) -> Iterator[Request]:
+        """One pipeline of P commands per request, in RESP, each test's share for this client."""
         keys = KeySource(self.keyspace, random.Random(thread.seed))
         mine = _share(self.pipelines_per_test, thread.count, thread.index)
         size = self.pipeline
-        send = driver.send_encoded
         for test in self.tests:
             make = resp_factory(test, self.value, keys)
             name = operation_name(test)
             if size == 1:
                 for _ in range(mine):
-                    yield name, partial(_send, send, make(), 1)
+                    yield name, make(), 1
             else:
                 for _ in range(mine):
-                    yield name, partial(_send, send, b"".join([make() for _ in range(size)]), size)
+                    yield name, b"".join([make() for _ in range(size)]), size
 
     def finish(self, driver: Driver, phase: str, result: Any) -> None:
         doc: ResultDocument = result

@@ -1,0 +1,270 @@
+"""Many connections on one thread: the client model of redis-benchmark and memtier_benchmark.
+
+The engine's default client is a thread per connection. In Python that costs a GIL hand-off and a
+context switch around every request, which dominates when requests are cheap: measured here with 50
+Redis clients and 16-command pipelines, 3.5-4 us of client CPU per GET with threads, 1.5 us with one
+event loop per process, 0.5 us for redis-benchmark itself (benchmarks/bench_redis.py).
+
+A workload whose requests can be written ahead in the server's wire format (``Workload.wire_requests``)
+runs this way on drivers that hand out a ``Channel`` (a connected socket and a reply parser). Each
+connection sends one request, waits for all its replies, then sends the next, exactly as a thread
+would; the loop times every request from just before its first byte is sent until its last reply is
+parsed: the wrapper measures, never a driver. There is no pacing here: a rate-limited phase runs on
+threads, where each thread keeps a schedule.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import selectors
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from benchwright.runner.measure import Recorder, Status
+
+NS = 1_000_000_000
+TICK_S = 0.05  # how often the loop looks at the stop flag, the deadline and overdue requests
+READ_BUFFER = 65536
+
+Request = tuple[str, bytes, int]  # operation name, encoded request, number of replies it expects
+
+
+class ReplyParser(Protocol):
+    def feed(self, data: Any, offset: int = ..., length: int = ...) -> None: ...
+    def gets(self) -> Any: ...
+
+
+@dataclass
+class Channel:
+    """What a driver lends the event loop: its connected socket (non-blocking from now on) and a
+    parser that returns replies one by one, False when it needs more bytes, and server errors as
+    exception instances rather than raising them."""
+
+    sock: Any
+    parser: ReplyParser
+    reply_timeout_s: float = 10.0  # a request unanswered this long fails and drops the connection
+
+
+class Connection:
+    """One client of the loop: its channel, its own stream of requests and the one in flight."""
+
+    def __init__(
+        self,
+        open_channel: Callable[[], Channel],
+        drop: Callable[[], None],
+        requests: Iterator[Request],
+        limit: int | None,
+    ) -> None:
+        self.open_channel = open_channel  # (re)connects: blocking, raises like the driver does
+        self.drop = drop
+        self.requests = requests
+        self.limit = limit
+        self.channel: Channel | None = None
+        self.issued = 0
+        self.name = ""
+        self.expected = 0
+        self.replies: list[Any] = []
+        self.started_ns = 0
+        self.unsent = memoryview(b"")
+        self.timeout: float | None = None  # the socket's own timeout, restored when the loop ends
+        self.events = 0  # what the selector watches on the socket
+
+    @property
+    def finished(self) -> bool:
+        return self.limit is not None and self.issued >= self.limit
+
+
+class EventLoop:
+    """Runs ``connections`` until each reaches its limit, the deadline passes or ``stop`` is set."""
+
+    def __init__(
+        self,
+        connections: list[Connection],
+        recorder: Recorder,
+        deadline_ns: int,
+        stop: Any,
+        errors: dict[str, int],
+        abort_after_s: float,
+    ) -> None:
+        self.connections = connections
+        self.recorder = recorder
+        self.deadline_ns = deadline_ns
+        self.stop = stop
+        self.errors = errors
+        self.abort_after_ns = int(abort_after_s * NS)
+        self.selector = selectors.DefaultSelector()
+        self.buffer = bytearray(READ_BUFFER)
+        self.idle: list[Connection] = []  # dropped (or not yet opened): to connect before the next request
+        self.closing = False  # no new requests: deadline, stop flag or abort
+        self.failing_since = 0
+        self.last_failed = ""
+        self.recorded = 0
+
+    # ------------------------------------------------------------------ the loop
+    def run(self) -> str | None:
+        """Return a reason when the loop gave up because every request failed for a while."""
+        self.idle = list(self.connections)
+        reason: str | None = None
+        next_tick = time.perf_counter_ns()
+        try:
+            while True:
+                if self.idle and not self.closing:
+                    self._start_idle()
+                if self.selector.get_map():
+                    for key, mask in self.selector.select(TICK_S):
+                        conn = key.data
+                        if mask & selectors.EVENT_WRITE:
+                            self._write(conn)
+                        if mask & selectors.EVENT_READ:
+                            self._read(conn)
+                elif self.closing or not self.idle:
+                    return reason
+                # else every connection is down: the next turn retries them (bounded by the abort)
+                now = time.perf_counter_ns()
+                if now >= next_tick:
+                    next_tick = now + int(TICK_S * NS)
+                    reason = self._tick(now) or reason
+        finally:
+            for conn in self.connections:
+                self._unregister(conn)
+                if conn.channel is not None:  # hand the socket back as the driver lent it
+                    with contextlib.suppress(OSError):
+                        conn.channel.sock.settimeout(conn.timeout)
+            self.selector.close()
+
+    def _tick(self, now: int) -> str | None:
+        if now >= self.deadline_ns or self.stop.is_set():
+            self.closing = True
+        for key in list(self.selector.get_map().values()):
+            conn = key.data
+            if conn.expected and now - conn.started_ns > conn.channel.reply_timeout_s * NS:
+                self._fail(conn, "TimeoutError", now)
+        if self.failing_since and now - self.failing_since > self.abort_after_ns:
+            self.closing = True
+            return f"every operation failed for {self.abort_after_ns / NS:.0f} s (last: {self.last_failed})"
+        return None
+
+    # ------------------------------------------------------------------ one connection
+    def _start_idle(self) -> None:
+        waiting, self.idle = self.idle, []
+        for conn in waiting:
+            if conn.finished or not self._next_request(conn):
+                continue  # nothing left to send: this connection is done
+            conn.started_ns = time.perf_counter_ns()  # a reconnection is part of the request's time
+            try:
+                conn.channel = conn.open_channel()
+            except Exception as exc:
+                self._record_failure(conn, type(exc).__name__, time.perf_counter_ns())
+                self._count()
+                self.idle.append(conn)
+                continue
+            conn.timeout = conn.channel.sock.gettimeout()
+            conn.channel.sock.setblocking(False)
+            self.selector.register(conn.channel.sock, selectors.EVENT_READ, conn)
+            conn.events = selectors.EVENT_READ
+            self._write(conn)
+
+    def _next_request(self, conn: Connection) -> bool:
+        request = next(conn.requests, None)
+        if request is None:
+            conn.limit = conn.issued  # the workload has nothing more for this connection
+            return False
+        conn.name, data, conn.expected = request
+        conn.unsent = memoryview(data)
+        conn.replies = []
+        conn.issued += 1
+        return True
+
+    def _send_next(self, conn: Connection) -> None:
+        if self.closing or conn.finished or not self._next_request(conn):
+            self._unregister(conn)  # done: the loop ends when no connection is left in the selector
+            return
+        conn.started_ns = time.perf_counter_ns()
+        self._write(conn)
+
+    def _write(self, conn: Connection) -> None:
+        assert conn.channel is not None
+        try:
+            sent = conn.channel.sock.send(conn.unsent)
+        except BlockingIOError:
+            sent = 0
+        except OSError:
+            self._fail(conn, "ConnectionError", time.perf_counter_ns())
+            return
+        conn.unsent = conn.unsent[sent:]
+        events = selectors.EVENT_READ | (selectors.EVENT_WRITE if len(conn.unsent) else 0)
+        if events != conn.events:  # a system call: only when a partial send starts or ends
+            self.selector.modify(conn.channel.sock, events, conn)
+            conn.events = events
+
+    def _read(self, conn: Connection) -> None:
+        channel = conn.channel
+        if channel is None:
+            return
+        try:
+            n = channel.sock.recv_into(self.buffer)
+        except BlockingIOError:
+            return
+        except OSError:
+            n = 0
+        if not n:
+            self._fail(conn, "ConnectionError", time.perf_counter_ns())
+            return
+        parser = channel.parser
+        replies = conn.replies
+        try:
+            parser.feed(self.buffer, 0, n)
+            reply = parser.gets()
+            while reply is not False:
+                replies.append(reply)
+                if len(replies) == conn.expected:
+                    break
+                reply = parser.gets()
+        except Exception as exc:  # a protocol error: the stream cannot be trusted any more
+            self._fail(conn, type(exc).__name__, time.perf_counter_ns())
+            return
+        if len(replies) < conn.expected:
+            return
+        end = time.perf_counter_ns()
+        failed = next((r for r in replies if isinstance(r, Exception)), None)
+        if failed is None:
+            self.recorder.record(conn.name, conn.started_ns, end, Status.OK)
+            self.failing_since = 0
+        else:
+            self._record_failure(conn, type(failed).__name__, end)
+        self._count()
+        conn.expected = 0
+        self._send_next(conn)
+
+    # ------------------------------------------------------------------ failures
+    def _fail(self, conn: Connection, kind: str, now: int) -> None:
+        """The connection broke or a reply is overdue: the request in flight is an error and the
+        connection is dropped, to be reopened before its next request (as a thread would)."""
+        self._record_failure(conn, kind, now)
+        self._count()
+        conn.expected = 0
+        self._unregister(conn)
+        with contextlib.suppress(Exception):
+            conn.drop()
+        conn.channel = None
+        self.idle.append(conn)
+
+    def _record_failure(self, conn: Connection, kind: str, now: int) -> None:
+        self.recorder.record(conn.name, conn.started_ns or now, now, Status.ERROR)
+        key = f"{conn.name}:{kind}"
+        self.errors[key] = self.errors.get(key, 0) + 1
+        self.last_failed = conn.name
+        if not self.failing_since:
+            self.failing_since = now
+
+    def _count(self) -> None:
+        self.recorded += 1
+        if not self.recorded & 0xFFFF:
+            self.recorder.flush()  # keeps the pending buffers small when intervals are long
+
+    def _unregister(self, conn: Connection) -> None:
+        if conn.channel is not None:
+            with contextlib.suppress(KeyError, ValueError):
+                self.selector.unregister(conn.channel.sock)

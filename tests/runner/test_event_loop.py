@@ -1,0 +1,181 @@
+"""The event-loop client against real Redis servers: every request timed and counted, server errors
+and dropped connections counted per request, a killed server ends the loop, and a server that never
+answers is a timeout, not a hang."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from benchwright.runner.drivers.redis import RedisDriver, encode_command
+from benchwright.runner.event_loop import Channel, Connection, EventLoop, Request
+from benchwright.runner.measure import Recorder
+from benchwright.runner.workloads.base import ThreadInfo
+from benchwright.runner.workloads.redisbench.workload import RedisBench
+
+NS = 1_000_000_000
+
+
+def resp(*args: bytes | str | int) -> bytes:
+    data = encode_command(args)
+    assert data is not None
+    return data
+
+
+def connection(driver: RedisDriver, requests: Iterator[Request], limit: int | None) -> Connection:
+    def open_channel() -> Channel:
+        channel = driver.event_loop_channel()
+        assert channel is not None
+        return channel
+
+    return Connection(open_channel, driver.recover, requests, limit)
+
+
+def run(
+    connections: list[Connection],
+    *,
+    seconds: float = 30.0,
+    abort_after_s: float = 3.0,
+    timeout_s: float = 10.0,
+) -> tuple[Recorder, dict[str, int], str | None]:
+    recorder = Recorder(time.perf_counter_ns(), "service_time")
+    errors: dict[str, int] = {}
+    deadline = time.perf_counter_ns() + int(seconds * NS)
+    loop = EventLoop(connections, recorder, deadline, threading.Event(), errors, abort_after_s)
+    reason = loop.run()
+    return recorder, errors, reason
+
+
+def test_every_request_of_every_connection_is_sent_timed_and_counted(redis_props: dict[str, str]) -> None:
+    drivers = [RedisDriver(redis_props, i) for i in range(8)]
+    for d in drivers:
+        d.connect()
+    drivers[0].command("FLUSHDB")
+
+    def requests(i: int) -> Iterator[Request]:
+        for n in range(25):  # a pipeline of 4 SETs per request
+            yield "SET", b"".join(resp("SET", f"ev:{i}:{n}:{k}", "v" * 100) for k in range(4)), 4
+
+    conns = [connection(d, requests(i), 25) for i, d in enumerate(drivers)]
+    recorder, errors, reason = run(conns)
+    assert reason is None and errors == {}
+    assert recorder.ops["SET"].statuses == {"OK": 200}
+    assert recorder.ops["SET"].histogram.get_min_value() >= 1
+    assert drivers[0].command("DBSIZE") == 8 * 25 * 4
+    for d in drivers:
+        d.close()
+
+
+def test_a_server_error_is_one_failed_request_and_the_connection_goes_on(redis_props: dict[str, str]) -> None:
+    driver = RedisDriver(redis_props)
+    driver.connect()
+    driver.command("SET", "ev:text", "not a number")
+    bad = resp("SET", "ev:n", 1) + resp("INCR", "ev:text") + resp("INCR", "ev:n")
+    good = resp("GET", "ev:n")
+    requests: list[Request] = [("INCR", bad, 3), ("GET", good, 1), ("INCR", bad, 3), ("GET", good, 1)]
+    recorder, errors, reason = run([connection(driver, iter(requests), None)])
+    assert reason is None
+    assert errors == {"INCR:ResponseError": 2}
+    assert recorder.ops["INCR"].statuses == {"ERROR": 2}
+    assert recorder.ops["GET"].statuses == {"OK": 2}  # no reply of the failed pipelines was left behind
+    assert driver.command("GET", "ev:n") == b"2"
+    driver.close()
+
+
+def test_a_killed_server_fails_requests_and_ends_the_loop(
+    private_redis: tuple[subprocess.Popen[bytes], dict[str, str]],
+) -> None:
+    proc, props = private_redis
+    drivers = [RedisDriver(props, i) for i in range(4)]
+    for d in drivers:
+        d.connect()
+    killed = threading.Event()
+
+    def endless(i: int) -> Iterator[Request]:
+        for n in itertools.count():
+            if i == 0 and n == 200 and not killed.is_set():
+                proc.kill()  # from inside the load: the loop is mid-run, with requests in flight
+                proc.wait()
+                killed.set()
+            yield "GET", resp("GET", f"k{n}"), 1
+
+    conns = [connection(d, endless(i), None) for i, d in enumerate(drivers)]
+    recorder, errors, reason = run(conns, seconds=60, abort_after_s=0.5)
+    assert killed.is_set()
+    assert reason is not None and "every operation failed" in reason
+    statuses = recorder.ops["GET"].statuses
+    assert statuses["OK"] >= 199 and statuses["ERROR"] >= 1
+    assert set(errors) <= {"GET:ConnectionError"} and sum(errors.values()) == statuses["ERROR"]
+
+
+def test_a_server_that_never_answers_is_a_timeout_not_a_hang() -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        port = listener.getsockname()[1]
+        accepted: list[socket.socket] = []
+
+        def open_channel() -> Channel:
+            import hiredis
+
+            sock = socket.create_connection(("127.0.0.1", port), timeout=2)
+            accepted.append(listener.accept()[0])  # the peer takes the bytes and says nothing
+            return Channel(sock, hiredis.Reader(), reply_timeout_s=0.2)
+
+        def drop() -> None:
+            return None
+
+        requests = iter([("GET", resp("GET", "x"), 1)] * 3)
+        conn = Connection(open_channel, drop, requests, None)
+        recorder, errors, reason = run([conn], abort_after_s=0.3)
+        for sock in accepted:
+            sock.close()
+    assert errors.get("GET:TimeoutError", 0) >= 1
+    assert recorder.ops["GET"].statuses.get("OK", 0) == 0
+    assert reason is not None
+
+
+def test_stop_flag_and_deadline_end_an_endless_phase_with_nothing_in_flight(
+    redis_props: dict[str, str],
+) -> None:
+    driver = RedisDriver(redis_props)
+    endless: Iterator[Request] = (("PING", resp("PING"), 1) for _ in itertools.count())
+    conn = connection(driver, endless, None)
+    recorder, errors, reason = run([conn], seconds=0.3)
+    assert reason is None and errors == {}
+    done = recorder.ops["PING"].statuses["OK"]
+    assert done >= 1 and conn.issued == done  # every request sent was answered and recorded
+    driver.close()
+
+
+def test_redis_bench_requests_are_what_its_threaded_operations_send(redis_props: dict[str, str]) -> None:
+    """One source of requests for both client models: the same bytes from the same seed."""
+    workload = RedisBench(
+        {"redisbench.tests": "set,get", "redisbench.requests": "40", "redisbench.pipeline": "4"}
+    )
+    thread = ThreadInfo(index=1, count=2, seed=random.Random(3).randrange(1 << 30))
+    wire = list(workload.wire_requests("run", thread))
+    assert [(n, c) for n, _, c in wire] == [("SET", 4)] * 5 + [("GET", 4)] * 5
+
+    class Capture(RedisDriver):
+        def send_encoded(self, data: bytes, count: int) -> list[bytes]:
+            sent.append((data, count))
+            return [b"OK"] * count
+
+    sent: list[tuple[bytes, int]] = []
+    for _, call in workload.operations("run", Capture(redis_props), thread):
+        call()
+    assert sent == [(d, c) for _, d, c in wire]
+
+
+@pytest.mark.parametrize("tls", [True])
+def test_tls_connections_stay_on_threads(tls: bool) -> None:
+    driver = RedisDriver({"redis.host": "127.0.0.1", "redis.port": "1", "redis.tls": str(tls).lower()})
+    assert driver.event_loop_channel() is None  # decided before any connection is attempted
