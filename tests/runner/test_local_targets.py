@@ -4,6 +4,7 @@ that cannot start fails clearly and leaves nothing running; the endpoint target 
 from __future__ import annotations
 
 import socket
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -101,16 +102,20 @@ def test_mariadb_runs_with_its_settings_and_is_removed() -> None:
     assert_gone(int(handle["pid"]), int(handle["port"]), handle["dir"])
 
 
-def test_a_taken_port_is_a_clear_error_and_nothing_is_left(tmp_path: Path) -> None:
+def test_a_taken_port_is_a_clear_error_and_nothing_is_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Server directories go to a temporary directory of this test's own: the shared /tmp also holds
+    # those of whatever else runs on the machine (another CI job), which come and go at any moment.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        before = set(Path("/tmp").glob("benchwright-redis-*"))
         target = local_target({"provider": "local", "engine": "redis", "port": port}, "test-run")
         with pytest.raises(ProvisioningFailed, match=f"127.0.0.1:{port}: port already in use"):
             target.create()
-        assert set(Path("/tmp").glob("benchwright-redis-*")) == before
+        assert list(tmp_path.iterdir()) == []
         assert target.handle == {}
 
 

@@ -284,8 +284,15 @@ def test_server_restarted_mid_run_errors_are_counted_and_the_run_finishes(
     assert statuses.get("ERROR", 0) > 0 and statuses.get("OK", 0) > 200
     assert any(f.code == "error_rate" for f in doc.validity)
     if downtime[0] < ERROR_ABORT_S - 0.5:
-        # The driver reconnected after the restart and the run went on to its end.
+        # A short outage: the driver reconnected after the restart and the run went on to its end.
         assert not doc.aborted
+    elif downtime[0] > 2 * ERROR_ABORT_S:  # far longer than the engine waits on a dead server
+        assert doc.aborted
+    # A slow restart on a busy host (near ERROR_ABORT_S either outcome is right: the engine's clock
+    # starts at the first failed operation, ours at the kill, and the reconnect comes after the port
+    # opens): whichever happened, the document must say so consistently.
+    if doc.aborted:  # the engine gave up on a dead server: partial and flagged
+        assert any(f.code == "server_lost" for f in doc.validity)
+    else:  # reconnected: the run went on to its end, the last interval clean
+        assert not any(f.code == "server_lost" for f in doc.validity)
         assert doc.intervals[-1].errors == 0 and sum(doc.intervals[-1].operations.values()) > 0
-    else:  # a slow restart on a busy host: the engine gives up on a dead server, partial and flagged
-        assert doc.aborted and any(f.code == "server_lost" for f in doc.validity)

@@ -112,6 +112,9 @@ class HostSampler:
         return list(fn()) if fn is not None else []
 
     def start(self) -> None:
+        """Take the opening sample here, not in the thread: a ``stop`` that comes before the thread
+        first runs still leaves an opening and a closing sample."""
+        self._sample()
         self._thread.start()
 
     def _sample(self) -> None:
@@ -123,11 +126,12 @@ class HostSampler:
                 log.warning("host metrics sample failed: %s: %s", type(exc).__name__, exc)
 
     def _loop(self) -> None:
-        next_at = time.monotonic()
-        while not self._stop.is_set() and len(self.samples) < self.max_samples:
+        next_at = time.monotonic() + self.interval
+        while (
+            not self._stop.wait(max(0.0, next_at - time.monotonic())) and len(self.samples) < self.max_samples
+        ):
             self._sample()
             next_at += self.interval
-            self._stop.wait(max(0.0, next_at - time.monotonic()))
 
     def stop(self) -> None:
         """Stop sampling and take one closing sample, so a window shorter than the interval still
