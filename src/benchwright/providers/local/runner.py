@@ -16,6 +16,8 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+import psutil
+
 import benchwright
 from benchwright.providers.base import (
     Credentials,
@@ -144,10 +146,20 @@ class SubprocessLauncher(RunnerLauncher):
         return f"runner (pid {handle.id}) exited with {code}: {reason}"
 
 
-def _kill_group(pgid: int) -> None:
-    """SIGKILL what is left of a runner's process group (it is the leader of its own session)."""
+def _kill_group(pgid: int, wait_s: float = 5.0) -> None:
+    """SIGKILL what is left of a runner's process group (it is the leader of its own session) and
+    wait until those processes are gone, so teardown never overlaps a dying worker."""
+    members = [p for p in psutil.process_iter() if _group_of(p) == pgid]
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
+    psutil.wait_procs(members, timeout=wait_s)
+
+
+def _group_of(process: psutil.Process) -> int | None:
+    try:
+        return os.getpgid(process.pid)
+    except (ProcessLookupError, PermissionError):
+        return None
 
 
 def _safe(cell_id: str) -> str:
