@@ -1,7 +1,7 @@
 """Native SQL workloads side by side with the C tools users trust, on the same server and concurrency.
 
   pgbench select-only and tpcb-like   vs  benchwright tpcb        (local PostgreSQL)
-  sysbench oltp_point_select / _read_write  vs  benchwright oltp  (local MariaDB)
+  sysbench oltp_point_select / _read_write  vs  benchwright oltp  (local MariaDB; same --rand-type)
 plus the loaders' peak RSS (TPC-C by warehouses, TPC-B by scale), which must not grow with size.
 
 Prints, per pair: throughput of each, the throughput ratio (ours / tool) and the client CPU per
@@ -34,6 +34,7 @@ import psycopg
 
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, run_phase
+from benchwright.runner.workloads.oltp.rand import SYSBENCH_1_0_TYPES, RandSpec
 
 PG_ADMIN = "postgresql://bench:bench@127.0.0.1:{port}/bench"
 PG_PORT = int(os.environ.get("BENCHWRIGHT_PG_PORT", "15432"))
@@ -180,9 +181,17 @@ def bench_sysbench(args: argparse.Namespace) -> None:
     if not sysbench:
         print("sysbench not installed: skipping (apt-get install sysbench)")
         return
+    # both sides draw ids from the same distribution, named explicitly (sysbench 1.0's default: special)
+    rand = RandSpec.from_properties({"oltp.rand_type": args.rand_type})
+    print(f"sysbench pairs: ids drawn as --rand-type={rand.describe()} on both sides")
     with mysql_database() as db:
         url = f"mysql://bench:bench@127.0.0.1:{MY_PORT}/{db}"
-        props = {"mysql.url": url, "oltp.tables": "1", "oltp.table_size": str(args.table_size)}
+        props = {
+            "mysql.url": url,
+            "oltp.tables": "1",
+            "oltp.table_size": str(args.table_size),
+            "oltp.rand_type": rand.type,
+        }
         run_phase(PhaseConfig(workload="oltp", phase="load", engine="mysql", properties=props, threads=2))
         for test in ("point_select", "read_write"):
             ours, _ = native(
@@ -210,7 +219,7 @@ def bench_sysbench(args: argparse.Namespace) -> None:
                     f"--table-size={args.table_size}",
                     f"--threads={args.clients}",
                     f"--time={int(args.seconds)}",
-                    "--rand-type=uniform",
+                    *rand.sysbench_flags(),
                     "--db-ps-mode=disable",
                     "run",
                 ],
@@ -265,6 +274,12 @@ def main() -> int:
     p.add_argument("--table-size", type=int, default=10_000, help="sysbench table size (default 10000)")
     p.add_argument("--tpcc-warehouses", type=int, default=2, help="TPC-C loader RSS size (report: 10)")
     p.add_argument("--tpcb-scale", type=int, default=5, help="TPC-B loader RSS size (report: 50)")
+    p.add_argument(
+        "--rand-type",
+        choices=SYSBENCH_1_0_TYPES,
+        default="special",
+        help="id distribution for both sysbench and benchwright oltp (default special, sysbench 1.0's)",
+    )
     p.add_argument("--only", choices=("pgbench", "sysbench", "memory"), help="run one part")
     args = p.parse_args()
     print(

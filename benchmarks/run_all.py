@@ -17,6 +17,7 @@ ORDER = [
     "ycsb",
     "redis",
     "sql_workloads",
+    "progress",
     "local_service",
     "store",
     "report",

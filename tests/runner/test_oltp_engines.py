@@ -4,6 +4,10 @@ prepare names the missing table."""
 
 from __future__ import annotations
 
+import bisect
+import random
+import subprocess
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +16,8 @@ from benchwright.cli import main
 from benchwright.errors import SchemaMissing
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, run_phase
+from benchwright.runner.workloads.external.common import find_tool
+from benchwright.runner.workloads.oltp.rand import SYSBENCH_1_0_TYPES, RandSpec
 from benchwright.runner.workloads.oltp.workload import OltpSettings
 
 pytestmark = pytest.mark.servers
@@ -105,6 +111,73 @@ def test_writes_change_rows_and_reads_do_not(urls: dict[str, dict[str, str]]) ->
         db.close()
     assert k_mid == k_before
     assert k_after == k_before + 30  # one index update (k = k + 1) per event
+
+
+def test_cli_rand_type_skews_the_rows_touched_and_the_result_records_it(
+    urls: dict[str, dict[str, str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--rand-type pareto --rand-pareto-h 0.1: ~90% of the index updates land in the lowest 10% of ids
+    (uniform ids would put ~10% there), and the result names the distribution."""
+    from benchwright.runner.drivers import new_driver
+
+    db: Any = new_driver("postgres", urls["postgres"])
+    db.connect()
+    count = (
+        "SELECT (SELECT sum(k) FROM sbtest1 WHERE id <= 200) + (SELECT sum(k) FROM sbtest2 WHERE id <= 200)"
+    )
+    total = "SELECT (SELECT sum(k) FROM sbtest1) + (SELECT sum(k) FROM sbtest2)"
+    try:
+        hot_before, all_before = db.fetchone(count)[0], db.fetchone(total)[0]
+        out = tmp_path / "pareto.json"
+        args = ["--url", urls["postgres"]["postgres.url"], "--tables", "2", "--table-size", "2000"]
+        knobs = ["--non-index-updates", "0", "--delete-inserts", "0", "--events", "200", "--time", "0"]
+        rand = ["--rand-type", "pareto", "--rand-pareto-h", "0.1", "--seed", "5", "--json", str(out)]
+        assert main(["oltp", "run", "write_only", *args, *knobs, *rand]) == 0
+        hot, touched = db.fetchone(count)[0] - hot_before, db.fetchone(total)[0] - all_before
+    finally:
+        db.close()
+    capsys.readouterr()
+    assert touched == 200 and hot >= 160, (hot, touched)  # expected 180 +- 4
+    doc = ResultDocument.model_validate_json(out.read_text())
+    assert doc.properties["oltp.rand_type"] == "pareto" and doc.properties["oltp.rand_pareto_h"] == "0.1"
+    assert doc.extra["rand"] == {"rand_type": "pareto", "rand_pareto_h": 0.1}
+    assert "row ids drawn as sysbench --rand-type=pareto (rand-pareto-h=0.1)" in doc.measurement.method
+
+
+DRAW_SCRIPT = """
+function event()
+  local ids = {}
+  for i = 1, 1000 do ids[i] = sysbench.rand.default(1, 10000) end
+  io.write(table.concat(ids, "\\n"), "\\n")
+end
+"""
+
+
+@pytest.mark.parametrize("kind", SYSBENCH_1_0_TYPES)
+def test_ids_follow_the_installed_sysbench_s_own_distribution(kind: str, tmp_path: Path) -> None:
+    """20,000 ids from sysbench's own --rand-type (a Lua script calling sysbench.rand.default) and
+    20,000 of ours are one distribution: two-sample Kolmogorov-Smirnov distance under 0.025."""
+    script = tmp_path / "draw.lua"
+    script.write_text(DRAW_SCRIPT)
+    sysbench = find_tool("sysbench", None)
+    argv = [
+        sysbench,
+        str(script),
+        "--events=20",
+        "--threads=1",
+        "--rand-seed=1",
+        f"--rand-type={kind}",
+        "run",
+    ]
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=True).stdout
+    theirs = sorted(int(line) for line in out.splitlines() if line.isdigit())
+    assert len(theirs) == 20_000
+    draw = RandSpec(type=kind).drawer(1, 10_000, random.Random(1))
+    ours = sorted(draw() for _ in range(20_000))
+    distance = max(
+        abs(bisect.bisect_right(theirs, v) - bisect.bisect_right(ours, v)) / 20_000 for v in range(1, 10_001)
+    )
+    assert distance < 0.025, distance
 
 
 def test_cli_prints_sysbench_s_statistics_and_cleans_up(

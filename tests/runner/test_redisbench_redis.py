@@ -78,6 +78,31 @@ def test_request_counts_are_exact_with_pipelining(redis_props: dict[str, str], p
     assert doc.extra["requests_per_operation"] == pipeline
 
 
+@pytest.mark.parametrize("model", ["auto", "threads"])
+def test_both_client_models_send_the_same_requests_and_say_how_they_timed(
+    redis_props: dict[str, str], model: str
+) -> None:
+    r = client(redis_props)
+    r.flushdb()
+    props = {
+        **redis_props,
+        "client.model": model,
+        "redisbench.tests": "incr",
+        "redisbench.requests": "300",
+        "redisbench.pipeline": "3",
+    }
+    doc = run_phase(
+        PhaseConfig(
+            workload="redis-bench", phase="run", engine="redis", properties=props, threads=5, processes=2
+        )
+    )
+    assert doc.operations["INCR"].statuses == {"OK": 300}  # per request, as redis-benchmark counts
+    assert int(r.get("counter:__rand_int__") or 0) == 300
+    timed_by_loop = "event loop" in doc.measurement.method
+    assert timed_by_loop is (model == "auto")
+    assert doc.intervals and min(s.t for s in doc.intervals) >= 1.0  # nothing sent before the start instant
+
+
 def test_cli_writes_the_document_and_never_the_password(redis_props: dict[str, str], tmp_path: Path) -> None:
     out = tmp_path / "rb.json"
     result = subprocess.run(

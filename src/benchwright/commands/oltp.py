@@ -3,7 +3,9 @@
 TEST is read_write | read_only | write_only | point_select (an ``oltp_`` prefix is accepted).
 Flags: --tables --table-size --threads --time --events --report-interval --rate --range-size
 --point-selects --simple-ranges --sum-ranges --order-ranges --distinct-ranges --index-updates
---non-index-updates --delete-inserts --skip-trx. The output is laid out as sysbench's.
+--non-index-updates --delete-inserts --skip-trx, and the id distribution: --rand-type
+(special | uniform | gaussian | pareto | zipfian, default special as in sysbench 1.0) --rand-spec-iter
+--rand-spec-pct --rand-spec-res --rand-pareto-h --rand-zipfian-exp. The output is laid out as sysbench's.
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from benchwright.commands.sql import add_connection_flags, connection_properties
 from benchwright.errors import SpecError
 from benchwright.results import ResultDocument
 from benchwright.runner.drivers import new_driver
-from benchwright.runner.engine import PhaseConfig
+from benchwright.runner.engine import Period, PeriodProgress, PhaseConfig
 from benchwright.runner.workloads.base import check_capability
+from benchwright.runner.workloads.oltp.rand import RAND_TYPES
 from benchwright.runner.workloads.oltp.workload import COUNTS, TESTS, OltpSettings, table_names
 from benchwright.runner.workloads.sqlscript.sqlkit import sql_driver
 
@@ -42,8 +45,22 @@ def register(subparsers: Any) -> None:
     for name in COUNTS:
         p.add_argument(f"--{name.replace('_', '-')}", type=int, dest=name)
     p.add_argument("--skip-trx", action="store_true", help="no BEGIN/COMMIT around an event")
+    p.add_argument(
+        "--rand-type", choices=RAND_TYPES, help="id distribution (default special, as sysbench 1.0)"
+    )
+    for flag, meaning in RAND_KNOBS.items():
+        p.add_argument(f"--{flag}", metavar="N", help=meaning)
     add_connection_flags(p)
     p.set_defaults(handler=handle)
+
+
+RAND_KNOBS = {
+    "rand-spec-iter": "uniform draws averaged by gaussian and special (default 12)",
+    "rand-spec-pct": "special: hot band, percent of the ids (default 1)",
+    "rand-spec-res": "special: percent of draws that go to the hot band (default 75)",
+    "rand-pareto-h": "pareto: the lowest h of the ids get 1 - h of the draws (default 0.2)",
+    "rand-zipfian-exp": "zipfian: exponent (default 0.8)",
+}  # values stay strings: OltpSettings validates them and names the property
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -61,6 +78,12 @@ def handle(args: argparse.Namespace) -> int:
             props[f"oltp.{name}"] = str(getattr(args, name))
     if args.skip_trx:
         props["oltp.skip_trx"] = "true"
+    if args.rand_type is not None:
+        props["oltp.rand_type"] = args.rand_type
+    for flag in RAND_KNOBS:
+        value = getattr(args, flag.replace("-", "_"))
+        if value is not None:
+            props[f"oltp.{flag.replace('-', '_')}"] = value
     settings = OltpSettings(props)  # validates before anything connects
     check_capability("oltp", engine)
     if args.command == "cleanup":
@@ -92,6 +115,7 @@ def handle(args: argparse.Namespace) -> int:
         return 0
     if not args.time and not args.events:
         raise SpecError("--time", "give --time or --events")
+    live = interval_printer(args.report_interval, settings)
     config = PhaseConfig(
         workload="oltp",
         phase="run",
@@ -104,35 +128,35 @@ def handle(args: argparse.Namespace) -> int:
         max_seconds=args.time or None,
         seed=args.seed,
     )
-    doc = run_and_write(config, args.json)
-    print_lines(interval_lines(doc, args.report_interval, args.threads, settings))
+    doc = run_and_write(config, args.json, live)
     print_lines(summary_lines(doc, settings))
     return 0
 
 
-def interval_lines(doc: ResultDocument, every: float, threads: int, settings: OltpSettings) -> list[str]:
-    """sysbench's `[ 10s ] thds: 4 tps: ... qps: ... (r/w/o: ...) lat (ms,99%): ... err/s: ...` lines
-    (the interval series keeps p99, not p95, so the percentile is labelled 99%)."""
-    if every <= 0:
-        return []
+def interval_printer(every: float, settings: OltpSettings) -> PeriodProgress | None:
+    """--report-interval N: sysbench's interval line printed live every N (whole) seconds."""
+    if every < 0 or every != int(every):
+        raise SpecError("--report-interval", f"needs a whole number of seconds, got {every:g}")
+    if not every:
+        return None
     per = settings.queries_per_event()
-    lines, window, edge = [], [], every
-    for sample in doc.intervals:
-        if edge > doc.runtime_ms / 1000 + 1e-3:
-            break  # operations finishing after the deadline do not make a window of their own
-        window.append(sample)
-        if sample.t + 1e-9 >= edge:
-            events = sum(sum(s.operations.values()) - s.errors for s in window)
-            errors = sum(s.errors for s in window)
-            r, w, o = (per[k] * events / every for k in ("read", "write", "other"))
-            p99 = max(s.p99_us for s in window) / 1000
-            lines.append(
-                f"[ {edge:g}s ] thds: {threads} tps: {events / every:.2f} qps: {r + w + o:.2f} "
-                f"(r/w/o: {r:.2f}/{w:.2f}/{o:.2f}) lat (ms,99%): {p99:.2f} err/s: {errors / every:.2f} "
-                "reconn/s: 0.00"
-            )
-            window, edge = [], edge + every
-    return lines
+    return PeriodProgress(every, lambda period: print(interval_line(period, per), flush=True))
+
+
+def interval_line(period: Period, per_event: dict[str, int], percentile: float = 95) -> str:
+    """`[ 10s ] thds: 4 tps: ... qps: ... (r/w/o: ...) lat (ms,95%): ... err/s: ... reconn/s: 0.00`:
+    events that succeeded per second, queries per second from the test's statements per event, the
+    period's own latency percentile (its histogram, 3 significant digits) and errors per second
+    (the ignored ones sysbench retries, and any other failure)."""
+    totals, seconds = period.totals, period.seconds
+    events = totals.ok
+    r, w, o = (per_event.get(k, 0) * events / seconds for k in ("read", "write", "other"))
+    return (
+        f"[ {period.end_s:.0f}s ] thds: {period.threads} tps: {events / seconds:4.2f} "
+        f"qps: {r + w + o:4.2f} (r/w/o: {r:4.2f}/{w:4.2f}/{o:4.2f}) "
+        f"lat (ms,{percentile:g}%): {totals.percentile_us(percentile) / 1000:4.2f} "
+        f"err/s: {(totals.operations - events) / seconds:4.2f} reconn/s: 0.00"
+    )
 
 
 def summary_lines(doc: ResultDocument, settings: OltpSettings) -> list[str]:

@@ -2,7 +2,8 @@
 
 init: -s scale, -F fillfactor            run: -c clients, -j jobs, -T seconds | -t transactions,
 -P progress seconds, -R rate, -S (select-only), -N (simple-update), -b tpcb-like|simple-update|select-only,
--M/--protocol simple|extended|prepared. The output is laid out as pgbench's.
+-M/--protocol simple|extended|prepared. The output is laid out as pgbench's; with -P the progress
+lines are printed live, every N seconds, with that period's exact latency mean and stddev.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from typing import Any
 
 from benchwright.commands.sql import add_connection_flags, connection_properties, print_lines, run_and_write
 from benchwright.errors import SpecError
-from benchwright.runner.engine import PhaseConfig
-from benchwright.runner.workloads.tpcb.pgbench_format import progress_lines, summary_lines
+from benchwright.runner.engine import PeriodProgress, PhaseConfig
+from benchwright.runner.workloads.tpcb.pgbench_format import progress_line, summary_lines
 from benchwright.runner.workloads.tpcb.workload import SCRIPTS
 
 
@@ -33,7 +34,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("-j", "--jobs", type=int, help="worker processes (default: min(clients, 2 x cores))")
     p.add_argument("-T", "--time", type=float, help="seconds to run")
     p.add_argument("-t", "--transactions", type=int, help="transactions per client (default 10 when no -T)")
-    p.add_argument("-P", "--progress", type=float, default=0.0, help="progress line every N seconds")
+    p.add_argument(
+        "-P", "--progress", type=float, default=0.0, help="progress line every N (whole) seconds, live"
+    )
     p.add_argument("-R", "--rate", type=float, help="target transactions per second over all clients")
     p.add_argument("-S", "--select-only", action="store_true", help="the select-only script (-b select-only)")
     p.add_argument("-N", "--skip-some-updates", action="store_true", help="the simple-update script")
@@ -79,6 +82,8 @@ def handle(args: argparse.Namespace) -> int:
         return 0
     if args.time is not None and args.transactions is not None:
         raise SpecError("-T", "give either -T seconds or -t transactions, not both")
+    if args.progress < 0 or args.progress != int(args.progress):
+        raise SpecError("-P", f"progress needs a whole number of seconds, got {args.progress:g}")
     count = (args.transactions or 10) * args.client if args.time is None else None
     config = PhaseConfig(
         workload="tpcb",
@@ -92,7 +97,11 @@ def handle(args: argparse.Namespace) -> int:
         max_seconds=args.time,
         seed=args.seed,
     )
-    doc = run_and_write(config, args.json)
-    print_lines(progress_lines(doc, args.progress, script))
+    live = (
+        PeriodProgress(args.progress, lambda period: print(progress_line(period), flush=True))
+        if args.progress
+        else None
+    )
+    doc = run_and_write(config, args.json, live)
     print_lines(summary_lines(doc, args.client, doc.measurement.processes))
     return 0

@@ -6,6 +6,10 @@ operations from the workload, times each call (the measuring wrapper), and stops
 the operation count, the time limit, a stop request or a dead server. Each worker sends back an
 exported Recorder; the parent merges them exactly and builds the ResultDocument.
 
+Live progress (``PeriodProgress``): a publisher thread in each worker sends the intervals every
+one of its threads has moved past (summed over threads, read without locks: the hot path never
+touches a sealed interval again); the parent sums them into reporting periods and calls back.
+
 Pacing (``target``): each thread owns ``target / threads`` of the rate and a fixed schedule; an
 operation's latency runs from its scheduled start, so a stall in the server is charged to every
 operation that should have been sent during it (no coordinated omission).
@@ -31,7 +35,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from benchwright import __version__
-from benchwright.errors import RunAborted
+from benchwright.errors import RunAborted, SpecError
 from benchwright.results import (
     ClientStats,
     HostFacts,
@@ -42,7 +46,16 @@ from benchwright.results import (
     redact,
 )
 from benchwright.runner.drivers import new_driver
-from benchwright.runner.measure import LatencyKind, Recorder, RecorderExport, Status, encode_histogram
+from benchwright.runner.event_loop import Channel, Connection, EventLoop
+from benchwright.runner.measure import (
+    SEALED_ALL,
+    LatencyKind,
+    PeriodTotals,
+    Recorder,
+    RecorderExport,
+    Status,
+    encode_histogram,
+)
 from benchwright.runner.workloads.base import Operation, ThreadInfo, split, workload_class
 
 NS = 1_000_000_000
@@ -51,6 +64,54 @@ ERROR_ABORT_S = 3.0  # a thread whose every operation failed for this long gives
 SATURATION_CPU_SHARE = 0.90
 SATURATION_LAG_MS = 50.0
 ProgressFn = Callable[[float, int, float], None]  # (elapsed s, operations so far, current ops/s)
+PERIOD_GRACE_S = 1.0  # a period still incomplete this long after its end is reported as it stands
+PUBLISH_S, LIVE_PUBLISH_S = 0.25, 0.1  # how often a worker publishes its count / its sealed intervals
+
+
+@dataclass(frozen=True)
+class Period:
+    """One reporting period of a running phase: the operations that ended in [start_s, end_s) after
+    the common start instant, with exact latency sums (``totals``: mean, stddev, lag, histogram).
+
+    ``exact`` is False only when a worker was so late (a thread stuck in one long operation) that the
+    period was reported ``PERIOD_GRACE_S`` after its end without all of it; its missing operations are
+    then counted in the next reported period, as pgbench counts a transaction when it completes."""
+
+    index: int
+    start_s: float
+    end_s: float
+    totals: PeriodTotals
+    exact: bool
+    latency_kind: LatencyKind
+    threads: int  # threads still running at the end of the period (sysbench's "thds")
+
+    @property
+    def seconds(self) -> float:
+        return self.end_s - self.start_s
+
+
+class PeriodProgress:
+    """A progress callback that also hands over each reporting period's aggregates, live.
+
+    Pass one wherever a ``ProgressFn`` goes (``run_phase``, ``commands.sql.run_and_write``): it is
+    still called as ``(elapsed s, operations so far, current ops/s)`` about twice a second (forwarded
+    to ``on_progress``), and ``on_period`` gets one ``Period`` per ``every_s`` seconds, in order, as
+    soon as every worker has finished with it. ``every_s`` must be a whole number of the phase's
+    intervals (``PhaseConfig.interval_s``, 1 s by default): periods are unions of those intervals,
+    so they match the result document's interval series exactly."""
+
+    def __init__(
+        self, every_s: float, on_period: Callable[[Period], None], on_progress: ProgressFn | None = None
+    ) -> None:
+        if not every_s > 0:
+            raise SpecError("progress", f"the reporting period must be positive, got {every_s}")
+        self.every_s = every_s
+        self.on_period = on_period
+        self.on_progress = on_progress
+
+    def __call__(self, elapsed_s: float, operations: int, rate: float) -> None:
+        if self.on_progress is not None:
+            self.on_progress(elapsed_s, operations, rate)
 
 
 @dataclass
@@ -84,6 +145,7 @@ class WorkerReport:
     error_kinds: dict[str, int] = field(default_factory=dict)
     aborted_reason: str | None = None
     setup_error: str | None = None
+    event_loop: bool = False  # its connections shared one event loop instead of a thread each
 
 
 # ---------------------------------------------------------------- inside a worker process
@@ -132,6 +194,7 @@ def _thread_loop(
         return None
     perf = time.perf_counter_ns
     record = recorder.record
+    idle_until = recorder.idle_until
     error = Status.ERROR
     next_ns = start_ns
     failing_since = 0
@@ -142,6 +205,7 @@ def _thread_loop(
         if pace_ns:
             now = perf()
             if next_ns > now:
+                idle_until(next_ns)  # nothing ends before next_ns: lets live progress move on
                 time.sleep((next_ns - now) / NS)
             intended = next_ns
             next_ns += pace_ns
@@ -179,6 +243,52 @@ def _thread_loop(
     return None
 
 
+@dataclass
+class _PeriodUpdate:
+    """Worker -> parent: intervals every thread of one process is done with, summed over threads."""
+
+    process_index: int
+    sealed_below: int  # every interval below this index is final in that process (SEALED_ALL: done)
+    intervals: dict[int, tuple[Any, ...]]  # index -> PeriodTotals.to_wire(), non-empty ones only
+    stopped_s: list[float]  # when each of its stopped threads stopped, after the start instant
+
+
+class _SealedIntervals:
+    """The worker side of live progress. Runs on the publisher thread: it only reads buckets the
+    worker threads have sealed (they never touch those again), so the hot path takes no lock."""
+
+    def __init__(self, process_index: int, recorders: list[Recorder], stopped_ns: list[int]) -> None:
+        self.process_index = process_index
+        self.recorders = recorders
+        self.stopped_ns = stopped_ns
+        self.sent_below = 0
+        self.done = False
+
+    def collect(self) -> _PeriodUpdate | None:
+        """What was sealed since the last call (None: nothing new)."""
+        if self.done:
+            return None
+        sealed = min(r.sealed_below for r in self.recorders)
+        stop = sealed
+        if sealed == SEALED_ALL:
+            self.done = True
+            stop = max(r.last_interval() for r in self.recorders) + 1
+        elif sealed <= self.sent_below:
+            return None
+        intervals = {}
+        for index in range(self.sent_below, stop):
+            totals = PeriodTotals()
+            for recorder in self.recorders:
+                bucket = recorder.sealed_bucket(index)
+                if bucket is not None:
+                    totals.add_bucket(bucket)
+            if totals.counts:
+                intervals[index] = totals.to_wire()
+        self.sent_below = max(self.sent_below, stop)
+        stopped = [ns / NS for ns in self.stopped_ns if ns]
+        return _PeriodUpdate(self.process_index, sealed, intervals, stopped)
+
+
 def _count_error(errors: dict[str, int], name: str, exc: Exception, recover: Callable[[], None]) -> None:
     kind = f"{name}:{type(exc).__name__}"
     errors[kind] = errors.get(kind, 0) + 1
@@ -196,8 +306,10 @@ def _worker_main(
     stop: Any,
     progress: Any,
     reports: Any,
+    live: bool = False,
 ) -> None:
-    """Entry point of one worker process."""
+    """Entry point of one worker process. ``live``: also put a ``_PeriodUpdate`` on ``reports``
+    whenever intervals are sealed by every thread of the process (before its ``WorkerReport``)."""
     # A forked worker inherits the parent's signal handlers: start from what a fresh interpreter has.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -231,22 +343,27 @@ def _worker_main(
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(1 << 30)
     errors: dict[str, int] = {}
     reasons: list[str] = []
+    stopped_ns = [0] * len(thread_indexes)  # per thread: when it stopped, after the start instant
 
     def run_thread(slot: int) -> None:
         t = thread_indexes[slot]
         info = ThreadInfo(index=t, count=config.threads, seed=seed * 7919 + t)
         ops = workload.operations(config.phase, drivers[slot], info)
-        reason = _thread_loop(
-            ops,
-            recorders[slot],
-            drivers[slot].recover,
-            thread_limits[slot],
-            deadline,
-            start_ns + (pace_ns * slot // max(1, len(thread_indexes)) if pace_ns else 0),
-            pace_ns,
-            stop,
-            errors,
-        )
+        try:
+            reason = _thread_loop(
+                ops,
+                recorders[slot],
+                drivers[slot].recover,
+                thread_limits[slot],
+                deadline,
+                start_ns + (pace_ns * slot // max(1, len(thread_indexes)) if pace_ns else 0),
+                pace_ns,
+                stop,
+                errors,
+            )
+        finally:
+            stopped_ns[slot] = time.perf_counter_ns() - start_ns
+            recorders[slot].seal()  # this thread's last interval is final: live progress may use it
         if reason:
             reasons.append(reason)
             stop.set()  # a dead server: stop everyone, keep what was measured
@@ -258,15 +375,33 @@ def _worker_main(
     lag.start()
     cpu0 = os.times()  # the measured window only: imports and connecting are not charged
 
+    sealed = _SealedIntervals(process_index, recorders, stopped_ns)
+
     def publish() -> None:
-        while not done.is_set():
+        while True:
+            finished = done.is_set()  # read first: the last round then sees every thread sealed
             progress[process_index] = total_operations()
-            done.wait(0.25)
+            if live:
+                update = sealed.collect()
+                if update is not None:
+                    reports.put(update)
+            if finished:
+                return
+            done.wait(LIVE_PUBLISH_S if live else PUBLISH_S)
 
     done = threading.Event()
     publisher = threading.Thread(target=publish, daemon=True)
     publisher.start()
-    if len(thread_indexes) == 1:
+    connections = _event_loop_connections(workload, config, drivers, thread_indexes, thread_limits, seed)
+    if connections is not None:
+        loop = EventLoop(connections, recorders[0], deadline, stop, errors, ERROR_ABORT_S)
+        for unused in recorders[1:]:
+            unused.seal()  # the loop records into recorders[0] only: these hold no interval back
+        reason = loop.run(start_ns)
+        if reason:
+            reasons.append(reason)
+            stop.set()
+    elif len(thread_indexes) == 1:
         run_thread(0)  # one thread per process: run it here, no hand-offs between threads
     else:
         threads = [
@@ -277,6 +412,10 @@ def _worker_main(
             th.start()
         for th in threads:
             th.join()
+    ended_ns = time.perf_counter_ns() - start_ns
+    for slot, finished in enumerate(recorders):  # every client has stopped, however it ran
+        finished.seal()
+        stopped_ns[slot] = stopped_ns[slot] or ended_ns
     wall = max(1e-9, (time.perf_counter_ns() - start_ns) / NS)  # from the common start instant
     done.set()
     publisher.join()
@@ -300,8 +439,42 @@ def _worker_main(
             lag_p99_ms=lag_p99,
             error_kinds=errors,
             aborted_reason=reasons[0] if reasons else None,
+            event_loop=connections is not None,
         )
     )
+
+
+def _event_loop_connections(
+    workload: Any,
+    config: PhaseConfig,
+    drivers: list[Any],
+    thread_indexes: list[int],
+    thread_limits: list[int | None],
+    seed: int,
+) -> list[Connection] | None:
+    """This process's clients as event-loop connections, or None to run a thread each: when the
+    phase is paced (threads keep the schedules), ``client.model=threads`` asks for threads, the
+    workload has no wire requests or a driver lends no channel (TLS, SQL engines)."""
+    if config.target or config.properties.get("client.model", "auto") == "threads":
+        return None
+    connections = []
+    for slot, t in enumerate(thread_indexes):
+        info = ThreadInfo(index=t, count=config.threads, seed=seed * 7919 + t)
+        requests = workload.wire_requests(config.phase, info)
+        driver = drivers[slot]
+        if requests is None or driver.event_loop_channel() is None:
+            return None
+        connections.append(Connection(_channel_of(driver), driver.recover, requests, thread_limits[slot]))
+    return connections
+
+
+def _channel_of(driver: Any) -> Callable[[], Channel]:
+    def open_channel() -> Channel:
+        channel = driver.event_loop_channel()
+        assert channel is not None, "a driver that lent a channel once lends one again"
+        return channel
+
+    return open_channel
 
 
 # ---------------------------------------------------------------- in the parent
@@ -328,8 +501,94 @@ def start_method() -> str:
     return "spawn"
 
 
+class _PeriodTracker:
+    """The parent side of live progress: sums the workers' sealed intervals into periods of
+    ``every_s`` and hands each to the caller once every worker is done with it (or, for a worker
+    stuck in a long operation, ``PERIOD_GRACE_S`` after the period's end)."""
+
+    def __init__(self, live: PeriodProgress, config: PhaseConfig, processes: int) -> None:
+        self.live = live
+        self.every_s = live.every_s
+        self.per = round(live.every_s / config.interval_s)  # intervals per period
+        self.limit_s = config.max_seconds
+        self.threads = config.threads
+        self.kind: LatencyKind = "response_time" if config.target else "service_time"
+        self.sealed = [0] * processes
+        self.stopped: list[list[float]] = [[] for _ in range(processes)]
+        self.pending: dict[int, PeriodTotals] = {}  # interval index -> totals not reported yet
+        self.next = 0  # index of the next period to report
+
+    def receive(self, update: _PeriodUpdate) -> None:
+        self.sealed[update.process_index] = update.sealed_below
+        self.stopped[update.process_index] = update.stopped_s
+        for index, wire in update.intervals.items():
+            totals = PeriodTotals.from_wire(wire)
+            mine = self.pending.get(index)
+            if mine is None:
+                self.pending[index] = totals
+            else:
+                mine.add(totals)
+
+    def emit(self, elapsed_s: float, runtime_s: float | None = None) -> None:
+        """Report every period that is due at ``elapsed_s``; ``runtime_s`` once the run is over (then
+        every period that ended within the run is due, and nothing more will arrive)."""
+        while True:
+            start_i, end_i = self.next * self.per, (self.next + 1) * self.per
+            end_s = (self.next + 1) * self.every_s
+            complete = min(self.sealed) >= end_i
+            if runtime_s is not None:
+                if end_s > min(runtime_s, self.limit_s or runtime_s) + 1e-3:
+                    return  # the stragglers after the deadline are not a period of their own
+            elif min(self.sealed) == SEALED_ALL:
+                return  # every thread has stopped: the run's end decides which periods count
+            elif elapsed_s < end_s:
+                return
+            elif self.limit_s is not None and end_s > self.limit_s + 1e-3:
+                return  # past the time limit: wait for the end of the run
+            elif not complete and (
+                elapsed_s < end_s + PERIOD_GRACE_S
+                or (self.limit_s is not None and end_s > self.limit_s - 1e-3)
+            ):
+                return  # the last period of a timed run waits, so its lines sum to every operation
+            totals = PeriodTotals()
+            late = False
+            for index in sorted(i for i in self.pending if i < end_i):
+                late = late or index < start_i
+                totals.add(self.pending.pop(index))
+            stopped = sum(1 for ts in self.stopped for t in ts if t < end_s)
+            self.live.on_period(
+                Period(
+                    index=self.next,
+                    start_s=round(self.next * self.every_s, 9),
+                    end_s=round(end_s, 9),
+                    totals=totals,
+                    exact=complete and not late,
+                    latency_kind=self.kind,
+                    threads=self.threads - stopped,
+                )
+            )
+            self.next += 1
+
+
+def _check_period(progress: ProgressFn | None, config: PhaseConfig) -> PeriodProgress | None:
+    if not isinstance(progress, PeriodProgress):
+        return None
+    per = progress.every_s / config.interval_s
+    if round(per) < 1 or abs(per - round(per)) > 1e-9:
+        raise SpecError(
+            "progress",
+            f"a reporting period of {progress.every_s:g} s is not a whole number of the "
+            f"{config.interval_s:g} s intervals",
+        )
+    return progress
+
+
 def run_phase(config: PhaseConfig, progress: ProgressFn | None = None) -> ResultDocument:
-    """Set up, run and measure one phase; return its result document (partial if aborted)."""
+    """Set up, run and measure one phase; return its result document (partial if aborted).
+
+    ``progress`` is called as (elapsed s, operations so far, current ops/s) about twice a second; a
+    ``PeriodProgress`` also gets each reporting period's exact aggregates as the run goes."""
+    live = _check_period(progress, config)
     workload = workload_class(config.workload)(config.properties)
     probe = new_driver(config.engine, config.properties, 0)
     probe.connect()  # raises TargetUnreachable naming the host before any worker starts
@@ -363,7 +622,18 @@ def run_phase(config: PhaseConfig, progress: ProgressFn | None = None) -> Result
     workers = [
         ctx.Process(
             target=_worker_main,
-            args=(config, p, assignment[p], limits[p], ready, start_queues[p], stop, counts, reports),
+            args=(
+                config,
+                p,
+                assignment[p],
+                limits[p],
+                ready,
+                start_queues[p],
+                stop,
+                counts,
+                reports,
+                live is not None,
+            ),
             name=f"benchwright-worker-{p}",
             daemon=True,
         )
@@ -395,14 +665,22 @@ def run_phase(config: PhaseConfig, progress: ProgressFn | None = None) -> Result
     interrupted = False
     collected: list[WorkerReport] = []
     last_ops, last_t = 0, start_ns
+    tracker = _PeriodTracker(live, config, processes) if live is not None else None
     try:
         while len(collected) < processes:
             try:
-                collected.append(reports.get(timeout=0.5))
+                item = reports.get(timeout=0.5 if tracker is None else LIVE_PUBLISH_S)
+                if isinstance(item, _PeriodUpdate):
+                    if tracker is not None:
+                        tracker.receive(item)
+                else:
+                    collected.append(item)
             except queue.Empty:
                 if not any(w.is_alive() for w in workers) and reports.empty():
                     break
             now = time.perf_counter_ns()
+            if tracker is not None:
+                tracker.emit((now - start_ns) / NS)
             if progress and now > start_ns and now - last_t >= 500_000_000:
                 ops = sum(counts)
                 progress((now - start_ns) / NS, ops, (ops - last_ops) * NS / (now - last_t))
@@ -413,7 +691,9 @@ def run_phase(config: PhaseConfig, progress: ProgressFn | None = None) -> Result
         deadline = time.monotonic() + 10
         while len(collected) < processes and time.monotonic() < deadline:
             with contextlib.suppress(queue.Empty):
-                collected.append(reports.get(timeout=0.5))
+                item = reports.get(timeout=0.5)
+                if not isinstance(item, _PeriodUpdate):  # no more progress once interrupted
+                    collected.append(item)
     end_ns = time.perf_counter_ns()
     for w in workers:
         w.join(5)
@@ -423,6 +703,8 @@ def run_phase(config: PhaseConfig, progress: ProgressFn | None = None) -> Result
     runtime_s = max(1e-9, (max(end_ns, start_ns + 1) - start_ns) / NS)
     if collected:
         runtime_s = max(r.wall_s for r in collected)
+    if tracker is not None and not interrupted and len(collected) == processes:
+        tracker.emit(runtime_s, runtime_s)  # the periods that ended with the run
 
     doc = build_document(config, collected, started_at, ended_at, runtime_s, server_version, probe.endpoint())
     if len(collected) < processes:
@@ -524,7 +806,13 @@ def build_document(
         measurement=Measurement(
             latency="response_time" if config.target else "service_time",
             method=(
-                "each operation timed by the runner's wrapper with perf_counter_ns around the driver call; "
+                (
+                    "each request timed by the runner's event loop with perf_counter_ns, from just before "
+                    "its first byte is sent until its last reply is parsed (many connections per process); "
+                    if any(r.event_loop for r in reports)
+                    else "each operation timed by the runner's wrapper with perf_counter_ns around the "
+                    "driver call; "
+                )
                 + (
                     "latency from the intended start in a fixed schedule (coordinated omission corrected)"
                     if config.target

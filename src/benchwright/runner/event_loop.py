@@ -103,8 +103,12 @@ class EventLoop:
         self.recorded = 0
 
     # ------------------------------------------------------------------ the loop
-    def run(self) -> str | None:
-        """Return a reason when the loop gave up because every request failed for a while."""
+    def run(self, start_ns: int = 0) -> str | None:
+        """Wait for the common start instant, then run; return a reason when the loop gave up
+        because every request failed for a while."""
+        wait_ns = start_ns - time.perf_counter_ns()
+        if wait_ns > 0:
+            time.sleep(wait_ns / NS)
         self.idle = list(self.connections)
         reason: str | None = None
         next_tick = time.perf_counter_ns()

@@ -6,6 +6,11 @@ operation (its slot in the schedule), so a stalled server shows up in the upper 
 of silently delaying the next request (coordinated omission). Without a rate the start is the actual
 send time and the numbers are closed-loop service time. ``Recorder.latency_kind`` says which.
 
+Each interval bucket also keeps exact integer sums (latency, its square, schedule lag, statuses),
+folded with the histograms off the per-operation path: live progress lines (``PeriodTotals``) give a
+period's exact mean and standard deviation from them, and its percentiles from the interval
+histograms. ``Recorder.sealed_below`` tells another thread which intervals are final.
+
 Histograms are in microseconds, 1 us .. 1 hour, 3 significant digits, as YCSB's HdrHistogram
 measurement type. They are exchanged between processes in HdrHistogram's standard compressed base64
 encoding and merged with ``add``: the merged histogram is exactly the one a single process would have
@@ -30,6 +35,7 @@ LOWEST_US = 1
 HIGHEST_US = 3_600_000_000
 SIGNIFICANT_FIGURES = 3
 LatencyKind = Literal["response_time", "service_time"]
+SEALED_ALL = 1 << 62  # Recorder.sealed_below of a thread that has stopped
 
 
 class Status(enum.Enum):
@@ -136,12 +142,110 @@ def encode_histogram(hist: HdrHistogram) -> str:
 
 @dataclass
 class IntervalBucket:
-    """What happened in one interval (default one second), per operation name."""
+    """What happened in one interval (default one second), per operation name. The sums are exact
+    integers (us, us squared), filled when buffers are folded, so a live progress line can give the
+    exact mean and standard deviation of any run of intervals (``PeriodTotals``)."""
 
     counts: dict[str, int] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
     latency_sum_us: dict[str, int] = field(default_factory=dict)
     histogram: HdrHistogram = field(default_factory=new_histogram)
+    latency_sq_sum_us: dict[str, int] = field(default_factory=dict)  # sum of squared latencies, us^2
+    lag_sum_us: dict[str, int] = field(default_factory=dict)  # paced runs: intended -> actual start
+    statuses: dict[str, int] = field(default_factory=dict)  # every status but OK, all operations
+
+
+@dataclass
+class PeriodTotals:
+    """Totals over the operations that ended in a run of intervals: what one live progress line says.
+
+    The sums are exact integers (latencies in us, squares in us^2), so ``mean_us`` and ``stddev_us``
+    are the exact population mean and standard deviation of those latencies (pgbench's progress
+    formulas: sqrt(E[x^2] - E[x]^2)); percentiles come from ``histogram`` (3 significant digits).
+    Latencies cover every operation whatever its status, as the result's histograms do."""
+
+    counts: dict[str, int] = field(default_factory=dict)  # per operation name
+    statuses: dict[str, int] = field(default_factory=dict)  # every status but OK, by name
+    latency_sum_us: int = 0
+    latency_sq_sum_us: int = 0
+    lag_sum_us: int = 0  # paced runs only: scheduled start -> actual start
+    histogram: HdrHistogram = field(default_factory=new_histogram)
+
+    @property
+    def operations(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def failed(self) -> int:
+        """Operations that ended in an error (pgbench's "failed", what the result calls errors)."""
+        return self.statuses.get(Status.ERROR.value, 0)
+
+    @property
+    def ok(self) -> int:
+        return self.operations - sum(self.statuses.values())
+
+    @property
+    def mean_us(self) -> float:
+        n = self.operations
+        return self.latency_sum_us / n if n else 0.0
+
+    @property
+    def stddev_us(self) -> float:
+        """Population standard deviation, from integers until the last step: no cancellation."""
+        n = self.operations
+        if not n:
+            return 0.0
+        return math.sqrt(max(0, n * self.latency_sq_sum_us - self.latency_sum_us**2)) / n
+
+    @property
+    def lag_avg_us(self) -> float:
+        n = self.operations
+        return self.lag_sum_us / n if n else 0.0
+
+    def percentile_us(self, percentile: float) -> float:
+        return float(self.histogram.get_value_at_percentile(percentile))
+
+    def add_bucket(self, bucket: IntervalBucket) -> None:
+        """Add one interval's bucket (read only: the bucket may belong to another thread's recorder)."""
+        _add_into(self.counts, bucket.counts)
+        _add_into(self.statuses, bucket.statuses)
+        self.latency_sum_us += sum(bucket.latency_sum_us.values())
+        self.latency_sq_sum_us += sum(bucket.latency_sq_sum_us.values())
+        self.lag_sum_us += sum(bucket.lag_sum_us.values())
+        if bucket.histogram.get_total_count():
+            self.histogram.add(bucket.histogram)
+
+    def add(self, other: PeriodTotals) -> None:
+        _add_into(self.counts, other.counts)
+        _add_into(self.statuses, other.statuses)
+        self.latency_sum_us += other.latency_sum_us
+        self.latency_sq_sum_us += other.latency_sq_sum_us
+        self.lag_sum_us += other.lag_sum_us
+        if other.histogram.get_total_count():
+            self.histogram.add(other.histogram)
+
+    def to_wire(self) -> tuple[dict[str, int], dict[str, int], int, int, int, str]:
+        """A picklable form for a multiprocessing queue (the histogram in its compressed encoding)."""
+        return (
+            dict(self.counts),
+            dict(self.statuses),
+            self.latency_sum_us,
+            self.latency_sq_sum_us,
+            self.lag_sum_us,
+            encode_histogram(self.histogram),
+        )
+
+    @classmethod
+    def from_wire(cls, wire: tuple[dict[str, int], dict[str, int], int, int, int, str]) -> PeriodTotals:
+        counts, statuses, total, squares, lag, encoded = wire
+        histogram = new_histogram()  # full-size counts: a decoded one may be truncated, unfit to add into
+        histogram.add(decode_histogram(encoded))
+        return cls(dict(counts), dict(statuses), total, squares, lag, histogram)
+
+
+def _add_into(target: dict[str, int], source: dict[str, int]) -> None:
+    for key, n in source.items():
+        target[key] = target.get(key, 0) + n
 
 
 @dataclass
@@ -180,6 +284,9 @@ class Recorder:
         self._pending_service: dict[str, array[int]] = {}
         self._pending_status: dict[tuple[str, Status], int] = {}  # every status but OK
         self._folded = 0
+        # Intervals below this index are final: nothing this recorder's thread records can land in
+        # them any more (read by the worker's publisher thread for live progress, never written there).
+        self.sealed_below = 0
 
     @property
     def ops(self) -> dict[str, OpSeries]:
@@ -219,6 +326,28 @@ class Recorder:
         self._index = (end_ns - self.t0_ns) // self.interval_ns
         self._lo = self.t0_ns + self._index * self.interval_ns
         self._hi = self._lo + self.interval_ns
+        self.sealed_below = self._index  # after the flush: what another thread reads is complete
+
+    def idle_until(self, ns: int) -> None:
+        """The thread will complete nothing before ``ns`` (a paced thread about to sleep): when that
+        is past the current interval, fold and seal it now rather than at the next operation, so a
+        slow schedule does not hold live progress back. Results are unchanged (folding is exact)."""
+        if ns >= self._hi:
+            self._open_interval(ns)
+
+    def seal(self) -> None:
+        """The thread has stopped: fold what is pending and mark every interval final."""
+        self.flush()
+        self.sealed_below = SEALED_ALL
+
+    def sealed_bucket(self, index: int) -> IntervalBucket | None:
+        """Interval ``index``'s bucket without folding anything, so another thread may call it; its
+        contents are final only when ``index < sealed_below``."""
+        return self._intervals.get(index)
+
+    def last_interval(self) -> int:
+        """The highest interval index with a bucket (-1: none), without folding anything."""
+        return max(list(self._intervals), default=-1)
 
     def flush(self) -> None:
         """Fold the pending operations of the current interval into histograms and counters."""
@@ -230,12 +359,15 @@ class Recorder:
         bucket = self._intervals.get(self._index)
         if bucket is None:
             bucket = self._intervals[self._index] = IntervalBucket()
+        sums: dict[str, int] = {}
         for op, latencies in pending.items():
             n = len(latencies)
             series = self._series(op)
+            squares = 0
             for value, count in Counter(latencies).items():
                 series.histogram.record_value(value, count)
                 bucket.histogram.record_value(value, count)
+                squares += value * value * count
             not_ok = 0
             for (name, status), count in other_statuses.items():
                 if name == op:
@@ -246,13 +378,20 @@ class Recorder:
             if n > not_ok:
                 series.statuses["OK"] = series.statuses.get("OK", 0) + n - not_ok
             bucket.counts[op] = bucket.counts.get(op, 0) + n
-            bucket.latency_sum_us[op] = bucket.latency_sum_us.get(op, 0) + sum(latencies)
+            sums[op] = total = sum(latencies)
+            bucket.latency_sum_us[op] = bucket.latency_sum_us.get(op, 0) + total
+            bucket.latency_sq_sum_us[op] = bucket.latency_sq_sum_us.get(op, 0) + squares
             self._folded += n
+        for (_, status), count in other_statuses.items():
+            bucket.statuses[status.value] = bucket.statuses.get(status.value, 0) + count
         for op, services in pending_service.items():
             hist = self._series(op).service_histogram
             if hist is not None:
                 for value, count in Counter(services).items():
                     hist.record_value(value, count)
+                # response time = lag + service time, per operation (to the us each was rounded to)
+                lag = sums.get(op, 0) - sum(services)
+                bucket.lag_sum_us[op] = bucket.lag_sum_us.get(op, 0) + lag
 
     def _series(self, op: str) -> OpSeries:
         series = self._ops.get(op)
@@ -283,7 +422,7 @@ class Recorder:
             bucket = intervals.get(index)
             if bucket is None:
                 bucket = intervals[index] = IntervalBucket()
-            _add_counts(bucket, theirs.counts, theirs.errors, theirs.latency_sum_us)
+            _add_counts(bucket, _sums_of(theirs))
             bucket.histogram.add(theirs.histogram)
         self._folded += other.total_operations()
 
@@ -300,10 +439,7 @@ class Recorder:
                 )
                 for name, s in self.ops.items()
             },
-            intervals={
-                i: (dict(b.counts), dict(b.errors), dict(b.latency_sum_us), encode_histogram(b.histogram))
-                for i, b in self.intervals.items()
-            },
+            intervals={i: (_sums_of(b), encode_histogram(b.histogram)) for i, b in self.intervals.items()},
         )
 
     def merge(self, other: RecorderExport) -> None:
@@ -324,24 +460,30 @@ class Recorder:
                 series.statuses[key] = series.statuses.get(key, 0) + n
                 self._folded += n
         intervals = self.intervals
-        for index, (counts, errors, sums, encoded) in other.intervals.items():
+        for index, (sums, encoded) in other.intervals.items():
             bucket = intervals.get(index)
             if bucket is None:
                 bucket = intervals[index] = IntervalBucket()
-            _add_counts(bucket, counts, errors, sums)
+            _add_counts(bucket, sums)
             bucket.histogram.add(decode_histogram(encoded))
 
 
-def _add_counts(
-    bucket: IntervalBucket, counts: dict[str, int], errors: dict[str, int], sums: dict[str, int]
-) -> None:
-    for target, source in ((bucket.counts, counts), (bucket.errors, errors), (bucket.latency_sum_us, sums)):
-        for op, n in source.items():
-            target[op] = target.get(op, 0) + n
+# the counters of an IntervalBucket, in the order _sums_of and _add_counts exchange them
+_BUCKET_SUMS = ("counts", "errors", "latency_sum_us", "latency_sq_sum_us", "lag_sum_us", "statuses")
+BucketSums = tuple[dict[str, int], ...]
+
+
+def _sums_of(bucket: IntervalBucket) -> BucketSums:
+    return tuple(dict(getattr(bucket, name)) for name in _BUCKET_SUMS)
+
+
+def _add_counts(bucket: IntervalBucket, sums: BucketSums) -> None:
+    for name, source in zip(_BUCKET_SUMS, sums, strict=True):
+        _add_into(getattr(bucket, name), source)
 
 
 @dataclass
 class RecorderExport:
     latency_kind: LatencyKind
     ops: dict[str, tuple[str, str | None, dict[str, int]]]
-    intervals: dict[int, tuple[dict[str, int], dict[str, int], dict[str, int], str]]
+    intervals: dict[int, tuple[BucketSums, str]]

@@ -33,6 +33,12 @@ OLTP_PASSTHROUGH = (
     "non_index_updates",
     "delete_inserts",
     "skip_trx",
+    "rand_type",
+    "rand_spec_iter",
+    "rand_spec_pct",
+    "rand_spec_res",
+    "rand_pareto_h",
+    "rand_zipfian_exp",
 )  # sysbench's own option names; the oltp workload reads them with an "oltp." prefix
 
 

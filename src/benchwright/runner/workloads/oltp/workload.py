@@ -5,8 +5,12 @@ Properties (sysbench's option names with an ``oltp.`` prefix, same defaults):
   oltp.tables (1), oltp.table_size (10000), oltp.range_size (100), oltp.point_selects (10),
   oltp.simple_ranges, oltp.sum_ranges, oltp.order_ranges, oltp.distinct_ranges (1 each),
   oltp.index_updates, oltp.non_index_updates, oltp.delete_inserts (1 each), oltp.skip_trx (false)
+  oltp.rand_type (special) | uniform | gaussian | pareto | zipfian, with oltp.rand_spec_iter (12),
+  oltp.rand_spec_pct (1), oltp.rand_spec_res (75), oltp.rand_pareto_h (0.2), oltp.rand_zipfian_exp (0.8)
 One operation is one sysbench event (a transaction); queries are counted by kind (read / write /
-other = BEGIN and COMMIT) as sysbench reports them. Ids are drawn uniformly (sysbench --rand-type=uniform).
+other = BEGIN and COMMIT) as sysbench reports them. Every id (point selects, range starts, updates,
+delete+insert, and k at prepare) is drawn from oltp.rand_type as sysbench draws it (rand.py); each
+group of statements picks its table uniformly once, as sysbench does.
 Deadlocks, and duplicate keys from concurrent delete+insert of one id, count as RETRY: sysbench
 ignores exactly these errors too.
 """
@@ -22,6 +26,7 @@ from benchwright.errors import SchemaMissing, SpecError
 from benchwright.runner.drivers.base import Capability, Driver, SqlDriver
 from benchwright.runner.measure import Status
 from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, register
+from benchwright.runner.workloads.oltp.rand import IdDraw, RandSpec
 from benchwright.runner.workloads.sqlscript.sqlkit import (
     analyze,
     drop_tables,
@@ -93,6 +98,7 @@ class OltpSettings:
         }
         self.skip_trx = props.get("oltp.skip_trx", "false").lower() in ("1", "true", "on", "yes")
         self.batch = int(props.get("oltp.batch", "1000"))
+        self.rand = RandSpec.from_properties(props)
 
     def queries_per_event(self) -> dict[str, int]:
         """How many queries of each kind one event sends (what sysbench's counters add up)."""
@@ -154,6 +160,7 @@ class OltpWorkload(Workload):
     def finish(self, driver: Driver, phase: str, result: Any) -> None:
         db = sql_driver(driver, self.name)
         names = table_names(self.s.tables)
+        record_distribution(result, self.s.rand)
         if phase == "load":
             for i, table in enumerate(names, 1):
                 db.execute(f"CREATE INDEX k_{i} ON {table}(k)")
@@ -191,33 +198,41 @@ class OltpWorkload(Workload):
         size = self.s.table_size
         tasks = [(t, lo) for t in table_names(self.s.tables) for lo in range(1, size + 1, CHUNK)]
         rnd = random.Random(thread.seed)
+        draw_k = self.s.rand.drawer(1, size, rnd)  # sysbench's prepare draws k with --rand-type too
         for table, lo in tasks[thread.index :: thread.count]:
             rows = (
-                (i, rnd.randint(1, size), random_digits(rnd, C_GROUPS), random_digits(rnd, PAD_GROUPS))
+                (i, draw_k(), random_digits(rnd, C_GROUPS), random_digits(rnd, PAD_GROUPS))
                 for i in range(lo, min(size, lo + CHUNK - 1) + 1)
             )
             yield "LoadRows", functools.partial(_load, db, table, rows, self.s.batch)
 
     def _run_ops(self, db: SqlDriver, thread: ThreadInfo) -> Iterator[Operation]:
         rnd = random.Random(thread.seed)
+        draw_id = self.s.rand.drawer(1, self.s.table_size, rnd)
         name = self.op_name
         if self.s.test == "point_select":
-            tables, size = table_names(self.s.tables), self.s.table_size
+            tables = table_names(self.s.tables)
             while True:
                 sql = f"SELECT c FROM {rnd.choice(tables)} WHERE id = %s"
-                yield name, functools.partial(_point, db, sql, rnd.randint(1, size))
+                yield name, functools.partial(_point, db, sql, draw_id())
         while True:
-            statements = self._event(rnd)
+            statements = self._event(rnd, draw_id)
             yield name, functools.partial(self._run_event, db, statements)
 
-    def _event(self, rnd: random.Random) -> list[tuple[str, tuple[Any, ...], bool]]:
-        """One event's statements with their parameters, drawn before timing: (sql, params, fetch)."""
+    def _event(
+        self, rnd: random.Random, draw_id: IdDraw | None = None
+    ) -> list[tuple[str, tuple[Any, ...], bool]]:
+        """One event's statements with their parameters, drawn before timing: (sql, params, fetch).
+        As in sysbench, each group of statements (the point selects, each kind of range, ...) picks
+        one table uniformly and every id comes from the configured distribution."""
         s, c = self.s, self.s.counts
+        if draw_id is None:
+            draw_id = s.rand.drawer(1, s.table_size, rnd)
         tables = table_names(s.tables)
-        size = s.table_size
         out: list[tuple[str, tuple[Any, ...], bool]] = []
+        table = rnd.choice(tables)
         for _ in range(c["point_selects"]):
-            out.append((f"SELECT c FROM {rnd.choice(tables)} WHERE id = %s", (rnd.randint(1, size),), True))
+            out.append((f"SELECT c FROM {table} WHERE id = %s", (draw_id(),), True))
         ranges = (
             ("simple_ranges", "SELECT c FROM {t} WHERE id BETWEEN %s AND %s"),
             ("sum_ranges", "SELECT SUM(k) FROM {t} WHERE id BETWEEN %s AND %s"),
@@ -225,20 +240,22 @@ class OltpWorkload(Workload):
             ("distinct_ranges", "SELECT DISTINCT c FROM {t} WHERE id BETWEEN %s AND %s ORDER BY c"),
         )
         for key, template in ranges:
+            sql = template.format(t=rnd.choice(tables))
             for _ in range(c[key]):
-                lo = rnd.randint(1, size)
-                out.append((template.format(t=rnd.choice(tables)), (lo, lo + s.range_size - 1), True))
+                lo = draw_id()
+                out.append((sql, (lo, lo + s.range_size - 1), True))
+        table = rnd.choice(tables)
         for _ in range(c["index_updates"]):
-            out.append(
-                (f"UPDATE {rnd.choice(tables)} SET k = k + 1 WHERE id = %s", (rnd.randint(1, size),), False)
-            )
+            out.append((f"UPDATE {table} SET k = k + 1 WHERE id = %s", (draw_id(),), False))
+        table = rnd.choice(tables)
         for _ in range(c["non_index_updates"]):
-            sql = f"UPDATE {rnd.choice(tables)} SET c = %s WHERE id = %s"
-            out.append((sql, (random_digits(rnd, C_GROUPS), rnd.randint(1, size)), False))
+            sql = f"UPDATE {table} SET c = %s WHERE id = %s"
+            out.append((sql, (random_digits(rnd, C_GROUPS), draw_id()), False))
+        table = rnd.choice(tables)
         for _ in range(c["delete_inserts"]):
-            table, row_id = rnd.choice(tables), rnd.randint(1, size)
+            row_id = draw_id()
             out.append((f"DELETE FROM {table} WHERE id = %s", (row_id,), False))
-            row = (row_id, rnd.randint(1, size), random_digits(rnd, C_GROUPS), random_digits(rnd, PAD_GROUPS))
+            row = (row_id, draw_id(), random_digits(rnd, C_GROUPS), random_digits(rnd, PAD_GROUPS))
             out.append((f"INSERT INTO {table} (id, k, c, pad) VALUES (%s, %s, %s, %s)", row, False))
         return out
 
@@ -259,6 +276,15 @@ class OltpWorkload(Workload):
             if "uplicate" in str(exc):  # concurrent delete+insert of one id: sysbench ignores it too
                 return Status.RETRY
             raise
+
+
+def record_distribution(result: Any, rand: RandSpec) -> None:
+    """Say in the result which id distribution ran: the properties hold only what was given, and a
+    reader comparing with sysbench needs the defaults too."""
+    result.extra["rand"] = {"rand_type": rand.type, **rand.knobs()}
+    note = f"row ids drawn as sysbench --rand-type={rand.describe()}"
+    if note not in result.measurement.method:
+        result.measurement.method = f"{result.measurement.method}; {note}"
 
 
 def _point(db: SqlDriver, sql: str, key: int) -> Status:

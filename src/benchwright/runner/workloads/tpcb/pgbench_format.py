@@ -1,20 +1,49 @@
-"""pgbench's text output, rebuilt from a result document, so users can read our numbers in the
-layout they know (and diff them against a real pgbench run).
+"""pgbench's text output, so users can read our numbers in the layout they know (and diff them
+against a real pgbench run).
 
-Progress lines come from the 1-second interval series grouped by ``-P`` seconds. The interval series
-keeps a mean per operation but no variance, so the progress lines' ``stddev`` is the one of the
-whole run (the summary's figure); tps, mean latency and failures are exact per window.
+``progress_line`` formats one live ``Period`` (``benchwright tpcb -P N`` prints them as the run goes,
+with the period's exact mean and standard deviation). ``progress_lines`` rebuilds the lines later from
+a stored result document, for when no live data exists: its interval series keeps a mean per
+operation but no sum of squares, so there the ``stddev`` is the whole run's (the summary's figure);
+tps, mean latency and failures are exact per window in both.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from benchwright.runner.engine import Period
 from benchwright.runner.workloads.tpcb.workload import SCRIPTS, run_figures
 
 
-def progress_lines(doc: Any, every_s: float, op: str | None = None) -> list[str]:
+def format_progress(
+    t: float, tps: float, lat_ms: float, stddev_ms: float, failed: int, lag_ms: float | None
+) -> str:
     """`progress: 5.0 s, 1234.5 tps, lat 0.810 ms stddev 0.412, 0 failed[, lag 0.010 ms]`"""
+    line = f"progress: {t:.1f} s, {tps:.1f} tps, lat {lat_ms:.3f} ms stddev {stddev_ms:.3f}, {failed} failed"
+    if lag_ms is not None:
+        line += f", lag {lag_ms:.3f} ms"
+    return line
+
+
+def progress_line(period: Period) -> str:
+    """pgbench's progress line for one live period: transactions that succeeded per second, the
+    exact mean and population standard deviation of the period's latencies (from the intended start
+    with -R, so they include the schedule lag, as pgbench's do), failures, and the mean lag with -R."""
+    totals = period.totals
+    return format_progress(
+        period.end_s,
+        totals.ok / period.seconds,
+        totals.mean_us / 1000,
+        totals.stddev_us / 1000,
+        totals.failed,
+        totals.lag_avg_us / 1000 if period.latency_kind == "response_time" else None,
+    )
+
+
+def progress_lines(doc: Any, every_s: float, op: str | None = None) -> list[str]:
+    """The progress lines of a stored result document, from its interval series grouped by
+    ``every_s`` seconds (stddev: the whole run's, see the module's note)."""
     if every_s <= 0 or not doc.intervals:
         return []
     summary = doc.operations.get(op) if op else None
@@ -40,10 +69,7 @@ def _line(window: list[Any], t: float, span: float, stddev_ms: float, lag: float
     failed = sum(s.errors for s in window)
     weighted = sum(avg * s.operations.get(op, 0) for s in window for op, avg in s.average_us.items())
     lat_ms = weighted / ops / 1000 if ops else 0.0
-    line = f"progress: {t:.1f} s, {(ops - failed) / span:.1f} tps, lat {lat_ms:.3f} ms stddev {stddev_ms:.3f}, {failed} failed"
-    if lag is not None:
-        line += f", lag {lag:.3f} ms"
-    return line
+    return format_progress(t, (ops - failed) / span, lat_ms, stddev_ms, failed, lag)
 
 
 def summary_lines(doc: Any, clients: int, threads: int) -> list[str]:
