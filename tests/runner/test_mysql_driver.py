@@ -58,6 +58,31 @@ def test_statements_transactions_and_table_exists(driver: MySQLDriver) -> None:
     assert "MariaDB" in (driver.server_version() or "") or (driver.server_version() or "")[0].isdigit()
 
 
+def test_statements_skip_the_cursor_yet_quote_and_count_as_it_does(driver: MySQLDriver) -> None:
+    from decimal import Decimal
+
+    driver.execute("CREATE TABLE t_fast (id INT PRIMARY KEY, v VARCHAR(40), n DECIMAL(6,2)) CHARSET utf8mb4")
+    tricky = "it's a \\ back'slash \"quote\" caf\u00e9 \U0001f600 %s"
+    insert = "INSERT INTO t_fast (id, v, n) VALUES (%s, %s, %s)"
+    assert driver.execute(insert, (1, tricky, None)) == 1
+    assert driver.execute(insert, (2, "b", Decimal("1.25"))) == 1  # a Decimal: the cursor's path
+    assert driver.fetchall("SELECT v, n FROM t_fast ORDER BY id") == [(tricky, None), ("b", Decimal("1.25"))]
+    assert driver.execute("UPDATE t_fast SET v = %s WHERE id > %s", ("z", 0)) == 2  # rows changed
+    assert driver.execute("UPDATE t_fast SET v = %s WHERE id > %s", ("z", 0)) == 0  # as the cursor says
+    assert driver.fetch_count("SELECT v FROM t_fast WHERE id >= %s", (1,)) == 2
+    assert driver.fetch_count("SELECT v FROM t_fast WHERE v LIKE 'z%%' AND id = %s", (2,)) == 1
+    assert driver.execute("SELECT id FROM t_fast WHERE id = %s", (2,)) == 1  # a SELECT counts its rows
+    with pytest.raises(MySQLdb.ProgrammingError):
+        driver.execute("SELECT %s, %s", (1,))
+    with pytest.raises(MySQLdb.IntegrityError) as caught:
+        driver.execute(insert, (1, "dup", None))
+    assert caught.value.args[0] == 1062 and driver.classify(caught.value) is Status.ERROR
+    driver.begin()  # nothing was left unread: a transaction still works
+    assert driver.execute("DELETE FROM t_fast WHERE id = %s", (2,)) == 1
+    driver.rollback()
+    assert driver.fetch_count("SELECT 1 FROM t_fast", ()) == 2
+
+
 def test_key_value_calls_follow_ycsb_semantics(driver: MySQLDriver) -> None:
     driver.create_table("usertable", 2, drop=True)
     assert driver.insert("usertable", "user1", {"FIELD0": "a", "FIELD1": "b"}) is Status.OK

@@ -6,6 +6,10 @@ generator that burns its own CPU measures itself, not the server. Both speak the
 parameter style, so the workloads do not care.
 
 One instance = one thread = one connection, autocommit on; ``begin`` opens an explicit transaction.
+Statements whose parameters are ints, strings or None skip the cursor: the driver quotes them with
+the connection's own escaping (``string_literal``), formats them into the statement exactly as
+the cursor would (``bytes % literals``) and calls ``query`` / ``store_result`` on the C connection,
+which saves about a third of the client CPU per statement. Other parameter types use the cursor.
 Connection properties: ``mysql.url`` (mysql://user:password@host:port/database); the environment
 variable ``BENCHWRIGHT_DB_PASSWORD``, when set, supplies the password instead, so it is never in a file.
 """
@@ -122,7 +126,44 @@ class MySQLDriver(KeyValueDriver, SqlDriver):
         return self._cursor
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        return int(self._cur().execute(sql, tuple(params) if params else None))
+        query = self._query(sql, params)
+        if query is None:
+            return int(self._cur().execute(sql, tuple(params) if params else None))
+        self.conn.query(query)
+        self.conn.store_result()  # rows, if any, are received; nothing is left to get out of sync
+        return int(self.conn.affected_rows())
+
+    def fetch_count(self, sql: str, params: Sequence[Any] = ()) -> int:
+        query = self._query(sql, params)
+        if query is None:
+            return len(self.fetchall(sql, params))
+        self.conn.query(query)
+        result = self.conn.store_result()
+        return int(result.num_rows()) if result is not None else 0
+
+    def _query(self, sql: str, params: Sequence[Any]) -> bytes | None:
+        """The statement with its parameters quoted in, as the cursor would send it; None when a
+        parameter needs the cursor's conversions (floats, decimals, dates, bytes, booleans)."""
+        self._cur()  # connects again after a failed reconnect (TargetUnreachable names the host)
+        literals: list[bytes] = []
+        quote = self.conn.string_literal
+        for value in params:
+            kind = type(value)
+            if kind is int:
+                literals.append(b"%d" % value)
+            elif kind is str:
+                literals.append(quote(value.encode("utf8")))
+            elif value is None:
+                literals.append(b"NULL")
+            else:
+                return None
+        template = sql.encode("utf8")
+        if not params:
+            return template
+        try:
+            return template % tuple(literals)
+        except TypeError as exc:  # the cursor's message for a placeholder count that does not match
+            raise MySQLdb.ProgrammingError(str(exc)) from None
 
     def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         cur = self._cur()
