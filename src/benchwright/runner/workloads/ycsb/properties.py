@@ -52,7 +52,7 @@ ACCEPTED_AS_IS = {
     "insertorder",
     "postgres.ddl_suffix",
 }
-CONNECTION_PREFIXES = ("postgres.", "redis.", "mysql.", "null.", "db.", "benchwright.")
+CONNECTION_PREFIXES = ("postgres.", "redis.", "mysql.", "null.", "db.", "benchwright.", "client.")
 
 
 def packaged_path(name: str) -> Path | None:
