@@ -30,7 +30,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -56,7 +56,7 @@ from benchwright.runner.measure import (
     Status,
     encode_histogram,
 )
-from benchwright.runner.workloads.base import Operation, ThreadInfo, split, workload_class
+from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, split, workload_class
 
 NS = 1_000_000_000
 START_DELAY_NS = 200_000_000  # every worker is connected and waiting before the start instant
@@ -455,7 +455,7 @@ def _event_loop_connections(
     """This process's clients as event-loop connections, or None to run a thread each: when the
     phase is paced (threads keep the schedules), ``client.model=threads`` asks for threads, the
     workload has no wire requests or a driver lends no channel (TLS, SQL engines)."""
-    if config.target or config.properties.get("client.model", "auto") == "threads":
+    if not _wants_event_loop(workload, config):
         return None
     connections = []
     for slot, t in enumerate(thread_indexes):
@@ -466,6 +466,15 @@ def _event_loop_connections(
             return None
         connections.append(Connection(_channel_of(driver), driver.recover, requests, thread_limits[slot]))
     return connections
+
+
+def _wants_event_loop(workload: Any, config: PhaseConfig) -> bool:
+    """The phase could run on event loops, if its drivers lend channels."""
+    return (
+        not config.target
+        and config.properties.get("client.model", "auto") != "threads"
+        and type(workload).wire_requests is not Workload.wire_requests
+    )
 
 
 def _channel_of(driver: Any) -> Callable[[], Channel]:
@@ -481,11 +490,15 @@ def _channel_of(driver: Any) -> Callable[[], Channel]:
 PROCESSES_PER_CORE = 2
 
 
-def default_processes(threads: int) -> int:
-    """Two worker processes per core: threads in one process queue for the GIL, and measured here
-    (4 clients, 2 cores) PostgreSQL point selects cost 14 us of client CPU with 4 processes against
-    23 us with 2, while Redis GETs cost the same either way (benchmarks/bench_ycsb.py --only split)."""
-    return max(1, min(threads, PROCESSES_PER_CORE * (os.cpu_count() or 1)))
+def default_processes(threads: int, event_loop: bool = False) -> int:
+    """Two worker processes per core for threads: threads in one process queue for the GIL, and
+    measured here (4 clients, 2 cores) PostgreSQL point selects cost 14 us of client CPU with 4
+    processes against 23 us with 2, while Redis GETs cost the same either way
+    (benchmarks/bench_ycsb.py --only split). One per core for event loops, which switch nothing:
+    redis-bench with 50 clients on 2 cores cost 1.55 us per pipelined GET with 2 processes against
+    2.25 us with 4 (8.7 / 11.0 / 15.0 us without pipelining for 1 / 2 / 4 processes)."""
+    per_core = 1 if event_loop else PROCESSES_PER_CORE
+    return max(1, min(threads, per_core * (os.cpu_count() or 1)))
 
 
 def start_method() -> str:
@@ -595,11 +608,12 @@ def run_phase(config: PhaseConfig, progress: ProgressFn | None = None) -> Result
     try:
         workload.setup(probe, config.phase)
         server_version = probe.server_version()
+        event_loop = _wants_event_loop(workload, config) and probe.event_loop_channel() is not None
     finally:
         probe.close()
 
     threads = max(1, config.threads)
-    processes = min(threads, config.processes or default_processes(threads))
+    processes = min(threads, config.processes or default_processes(threads, event_loop))
     total = (
         config.operation_count
         if config.operation_count is not None
@@ -706,7 +720,10 @@ def run_phase(config: PhaseConfig, progress: ProgressFn | None = None) -> Result
     if tracker is not None and not interrupted and len(collected) == processes:
         tracker.emit(runtime_s, runtime_s)  # the periods that ended with the run
 
-    doc = build_document(config, collected, started_at, ended_at, runtime_s, server_version, probe.endpoint())
+    measured = replace(config, processes=processes)  # the document names the processes that ran
+    doc = build_document(
+        measured, collected, started_at, ended_at, runtime_s, server_version, probe.endpoint()
+    )
     if len(collected) < processes:
         doc.aborted = True
         doc.flag(
