@@ -45,6 +45,10 @@ def test_commands_prebuilt_in_resp_are_the_commands_encoded_one_by_one(test: str
     prebuilt = resp_factory(test, value, KeySource(keyspace, random.Random(7)))
     for _ in range(50):
         assert prebuilt() == encode_command(made())
+    pipelined = resp_factory(test, value, KeySource(keyspace, random.Random(8)), repeat=3)
+    made = command_factory(test, value, KeySource(keyspace, random.Random(8)))
+    for _ in range(20):
+        assert pipelined() == b"".join(encode_command(made()) or b"" for _ in range(3))
 
 
 @pytest.mark.parametrize(

@@ -127,14 +127,10 @@ class RedisBench(Workload):
         mine = _share(self.pipelines_per_test, thread.count, thread.index)
         size = self.pipeline
         for test in self.tests:
-            make = resp_factory(test, self.value, keys)
+            make = resp_factory(test, self.value, keys, repeat=size)
             name = operation_name(test)
-            if size == 1:
-                for _ in range(mine):
-                    yield name, make(), 1
-            else:
-                for _ in range(mine):
-                    yield name, b"".join([make() for _ in range(size)]), size
+            for _ in range(mine):
+                yield name, make(), size
 
     def finish(self, driver: Driver, phase: str, result: Any) -> None:
         doc: ResultDocument = result
