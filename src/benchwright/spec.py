@@ -731,6 +731,13 @@ def check_workload(spec: BenchmarkSpec, prefix: str = "") -> list[str]:
         p = getattr(spec.workload.phases, phase)
         if p is not None and p.enabled and phase not in cls.phases:
             raise SpecError(q(f"workload.phases.{phase}"), f"workload {cls.name!r} has no {phase} phase")
+    count = spec.runner.count
+    if count > 1 and cls.name != "ycsb" and "load" in enabled_phases(spec):
+        raise SpecError(
+            q("runner.count"),
+            f"only the YCSB load is split between runners: {count} runners would each load the whole "
+            f"{cls.name} dataset. Load with one runner, or disable workload.phases.load and load beforehand",
+        )
     warnings: list[str] = []
     try:
         props = workload_properties(spec)

@@ -226,6 +226,24 @@ def test_cloud_target_needs_a_cloud_runner() -> None:
         parse_spec(spec_with(target=RDS))
 
 
+def test_fan_out_refuses_a_load_it_cannot_split_before_anything_is_created() -> None:
+    def fanned(workload: dict[str, Any]) -> dict[str, Any]:
+        return {**cloud(RDS), "workload": workload, "runner": {"platform": "fargate", "count": 3}}
+
+    with pytest.raises(SpecError) as err:
+        parse_spec(fanned({"name": "tpcc", "properties": {"warehouses": 10}}))
+    assert err.value.field == "runner.count" and "3 runners would each load the whole tpcc" in str(err.value)
+    loaded_beforehand = {
+        "name": "tpcc",
+        "properties": {"warehouses": 10},
+        "phases": {"load": {"enabled": False}},
+    }
+    assert parse_spec(fanned(loaded_beforehand)).runner.count == 3
+    assert (
+        parse_spec(fanned({"name": "ycsb", "files": ["workloada"]})).runner.count == 3
+    )  # split by key range
+
+
 def test_every_cloud_target_kind_validates() -> None:
     targets = [
         RDS,
