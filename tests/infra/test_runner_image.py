@@ -39,6 +39,8 @@ def test_dockerfile_uses_repo_root_context_and_runner_entrypoint() -> None:
     assert "COPY src/ src/" in text and "COPY runner-image/entrypoint.sh" in text
     assert 'ENTRYPOINT ["/usr/local/bin/benchwright-runner"]' in text
     assert "exec benchwright runner" in ENTRYPOINT.read_text()
+    for package in ("postgresql-client", "sysbench", "redis-tools", "memtier-benchmark"):  # the native tools
+        assert f" {package}" in text, package
 
 
 def test_entrypoint_help(tmp_path: Path) -> None:
