@@ -65,7 +65,8 @@ class Connection:
         self.issued = 0
         self.name = ""
         self.expected = 0
-        self.replies: list[Any] = []
+        self.got = 0  # replies of the request in flight received so far
+        self.failed: Exception | None = None  # the first server error among them
         self.started_ns = 0
         self.unsent = memoryview(b"")
         self.timeout: float | None = None  # the socket's own timeout, restored when the loop ends
@@ -177,7 +178,7 @@ class EventLoop:
             return False
         conn.name, data, conn.expected = request
         conn.unsent = memoryview(data)
-        conn.replies = []
+        conn.got, conn.failed = 0, None
         conn.issued += 1
         return True
 
@@ -217,22 +218,23 @@ class EventLoop:
             self._fail(conn, "ConnectionError", time.perf_counter_ns())
             return
         parser = channel.parser
-        replies = conn.replies
+        got, expected, failed = conn.got, conn.expected, conn.failed
         try:
             parser.feed(self.buffer, 0, n)
-            reply = parser.gets()
-            while reply is not False:
-                replies.append(reply)
-                if len(replies) == conn.expected:
-                    break
+            while got < expected:
                 reply = parser.gets()
+                if reply is False:
+                    break
+                got += 1
+                if failed is None and isinstance(reply, Exception):
+                    failed = reply  # the first server error decides the request's status
         except Exception as exc:  # a protocol error: the stream cannot be trusted any more
             self._fail(conn, type(exc).__name__, time.perf_counter_ns())
             return
-        if len(replies) < conn.expected:
+        if got < expected:
+            conn.got, conn.failed = got, failed
             return
         end = time.perf_counter_ns()
-        failed = next((r for r in replies if isinstance(r, Exception)), None)
         if failed is None:
             self.recorder.record(conn.name, conn.started_ns, end, Status.OK)
             self.failing_since = 0
