@@ -106,6 +106,9 @@ def resp_factory(test: str, value: bytes, keys: KeySource, repeat: int = 1) -> C
     digits = keys.digits
     if count == 1:
         return lambda: layout % digits()
+    if type(keys) is KeySource and keys.keyspace:  # the common case, inlined: 16 keys per pipeline
+        draw, keyspace = keys.rng.random, keys.keyspace
+        return lambda: layout % tuple([b"%012d" % int(draw() * keyspace) for _ in range(count)])
     return lambda: layout % tuple([digits() for _ in range(count)])
 
 
