@@ -77,6 +77,9 @@ def test_statements_skip_the_cursor_yet_quote_and_count_as_it_does(driver: MySQL
     with pytest.raises(MySQLdb.IntegrityError) as caught:
         driver.execute(insert, (1, "dup", None))
     assert caught.value.args[0] == 1062 and driver.classify(caught.value) is Status.ERROR
+    driver.execute("CREATE PROCEDURE p_fast(IN x INT) SELECT x, x + 1")
+    assert driver.execute("CALL p_fast(%s)", (4,)) == 1  # a row set, then CALL's own status
+    assert driver.fetch_count("CALL p_fast(%s)", (5,)) == 1
     driver.begin()  # nothing was left unread: a transaction still works
     assert driver.execute("DELETE FROM t_fast WHERE id = %s", (2,)) == 1
     driver.rollback()

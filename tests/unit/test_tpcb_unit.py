@@ -3,14 +3,12 @@ progress / summary lines in pgbench's layout rebuilt from a result document."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from benchwright.errors import SpecError
 from benchwright.runner.engine import PhaseConfig, run_phase
 from benchwright.runner.workloads.tpcb import schema
-from benchwright.runner.workloads.tpcb.pgbench_format import progress_lines, summary_lines
+from benchwright.runner.workloads.tpcb.pgbench_format import summary_lines
 from benchwright.runner.workloads.tpcb.workload import TpcbWorkload
 
 
@@ -42,7 +40,7 @@ def test_rows_are_pgbench_s() -> None:
     )
 
 
-def test_scripts_and_progress_lines_on_the_null_driver() -> None:
+def test_scripts_and_summary_lines_on_the_null_driver() -> None:
     props = {"tpcb.scale": "3", "tpcb.script": "select-only"}
     doc = run_phase(
         PhaseConfig(
@@ -57,16 +55,9 @@ def test_scripts_and_progress_lines_on_the_null_driver() -> None:
         )
     )
     assert set(doc.operations) == {"select-only"}
-    lines = progress_lines(doc, 1.0, "select-only")
-    assert len(lines) == 1
-    assert re.fullmatch(
-        r"progress: 1\.0 s, \d+\.\d tps, lat \d+\.\d{3} ms stddev \d+\.\d{3}, 0 failed, lag \d+\.\d{3} ms",
-        lines[0],
-    )
     summary = summary_lines(doc, 2, 1)
     assert summary[0] == "transaction type: <builtin: select only>"
     assert summary[-1].startswith("tps = ") and summary[-1].endswith("(without initial connection time)")
-    assert progress_lines(doc, 0, "select-only") == []
 
 
 @pytest.mark.parametrize(

@@ -130,8 +130,10 @@ class MySQLDriver(KeyValueDriver, SqlDriver):
         if query is None:
             return int(self._cur().execute(sql, tuple(params) if params else None))
         self.conn.query(query)
-        self.conn.store_result()  # rows, if any, are received; nothing is left to get out of sync
-        return int(self.conn.affected_rows())
+        self.conn.store_result()  # rows, if any, are received
+        affected = int(self.conn.affected_rows())
+        self._drain()
+        return affected
 
     def fetch_count(self, sql: str, params: Sequence[Any] = ()) -> int:
         query = self._query(sql, params)
@@ -139,7 +141,15 @@ class MySQLDriver(KeyValueDriver, SqlDriver):
             return len(self.fetchall(sql, params))
         self.conn.query(query)
         result = self.conn.store_result()
-        return int(result.num_rows()) if result is not None else 0
+        rows = int(result.num_rows()) if result is not None else 0
+        self._drain()
+        return rows
+
+    def _drain(self) -> None:
+        """Read any further result sets (a CALL returns one more), as the cursor's ``nextset`` does,
+        so the next statement does not meet "commands out of sync"."""
+        while self.conn.next_result() == 0:
+            self.conn.store_result()
 
     def _query(self, sql: str, params: Sequence[Any]) -> bytes | None:
         """The statement with its parameters quoted in, as the cursor would send it; None when a

@@ -2,10 +2,7 @@
 against a real pgbench run).
 
 ``progress_line`` formats one live ``Period`` (``benchwright tpcb -P N`` prints them as the run goes,
-with the period's exact mean and standard deviation). ``progress_lines`` rebuilds the lines later from
-a stored result document, for when no live data exists: its interval series keeps a mean per
-operation but no sum of squares, so there the ``stddev`` is the whole run's (the summary's figure);
-tps, mean latency and failures are exact per window in both.
+with the period's exact mean and standard deviation).
 """
 
 from __future__ import annotations
@@ -39,37 +36,6 @@ def progress_line(period: Period) -> str:
         totals.failed,
         totals.lag_avg_us / 1000 if period.latency_kind == "response_time" else None,
     )
-
-
-def progress_lines(doc: Any, every_s: float, op: str | None = None) -> list[str]:
-    """The progress lines of a stored result document, from its interval series grouped by
-    ``every_s`` seconds (stddev: the whole run's, see the module's note)."""
-    if every_s <= 0 or not doc.intervals:
-        return []
-    summary = doc.operations.get(op) if op else None
-    stddev_ms = summary.stddev_us / 1000 if summary else 0.0
-    lag = doc.extra.get("schedule_lag_avg_ms")
-    lines = []
-    window: list[Any] = []
-    edge = every_s
-    runtime_s = doc.runtime_ms / 1000
-    for sample in doc.intervals:
-        if edge > runtime_s + 1e-3:
-            break  # the stragglers finishing after the deadline are not a window of their own
-        window.append(sample)
-        if sample.t + 1e-9 >= edge:
-            lines.append(_line(window, edge, every_s, stddev_ms, lag))
-            window = []
-            edge += every_s
-    return lines
-
-
-def _line(window: list[Any], t: float, span: float, stddev_ms: float, lag: float | None) -> str:
-    ops = sum(sum(s.operations.values()) for s in window)
-    failed = sum(s.errors for s in window)
-    weighted = sum(avg * s.operations.get(op, 0) for s in window for op, avg in s.average_us.items())
-    lat_ms = weighted / ops / 1000 if ops else 0.0
-    return format_progress(t, (ops - failed) / span, lat_ms, stddev_ms, failed, lag)
 
 
 def summary_lines(doc: Any, clients: int, threads: int) -> list[str]:
