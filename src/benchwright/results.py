@@ -115,6 +115,79 @@ class HostFacts(Model):
     availability_zone_id: str | None = None
 
 
+class StatGroup(Model):
+    """One source of server counters (``pg_stat_database``, ``commandstats`` ...): both snapshots and
+    ``delta`` = after - before for every figure of the after snapshot (for gauges such as
+    ``numbackends`` or ``used_memory`` the delta is only the change between the two instants)."""
+
+    before: dict[str, float] = Field(default_factory=dict)
+    after: dict[str, float] = Field(default_factory=dict)
+    delta: dict[str, float] = Field(default_factory=dict)
+
+
+class TopStatement(Model):
+    """A statement from pg_stat_statements, with its calls and time between the two snapshots."""
+
+    query: str
+    calls: int
+    total_ms: float
+    rows: int
+
+
+class ServerStats(Model):
+    """The server's own counters around a phase (runner/server_stats.py says how they are taken)."""
+
+    engine: str
+    source: str  # which views / commands the figures come from
+    scope: str = "server-wide counters: anything else using the server at the time is included"
+    before_at: datetime
+    after_at: datetime
+    groups: dict[str, StatGroup] = Field(default_factory=dict)
+    top_statements: list[TopStatement] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+
+class FailureWindow(Model):
+    """One client's run of failed operations: from its first failure to its next success."""
+
+    client: int  # thread index, or connection index in an event loop
+    start_s: float  # the first failed operation ended, seconds since the phase's start instant
+    end_s: float | None  # the next successful operation ended (None: the client never recovered)
+    errors: int  # failed operations in the run
+
+
+class WindowFigures(Model):
+    """Throughput and latency over a stretch of the phase, from its 1-second intervals."""
+
+    seconds: float
+    throughput: float
+    p99_us: float  # the median of the intervals' p99 (the intervals keep no mergeable histogram)
+
+
+class EventOutcome(Model):
+    """What one event (failover, reboot ...) did to the measured phase."""
+
+    action: str
+    at_s: float  # as the spec asked, seconds after the measured phase started
+    issued_at: datetime
+    issued_s: float  # when it was really issued, seconds since the phase's start instant
+    completed_s: float | None = None  # the action's call returned (local restart done, API accepted)
+    unavailable_s: float | None  # first failed operation to the last affected client's next success
+    first_failure_s: float | None = None
+    recovered_s: float | None = None
+    errors: int = 0  # failed operations in that window
+    clients_affected: int = 0
+    steady_after_s: float | None = None  # issue -> throughput back within 10% of before (2 intervals)
+    before: WindowFigures | None = None
+    after: WindowFigures | None = None
+    detail: str = ""
+
+
+class Availability(Model):
+    method: str
+    events: list[EventOutcome] = Field(default_factory=list)
+
+
 class ResultDocument(Model):
     schema_version: int = SCHEMA_VERSION
     run_id: str | None = None
@@ -139,6 +212,9 @@ class ResultDocument(Model):
     client: ClientStats = Field(default_factory=ClientStats)
     host: HostFacts = Field(default_factory=HostFacts)
     validity: list[ValidityFlag] = Field(default_factory=list)
+    server_stats: ServerStats | None = None  # the engine's own counters before/after the phase
+    failure_windows: list[FailureWindow] = Field(default_factory=list)  # runs of failures per client
+    availability: Availability | None = None  # events during the phase (experiments/events.py)
     aborted: bool = False  # stopped early (server lost, interrupted): a partial result
     extra: dict[str, Any] = Field(default_factory=dict)  # workload-specific figures (tpmC, buckets ...)
 

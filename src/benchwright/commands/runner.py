@@ -145,6 +145,7 @@ def flag_late_start(plan: RunnerPlan, phase: PhasePlan, doc: ResultDocument) -> 
 
 def handle(args: argparse.Namespace) -> int:
     from benchwright.runner.engine import run_phase
+    from benchwright.runner.server_stats import StatsProbe
 
     plan = read_plan(args.plan)
     out = str(args.out)
@@ -157,6 +158,7 @@ def handle(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"runner: phase {phase.phase} started ({phase.threads} threads)", flush=True)
         config = phase_config(plan, phase)
+        stats = StatsProbe(config.engine, config.properties).start()
         try:
             doc = run_phase(config, None if args.quiet else _progress_printer(phase.phase))
         except KeyboardInterrupt:
@@ -168,6 +170,7 @@ def handle(args: argparse.Namespace) -> int:
             return exc.exit_code
         doc.phase = phase.phase
         doc.cell = plan.cell_id
+        doc.server_stats = stats.finish()
         flag_late_start(plan, phase, doc)
         docs.append(doc)
         write_output(out, plan, docs, None)

@@ -82,4 +82,10 @@ def handle(args: argparse.Namespace) -> int:
         print(record.model_dump_json(indent=1))
     else:
         print_summary(record)
+        from rich.console import Console
+
+        from benchwright.report.experiments import text_tables
+
+        for table in text_tables(record):
+            Console().print(table)
     return 0

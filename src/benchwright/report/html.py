@@ -19,6 +19,7 @@ from typing import Any
 from benchwright.judge.compare import repeat_summary
 from benchwright.judge.validity import complete_intervals
 from benchwright.report import charts
+from benchwright.report.experiments import html_sections as experiment_sections
 from benchwright.report.units import fmt_latency, fmt_rate
 from benchwright.results import MetricSeries, ResultDocument, redact_text
 from benchwright.runs import CellResult, RunRecord
@@ -329,6 +330,7 @@ def render_html(record: RunRecord, history: Sequence[RunRecord] = (), max_points
         "<h2>Results by matrix cell</h2>",
         tables or '<p class="muted">no results</p>',
     ]
+    body += experiment_sections(record)  # server statistics, availability events (report/experiments.py)
     if sweeps:
         body += ["<h2>Sweeps</h2>", sweeps]
     if trend:

@@ -7,7 +7,16 @@ interval samples add by index.
 
 from __future__ import annotations
 
-from benchwright.results import IntervalSample, OperationSummary, ResultDocument
+from datetime import datetime
+
+from benchwright.results import (
+    FailureWindow,
+    IntervalSample,
+    OperationSummary,
+    ResultDocument,
+    ServerStats,
+    StatGroup,
+)
 from benchwright.runner.measure import decode_histogram, encode_histogram, new_histogram
 
 
@@ -77,6 +86,56 @@ def _merge_intervals(series: list[list[IntervalSample]]) -> list[IntervalSample]
     return merged
 
 
+def merge_server_stats(stats: list[ServerStats]) -> ServerStats | None:
+    """Several runners snapshot the same server: the earliest "before" and the latest "after" cover
+    every runner's phase (counters are server-wide, so the deltas are the whole cell's)."""
+    if len(stats) <= 1:
+        return stats[0] if stats else None
+    first = min(stats, key=lambda s: s.before_at)
+    last = max(stats, key=lambda s: s.after_at)
+    groups = {
+        name: StatGroup(
+            before=first.groups[name].before if name in first.groups else group.before,
+            after=group.after,
+            delta={
+                k: round(
+                    v - (first.groups[name].before if name in first.groups else group.before).get(k, 0.0), 6
+                )
+                for k, v in group.after.items()
+            },
+        )
+        for name, group in last.groups.items()
+    }
+    return last.model_copy(
+        update={
+            "before_at": first.before_at,
+            "groups": groups,
+            "notes": sorted({n for s in stats for n in s.notes}),
+            "top_statements": last.top_statements if first is last else [],
+        }
+    )
+
+
+def _merge_windows(docs: list[ResultDocument], started: datetime) -> list[FailureWindow]:
+    """Every runner's failure windows on the merged clock; client numbers made distinct."""
+    out: list[FailureWindow] = []
+    offset_clients = 0
+    for d in docs:
+        shift = (d.started_at - started).total_seconds()
+        for w in d.failure_windows:
+            out.append(
+                w.model_copy(
+                    update={
+                        "client": w.client + offset_clients,
+                        "start_s": round(w.start_s + shift, 6),
+                        "end_s": None if w.end_s is None else round(w.end_s + shift, 6),
+                    }
+                )
+            )
+        offset_clients += d.measurement.threads
+    return sorted(out, key=lambda w: w.start_s)
+
+
 def merge_documents(docs: list[ResultDocument]) -> ResultDocument:
     """One document for one phase measured by several runners."""
     if len(docs) == 1:
@@ -105,6 +164,8 @@ def merge_documents(docs: list[ResultDocument]) -> ResultDocument:
             "validity": [f for d in docs for f in d.validity],
             "aborted": any(d.aborted for d in docs),
             "extra": {**first.extra, "runners": len(docs)},
+            "server_stats": merge_server_stats([d.server_stats for d in docs if d.server_stats]),
+            "failure_windows": _merge_windows(docs, started),
         }
     )
     merged.validity = []
