@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "history": "benchwright.commands.history",
     "show": "benchwright.commands.show",
     "compare": "benchwright.commands.compare",
+    "table": "benchwright.commands.table",
     "report": "benchwright.commands.report",
     "deploy": "benchwright.commands.cloud",
     "destroy": "benchwright.commands.cloud",

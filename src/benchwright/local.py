@@ -435,6 +435,8 @@ def run_suite(
     outcomes: list[RunOutcome] = []
     for spec in suite.benchmarks:
         run_id = new_run_id()
+        if len(suite.benchmarks) > 1 and "suite" not in spec.tags:  # `benchwright table SUITE` finds them
+            spec = spec.model_copy(update={"tags": {**spec.tags, "suite": suite.suite}})
         if out is None:
             out_dir = DEFAULT_ROOT / run_id
         else:

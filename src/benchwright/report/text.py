@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from benchwright.judge.compare import repeat_summary
+from benchwright.report.table import SeedTable, seed_views
 from benchwright.report.units import fmt_latency, fmt_rate
 from benchwright.runs import CellResult, RunRecord, Verdict
 
@@ -32,45 +33,56 @@ def validity_text(cell: CellResult) -> Text:
     measured = cell.measured
     if measured:
         flags += [f for f in measured.validity if all(f.code != g.code for g in flags)]
-    if not flags:
-        return Text("ok", style="green")
+    if not flags or all(f.severity == "info" for f in flags):
+        return Text("ok", style="green")  # facts (consistency held) are in the validity panel
     worst = "invalid" if any(f.severity == "invalid" for f in flags) else "warning"
     worst = worst if any(f.severity != "info" for f in flags) else "info"
     return Text(", ".join(sorted({f.code for f in flags})), style=SEVERITY_STYLE[worst])
 
 
 def cells_table(record: RunRecord, phase: str | None = None) -> Table:
-    """One row per cell, repeat and operation of the measured phase (or ``phase``)."""
-    params = sorted({k for c in record.cells for k in c.parameters})
+    """One row per cell, repeat and operation of the measured phase (or ``phase``).
+
+    The cell id already names its parameters (``threads=16``), so no column per parameter: at 80
+    columns those headings were cut to "workl…". Long ids wrap instead of being cut."""
     repeats = max((c.repeat for c in record.cells), default=0) > 0
     table = Table(title=f"{record.spec_name}: {record.run_id}", title_justify="left", expand=False)
-    table.add_column("cell", style="bold")
-    for p in params:
-        table.add_column(p, justify="right")
+    table.add_column("cell", style="bold", overflow="fold")
     if repeats:
         table.add_column("rep", justify="right")
-    table.add_column("operation")
+    table.add_column("operation", overflow="fold")
     for name in ("ops/s", "avg", "p95", "p99"):
-        table.add_column(name, justify="right")
-    table.add_column("validity")
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("validity", overflow="fold")
     for cell in record.cells:
         doc = cell.phases.get(phase) if phase else cell.measured
         if doc is None:
             continue
         first = True
         rows: list[tuple[str, float, float | None, float | None, float | None]] = [
-            (op, s.throughput, s.average_us, s.p95_us, s.p99_us) for op, s in sorted(doc.operations.items())
+            (op, s.throughput, s.average_us, s.p95_us, s.p99_us) for op, s in doc.operations.items()
         ]
         if len(rows) > 1:
             rows.append(("ALL", doc.throughput, None, None, None))
         for op, ops, avg, p95, p99 in rows:
             cols = [cell.cell_id if first else ""]
-            cols += [str(cell.parameters.get(p, "")) if first else "" for p in params]
             if repeats:
                 cols.append(str(cell.repeat) if first else "")
             cols += [op, fmt_rate(ops), fmt_latency(avg), fmt_latency(p95), fmt_latency(p99)]
             table.add_row(*cols, validity_text(cell) if first else "")
             first = False
+    return table
+
+
+def seed_table(view: SeedTable) -> Table:
+    """A seed view (report.table) as a rich table; the same figures as `benchwright table`."""
+    table = Table(title=view.title, title_justify="left", expand=False)
+    for name in view.rows:
+        table.add_column(name, overflow="fold")
+    for heading in view.column_headings():
+        table.add_column(heading, justify="right", overflow="fold")
+    for line in view.grid():
+        table.add_row(*(str(v) for v in line))
     return table
 
 
@@ -100,7 +112,8 @@ def verdict_text(verdict: Verdict | None) -> Text:
 
 
 def flags_lines(record: RunRecord) -> list[Text]:
-    lines = []
+    """One line per distinct flag: a warning every cell raised is said once, naming the cells."""
+    grouped: dict[tuple[str, str, str], list[str]] = {}
     for cell in record.cells:
         seen: set[str] = set()
         measured = cell.measured
@@ -108,14 +121,19 @@ def flags_lines(record: RunRecord) -> list[Text]:
             if f.code in seen:
                 continue
             seen.add(f.code)
-            lines.append(
-                Text(f"{cell.cell_id} r{cell.repeat} {f.severity}: {f.message}", SEVERITY_STYLE[f.severity])
-            )
+            where = cell.cell_id if cell.repeat == 0 else f"{cell.cell_id} r{cell.repeat}"
+            grouped.setdefault((f.severity, f.code, f.message), []).append(where)
+    lines = []
+    total = len(record.cells)
+    for (severity, _code, message), places in grouped.items():
+        cells = "all cells" if total > 1 and len(places) == total else ", ".join(places)
+        lines.append(Text(f"{severity}: {message} ({cells})", SEVERITY_STYLE[severity]))
     return lines
 
 
 def summary_renderable(record: RunRecord) -> Group:
     parts: list[Any] = [cells_table(record)]
+    parts += [seed_table(view) for view in seed_views(record)]
     repeats = repeats_table(record)
     if repeats is not None:
         parts.append(repeats)

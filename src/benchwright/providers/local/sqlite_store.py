@@ -325,6 +325,19 @@ class SQLiteResultStore(ResultStore):
         ).fetchall()
         return [RunRecord.model_validate_json(r[0]) for r in rows]
 
+    def suite_runs(self, suite: str) -> list[RunRecord]:
+        """The newest run of each benchmark of a suite (runs tagged ``suite: NAME``), in run order."""
+        rows = self._conn.execute(
+            "SELECT document FROM runs WHERE json_extract(document, '$.tags.suite') = ? "
+            "ORDER BY started_at DESC",
+            (suite,),
+        ).fetchall()
+        newest: dict[str, RunRecord] = {}
+        for (document,) in rows:
+            record = RunRecord.model_validate_json(document)
+            newest.setdefault(record.spec_name, record)
+        return sorted(newest.values(), key=lambda r: r.started_at)
+
     # ------------------------------------------------------------ fast queries for listings
     def list_runs(self, spec_name: str | None = None, limit: int = 50) -> list[tuple[str, str, str, str]]:
         """(run_id, spec_name, status, started_at) newest first, optionally for one spec."""

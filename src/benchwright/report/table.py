@@ -1,0 +1,598 @@
+"""Any stored result as the table a seed experiment publishes: rows and columns chosen by parameter.
+
+A result is first flattened into facts (one per run, cell, repeat, phase and operation), then pivoted:
+``rows`` and ``cols`` name matrix parameters by their short name (``threads``, ``fieldlength``,
+``datatype``), spec properties (``recordcount``) or the built-in dimensions (``operation``, ``phase``,
+``spec``, ``cell``, ``repeat``, ``engine``, ``workload``). Repeats of a cell are averaged (their count
+is kept, so a reader sees how many runs a figure stands on). Latencies stay in microseconds in the
+data; only the rendering picks a unit. Every metric says where its number comes from (``METRICS``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import statistics
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from html import escape
+from typing import Any, Literal
+
+from benchwright.errors import SpecError
+from benchwright.report.units import fmt_latency, fmt_rate
+from benchwright.results import MetricSeries, OperationSummary, ResultDocument
+from benchwright.runs import CellResult, RunRecord
+
+Scope = Literal["operation", "phase"]
+Format = Literal["md", "csv", "json", "html", "text"]
+BUCKETS_MS = (1, 5, 50, 100, 300, 500)
+DIMENSIONS = ("spec", "run", "cell", "repeat", "phase", "operation", "engine", "workload")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One measured thing to take figures from: an operation of a phase (or the whole phase)."""
+
+    run: RunRecord
+    cell: CellResult
+    doc: ResultDocument
+    operation: str | None = None
+
+    @property
+    def summary(self) -> OperationSummary | None:
+        return self.doc.operations.get(self.operation) if self.operation else None
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    label: str  # column heading
+    scope: Scope  # "operation": a figure per operation; "phase": one per phase (tpmC, CPU, cost)
+    kind: Literal["rate", "latency", "count", "percent", "number", "usd"]
+    get: Callable[[Fact], float | None]
+    source: str  # where the number comes from, for the table's notes
+
+
+def _op(attr: str) -> Callable[[Fact], float | None]:
+    def get(f: Fact) -> float | None:
+        s = f.summary
+        return float(getattr(s, attr)) if s is not None and s.operations else None
+
+    return get
+
+
+def _throughput(f: Fact) -> float | None:
+    if f.operation is None:
+        return f.doc.throughput
+    s = f.summary
+    return s.throughput if s is not None else None
+
+
+def _status(*names: str) -> Callable[[Fact], float | None]:
+    def get(f: Fact) -> float | None:
+        ops = [f.summary] if f.operation else list(f.doc.operations.values())
+        return float(sum(o.statuses.get(n, 0) for o in ops if o is not None for n in names))
+
+    return get
+
+
+def _bucket(bound_ms: int) -> Callable[[Fact], float | None]:
+    def get(f: Fact) -> float | None:
+        s = f.summary
+        if s is None or not s.histogram or not s.operations:
+            return None
+        from benchwright.runner.workloads.redisbench.buckets import buckets_from_histogram
+
+        return 100 * buckets_from_histogram(s.histogram)[str(bound_ms)]
+
+    return get
+
+
+def _extra(*path: str) -> Callable[[Fact], float | None]:
+    def get(f: Fact) -> float | None:
+        value: Any = f.doc.extra
+        for key in path:
+            if not isinstance(value, dict) or key not in value:
+                return None
+            value = value[key]
+        return float(value) if isinstance(value, (int, float)) else None
+
+    return get
+
+
+def _ignored_errors(f: Fact) -> float | None:
+    value = _extra("ignored_errors")(f)
+    return value if value is not None else _status("RETRY")(f)
+
+
+def _series(f: Fact, names: Sequence[str], sources: Sequence[str]) -> MetricSeries | None:
+    """The first series found by preference of source (cloud before the local /proc sampler)."""
+    pools = [f.doc.metrics, f.cell.metrics]
+    for source in sources:
+        for name in names:
+            for pool in pools:
+                for s in pool:
+                    if s.name == name and s.source.startswith(source) and s.points:
+                        return s
+    return None
+
+
+CLOUD_OR_SERVER = ("cloudwatch", "proc:server")
+CLOUD_OR_DISK = ("cloudwatch", "proc:host")  # proc:server Read/WriteOps are syscalls, not disk IOPS
+
+
+def _mean_series(names: Sequence[str], sources: Sequence[str]) -> Callable[[Fact], float | None]:
+    def get(f: Fact) -> float | None:
+        s = _series(f, names, sources)
+        return statistics.fmean(p.value for p in s.points) if s else None
+
+    return get
+
+
+def _min_series(name: str) -> Callable[[Fact], float | None]:
+    def get(f: Fact) -> float | None:
+        s = _series(f, [name], ("cloudwatch",))
+        return min(p.value for p in s.points) if s else None
+
+    return get
+
+
+def _usd(f: Fact) -> float | None:
+    cost = f.cell.cost
+    return cost.total if cost is not None and cost.total > 0 else None
+
+
+def _ops_per_usd(f: Fact) -> float | None:
+    cost = f.cell.cost
+    if cost is None or cost.total <= 0:
+        return None
+    return cost.ops_per_dollar or f.doc.operations_total / cost.total
+
+
+HIST = "the phase's HdrHistogram"
+_METRICS = [
+    Metric("operations", "operations", "operation", "count", _op("operations"), "operations completed"),
+    Metric("throughput", "ops/s", "operation", "rate", _throughput, "operations / phase run time"),
+    Metric("tps", "tps", "operation", "rate", _throughput, "transactions / phase run time"),
+    Metric("runtime", "RunTime", "phase", "latency", lambda f: f.doc.runtime_ms * 1000, "phase run time"),
+    Metric("avg", "avg", "operation", "latency", _op("average_us"), HIST),
+    Metric("min", "min", "operation", "latency", _op("min_us"), HIST),
+    Metric("max", "max", "operation", "latency", _op("max_us"), HIST),
+    Metric("stddev", "stddev", "operation", "latency", _op("stddev_us"), HIST),
+    Metric("p50", "p50", "operation", "latency", _op("p50_us"), HIST),
+    Metric("p90", "p90", "operation", "latency", _op("p90_us"), HIST),
+    Metric("p95", "p95", "operation", "latency", _op("p95_us"), HIST),
+    Metric("p99", "p99", "operation", "latency", _op("p99_us"), HIST),
+    Metric("p99.9", "p99.9", "operation", "latency", _op("p999_us"), HIST),
+    *(
+        Metric(f"<={b}ms", f"<={b}ms", "operation", "percent", _bucket(b), f"{HIST}: share <= {b} ms")
+        for b in BUCKETS_MS
+    ),
+    Metric("errors", "errors", "phase", "count", _status("ERROR"), "operations that failed"),
+    Metric("retries", "retries", "phase", "count", _status("RETRY"), "retried (deadlock, conflict)"),
+    Metric("tpmC", "tpmC", "phase", "rate", _extra("tpmC"), "New-Order transactions per minute"),
+    Metric("qps", "qps", "phase", "rate", _extra("qps"), "queries per second (sysbench's count)"),
+    Metric("reads/s", "reads/s", "phase", "rate", _extra("queries_per_second", "read"), "read queries/s"),
+    Metric("writes/s", "writes/s", "phase", "rate", _extra("queries_per_second", "write"), "writes/s"),
+    Metric("other/s", "other/s", "phase", "rate", _extra("queries_per_second", "other"), "BEGIN/COMMIT/s"),
+    Metric("ignored_errors", "ignored errors", "phase", "count", _ignored_errors, "retried by the tool"),
+    Metric(
+        "cpu",
+        "server CPU %",
+        "phase",
+        "number",
+        _mean_series(["CPUUtilization", "EngineCPUUtilization"], CLOUD_OR_SERVER),
+        "mean CPUUtilization (CloudWatch, or the server process locally)",
+    ),
+    Metric(
+        "read_iops",
+        "read IOPS",
+        "phase",
+        "number",
+        _mean_series(["ReadIOPS", "VolumeReadOps"], CLOUD_OR_DISK),
+        "mean ReadIOPS (CloudWatch, or the host's disk locally)",
+    ),
+    Metric(
+        "write_iops",
+        "write IOPS",
+        "phase",
+        "number",
+        _mean_series(["WriteIOPS", "VolumeWriteOps"], CLOUD_OR_DISK),
+        "mean WriteIOPS (CloudWatch, or the host's disk locally)",
+    ),
+    Metric("burst", "burst %", "phase", "number", _min_series("BurstBalance"), "lowest BurstBalance"),
+    Metric(
+        "credit", "CPU credits", "phase", "number", _min_series("CPUCreditBalance"), "lowest CPUCreditBalance"
+    ),
+    Metric("usd", "USD", "phase", "usd", _usd, "the cell's cost estimate"),
+    Metric("ops_per_usd", "ops/USD", "phase", "rate", _ops_per_usd, "operations / the cell's cost"),
+]
+METRICS: dict[str, Metric] = {m.name: m for m in _METRICS}
+ALIASES = {
+    "p999": "p99.9",
+    "average": "avg",
+    "buckets": "",
+    "iops": "",
+    "tx": "tps",
+    "ops/usd": "ops_per_usd",
+}
+GROUPS = {
+    "buckets": [f"<={b}ms" for b in BUCKETS_MS] + ["max"],
+    "iops": ["read_iops", "write_iops"],
+    "cloud": ["cpu", "read_iops", "write_iops", "burst", "credit"],
+    "ycsb": ["operations", "throughput", "avg", "min", "max", "p95", "p99"],
+}
+
+# What each workload's seed publishes, when --metric is not given.
+DEFAULT_METRICS: dict[str, list[str]] = {
+    "ycsb": GROUPS["ycsb"],
+    "tpcc": ["tps", "p90"],
+    "redis-bench": ["throughput", *GROUPS["buckets"]],
+    "redis-benchmark": ["throughput", *GROUPS["buckets"]],
+    "memtier": ["throughput", *GROUPS["buckets"]],
+    "tpcb": ["tps", "avg", "stddev"],
+    "pgbench": ["tps", "avg", "stddev"],
+    "oltp": ["tps", "avg", "p95", "reads/s", "writes/s", "ignored_errors"],
+    "sysbench": ["tps", "avg", "p95", "reads/s", "writes/s", "ignored_errors"],
+}
+FALLBACK_METRICS = ["throughput", "avg", "p95", "p99"]
+
+
+def resolve_metrics(names: Iterable[str]) -> list[Metric]:
+    """Metric names (with groups such as ``buckets`` and ``cloud``) as Metric objects, in order."""
+    out: list[Metric] = []
+    for raw in names:
+        for name in (n.strip() for n in raw.split(",") if n.strip()):
+            expanded = GROUPS.get(name) or [ALIASES.get(name) or name]
+            for n in expanded:
+                if n not in METRICS:
+                    from difflib import get_close_matches
+
+                    near = get_close_matches(n, [*METRICS, *GROUPS], n=1)
+                    hint = f" (did you mean {near[0]!r}?)" if near else ""
+                    raise SpecError("--metric", f"unknown metric {n!r}{hint}; known: {', '.join(METRICS)}")
+                if METRICS[n] not in out:
+                    out.append(METRICS[n])
+    return out
+
+
+# ---------------------------------------------------------------- facts and dimensions
+def _short(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+def _text(value: Any) -> str:
+    """A parameter value as a reader writes it: lists joined, no Python syntax."""
+    if isinstance(value, (list, tuple)):
+        return ",".join(_text(v) for v in value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def dimension(fact: Fact, name: str) -> str | None:
+    """The value of a row/column dimension for a fact, or None when the fact does not have it."""
+    builtins: dict[str, Callable[[], Any]] = {
+        "spec": lambda: fact.run.spec_name,
+        "run": lambda: fact.run.run_id,
+        "cell": lambda: fact.cell.cell_id,
+        "repeat": lambda: fact.cell.repeat,
+        "phase": lambda: fact.doc.phase,
+        "operation": lambda: fact.operation,
+        "engine": lambda: fact.doc.engine,
+        "workload": lambda: fact.doc.workload,
+    }
+    if name in builtins:
+        value = builtins[name]()
+        return None if value is None else _text(value)
+    for source in (fact.cell.parameters, fact.doc.properties, _spec_properties(fact.run)):
+        if name in source:
+            return _text(source[name])
+        matches = [k for k in source if k.endswith("." + name)]
+        if matches:
+            return _text(source[sorted(matches, key=len)[0]])
+    return None
+
+
+def _spec_properties(run: RunRecord) -> dict[str, Any]:
+    workload = run.spec.get("workload") or {}
+    out: dict[str, Any] = {
+        f"workload.properties.{k}": v for k, v in (workload.get("properties") or {}).items()
+    }
+    if workload.get("files"):
+        out["workload.files"] = workload["files"]
+    target = run.spec.get("target") or {}
+    for key in ("engine", "instance_type", "storage_type", "allocated_storage", "iops", "engine_version"):
+        if key in target:
+            out[f"target.{key}"] = target[key]
+    return out
+
+
+def facts(runs: Sequence[RunRecord], phase: str | None, per_operation: bool) -> list[Fact]:
+    """Facts of the chosen phase (default: the measured one) of every cell of every run."""
+    out: list[Fact] = []
+    for run in runs:
+        for cell in run.cells:
+            docs = [cell.phases[phase]] if phase and phase in cell.phases else []
+            if phase is None and cell.measured is not None:
+                docs = [cell.measured]
+            if phase == "all":
+                docs = list(cell.phases.values())
+            for doc in docs:
+                if per_operation and doc.operations:
+                    out += [Fact(run, cell, doc, op) for op in doc.operations]
+                else:
+                    out.append(Fact(run, cell, doc))
+    return out
+
+
+def varying_parameters(runs: Sequence[RunRecord]) -> list[str]:
+    """Matrix parameters by short name (unique), in the order the specs list them."""
+    names: list[str] = []
+    for run in runs:
+        for cell in run.cells:
+            for key in cell.parameters:
+                short = _short(key)
+                if short not in names and key not in names:
+                    names.append(short if sum(_short(k) == short for k in cell.parameters) == 1 else key)
+    return names
+
+
+# ---------------------------------------------------------------- the pivot
+@dataclass
+class Value:
+    mean: float | None
+    n: int = 0
+    values: list[float] = field(default_factory=list)
+
+
+@dataclass
+class SeedTable:
+    """A pivoted table: ``cells[(row key, col key, metric)]`` holds the mean over repeats."""
+
+    title: str
+    rows: list[str]
+    cols: list[str]
+    metrics: list[Metric]
+    row_keys: list[tuple[str, ...]]
+    col_keys: list[tuple[str, ...]]
+    cells: dict[tuple[tuple[str, ...], tuple[str, ...], str], Value]
+    notes: list[str] = field(default_factory=list)
+
+    def column_headings(self) -> list[str]:
+        heads = []
+        for ck in self.col_keys:
+            for m in self.metrics:
+                if not ck:
+                    heads.append(m.label)
+                elif len(self.metrics) == 1:
+                    heads.append(f"{self.cols[0]}={' '.join(ck)}")
+                else:
+                    heads.append(f"{self.cols[0]}={' '.join(ck)} {m.label}")
+        return heads
+
+    def grid(self, formatted: bool = True) -> list[list[Any]]:
+        """Row-major values: the row dimensions, then one value per (column key, metric)."""
+        out = []
+        for rk in self.row_keys:
+            line: list[Any] = list(rk)
+            for ck in self.col_keys:
+                for m in self.metrics:
+                    v = self.cells.get((rk, ck, m.name))
+                    mean = v.mean if v else None
+                    line.append(format_value(m, mean) if formatted else mean)
+            out.append(line)
+        return out
+
+
+UNITS = {"latency": "us", "percent": "% of operations", "rate": "per second", "count": "count",
+         "usd": "USD"}  # fmt: skip
+
+
+def format_value(metric: Metric, value: float | None) -> str:
+    if value is None:
+        return "-"
+    if metric.kind == "latency":
+        return fmt_latency(value)
+    if metric.kind == "percent":
+        return f"{value:.2f}%"
+    if metric.kind == "count":
+        return f"{value:,.0f}"
+    if metric.kind == "usd":
+        return f"{value:,.2f}"
+    if metric.kind == "number":
+        return f"{value:,.1f}"
+    return fmt_rate(value)
+
+
+def _unique(values: Iterable[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    def order(key: tuple[str, ...]) -> tuple[Any, ...]:
+        return tuple((0, float(p), p) if _is_number(p) else (1, 0.0, p) for p in key)
+
+    seen = list(dict.fromkeys(values))
+    # numbers ascending; text in first-seen order (operation order, spec order) kept stable
+    if all(all(_is_number(p) for p in k) for k in seen):
+        return sorted(seen, key=order)
+    return seen
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def build_table(
+    runs: Sequence[RunRecord],
+    rows: Sequence[str] | None = None,
+    cols: str | None = None,
+    metrics: Sequence[str] | None = None,
+    phase: str | None = None,
+) -> SeedTable:
+    """The pivoted table; defaults are each workload's seed table (see DEFAULT_METRICS)."""
+    if not runs:
+        raise SpecError("RUN", "no run to tabulate")
+    workloads = [d.workload for r in runs for c in r.cells for d in c.phases.values()]
+    chosen = resolve_metrics(
+        metrics or DEFAULT_METRICS.get(workloads[0] if workloads else "", FALLBACK_METRICS)
+    )
+    dims = [*(rows or [])]
+    if not dims:
+        if len({r.spec_name for r in runs}) > 1:
+            dims.append("spec")
+        dims += [p for p in varying_parameters(runs) if p != cols]
+        if phase == "all":
+            dims.append("phase")
+    per_op = any(m.scope == "operation" for m in chosen)
+    if per_op and "operation" not in dims and cols != "operation":
+        dims.append("operation")
+    if not per_op:
+        dims = [d for d in dims if d != "operation"]
+        if cols == "operation":
+            raise SpecError("--cols", "operation needs a per-operation metric (throughput, p99 ...)")
+    found = facts(runs, phase, per_op and ("operation" in dims or cols == "operation"))
+    if not found:
+        raise SpecError("--phase", f"no {phase or 'measured'} phase in {', '.join(r.run_id for r in runs)}")
+    for name in [*dims, *([cols] if cols else [])]:
+        if all(dimension(f, name) is None for f in found):
+            known = sorted({*DIMENSIONS, *varying_parameters(runs)})
+            raise SpecError(
+                "--rows/--cols", f"no parameter {name!r} in these runs; known: {', '.join(known)}"
+            )
+    cells: dict[tuple[tuple[str, ...], tuple[str, ...], str], Value] = {}
+    row_keys: list[tuple[str, ...]] = []
+    col_keys: list[tuple[str, ...]] = []
+    gathered: dict[tuple[tuple[str, ...], tuple[str, ...], str], list[float]] = {}
+    for f in found:
+        rk = tuple(dimension(f, d) or "-" for d in dims)
+        ck = (dimension(f, cols) or "-",) if cols else ()
+        row_keys.append(rk)
+        col_keys.append(ck)
+        for m in chosen:
+            value = m.get(f)
+            bucket = gathered.setdefault((rk, ck, m.name), [])
+            if value is not None:
+                bucket.append(value)
+    for key, values in gathered.items():
+        cells[key] = Value(statistics.fmean(values) if values else None, len(values), values)
+    repeats = max((len(v.values) for v in cells.values()), default=0)
+    notes = [f"{m.label}: {m.source}" for m in chosen if m.kind != "rate" or m.scope == "phase"]
+    if repeats > 1:
+        notes.insert(0, f"figures are means over up to {repeats} repeats or cells sharing a row")
+    phase_name = phase or (found[0].doc.phase if found else "run")
+    names = ", ".join(dict.fromkeys(r.spec_name for r in runs))
+    return SeedTable(
+        title=f"{names} ({phase_name})",
+        rows=dims,
+        cols=[cols] if cols else [],
+        metrics=chosen,
+        row_keys=_unique(row_keys) if all(k for k in row_keys) else list(dict.fromkeys(row_keys)),
+        col_keys=_unique(col_keys) if cols else [()],
+        cells=cells,
+        notes=notes,
+    )
+
+
+# ---------------------------------------------------------------- rendering
+def render(table: SeedTable, fmt: Format = "md") -> str:
+    heads = [*table.rows, *table.column_headings()]
+    if fmt == "csv":
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        raw_heads = [*table.rows]
+        for ck in table.col_keys:
+            for m in table.metrics:
+                unit = "_us" if m.kind == "latency" else ("_pct" if m.kind == "percent" else "")
+                raw_heads.append("_".join([*ck, m.name]) + unit)
+        writer.writerow(raw_heads)
+        for line in table.grid(formatted=False):
+            writer.writerow(["" if v is None else (round(v, 3) if isinstance(v, float) else v) for v in line])
+        return buf.getvalue()
+    if fmt == "json":
+        rows = []
+        for rk in table.row_keys:
+            entry: dict[str, Any] = dict(zip(table.rows, rk, strict=True))
+            for ck in table.col_keys:
+                target = entry
+                if ck:
+                    target = entry.setdefault(table.cols[0], {}).setdefault(" ".join(ck), {})
+                for m in table.metrics:
+                    v = table.cells.get((rk, ck, m.name))
+                    target[m.name] = None if v is None or v.mean is None else round(v.mean, 3)
+                    if v is not None and v.n > 1:
+                        target[f"{m.name}_n"] = v.n
+            rows.append(entry)
+        units = {m.name: UNITS.get(m.kind, m.label) for m in table.metrics}
+        doc = {"title": table.title, "rows": rows, "units": units, "notes": table.notes}
+        return json.dumps(doc, indent=1)
+    grid = table.grid()
+    if fmt == "html":
+        head = "".join(f"<th>{escape(h)}</th>" for h in heads)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{escape(str(v))}</td>" for v in line) + "</tr>" for line in grid
+        )
+        return (
+            f'<div class="table-scroll"><table class="seed"><caption>{escape(table.title)}</caption>'
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>\n"
+        )
+    numeric = [False] * len(table.rows) + [True] * (len(heads) - len(table.rows))
+    lines = [
+        "| " + " | ".join(heads) + " |",
+        "|" + "|".join("---:" if n else "---" for n in numeric) + "|",
+        *("| " + " | ".join(str(v) for v in line) + " |" for line in grid),
+    ]
+    out = f"{table.title}\n\n" + "\n".join(lines) + "\n"
+    if table.notes:
+        out += "\n" + "\n".join(f"- {n}" for n in table.notes) + "\n"
+    return out
+
+
+# ---------------------------------------------------------------- each seed's views of one run
+SEED_VIEWS: dict[str, list[tuple[str, str | None, list[str]]]] = {
+    # workload -> [(title, phase, metrics)]; phase None is the measured phase
+    "ycsb": [
+        ("YCSB load", "load", [*GROUPS["ycsb"], "runtime"]),
+        ("YCSB run", None, [*GROUPS["ycsb"], "runtime"]),
+    ],
+    "tpcc": [("TPC-C per transaction", None, ["tps", "p90"]), ("TPC-C", None, ["tpmC", "retries", "errors"])],
+    "redis-bench": [("latency buckets (share of requests)", None, ["throughput", *GROUPS["buckets"]])],
+    "redis-benchmark": [("latency buckets (share of requests)", None, ["throughput", *GROUPS["buckets"]])],
+    "memtier": [("latency buckets (share of requests)", None, ["throughput", *GROUPS["buckets"]])],
+    "tpcb": [("pgbench", None, ["tps", "avg", "stddev", "errors"])],
+    "pgbench": [("pgbench", None, ["tps", "avg", "stddev", "errors"])],
+    "oltp": [("sysbench", None, ["tps", "qps", "reads/s", "writes/s", "other/s", "ignored_errors"])],
+    "sysbench": [("sysbench", None, ["tps", "qps", "reads/s", "writes/s", "other/s", "ignored_errors"])],
+}
+CLOUD_VIEW = (
+    "server and storage per cell",
+    ["cpu", "read_iops", "write_iops", "burst", "credit", "usd", "ops_per_usd"],
+)
+
+
+def seed_views(run: RunRecord, cloud: bool | None = None) -> list[SeedTable]:
+    """The tables the run's seed experiment publishes (by workload), plus the per-cell CPU / IOPS /
+    credit table for cloud runs (``cloud`` None: when any series came from CloudWatch)."""
+    docs = [d for c in run.cells for d in c.phases.values()]
+    if not docs:
+        return []
+    out: list[SeedTable] = []
+    for title, phase, metrics in SEED_VIEWS.get(docs[-1].workload, []):
+        if phase is not None and not any(d.phase == phase for d in docs):
+            continue
+        table = build_table([run], metrics=metrics, phase=phase)
+        if all(v.mean is None for v in table.cells.values()):
+            continue
+        table.title = title
+        out.append(table)
+    if cloud is None:
+        cloud = any(s.source.startswith("cloudwatch") for c in run.cells for s in c.metrics) or any(
+            s.source.startswith("cloudwatch") for d in docs for s in d.metrics
+        )
+    if cloud:
+        table = build_table([run], metrics=CLOUD_VIEW[1])
+        table.title = CLOUD_VIEW[0]
+        out.append(table)
+    return out
