@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -62,3 +65,47 @@ def private_redis(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], dic
     finally:
         proc.kill()
         proc.wait()
+
+
+def _pg_bin() -> Path | None:
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/postgres"), key=lambda p: int(p.parts[-3]))
+    if found:
+        return found[-1].parent
+    binary = shutil.which("postgres")
+    return Path(binary).parent if binary else None
+
+
+@pytest.fixture
+def private_postgres() -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """A PostgreSQL server of this test's own (trust auth, loopback, a free port): it may be killed.
+    As root it runs as the ``postgres`` user (the server refuses root), started directly so that
+    killing the process kills the postmaster."""
+    bin_dir = _pg_bin()
+    assert bin_dir, "PostgreSQL missing: scripts/local-servers install"
+    user = "postgres" if os.geteuid() == 0 else None
+    root = Path(tempfile.mkdtemp(prefix="bw-private-pg-"))
+    root.chmod(0o755)  # the server's user reaches its data directory and socket through it
+    data = root / "data"
+    data.mkdir(mode=0o700)
+    if user:
+        shutil.chown(root, user)
+        shutil.chown(data, user)
+    quiet: dict[str, Any] = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "user": user}
+    subprocess.run(
+        [str(bin_dir / "initdb"), "-D", str(data), "-U", "bench", "-A", "trust", "-E", "UTF8"],
+        check=True,
+        **quiet,
+    )
+    port = free_port()
+    settings = ["listen_addresses=127.0.0.1", f"unix_socket_directories={root}", "fsync=off"]
+    command = [str(bin_dir / "postgres"), "-D", str(data), "-p", str(port)]
+    for setting in settings:
+        command += ["-c", setting]
+    proc = subprocess.Popen(command, **quiet)
+    try:
+        _wait_for_port(port, proc, timeout=30)
+        yield proc, f"postgresql://bench@127.0.0.1:{port}/postgres"
+    finally:
+        proc.kill()
+        proc.wait()
+        shutil.rmtree(root, ignore_errors=True)

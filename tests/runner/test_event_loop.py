@@ -59,7 +59,7 @@ def test_every_request_of_every_connection_is_sent_timed_and_counted(redis_props
 
     def requests(i: int) -> Iterator[Request]:
         for n in range(25):  # a pipeline of 4 SETs per request
-            yield "SET", b"".join(resp("SET", f"ev:{i}:{n}:{k}", "v" * 100) for k in range(4)), 4
+            yield "SET", b"".join(resp("SET", f"ev:{i}:{n}:{k}", "v" * 100) for k in range(4)), 4, None
 
     conns = [connection(d, requests(i), 25) for i, d in enumerate(drivers)]
     recorder, errors, reason = run(conns)
@@ -77,7 +77,12 @@ def test_a_server_error_is_one_failed_request_and_the_connection_goes_on(redis_p
     driver.command("SET", "ev:text", "not a number")
     bad = resp("SET", "ev:n", 1) + resp("INCR", "ev:text") + resp("INCR", "ev:n")
     good = resp("GET", "ev:n")
-    requests: list[Request] = [("INCR", bad, 3), ("GET", good, 1), ("INCR", bad, 3), ("GET", good, 1)]
+    requests: list[Request] = [
+        ("INCR", bad, 3, None),
+        ("GET", good, 1, None),
+        ("INCR", bad, 3, None),
+        ("GET", good, 1, None),
+    ]
     recorder, errors, reason = run([connection(driver, iter(requests), None)])
     assert reason is None
     assert errors == {"INCR:ResponseError": 2}
@@ -102,7 +107,7 @@ def test_a_killed_server_fails_requests_and_ends_the_loop(
                 proc.kill()  # from inside the load: the loop is mid-run, with requests in flight
                 proc.wait()
                 killed.set()
-            yield "GET", resp("GET", f"k{n}"), 1
+            yield "GET", resp("GET", f"k{n}"), 1, None
 
     conns = [connection(d, endless(i), None) for i, d in enumerate(drivers)]
     recorder, errors, reason = run(conns, seconds=60, abort_after_s=0.5)
@@ -130,7 +135,7 @@ def test_a_server_that_never_answers_is_a_timeout_not_a_hang() -> None:
         def drop() -> None:
             return None
 
-        requests = iter([("GET", resp("GET", "x"), 1)] * 3)
+        requests = iter([("GET", resp("GET", "x"), 1, None)] * 3)
         conn = Connection(open_channel, drop, requests, None)
         recorder, errors, reason = run([conn], abort_after_s=0.3)
         for sock in accepted:
@@ -144,7 +149,7 @@ def test_stop_flag_and_deadline_end_an_endless_phase_with_nothing_in_flight(
     redis_props: dict[str, str],
 ) -> None:
     driver = RedisDriver(redis_props)
-    endless: Iterator[Request] = (("PING", resp("PING"), 1) for _ in itertools.count())
+    endless: Iterator[Request] = (("PING", resp("PING"), 1, None) for _ in itertools.count())
     conn = connection(driver, endless, None)
     recorder, errors, reason = run([conn], seconds=0.3)
     assert reason is None and errors == {}
@@ -159,8 +164,8 @@ def test_redis_bench_requests_are_what_its_threaded_operations_send(redis_props:
         {"redisbench.tests": "set,get", "redisbench.requests": "40", "redisbench.pipeline": "4"}
     )
     thread = ThreadInfo(index=1, count=2, seed=random.Random(3).randrange(1 << 30))
-    wire = list(workload.wire_requests("run", thread))
-    assert [(n, c) for n, _, c in wire] == [("SET", 4)] * 5 + [("GET", 4)] * 5
+    wire = list(workload.wire_requests("run", RedisDriver(redis_props), thread) or [])
+    assert [(n, c, check) for n, _, c, check in wire] == [("SET", 4, None)] * 5 + [("GET", 4, None)] * 5
 
     class Capture(RedisDriver):
         def send_encoded(self, data: bytes, count: int) -> list[bytes]:
@@ -170,9 +175,46 @@ def test_redis_bench_requests_are_what_its_threaded_operations_send(redis_props:
     sent: list[tuple[bytes, int]] = []
     for _, call in workload.operations("run", Capture(redis_props), thread):
         call()
-    assert sent == [(d, c) for _, d, c in wire]
+    assert sent == [(d, c) for _, d, c, _ in wire]
 
 
 def test_tls_connections_stay_on_threads() -> None:
     driver = RedisDriver({"redis.host": "127.0.0.1", "redis.port": "1", "redis.tls": "true"})
     assert driver.event_loop_channel() is None  # decided before any connection is attempted
+
+
+def test_a_check_decides_the_status_sends_follow_ups_and_a_failing_check_fails_one_request(
+    redis_props: dict[str, str],
+) -> None:
+    """NOT_FOUND from the reply, a second round trip inside the same timed request, and a check that
+    raises on an unexpected reply: that request is an error and the next ones stay aligned."""
+    from benchwright.runner.measure import Status
+
+    driver = RedisDriver(redis_props)
+    driver.connect()
+    driver.command("SET", "ev:present", "1")
+
+    def found(reply: object) -> Status:
+        return Status.OK if reply is not None else Status.NOT_FOUND
+
+    def then_read(reply: object) -> object:
+        assert reply == 1  # the INCR's reply
+        return resp("GET", "ev:present") + resp("GET", "ev:missing"), 2, found
+
+    def broken(reply: object) -> Status:
+        raise ValueError(f"unexpected {reply!r}")
+
+    requests: list[Request] = [
+        ("GET", resp("GET", "ev:missing"), 1, found),
+        ("GET", resp("GET", "ev:present"), 1, found),
+        ("INCR-GET", resp("INCR", "ev:counter"), 1, then_read),
+        ("PING", resp("PING"), 1, broken),
+        ("GET", resp("GET", "ev:present"), 1, found),
+    ]
+    recorder, errors, reason = run([connection(driver, iter(requests), None)])
+    assert reason is None
+    assert recorder.ops["GET"].statuses == {"OK": 2, "NOT_FOUND": 1}
+    assert recorder.ops["INCR-GET"].statuses == {"NOT_FOUND": 1}  # the last reply of its second step
+    assert recorder.ops["PING"].statuses == {"ERROR": 1}
+    assert errors == {"PING:ValueError": 1}
+    driver.close()

@@ -46,7 +46,7 @@ from benchwright.results import (
     redact,
 )
 from benchwright.runner.drivers import new_driver
-from benchwright.runner.event_loop import Channel, Connection, EventLoop
+from benchwright.runner.event_loop import Connection, EventLoop
 from benchwright.runner.measure import (
     SEALED_ALL,
     LatencyKind,
@@ -394,7 +394,7 @@ def _worker_main(
     publisher.start()
     connections = _event_loop_connections(workload, config, drivers, thread_indexes, thread_limits, seed)
     if connections is not None:
-        loop = EventLoop(connections, recorders[0], deadline, stop, errors, ERROR_ABORT_S)
+        loop = _loop_class(drivers[0])(connections, recorders[0], deadline, stop, errors, ERROR_ABORT_S)
         for unused in recorders[1:]:
             unused.seal()  # the loop records into recorders[0] only: these hold no interval back
         reason = loop.run(start_ns)
@@ -454,18 +454,30 @@ def _event_loop_connections(
 ) -> list[Connection] | None:
     """This process's clients as event-loop connections, or None to run a thread each: when the
     phase is paced (threads keep the schedules), ``client.model=threads`` asks for threads, the
-    workload has no wire requests or a driver lends no channel (TLS, SQL engines)."""
+    workload has no wire requests for the driver or a driver lends no channel (Redis over TLS,
+    MySQL)."""
     if not _wants_event_loop(workload, config):
         return None
     connections = []
     for slot, t in enumerate(thread_indexes):
         info = ThreadInfo(index=t, count=config.threads, seed=seed * 7919 + t)
-        requests = workload.wire_requests(config.phase, info)
         driver = drivers[slot]
-        if requests is None or driver.event_loop_channel() is None:
+        if driver.event_loop_channel() is None:
             return None
-        connections.append(Connection(_channel_of(driver), driver.recover, requests, thread_limits[slot]))
+        requests = workload.wire_requests(config.phase, driver, info)
+        if requests is None:
+            return None
+        connections.append(
+            Connection(_channel_of(driver), driver.drop_channel, requests, thread_limits[slot])
+        )
     return connections
+
+
+def _loop_class(driver: Any) -> type[EventLoop]:
+    """The loop that speaks the driver's channel: RESP over a socket, or libpq's non-blocking API."""
+    from benchwright.runner.event_loop_pq import PqChannel, PqEventLoop
+
+    return PqEventLoop if isinstance(driver.event_loop_channel(), PqChannel) else EventLoop
 
 
 def _wants_event_loop(workload: Any, config: PhaseConfig) -> bool:
@@ -477,8 +489,8 @@ def _wants_event_loop(workload: Any, config: PhaseConfig) -> bool:
     )
 
 
-def _channel_of(driver: Any) -> Callable[[], Channel]:
-    def open_channel() -> Channel:
+def _channel_of(driver: Any) -> Callable[[], Any]:
+    def open_channel() -> Any:
         channel = driver.event_loop_channel()
         assert channel is not None, "a driver that lent a channel once lends one again"
         return channel
@@ -608,7 +620,11 @@ def run_phase(config: PhaseConfig, progress: ProgressFn | None = None) -> Result
     try:
         workload.setup(probe, config.phase)
         server_version = probe.server_version()
-        event_loop = _wants_event_loop(workload, config) and probe.event_loop_channel() is not None
+        event_loop = (
+            _wants_event_loop(workload, config)
+            and probe.event_loop_channel() is not None
+            and workload.wire_requests(config.phase, probe, ThreadInfo(0, 1, 0)) is not None
+        )
     finally:
         probe.close()
 

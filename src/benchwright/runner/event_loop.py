@@ -6,11 +6,16 @@ Redis clients and 16-command pipelines, 3.5-4 us of client CPU per GET with thre
 event loop per process, 0.5 us for redis-benchmark itself (benchmarks/bench_redis.py).
 
 A workload whose requests can be written ahead in the server's wire format (``Workload.wire_requests``)
-runs this way on drivers that hand out a ``Channel`` (a connected socket and a reply parser). Each
-connection sends one request, waits for all its replies, then sends the next, exactly as a thread
+runs this way on drivers that hand out a channel: a ``Channel`` (a connected socket and a RESP reply
+parser) for this module's loop, a ``PqChannel`` for libpq's non-blocking API (``event_loop_pq``).
+Each connection sends one request, waits for all its replies, then sends the next, exactly as a thread
 would; the loop times every request from just before its first byte is sent until its last reply is
 parsed: the wrapper measures, never a driver. There is no pacing here: a rate-limited phase runs on
 threads, where each thread keeps a schedule.
+
+A request may look at its reply (``check``): the check returns the request's ``Status`` (YCSB's
+NOT_FOUND), or a follow-up step sent on the same connection inside the same timed request (a scan's
+second round trip, read-modify-write, the statements of a transaction).
 """
 
 from __future__ import annotations
@@ -28,7 +33,25 @@ NS = 1_000_000_000
 TICK_S = 0.05  # how often the loop looks at the stop flag, the deadline and overdue requests
 READ_BUFFER = 65536
 
-Request = tuple[str, bytes, int]  # operation name, encoded request, number of replies it expects
+# A check gets the request's last reply and returns its Status, or a follow-up Step.
+Check = Callable[[Any], Any]
+# What one round trip sends: the payload (RESP bytes; for libpq, SQL text and parameters), the number
+# of replies it expects and the check of the last one (None: OK unless the server sent an error).
+Step = tuple[Any, int, "Check | None"]
+Request = tuple[str, Any, int, "Check | None"]  # the operation's name, then its first step
+
+
+def then_if_found(read: Step, write: Step) -> Step:
+    """``read``, then ``write`` in the same request when the read's check says OK (YCSB's
+    read-modify-write); a read that found nothing ends the request with its status."""
+    payload, replies, check = read
+    assert check is not None, "the read step decides whether the record was found"
+
+    def after_read(reply: Any) -> Any:
+        status = check(reply)
+        return write if status is Status.OK else status
+
+    return payload, replies, after_read
 
 
 class ReplyParser(Protocol):
@@ -67,7 +90,10 @@ class Connection:
         self.expected = 0
         self.got = 0  # replies of the request in flight received so far
         self.failed: Exception | None = None  # the first server error among them
+        self.check: Check | None = None
+        self.reply: Any = None  # libpq: the result of the step in flight, once received
         self.started_ns = 0
+        self.payload: Any = b""  # the step in flight
         self.unsent = memoryview(b"")
         self.timeout: float | None = None  # the socket's own timeout, restored when the loop ends
         self.events = 0  # what the selector watches on the socket
@@ -134,9 +160,9 @@ class EventLoop:
         finally:
             for conn in self.connections:
                 self._unregister(conn)
-                if conn.channel is not None:  # hand the socket back as the driver lent it
-                    with contextlib.suppress(OSError):
-                        conn.channel.sock.settimeout(conn.timeout)
+                if conn.channel is not None:  # hand the connection back as the driver lent it
+                    with contextlib.suppress(Exception):
+                        self._detach(conn)
             self.selector.close()
 
     def _tick(self, now: int) -> str | None:
@@ -165,19 +191,15 @@ class EventLoop:
                 self._count()
                 self.idle.append(conn)
                 continue
-            conn.timeout = conn.channel.sock.gettimeout()
-            conn.channel.sock.setblocking(False)
-            self.selector.register(conn.channel.sock, selectors.EVENT_READ, conn)
-            conn.events = selectors.EVENT_READ
-            self._write(conn)
+            self._attach(conn)
+            self._begin(conn)
 
     def _next_request(self, conn: Connection) -> bool:
         request = next(conn.requests, None)
         if request is None:
             conn.limit = conn.issued  # the workload has nothing more for this connection
             return False
-        conn.name, data, conn.expected = request
-        conn.unsent = memoryview(data)
+        conn.name, conn.payload, conn.expected, conn.check = request
         conn.got, conn.failed = 0, None
         conn.issued += 1
         return True
@@ -187,6 +209,25 @@ class EventLoop:
             self._unregister(conn)  # done: the loop ends when no connection is left in the selector
             return
         conn.started_ns = time.perf_counter_ns()
+        self._begin(conn)
+
+    # ------------------------------------------------------------------ the protocol (RESP here)
+    def _attach(self, conn: Connection) -> None:
+        """A freshly opened channel joins the loop."""
+        assert conn.channel is not None
+        conn.timeout = conn.channel.sock.gettimeout()
+        conn.channel.sock.setblocking(False)
+        self.selector.register(conn.channel.sock, selectors.EVENT_READ, conn)
+        conn.events = selectors.EVENT_READ
+
+    def _detach(self, conn: Connection) -> None:
+        """The loop is over: the channel goes back to the driver as it was lent."""
+        assert conn.channel is not None
+        conn.channel.sock.settimeout(conn.timeout)
+
+    def _begin(self, conn: Connection) -> None:
+        """Send the step in ``conn.payload``."""
+        conn.unsent = memoryview(conn.payload)
         self._write(conn)
 
     def _write(self, conn: Connection) -> None:
@@ -219,6 +260,7 @@ class EventLoop:
             return
         parser = channel.parser
         got, expected, failed = conn.got, conn.expected, conn.failed
+        reply = None
         try:
             parser.feed(self.buffer, 0, n)
             while got < expected:
@@ -236,13 +278,35 @@ class EventLoop:
             return
         end = time.perf_counter_ns()
         if failed is None:
-            self.recorder.record(conn.name, conn.started_ns, end, Status.OK)
-            self.failing_since = 0
+            if conn.check is None:
+                self.recorder.record(conn.name, conn.started_ns, end, Status.OK)
+                self.failing_since = 0
+            elif self._checked(conn, reply, end):
+                return  # a follow-up step is on its way
         else:
             self._record_failure(conn, type(failed).__name__, end)
         self._count()
         conn.expected = 0
         self._send_next(conn)
+
+    def _checked(self, conn: Connection, reply: Any, end: int) -> bool:
+        """Record what the request's check makes of its last reply; True when the check asked for a
+        follow-up step instead, which has then been sent (the request goes on, its clock running)."""
+        check = conn.check
+        assert check is not None
+        try:
+            outcome = check(reply)
+        except Exception as exc:  # an unexpected reply: this request fails, the stream is intact
+            self._record_failure(conn, type(exc).__name__, end)
+            return False
+        if type(outcome) is tuple:
+            conn.payload, conn.expected, conn.check = outcome
+            conn.got, conn.failed = 0, None
+            self._begin(conn)
+            return True
+        self.recorder.record(conn.name, conn.started_ns, end, outcome)
+        self.failing_since = 0
+        return False
 
     # ------------------------------------------------------------------ failures
     def _fail(self, conn: Connection, kind: str, now: int) -> None:
@@ -272,5 +336,5 @@ class EventLoop:
 
     def _unregister(self, conn: Connection) -> None:
         if conn.channel is not None:
-            with contextlib.suppress(KeyError, ValueError):
+            with contextlib.suppress(KeyError, ValueError, OSError):
                 self.selector.unregister(conn.channel.sock)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import enum
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
-from benchwright.runner.event_loop import Channel
+from benchwright.runner.event_loop import Request
 from benchwright.runner.measure import Status
 
 
@@ -50,10 +50,16 @@ class Driver(ABC):
     def server_version(self) -> str | None:
         return None
 
-    def event_loop_channel(self) -> Channel | None:
-        """The connected socket and a reply parser, lent to the engine's event-loop client
-        (runner/event_loop.py); reconnects when the connection was dropped. None: threads only."""
+    def event_loop_channel(self) -> Any:
+        """What the engine's event-loop client drives: a ``Channel`` (the connected socket and a
+        reply parser, runner/event_loop.py) or a ``PqChannel`` (libpq, runner/event_loop_pq.py);
+        reconnects when the connection was dropped. None: threads only."""
         return None
+
+    def drop_channel(self) -> None:
+        """The event loop gave up on the connection (it broke, or a reply is overdue): close it so
+        that ``event_loop_channel`` opens a fresh one."""
+        self.recover()
 
 
 class KeyValueDriver(Driver):
@@ -81,6 +87,23 @@ class KeyValueDriver(Driver):
 
     @abstractmethod
     def delete(self, table: str, key: str) -> Status: ...
+
+    def kv_wire(self) -> KeyValueWire | None:
+        """The same operations written ahead as event-loop requests; None: threads only."""
+        return None
+
+
+class KeyValueWire(Protocol):
+    """YCSB's operations as event-loop requests (runner/event_loop.py), one object per connection."""
+
+    def read(self, table: str, key: str, fields: Sequence[str] | None) -> Request: ...
+    def scan(self, table: str, start_key: str, count: int, fields: Sequence[str] | None) -> Request: ...
+    def update(self, table: str, key: str, values: Mapping[str, str]) -> Request: ...
+    def insert(self, table: str, key: str, values: Mapping[str, str]) -> Request: ...
+    def delete(self, table: str, key: str) -> Request: ...
+    def read_modify_write(
+        self, table: str, key: str, fields: Sequence[str] | None, values: Mapping[str, str]
+    ) -> Request: ...
 
 
 class SqlDriver(Driver):

@@ -84,7 +84,12 @@ class PostgresDriver(KeyValueDriver, SqlDriver):
         self._sql: dict[Any, str] = {}
         self._prepared: dict[Any, bytes] = {}  # statement signature -> server-side statement name
         self._sql_names: dict[str, bytes | None] = {}  # SQL text -> statement name (None: cursor)
+        self._loop_prepared: dict[bytes, bytes] = {}  # the event loop's statements on this session
         self._encoding = "utf-8"
+        try:
+            self.reply_timeout_s = float(properties.get("postgres.timeout", "60"))
+        except ValueError:
+            raise SpecError("postgres.timeout", "not a number of seconds") from None
 
     # -------------------------------------------------------------- life cycle
     def endpoint(self) -> str:
@@ -98,6 +103,7 @@ class PostgresDriver(KeyValueDriver, SqlDriver):
         self.cur = self.conn.cursor()
         self._prepared = {}  # prepared statements live and die with the session
         self._sql_names = {}
+        self._loop_prepared = {}
         self._encoding = self.conn.info.encoding
 
     def close(self) -> None:
@@ -115,6 +121,23 @@ class PostgresDriver(KeyValueDriver, SqlDriver):
     def server_version(self) -> str | None:
         row = self.fetchone("SELECT version()")
         return str(row[0]) if row else None
+
+    def event_loop_channel(self) -> Any:
+        from benchwright.runner.event_loop_pq import PqChannel
+
+        if self.conn is None or self.conn.closed:
+            self.close()
+            self.connect()  # raises TargetUnreachable (an OperationalError's message) like any reconnect
+        assert self.conn is not None
+        return PqChannel(self.conn.pgconn, self._loop_prepared, self.reply_timeout_s, self._encoding)
+
+    def drop_channel(self) -> None:
+        self.close()
+
+    def kv_wire(self) -> Any:
+        from benchwright.runner.drivers.postgres_wire import PostgresKeyValueWire
+
+        return PostgresKeyValueWire()
 
     # -------------------------------------------------------------- key-value (YCSB)
     def create_table(self, table: str, fieldcount: int, *, drop: bool = False) -> None:

@@ -169,6 +169,11 @@ class RedisDriver(KeyValueDriver, RedisCommandsDriver):
         parser = hiredis.Reader(protocolError=InvalidResponse, replyError=_parse_error)
         return Channel(self._sock, parser, float(self.conn.socket_timeout or 10.0))
 
+    def kv_wire(self) -> Any:
+        from benchwright.runner.drivers.redis_wire import RedisKeyValueWire
+
+        return RedisKeyValueWire(self.datatype)
+
     # -------------------------------------------------------------- raw commands
     def _send(self, data: bytes) -> None:
         sock = self._sock

@@ -48,9 +48,10 @@ class Workload(ABC):
         """This thread's operations. Finite for a load; may be endless for a run (the engine stops
         it at the operation count or the time limit)."""
 
-    def wire_requests(self, phase: str, thread: ThreadInfo) -> Iterator[Request] | None:
-        """This thread's requests already in the server's wire format, for the engine's event-loop
-        client (runner/event_loop.py); None, the default: the phase runs on threads."""
+    def wire_requests(self, phase: str, driver: Driver, thread: ThreadInfo) -> Iterator[Request] | None:
+        """This thread's requests already in the driver's wire format, for the engine's event-loop
+        client (runner/event_loop.py); None, the default: the phase runs on threads. Must return
+        None without side effects when the driver has no wire format for the workload."""
         return None
 
     def operation_limit(self, phase: str) -> int | None:

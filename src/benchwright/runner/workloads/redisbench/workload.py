@@ -118,10 +118,13 @@ class RedisBench(Workload):
     def operations(self, phase: str, driver: Driver, thread: ThreadInfo) -> Iterator[Operation]:
         assert isinstance(driver, RedisCommandsDriver)
         send = driver.send_encoded
-        for name, data, count in self.wire_requests(phase, thread):
+        for name, data, count, _ in self._requests(thread):
             yield name, partial(_send, send, data, count)
 
-    def wire_requests(self, phase: str, thread: ThreadInfo) -> Iterator[Request]:
+    def wire_requests(self, phase: str, driver: Driver, thread: ThreadInfo) -> Iterator[Request] | None:
+        return self._requests(thread) if isinstance(driver, RedisCommandsDriver) else None
+
+    def _requests(self, thread: ThreadInfo) -> Iterator[Request]:
         """One pipeline of P commands per request, in RESP, each test's share for this client."""
         keys = KeySource(self.keyspace, random.Random(thread.seed))
         mine = _share(self.pipelines_per_test, thread.count, thread.index)
@@ -130,7 +133,7 @@ class RedisBench(Workload):
             make = resp_factory(test, self.value, keys, repeat=size)
             name = operation_name(test)
             for _ in range(mine):
-                yield name, make(), size
+                yield name, make(), size, None
 
     def finish(self, driver: Driver, phase: str, result: Any) -> None:
         doc: ResultDocument = result

@@ -20,6 +20,7 @@ from typing import Any
 
 from benchwright.errors import SchemaMissing, SpecError
 from benchwright.runner.drivers.base import Capability, Driver, KeyValueDriver
+from benchwright.runner.event_loop import Request
 from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, register, split
 from benchwright.runner.workloads.ycsb import generators as g
 from benchwright.runner.workloads.ycsb.properties import CoreSettings, core_settings, unknown_keys
@@ -102,9 +103,20 @@ class YcsbWorkload(Workload):
     def operations(self, phase: str, driver: Driver, thread: ThreadInfo) -> Iterator[Operation]:
         assert isinstance(driver, KeyValueDriver)
         rng = random.Random(thread.seed)
+        calls = _Calls(driver)
         if phase == "load":
-            return self._load(driver, thread, rng)
-        return self._run(driver, thread, rng)
+            return self._load(calls, thread, rng)
+        return self._run(calls, thread, rng)
+
+    def wire_requests(self, phase: str, driver: Driver, thread: ThreadInfo) -> Iterator[Request] | None:
+        """The same operations, from the same random draws, as event-loop requests."""
+        wire = driver.kv_wire() if isinstance(driver, KeyValueDriver) else None
+        if wire is None:
+            return None
+        rng = random.Random(thread.seed)
+        if phase == "load":
+            return self._load(wire, thread, rng)
+        return self._run(wire, thread, rng)
 
     def _values(self, rng: random.Random) -> Iterator[dict[str, str]]:
         """Endless record values: random printable text sliced from a pool at random offsets."""
@@ -128,18 +140,19 @@ class YcsbWorkload(Workload):
                     offset = (offset + n) % VALUE_POOL
                 yield values
 
-    def _load(self, driver: KeyValueDriver, thread: ThreadInfo, rng: random.Random) -> Iterator[Operation]:
+    def _load(self, make: Any, thread: ThreadInfo, rng: random.Random) -> Iterator[Any]:
+        """``make`` builds each operation: ``_Calls`` (threads) or a driver's ``KeyValueWire``."""
         s = self.settings
         mine = split(s.insertcount, thread.count, thread.index)
         first = s.insertstart + sum(split(s.insertcount, thread.count, t) for t in range(thread.index))
         values = self._values(rng)
-        insert = driver.insert
+        insert = make.insert
         key = self.key_function()
         table = s.table
         for number in range(first, first + mine):
-            yield "INSERT", partial(insert, table, key(number), next(values))
+            yield insert(table, key(number), next(values))
 
-    def _run(self, driver: KeyValueDriver, thread: ThreadInfo, rng: random.Random) -> Iterator[Operation]:
+    def _run(self, make: Any, thread: ThreadInfo, rng: random.Random) -> Iterator[Any]:
         s = self.settings
         table = s.table
         names = self.field_names()
@@ -166,7 +179,8 @@ class YcsbWorkload(Workload):
         scan_lengths = g.LengthGenerator(rng, s.scanlengthdistribution, s.minscanlength, s.maxscanlength)
         read_fields = None if s.readallfields else names
         choose_field = rng.choice
-        read, update, insert, scan = driver.read, driver.update, driver.insert, driver.scan
+        read, update, insert, scan = make.read, make.update, make.insert, make.scan
+        read_modify_write = make.read_modify_write
         exponential = s.requestdistribution == "exponential"
         latest = exponential or s.requestdistribution == "latest"
         writeallfields = s.writeallfields
@@ -205,28 +219,20 @@ class YcsbWorkload(Workload):
         while True:
             op = next_op()
             if op == "READ":
-                yield (
-                    op,
-                    partial(read, table, next_key(), None if read_fields is None else [choose_field(names)]),
-                )
+                yield read(table, next_key(), None if read_fields is None else [choose_field(names)])
             elif op == "UPDATE":
-                yield op, partial(update, table, next_key(), write_values())
+                yield update(table, next_key(), write_values())
             elif op == "INSERT":
-                yield op, partial(insert, table, key(next_insert), next(values))
+                yield insert(table, key(next_insert), next(values))
                 newest = max(newest, next_insert)
                 next_insert += thread_count
                 if isinstance(chooser, g.SkewedLatestGenerator):
                     chooser.advance(newest)
             elif op == "SCAN":
-                yield op, partial(scan, table, next_key(), scan_lengths.next(), read_one_field())
+                yield scan(table, next_key(), scan_lengths.next(), read_one_field())
             else:
                 rmw_key = next_key()
-                yield (
-                    op,
-                    partial(
-                        _read_modify_write, read, update, table, rmw_key, read_one_field(), write_values()
-                    ),
-                )
+                yield read_modify_write(table, rmw_key, read_one_field(), write_values())
 
     def _key_chooser(self, rng: random.Random, low: int, high: int, newest: int) -> Any:
         s = self.settings
@@ -244,6 +250,31 @@ class YcsbWorkload(Workload):
         if d == "sequential":
             return g.SequentialGenerator(low, high)
         return g.ExponentialGenerator(rng, s.exponential_percentile, s.recordcount * s.exponential_frac)
+
+
+class _Calls:
+    """The thread model's operations: the driver calls the engine times, bound to their arguments."""
+
+    def __init__(self, driver: KeyValueDriver) -> None:
+        self.driver = driver
+
+    def read(self, table: str, key: str, fields: list[str] | None) -> Operation:
+        return "READ", partial(self.driver.read, table, key, fields)
+
+    def scan(self, table: str, key: str, count: int, fields: list[str] | None) -> Operation:
+        return "SCAN", partial(self.driver.scan, table, key, count, fields)
+
+    def update(self, table: str, key: str, values: dict[str, str]) -> Operation:
+        return "UPDATE", partial(self.driver.update, table, key, values)
+
+    def insert(self, table: str, key: str, values: dict[str, str]) -> Operation:
+        return "INSERT", partial(self.driver.insert, table, key, values)
+
+    def read_modify_write(
+        self, table: str, key: str, fields: list[str] | None, values: dict[str, str]
+    ) -> Operation:
+        d = self.driver
+        return "READ-MODIFY-WRITE", partial(_read_modify_write, d.read, d.update, table, key, fields, values)
 
 
 def _read_modify_write(

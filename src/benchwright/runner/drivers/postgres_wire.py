@@ -1,0 +1,104 @@
+"""YCSB's key-value operations as libpq requests for the event loop (``event_loop_pq``).
+
+The statements ``PostgresDriver`` prepares for its read/update/insert/scan/delete, with the same
+text parameters, written as event-loop requests: ``(sql, params)`` payloads and a check on the
+``PGresult`` that decides the status the way the driver does (no row read or updated: NOT_FOUND).
+The values of the rows read are fetched from the result, as on a thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from benchwright.runner.event_loop import Request, Step, then_if_found
+from benchwright.runner.measure import Status
+
+OK, NOT_FOUND = Status.OK, Status.NOT_FOUND
+
+
+def _rows_read(result: Any) -> Status:
+    if not result.ntuples:
+        return NOT_FOUND
+    get = result.get_value
+    for column in range(result.nfields):
+        get(0, column)  # the record's values, as the client receives them
+    return OK
+
+
+def _rows_scanned(result: Any) -> Status:
+    get, columns = result.get_value, range(result.nfields)
+    for row in range(result.ntuples):
+        for column in columns:
+            get(row, column)
+    return OK
+
+
+def _rows_changed(result: Any) -> Status:
+    return OK if result.command_tuples else NOT_FOUND
+
+
+class PostgresKeyValueWire:
+    """Builds one connection's requests; the SQL text of each statement shape is made once."""
+
+    def __init__(self) -> None:
+        self._sql: dict[Any, bytes] = {}
+
+    def _statement(self, sig: Any) -> bytes:
+        sql = self._sql.get(sig)
+        if sql is None:
+            sql = self._sql[sig] = _sql_for(sig).encode()
+        return sql
+
+    def read_step(self, table: str, key: str, fields: Sequence[str] | None) -> Step:
+        sql = self._statement(("r", table, tuple(fields) if fields else None))
+        return (sql, [key.encode()]), 1, _rows_read
+
+    def read(self, table: str, key: str, fields: Sequence[str] | None) -> Request:
+        return ("READ", *self.read_step(table, key, fields))
+
+    def scan(self, table: str, start_key: str, count: int, fields: Sequence[str] | None) -> Request:
+        sql = self._statement(("s", table, tuple(fields) if fields else None))
+        return "SCAN", (sql, [start_key.encode(), b"%d" % count]), 1, _rows_scanned
+
+    def update_step(self, table: str, key: str, values: Mapping[str, str]) -> Step:
+        sql = self._statement(("u", table, tuple(values)))
+        params = [v.encode() for v in values.values()]
+        params.append(key.encode())
+        return (sql, params), 1, _rows_changed
+
+    def update(self, table: str, key: str, values: Mapping[str, str]) -> Request:
+        return ("UPDATE", *self.update_step(table, key, values))
+
+    def insert(self, table: str, key: str, values: Mapping[str, str]) -> Request:
+        sql = self._statement(("i", table, tuple(values)))
+        params = [key.encode()]
+        params += [v.encode() for v in values.values()]
+        return "INSERT", (sql, params), 1, None
+
+    def delete(self, table: str, key: str) -> Request:
+        return "DELETE", (self._statement(("d", table, None)), [key.encode()]), 1, _rows_changed
+
+    def read_modify_write(
+        self, table: str, key: str, fields: Sequence[str] | None, values: Mapping[str, str]
+    ) -> Request:
+        step = then_if_found(self.read_step(table, key, fields), self.update_step(table, key, values))
+        return ("READ-MODIFY-WRITE", *step)
+
+
+def _sql_for(sig: Any) -> str:
+    """The statement ``PostgresDriver`` prepares for the same operation shape."""
+    kind, table, names = sig
+    columns = ", ".join(names) if names else "*"
+    if kind == "r":
+        return f"SELECT {columns} FROM {table} WHERE YCSB_KEY = $1"
+    if kind == "s":
+        return f"SELECT {columns} FROM {table} WHERE YCSB_KEY >= $1 ORDER BY YCSB_KEY LIMIT $2"
+    if kind == "u":
+        sets = ", ".join(f"{n} = ${i}" for i, n in enumerate(names, 1))
+        return f"UPDATE {table} SET {sets} WHERE YCSB_KEY = ${len(names) + 1}"
+    if kind == "i":
+        cols = ", ".join(("YCSB_KEY", *names))
+        marks = ", ".join(f"${i}" for i in range(1, len(names) + 2))
+        return f"INSERT INTO {table} ({cols}) VALUES ({marks})"
+    return f"DELETE FROM {table} WHERE YCSB_KEY = $1"

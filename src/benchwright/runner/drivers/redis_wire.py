@@ -1,0 +1,154 @@
+"""YCSB's key-value operations as RESP requests for the event loop, one per ``redis.datatype``.
+
+The same commands ``RedisDriver``'s read/update/insert/scan/delete send on a thread, written ahead
+as event-loop requests (``event_loop.Request``): the loop sends them and each request's check reads
+the reply the way the driver does (an empty reply is NOT_FOUND). A scan is two round trips in one
+timed request (the key index, then the records), read-modify-write a read followed by an update when
+the read found the record. Keys and values are ASCII, as YCSB's are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from benchwright.runner.drivers.redis import SCANNABLE, _field_index, encode_command
+from benchwright.runner.event_loop import Request, Step, then_if_found
+from benchwright.runner.measure import Status
+
+OK, NOT_FOUND = Status.OK, Status.NOT_FOUND
+
+
+def _resp(*args: bytes | str | int) -> bytes:
+    data = encode_command(args)
+    assert data is not None, "YCSB sends str and int arguments only"
+    return data
+
+
+def _nonempty(reply: Any) -> Status:
+    return OK if reply else NOT_FOUND
+
+
+def _not_none(reply: Any) -> Status:
+    return NOT_FOUND if reply is None else OK
+
+
+def _any_value(reply: Any) -> Status:
+    for value in reply:
+        if value is not None:
+            return OK
+    return NOT_FOUND
+
+
+def _removed(reply: Any) -> Status:
+    return OK if reply else NOT_FOUND
+
+
+class RedisKeyValueWire:
+    """Builds the requests of one connection (``datatype`` as in ``RedisDriver``)."""
+
+    def __init__(self, datatype: str) -> None:
+        self.datatype = datatype
+
+    @staticmethod
+    def _key(table: str, key: str) -> str:
+        return key if table == "usertable" else f"{table}:{key}"
+
+    # -------------------------------------------------------------- reads
+    def read_step(self, table: str, key: str, fields: Sequence[str] | None) -> Step:
+        k = self._key(table, key)
+        t = self.datatype
+        if t == "hash":
+            if fields:
+                return _resp("HMGET", k, *fields), 1, _any_value
+            kb = k.encode()
+            return b"*2\r\n$7\r\nHGETALL\r\n$%d\r\n%s\r\n" % (len(kb), kb), 1, _nonempty
+        if t == "string":
+            kb = k.encode()
+            return b"*2\r\n$3\r\nGET\r\n$%d\r\n%s\r\n" % (len(kb), kb), 1, _not_none
+        if t == "list":
+            return _resp("LRANGE", k, 0, -1), 1, _nonempty
+        if t == "set":
+            return _resp("SMEMBERS", k), 1, _nonempty
+        return _resp("ZRANGE", k, 0, -1, "WITHSCORES"), 1, _nonempty
+
+    def read(self, table: str, key: str, fields: Sequence[str] | None) -> Request:
+        return ("READ", *self.read_step(table, key, fields))
+
+    def scan(self, table: str, start_key: str, count: int, fields: Sequence[str] | None) -> Request:
+        if self.datatype not in SCANNABLE:  # refused by the workload's setup before any request
+            raise ValueError(f"scan is not supported for redis.datatype={self.datatype}")
+        string = self.datatype == "string"
+        read = ("HMGET", *fields) if fields else ("HGETALL",)
+
+        def records(keys: Any) -> Status | Step:
+            if not keys:
+                return OK
+            if string:
+                return _resp("MGET", *keys), 1, None
+            return b"".join(_resp(read[0], k, *read[1:]) for k in keys), len(keys), None
+
+        index = _resp("ZRANGE", f"{table}:index", f"[{start_key}", "+", "BYLEX", "LIMIT", 0, count)
+        return "SCAN", index, 1, records
+
+    # -------------------------------------------------------------- writes
+    def update_step(self, table: str, key: str, values: Mapping[str, str]) -> Step:
+        k = self._key(table, key)
+        t = self.datatype
+        if t == "hash":
+            args: list[str | int] = ["HSET", k]
+            for f, v in values.items():
+                args += (f, v)
+            return _resp(*args), 1, None
+        if t == "string":
+            return _resp("SET", k, next(iter(values.values())), "XX"), 1, None
+        if t == "list":
+            return (
+                b"".join(_resp("LSET", k, _field_index(f), v) for f, v in values.items()),
+                len(values),
+                None,
+            )
+        if t == "set":
+            cmds = [_resp("SPOP", k) + _resp("SADD", k, v) for v in values.values()]
+            return b"".join(cmds), 2 * len(values), None
+        zcmds = []
+        for f, v in values.items():
+            i = _field_index(f)
+            zcmds.append(_resp("ZREMRANGEBYSCORE", k, i, i) + _resp("ZADD", k, i, v))
+        return b"".join(zcmds), 2 * len(values), None
+
+    def update(self, table: str, key: str, values: Mapping[str, str]) -> Request:
+        return ("UPDATE", *self.update_step(table, key, values))
+
+    def insert(self, table: str, key: str, values: Mapping[str, str]) -> Request:
+        k = self._key(table, key)
+        t = self.datatype
+        if t in SCANNABLE:
+            if t == "hash":
+                args: list[str | int] = ["HSET", k]
+                for f, v in values.items():
+                    args += (f, v)
+                write = _resp(*args)
+            else:
+                write = _resp("SET", k, next(iter(values.values())))
+            return "INSERT", write + _resp("ZADD", f"{table}:index", 0, key), 2, None
+        if t == "list":
+            write = _resp("RPUSH", k, *values.values())
+        elif t == "set":
+            write = _resp("SADD", k, *values.values())
+        else:
+            members: list[str | int] = []
+            for f, v in values.items():
+                members += (_field_index(f), v)
+            write = _resp("ZADD", k, *members)
+        return "INSERT", _resp("DEL", k) + write, 2, None
+
+    def delete(self, table: str, key: str) -> Request:
+        k = self._key(table, key)  # the record's DEL last: its reply says whether it existed
+        return "DELETE", _resp("ZREM", f"{table}:index", key) + _resp("DEL", k), 2, _removed
+
+    def read_modify_write(
+        self, table: str, key: str, fields: Sequence[str] | None, values: Mapping[str, str]
+    ) -> Request:
+        step = then_if_found(self.read_step(table, key, fields), self.update_step(table, key, values))
+        return ("READ-MODIFY-WRITE", *step)

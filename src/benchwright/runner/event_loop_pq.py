@@ -1,0 +1,191 @@
+"""The event loop over libpq's non-blocking API: many PostgreSQL connections on one thread.
+
+The same client model as the RESP loop (``event_loop.EventLoop``): one request in flight per
+connection, each timed from just before it is sent until its result is in. A step's payload is
+``(sql, params)``: SQL text with ``$n`` placeholders and text parameters (bytes, None for NULL). The
+statement is prepared on the session the first time the connection uses it (a blocking round trip,
+charged to that request as a thread's driver would charge it) and then sent with
+``PQsendQueryPrepared``; ``PQconsumeInput`` / ``PQisBusy`` / ``PQgetResult`` read the result without
+ever blocking. libpq handles TLS itself, so unlike the RESP loop this one also runs over TLS.
+
+A check gets the ``PGresult``. An error result fails the request under its SQLSTATE class name
+(``UniqueViolation``) and, inside a transaction, the loop rolls the transaction back before the
+connection's next request; a lost session fails the request and the connection is reopened.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import selectors
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from psycopg import OperationalError, pq
+from psycopg import errors as pg_errors
+
+from benchwright.runner.event_loop import Connection, EventLoop
+from benchwright.runner.measure import Status
+
+_OK = (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK)
+_BAD = pq.ConnStatus.BAD
+_IDLE = pq.TransactionStatus.IDLE
+
+
+@dataclass
+class PqChannel:
+    """What the PostgreSQL driver lends the loop: its libpq connection and the statements already
+    prepared on that session (SQL text -> statement name; the driver owns it and resets it when it
+    reconnects)."""
+
+    pgconn: Any
+    prepared: dict[bytes, bytes] = field(default_factory=dict)
+    reply_timeout_s: float = 10.0
+    encoding: str = "utf-8"
+    sock: int = -1  # the session's socket, kept: libpq refuses to name it once the session is lost
+
+    def __post_init__(self) -> None:
+        self.sock = int(self.pgconn.socket)
+
+
+class PqEventLoop(EventLoop):
+    """``EventLoop`` with libpq's non-blocking calls in place of a socket and a RESP parser."""
+
+    def _attach(self, conn: Connection) -> None:
+        channel: Any = conn.channel
+        channel.pgconn.nonblocking = 1
+        self.selector.register(channel.sock, selectors.EVENT_READ, conn)
+        conn.events = selectors.EVENT_READ
+
+    def _detach(self, conn: Connection) -> None:
+        channel: Any = conn.channel
+        channel.pgconn.nonblocking = 0
+
+    def _begin(self, conn: Connection) -> None:
+        channel: Any = conn.channel
+        pgconn = channel.pgconn
+        sql, params = conn.payload
+        conn.reply = None
+        try:
+            name = channel.prepared.get(sql)
+            if name is None:
+                name = self._prepare(conn, sql)
+                if name is None:
+                    return  # the server refused the statement: that request failed, the next one goes
+            pgconn.send_query_prepared(name, params)
+            pending = pgconn.flush()
+        except OperationalError:
+            self._fail(conn, "ConnectionError", time.perf_counter_ns())
+            return
+        if pending:
+            self._want(conn, selectors.EVENT_READ | selectors.EVENT_WRITE)
+
+    def _prepare(self, conn: Connection, sql: bytes) -> bytes | None:
+        channel: Any = conn.channel
+        pgconn = channel.pgconn
+        name = b"bw_ev_%d" % len(channel.prepared)
+        pgconn.nonblocking = 0  # PQprepare waits for its answer in any case; say so
+        try:
+            result = pgconn.prepare(name, sql)
+        finally:
+            pgconn.nonblocking = 1
+        if result.status == pq.ExecStatus.COMMAND_OK:
+            channel.prepared[sql] = name
+            return name
+        if pgconn.status == _BAD:
+            raise OperationalError("the connection to the server was lost")
+        self._finish(conn, result, time.perf_counter_ns())
+        return None
+
+    def _want(self, conn: Connection, events: int) -> None:
+        if events != conn.events:
+            assert conn.channel is not None
+            self.selector.modify(conn.channel.sock, events, conn)
+            conn.events = events
+
+    def _write(self, conn: Connection) -> None:
+        channel: Any = conn.channel
+        try:
+            pending = channel.pgconn.flush()
+        except OperationalError:
+            self._fail(conn, "ConnectionError", time.perf_counter_ns())
+            return
+        if not pending:
+            self._want(conn, selectors.EVENT_READ)
+
+    def _read(self, conn: Connection) -> None:
+        channel: Any = conn.channel
+        if channel is None or not conn.expected:
+            return
+        pgconn = channel.pgconn
+        try:
+            pgconn.consume_input()
+            if pgconn.is_busy():
+                return
+            if conn.reply is None:
+                conn.reply = pgconn.get_result()
+                if conn.reply is not None and pgconn.is_busy():
+                    return  # the result is in; ReadyForQuery is not yet
+            while pgconn.get_result() is not None:  # nothing more for one statement: drain defensively
+                pass
+        except OperationalError:
+            self._fail(conn, "ConnectionError", time.perf_counter_ns())
+            return
+        result = conn.reply
+        if result is None:  # no result at all: the session ended under us
+            self._fail(conn, "ConnectionError", time.perf_counter_ns())
+            return
+        self._finish(conn, result, time.perf_counter_ns())
+
+    def _finish(self, conn: Connection, result: Any, end: int) -> None:
+        """The step's result is in: record the request or send its follow-up step."""
+        conn.reply = None
+        channel: Any = conn.channel
+        pgconn = channel.pgconn
+        if result.status in _OK:
+            if conn.check is None:
+                self.recorder.record(conn.name, conn.started_ns, end, Status.OK)
+                self.failing_since = 0
+            elif self._checked(conn, result, end):
+                return
+        elif pgconn.status == _BAD:
+            self._fail(conn, "ConnectionError", end)
+            return
+        else:
+            self._record_failure(conn, _error_kind(result, channel.encoding), end)
+        self._count()
+        conn.expected = 0
+        if pgconn.transaction_status != _IDLE and not self._rolled_back(conn):
+            return
+        self._send_next(conn)
+
+    def _rolled_back(self, conn: Connection) -> bool:
+        """A request ended inside a transaction (it failed part-way, or its check gave up): roll the
+        transaction back, outside any request's time, so the next request starts clean."""
+        channel: Any = conn.channel
+        pgconn = channel.pgconn
+        pgconn.nonblocking = 0
+        try:
+            result = pgconn.exec_(b"ROLLBACK")
+        finally:
+            pgconn.nonblocking = 1
+        if result.status == pq.ExecStatus.COMMAND_OK:
+            return True
+        self._drop(conn)
+        return False
+
+    def _drop(self, conn: Connection) -> None:
+        """Drop a connection without failing a request (nothing is in flight)."""
+        self._unregister(conn)
+        with contextlib.suppress(Exception):  # it is thrown away; the next open reports problems
+            conn.drop()
+        conn.channel = None
+        self.idle.append(conn)
+
+
+def _error_kind(result: Any, encoding: str) -> str:
+    """The psycopg exception class name for an error result (``UniqueViolation``, ``SerializationFailure``)."""
+    try:
+        return type(pg_errors.error_from_result(result, encoding=encoding)).__name__
+    except Exception:
+        return "DatabaseError"

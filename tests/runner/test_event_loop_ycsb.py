@@ -1,0 +1,251 @@
+"""YCSB on the event loops (Redis: RESP over a socket; PostgreSQL: libpq's non-blocking API) against
+real servers: the same operations, statuses and data as a thread per connection, replies inspected
+(NOT_FOUND), and the loops' faults: a server error mid-pipeline, a dropped connection, a killed
+server and a server that does not answer in time."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+from typing import Any
+
+import psycopg
+import pytest
+import redis
+
+from benchwright.results import ResultDocument
+from benchwright.runner.engine import PhaseConfig, run_phase
+
+pytestmark = pytest.mark.servers
+
+LOOP = "event loop"
+MIX = {
+    "recordcount": "200",
+    "insertcount": "150",  # the load leaves records 150-199 out: the run's reads of them are NOT_FOUND
+    "operationcount": "600",
+    "requestdistribution": "uniform",
+    "readproportion": "0.3",
+    "updateproportion": "0.2",
+    "insertproportion": "0.1",
+    "scanproportion": "0.2",
+    "readmodifywriteproportion": "0.2",
+    "maxscanlength": "5",
+    "fieldcount": "3",
+    "fieldlength": "10",
+}
+
+
+def phase(engine: str, props: dict[str, str], name: str, **kw: Any) -> ResultDocument:
+    config = PhaseConfig("ycsb", name, engine, props, seed=11, **{"threads": 1, "processes": 1, **kw})
+    return run_phase(config)
+
+
+def statuses(doc: ResultDocument) -> dict[str, dict[str, int]]:
+    return {name: s.statuses for name, s in doc.operations.items()}
+
+
+def wait_for_reads(conn: psycopg.Connection[Any], table: str, sessions: int) -> None:
+    """Until ``sessions`` other sessions have read ``table`` (bounded: 60 s)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE %s",
+            (f"SELECT % FROM {table} WHERE%",),
+        ).fetchone()
+        if row and row[0] >= sessions:
+            time.sleep(0.3)  # a few hundred reads more, so that the run is well under way
+            return
+        time.sleep(0.02)  # polling the server's view: a readiness probe
+    raise AssertionError(f"no {sessions} sessions reading {table} within 60 s")
+
+
+def redis_dump(props: dict[str, str]) -> dict[bytes, Any]:
+    client = redis.Redis(
+        host=props["redis.host"],
+        port=int(props["redis.port"]),
+        password=props.get("redis.password"),
+        db=int(props.get("redis.db", "0")),
+    )
+    out: dict[bytes, Any] = {}
+    for key in client.scan_iter(count=1000):
+        kind = client.type(key)
+        if kind == b"hash":
+            out[key] = client.hgetall(key)
+        elif kind == b"string":
+            out[key] = client.get(key)
+        elif kind == b"list":
+            out[key] = client.lrange(key, 0, -1)
+        elif kind == b"set":
+            out[key] = client.scard(key)  # an update's SPOP removes a member the server picks at random
+        else:
+            out[key] = client.zrange(key, 0, -1, withscores=True)
+    client.flushdb()
+    client.close()
+    return out
+
+
+@pytest.mark.parametrize("datatype", ["hash", "string", "list", "set", "zset"])
+def test_redis_loop_does_what_threads_do_for_every_datatype(
+    datatype: str, redis_props: dict[str, str]
+) -> None:
+    props = {**redis_props, **MIX, "redis.datatype": datatype}
+    if datatype == "string":
+        props["fieldcount"] = "1"
+    if datatype not in ("hash", "string"):
+        props["scanproportion"] = "0"
+        props["readproportion"] = "0.5"
+    outcomes = []
+    for model in ("threads", "auto"):
+        run_props = {**props, "client.model": model}
+        load = phase("redis", run_props, "load")
+        run = phase("redis", {**run_props, "insertcount": "200"}, "run")
+        assert (LOOP in run.measurement.method) == (model == "auto")
+        assert (LOOP in load.measurement.method) == (model == "auto")
+        assert not run.aborted
+        errors = run.extra.get("error_kinds")  # LSET of a list never loaded: "no such key", either way
+        outcomes.append((statuses(load), statuses(run), errors, redis_dump(redis_props)))
+    threads, loop = outcomes
+    assert loop == threads
+    assert loop[1]["READ"]["NOT_FOUND"] > 0 and loop[1]["READ"]["OK"] > 0
+    assert sum(sum(s.values()) for s in loop[1].values()) == 600
+
+
+def test_postgres_loop_does_what_threads_do(pg_url: str) -> None:
+    props = {"postgres.url": pg_url, **MIX, "table": "loopmix"}
+    outcomes = []
+    for model in ("threads", "auto"):
+        run_props = {**props, "client.model": model}
+        load = phase("postgres", run_props, "load")
+        run = phase("postgres", {**run_props, "insertcount": "200"}, "run")
+        assert (LOOP in run.measurement.method) == (model == "auto")
+        assert not run.aborted and "error_kinds" not in run.extra
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            rows = conn.execute("SELECT * FROM loopmix ORDER BY 1").fetchall()
+            conn.execute("DROP TABLE loopmix")
+        outcomes.append((statuses(load), statuses(run), rows))
+    threads, loop = outcomes
+    assert loop == threads
+    assert loop[1]["READ"]["NOT_FOUND"] > 0 and loop[1]["READ"]["OK"] > 0
+    assert loop[1]["UPDATE"].get("NOT_FOUND", 0) > 0  # an UPDATE of a record never loaded
+
+
+def test_redis_server_error_mid_pipeline_fails_that_request_only(redis_props: dict[str, str]) -> None:
+    """An insert is HSET + ZADD on the key index: with the index key holding a string the ZADD,
+    second in the pipeline, fails; every insert is one ERROR and the reads after it stay aligned."""
+    props = {**redis_props, **MIX, "insertproportion": "0.5", "readproportion": "0.5"}
+    props.update(updateproportion="0", scanproportion="0", readmodifywriteproportion="0")
+    phase("redis", props, "load")
+    client = redis.Redis(
+        host="127.0.0.1",
+        port=int(props["redis.port"]),
+        password=props["redis.password"],
+        db=int(props["redis.db"]),
+    )
+    client.delete("usertable:index")
+    client.set("usertable:index", "not a sorted set")
+    run = phase("redis", props, "run", threads=4)
+    assert LOOP in run.measurement.method
+    inserts, reads = run.operations["INSERT"], run.operations["READ"]
+    assert inserts.statuses == {"ERROR": inserts.operations} and inserts.operations > 0
+    assert run.extra["error_kinds"] == {"INSERT:ResponseError": inserts.operations}
+    assert reads.statuses.get("ERROR", 0) == 0 and reads.statuses["OK"] > 0
+    client.flushdb()
+    client.close()
+
+
+def test_postgres_server_error_fails_that_request_and_the_connection_goes_on(pg_url: str) -> None:
+    """Run-phase inserts of records that exist (insertstart makes them collide): each is one
+    UniqueViolation; the reads in between succeed on the same connections."""
+    props = {"postgres.url": pg_url, **MIX, "table": "loopdup", "insertproportion": "0.5"}
+    props.update(
+        readproportion="0.5", updateproportion="0", scanproportion="0", readmodifywriteproportion="0"
+    )
+    props.update(insertorder="ordered", insertcount="200")
+    phase("postgres", props, "load")
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # the records the run will insert, already there
+        conn.execute(
+            "INSERT INTO loopdup (ycsb_key) SELECT 'user' || g FROM generate_series(0, 100000) g"
+            " ON CONFLICT DO NOTHING"
+        )
+    run = phase("postgres", props, "run", threads=3)
+    assert LOOP in run.measurement.method
+    inserts = run.operations["INSERT"]
+    assert inserts.statuses.get("ERROR", 0) > 0
+    assert run.extra["error_kinds"] == {"INSERT:UniqueViolation": inserts.statuses["ERROR"]}
+    assert run.operations["READ"].statuses.get("ERROR", 0) == 0
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP TABLE loopdup")
+
+
+def test_postgres_reply_overdue_is_a_timeout_and_the_connection_is_reopened(pg_url: str) -> None:
+    """A lock held elsewhere makes every UPDATE wait: past postgres.timeout the request fails as a
+    TimeoutError and the connection is replaced; the run ends by itself (every operation failing)."""
+    props = {"postgres.url": pg_url, **MIX, "table": "loopslow", "postgres.timeout": "0.3"}
+    props.update(readproportion="0", updateproportion="1", insertproportion="0", scanproportion="0")
+    props.update(readmodifywriteproportion="0", operationcount="40", insertcount="200")
+    phase("postgres", props, "load")
+    with psycopg.connect(pg_url) as blocker:
+        blocker.execute("SELECT * FROM loopslow FOR UPDATE")  # row locks: count(*) still answers
+        run = phase("postgres", props, "run", threads=2)
+        blocker.rollback()
+    assert LOOP in run.measurement.method
+    assert run.extra["error_kinds"]["UPDATE:TimeoutError"] >= 2
+    assert run.operations["UPDATE"].statuses.get("OK", 0) == 0
+    assert run.operations["UPDATE"].max_us >= 300_000
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP TABLE loopslow")
+
+
+def test_postgres_sessions_terminated_mid_run_reconnect_and_go_on(pg_url: str) -> None:
+    props = {"postgres.url": pg_url, **MIX, "table": "loopterm", "operationcount": "0"}
+    props.update(readproportion="1", updateproportion="0", insertproportion="0", scanproportion="0")
+    props.update(readmodifywriteproportion="0", maxexecutiontime="3", insertcount="200")
+    phase("postgres", props, "load")
+
+    def terminate() -> None:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            wait_for_reads(conn, "loopterm", 3)
+            conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+
+    killer = threading.Thread(target=terminate)
+    killer.start()
+    run = phase("postgres", props, "run", threads=3)
+    killer.join()
+    assert LOOP in run.measurement.method and not run.aborted
+    reads = run.operations["READ"].statuses
+    assert 1 <= reads.get("ERROR", 0) <= 6  # the request in flight on each terminated session
+    assert set(run.extra["error_kinds"]) <= {"READ:ConnectionError", "READ:AdminShutdown"}
+    assert reads["OK"] > 100 and run.intervals[-1].operations.get("READ", 0) > 0  # and on it went
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP TABLE loopterm")
+
+
+def test_postgres_server_killed_mid_run_ends_with_a_flagged_partial_result(
+    private_postgres: tuple[subprocess.Popen[bytes], str],
+) -> None:
+    proc, url = private_postgres
+    props = {"postgres.url": url, **MIX, "operationcount": "0", "maxexecutiontime": "60"}
+    props.update(readproportion="1", updateproportion="0", insertproportion="0", scanproportion="0")
+    props.update(readmodifywriteproportion="0", insertcount="200")
+    phase("postgres", props, "load")
+
+    def kill() -> None:
+        with psycopg.connect(url, autocommit=True) as conn:
+            wait_for_reads(conn, "usertable", 2)  # the run is under way
+        proc.kill()
+
+    killer = threading.Thread(target=kill)
+    killer.start()
+    run = phase("postgres", props, "run", threads=2)
+    killer.join()
+    assert LOOP in run.measurement.method
+    assert run.aborted
+    assert any(f.code == "server_lost" for f in run.validity)
+    reads = run.operations["READ"].statuses
+    assert reads["OK"] > 100 and reads["ERROR"] >= 2
+    assert set(run.extra["error_kinds"]) <= {"READ:ConnectionError", "READ:TargetUnreachable"}
+    assert run.runtime_ms < 20_000  # it gave up after a few seconds of failures, not at the deadline
