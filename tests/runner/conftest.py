@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -101,11 +103,18 @@ def private_postgres() -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     command = [str(bin_dir / "postgres"), "-D", str(data), "-p", str(port)]
     for setting in settings:
         command += ["-c", setting]
-    proc = subprocess.Popen(command, **quiet)
+    proc = subprocess.Popen(command, start_new_session=True, **quiet)  # its own group: see kill_group
     try:
         _wait_for_port(port, proc, timeout=30)
         yield proc, f"postgresql://bench@127.0.0.1:{port}/postgres"
     finally:
-        proc.kill()
-        proc.wait()
+        kill_group(proc)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL a server started in its own session and every process of it (PostgreSQL's backends
+    would otherwise go on serving their sessions for a while after the postmaster died)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()

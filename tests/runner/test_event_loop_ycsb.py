@@ -16,6 +16,7 @@ import redis
 
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, run_phase
+from tests.runner.conftest import kill_group
 
 pytestmark = pytest.mark.servers
 
@@ -236,14 +237,14 @@ def test_postgres_server_killed_mid_run_ends_with_a_flagged_partial_result(
     def kill() -> None:
         with psycopg.connect(url, autocommit=True) as conn:
             wait_for_reads(conn, "usertable", 2)  # the run is under way
-        proc.kill()
+        kill_group(proc)
 
     killer = threading.Thread(target=kill)
     killer.start()
     run = phase("postgres", props, "run", threads=2)
     killer.join()
     assert LOOP in run.measurement.method
-    assert run.aborted
+    assert run.aborted, (run.operations["READ"].statuses, run.extra, run.runtime_ms)
     assert any(f.code == "server_lost" for f in run.validity)
     reads = run.operations["READ"].statuses
     assert reads["OK"] > 100 and reads["ERROR"] >= 2
