@@ -7,12 +7,16 @@ exit non-zero without a traceback; anything else is a bug and keeps its tracebac
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import signal
 import sys
 from collections.abc import Sequence
+from types import FrameType
 
 from benchwright import __version__
 from benchwright.errors import BenchwrightError
+from benchwright.results import redact_text
 
 # Each module has register(subparsers); the subcommand's handler is stored as args.handler.
 # command name -> the module that registers it. Only the module of the command being run is imported,
@@ -38,6 +42,7 @@ COMMANDS: dict[str, str] = {
     "submit": "benchwright.commands.cloud",
     "status": "benchwright.commands.cloud",
     "results": "benchwright.commands.cloud",
+    "cleanup": "benchwright.commands.cleanup",
 }
 COMMAND_MODULES = list(dict.fromkeys(COMMANDS.values()))
 
@@ -55,15 +60,43 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM and SIGHUP end a command the way Ctrl-C does: teardown, partial result stored."""
+    raise KeyboardInterrupt
+
+
+def _stop_signals_as_ctrl_c() -> None:
+    with contextlib.suppress(ValueError):  # not the main thread (tests calling main())
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(sig) in (signal.SIG_DFL, None):
+                signal.signal(sig, _interrupt)
+
+
+def _reap_orphans(command: str | None) -> None:
+    """What a SIGKILLed `benchwright run` left (servers, runners) is stopped by the next command."""
+    if command in ("runner", "cleanup", None):
+        return
+    from benchwright.providers.local.pidfiles import live_dir, reap_orphans
+
+    try:
+        if not any(live_dir().iterdir()):
+            return
+    except OSError:
+        return
+    reap_orphans(lambda line: print(f"benchwright: {line}", file=sys.stderr))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     first = next((a for a in args_list if not a.startswith("-")), None)
     parser = build_parser(first)
     args = parser.parse_args(args_list)
+    _stop_signals_as_ctrl_c()
     try:
+        _reap_orphans(args.command)
         return int(args.handler(args) or 0)
     except BenchwrightError as exc:
-        print(f"benchwright: error: {exc}", file=sys.stderr)
+        print(f"benchwright: error: {redact_text(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
         print("benchwright: interrupted", file=sys.stderr)

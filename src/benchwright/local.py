@@ -26,6 +26,7 @@ from rich.markup import escape
 
 from benchwright.errors import BenchwrightError, RunnerFailed
 from benchwright.providers.base import Providers
+from benchwright.providers.local.pidfiles import register_run, unregister_run
 from benchwright.runs import RunRecord
 from benchwright.spec import BenchmarkSpec, Cell, SuiteSpec, enabled_phases, expand_matrix, spec_dict
 from benchwright.stages import STAGE_ORDER, RunState, stage_function, utcnow
@@ -120,18 +121,22 @@ def wait_until(
     return state
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 @contextlib.contextmanager
 def sigint_deferred() -> Iterator[None]:
-    """Ignore a second Ctrl-C while cleaning up, so teardown cannot be cut short."""
+    """Ignore a second Ctrl-C (or SIGTERM / SIGHUP) while cleaning up, so teardown cannot be cut short."""
     try:
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in STOP_SIGNALS}
     except ValueError:  # not the main thread
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 _STARTED = re.compile(r"runner: phase (?P<phase>\w+) started")
@@ -340,6 +345,8 @@ def run_spec(
         tags=dict(spec.tags),
     )
     providers.store.save_run(record)
+    store_path = getattr(providers.store, "path", None)
+    register_run(run_id, str(store_path) if store_path else None, str(out_dir))
     finished: dict[str, RunRecord] = {}
 
     def finish(rec: RunRecord, status: str = "succeeded", error: str | None = None) -> RunRecord:
@@ -397,6 +404,7 @@ def run_spec(
         if callable(stop_all):
             stop_all()
     (out_dir / "run.json").write_text(final.model_dump_json(indent=1))
+    unregister_run(run_id)
     report = Path(final.report) if final.report else None
     return RunOutcome(final, out_dir, report, interrupted, list(providers.extras.get("warnings", [])))
 

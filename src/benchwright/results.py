@@ -261,16 +261,24 @@ def json_schema() -> dict[str, Any]:
 
 
 _SECRET_KEYS = re.compile(r"(pass(word)?|secret|token|webhook|auth|credential)", re.IGNORECASE)
-_URL_PASSWORD = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)(?P<user>[^:/@\s]*):(?P<pw>[^@/\s]*)@", re.I)
+URL_PASSWORD = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)(?P<user>[^:/@\s]*):(?P<pw>[^@/\s]*)@", re.I)
+# libpq / ODBC key=value strings ("host=h password=pw"), quoted or not, and "password": "pw" in JSON
+_KV_PASSWORD = re.compile(
+    r"(?P<key>\b(?:password|passwd|pwd|requirepass)\s*=\s*)(?P<pw>'(?:[^'\\]|\\.)*'|[^\s;,&]+)", re.I
+)
+_JSON_PASSWORD = re.compile(r'(?P<key>"(?:password|passwd|pwd)"\s*:\s*)"(?:[^"\\]|\\.)*"', re.I)
 
 
 def redact_text(text: str) -> str:
-    """Remove the password from every URL in ``text`` (postgresql://u:pw@h -> postgresql://u:***@h)."""
-    return _URL_PASSWORD.sub(lambda m: f"{m['scheme']}{m['user']}:***@", text)
+    """The one redaction of free text, used at every boundary (results, store, report, logs, errors):
+    passwords in URLs (any scheme, also a mistyped one), in libpq key=value strings and in JSON."""
+    text = URL_PASSWORD.sub(lambda m: f"{m['scheme']}{m['user']}:***@", text)
+    text = _KV_PASSWORD.sub(lambda m: f"{m['key']}***", text)
+    return _JSON_PASSWORD.sub(lambda m: f'{m["key"]}"***"', text)
 
 
 def redact(properties: dict[str, str]) -> dict[str, str]:
-    """Properties safe to store: secret-looking keys masked, passwords stripped from URLs."""
+    """Properties safe to store: secret-looking keys masked, passwords stripped from URLs and DSNs."""
     return {
         k: ("***" if _SECRET_KEYS.search(k) and v else redact_text(str(v))) for k, v in properties.items()
     }

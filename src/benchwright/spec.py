@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -47,10 +46,32 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
+# Settings a spec may not give a local server: where it listens, which files it reads or runs, its
+# password. The tool sets these itself; from a spec they would open the server or the machine.
+_RESERVED_SETTINGS = re.compile(
+    r"^(include.*|bind|bind[-_]address|listen_addresses|port|unixsocket.*|unix_socket.*|socket|dir|"
+    r"datadir|data_directory|pid[-_]file|dbfilename|logfile|log[-_]error|requirepass|masterauth|"
+    r"protected[-_]mode|daemonize|rename-command|loadmodule|hba_file|ident_file|config_file|"
+    r"archive_command|restore_command|shared_preload_libraries|local_preload_libraries|"
+    r"session_preload_libraries|dynamic_library_path|ssl_.*_file|plugin[-_]load.*|plugin[-_]dir|"
+    r"init[-_]file|secure[-_]file[-_]priv|general[-_]log[-_]file|slow[-_]query[-_]log[-_]file|"
+    r"skip[-_]grant[-_]tables|user|aclfile)$",
+    re.IGNORECASE,
+)
+
+
 def _settings_names(values: dict[str, Scalar]) -> dict[str, Scalar]:
-    for key in values:
+    """Names of the form a config file takes; values typed scalars on one line (a newline or control
+    character would add a directive of its own to redis.conf, postgresql.conf or my.cnf)."""
+    for key, value in values.items():
         if not _SETTING.match(key):
             raise ValueError(f"invalid setting name {key!r}")
+        if _RESERVED_SETTINGS.match(key):
+            raise ValueError(f"{key}: set by Benchwright itself (where the server listens, its files)")
+        if isinstance(value, str) and any(ord(c) < 32 or ord(c) == 127 for c in value):
+            raise ValueError(f"{key}: a value must be one line without control characters")
+        if isinstance(value, str) and len(value) > 1024:
+            raise ValueError(f"{key}: a value is at most 1024 characters")
     return values
 
 
@@ -431,9 +452,24 @@ class Phases(_Model):
 
 class WorkloadSpec(_Model):
     name: str = Field(min_length=1)
-    files: list[str] = Field(default_factory=list)  # YCSB property files ("workloada" = packaged)
+    # Packaged YCSB workloads (workloada..f). Property files of the user's are read when the spec is
+    # loaded from a file (benchwright.specguard.inline_files) and arrive here inlined in properties.
+    files: list[str] = Field(default_factory=list)
     properties: dict[str, Scalar] = Field(default_factory=dict)
     phases: Phases = Field(default_factory=Phases)
+
+    @field_validator("files")
+    @classmethod
+    def _packaged_only(cls, files: list[str]) -> list[str]:
+        from benchwright.runner.workloads.ycsb.properties import PACKAGED
+
+        for i, name in enumerate(files):
+            if name not in PACKAGED:
+                raise ValueError(
+                    f"files[{i}] {name!r}: only packaged workloads ({', '.join(PACKAGED)}) here; a "
+                    "property file is read from the spec's directory when the spec is loaded from a file"
+                )
+        return files
 
 
 # ================================================================ policy, notify
@@ -581,23 +617,28 @@ def _from_validation(exc: ValidationError, prefix: str = "") -> SpecError:
 
 # ================================================================ loading
 def _read_yaml(path: str | Path) -> Any:
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as exc:
-        raise SpecError(str(p), f"cannot read the spec ({exc.strerror})") from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{p}:{mark.line + 1}" if mark is not None else str(p)
-        raise SpecError(where, f"invalid YAML ({getattr(exc, 'problem', None) or exc})") from None
+    from benchwright.yamlload import load_file
+
+    return load_file(path)
 
 
-def parse_spec(data: Any, prefix: str = "") -> BenchmarkSpec:
-    """Validate a mapping as a benchmark spec, including the workload checks."""
+def _prepare(data: Any, prefix: str, files_root: Path | None) -> Any:
+    """The raw-data guards (no secrets, bounded matrix) and the workload files inlined."""
+    from benchwright.specguard import check_cells, check_no_secrets, inline_files
+
+    check_no_secrets(data, prefix)
+    check_cells(data, prefix)
+    return inline_files(data, files_root, prefix)
+
+
+def parse_spec(data: Any, prefix: str = "", files_root: Path | None = None) -> BenchmarkSpec:
+    """Validate a mapping as a benchmark spec, including the workload checks.
+
+    ``files_root``: the directory property files in ``workload.files`` are read from (the spec's
+    own directory, or --files-root); None (the API, a stored spec) allows packaged workloads only."""
     if not isinstance(data, dict):
         raise SpecError(prefix, "a spec must be a mapping")
+    data = _prepare(data, prefix, files_root)
     try:
         spec = BenchmarkSpec.model_validate(data)
     except ValidationError as exc:
@@ -609,24 +650,28 @@ def parse_spec(data: Any, prefix: str = "") -> BenchmarkSpec:
     return spec
 
 
-def parse_suite(data: Any) -> SuiteSpec:
+def parse_suite(data: Any, files_root: Path | None = None) -> SuiteSpec:
     if isinstance(data, dict) and "suite" in data:
         benchmarks = data.get("benchmarks")
         if not isinstance(benchmarks, list) or not benchmarks:
             raise SpecError("benchmarks", "a suite needs a non-empty list of benchmarks")
+        prepared = []
         for i, b in enumerate(benchmarks):
+            if isinstance(b, dict):
+                b = _prepare(b, f"benchmarks[{i}]", files_root)
             parse_spec(b, prefix=f"benchmarks[{i}]")
+            prepared.append(b)
         try:
-            return SuiteSpec.model_validate(data)
+            return SuiteSpec.model_validate({**data, "benchmarks": prepared})
         except ValidationError as exc:
             raise _from_validation(exc) from None
-    spec = parse_spec(data)
+    spec = parse_spec(data, files_root=files_root)
     return SuiteSpec(suite=spec.name, description=spec.description, benchmarks=[spec])
 
 
-def load_spec(path: str | Path) -> BenchmarkSpec:
+def load_spec(path: str | Path, files_root: Path | None = None) -> BenchmarkSpec:
     """One benchmark from a YAML file (a suite file must hold exactly one benchmark)."""
-    suite = load_suite(path)
+    suite = load_suite(path, files_root)
     if len(suite.benchmarks) != 1:
         raise SpecError(
             "benchmarks", f"{path} is a suite of {len(suite.benchmarks)} benchmarks; use load_suite"
@@ -634,9 +679,11 @@ def load_spec(path: str | Path) -> BenchmarkSpec:
     return suite.benchmarks[0]
 
 
-def load_suite(path: str | Path) -> SuiteSpec:
-    """A suite from a YAML file; a plain benchmark file becomes a suite of one."""
-    return parse_suite(_read_yaml(path))
+def load_suite(path: str | Path, files_root: Path | None = None) -> SuiteSpec:
+    """A suite from a YAML file; a plain benchmark file becomes a suite of one. Property files are
+    read from ``files_root`` (default: the spec's directory), nowhere else."""
+    root = Path(files_root) if files_root is not None else Path(path).parent
+    return parse_suite(_read_yaml(path), root)
 
 
 # ================================================================ workload checks

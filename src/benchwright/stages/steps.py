@@ -38,7 +38,10 @@ def _target(state: RunState, providers: Providers) -> Target:
 
 
 def _cell_key(state: RunState) -> str:
-    return f"{state.cell_id}/repeat-{state.repeat}"
+    """Where a cell's artifacts go: the cell id (built from matrix values) made one safe component."""
+    from benchwright.specguard import path_component
+
+    return f"{path_component(state.cell_id)}/repeat-{state.repeat}"
 
 
 # ---------------------------------------------------------------- stages

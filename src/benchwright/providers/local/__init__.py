@@ -37,6 +37,8 @@ class DirectoryArtifacts(ArtifactStore):
 
     def put_json(self, key: str, data: Any) -> str:
         path = self.root / key
+        if ".." in Path(key).parts or Path(key).is_absolute():
+            raise ValueError(f"artifact key {key!r} would leave {self.root}")
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(path.suffix + ".tmp")
         tmp.write_text(json.dumps(data, default=str))

@@ -27,6 +27,7 @@ from benchwright.providers.base import (
     RunnerStatus,
     Target,
 )
+from benchwright.providers.local.pidfiles import register_process, unregister_process
 from benchwright.results import ResultDocument
 
 _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
@@ -73,13 +74,14 @@ class SubprocessLauncher(RunnerLauncher):
                 start_new_session=True,
             )
         _CHILDREN[proc.pid] = proc
+        register_process(plan.run_id, "runner", proc.pid)
         return RunnerHandle(
             id=str(proc.pid),
             runner_index=plan.runner_index,
             result_pointer=str(out_path),
             log_pointer=str(log_path),
             launched_at=datetime.now(UTC),
-            details={"pid": str(proc.pid)},
+            details={"pid": str(proc.pid), "run_id": plan.run_id},
         )
 
     def _proc(self, handle: RunnerHandle) -> subprocess.Popen[bytes] | None:
@@ -94,6 +96,7 @@ class SubprocessLauncher(RunnerLauncher):
             return "running"
         if code != 0:
             _kill_group(proc.pid)  # a crashed runner's worker processes must not outlive it
+        unregister_process(handle.details.get("run_id", ""), "runner", proc.pid)
         return "succeeded" if code == 0 else "failed"
 
     def wait(self, handle: RunnerHandle, timeout: float) -> int | None:
@@ -119,6 +122,7 @@ class SubprocessLauncher(RunnerLauncher):
             proc.wait(10)
         if proc.returncode != 0:
             _kill_group(proc.pid)
+        unregister_process(handle.details.get("run_id", ""), "runner", proc.pid)
 
     def _output(self, handle: RunnerHandle) -> dict[str, object]:
         try:
@@ -163,4 +167,6 @@ def _group_of(process: psutil.Process) -> int | None:
 
 
 def _safe(cell_id: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_.=" else "_" for c in cell_id)[:120] or "cell"
+    from benchwright.specguard import path_component
+
+    return path_component(cell_id)

@@ -28,6 +28,7 @@ import psutil
 
 from benchwright.errors import ProvisioningFailed
 from benchwright.providers.base import Credentials, Target, TargetStatus
+from benchwright.providers.local.pidfiles import register_process, unregister_process
 
 USER = "bench"
 DATABASE = "bench"
@@ -133,6 +134,7 @@ class LocalServer(Target):
             raise ProvisioningFailed(f"{self.engine}: could not start the server ({exc})") from None
         _PROCESSES[proc.pid] = proc
         handle["pid"] = str(proc.pid)
+        register_process(self.run_id, "server", proc.pid, str(base))
         return handle
 
     def _status(self) -> TargetStatus:
@@ -160,6 +162,8 @@ class LocalServer(Target):
         directory = self.handle.get("dir")
         if directory and Path(directory).name.startswith(f"benchwright-{self.engine}-"):
             shutil.rmtree(directory, ignore_errors=True)
+        if pid:
+            unregister_process(self.run_id, "server", pid)
         self.handle.clear()
 
     def _owned(self, proc: psutil.Process) -> bool:

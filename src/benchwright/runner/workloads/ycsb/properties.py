@@ -62,12 +62,21 @@ def packaged_path(name: str) -> Path | None:
 
 
 def parse_property_file(path: Path, display: str | None = None) -> dict[str, str]:
-    """Java .properties subset YCSB files use: key=value or key: value, # and ! comments."""
+    """A property file named on the command line (``-P``) or packaged: regular, small, UTF-8."""
+    from benchwright.specguard import MAX_PROPERTY_FILE
+    from benchwright.yamlload import read_text
+
     shown = display or str(path)
     try:
-        text = path.read_text()
-    except OSError as exc:
-        raise PropertyFileError(shown, 0, f"cannot read: {exc.strerror}") from None
+        text = read_text(path, "property file", MAX_PROPERTY_FILE)
+    except SpecError as exc:
+        raise PropertyFileError(shown, 0, exc.detail) from None
+    return parse_property_text(text, shown)
+
+
+def parse_property_text(text: str, shown: str) -> dict[str, str]:
+    """Java .properties subset YCSB files use: key=value or key: value, # and ! comments.
+    Errors name the file and line but never echo the line: the file may not be what it seems."""
     props: dict[str, str] = {}
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
@@ -75,10 +84,10 @@ def parse_property_file(path: Path, display: str | None = None) -> dict[str, str
             continue
         sep = min((i for i in (line.find("="), line.find(":")) if i > 0), default=-1)
         if sep <= 0:
-            raise PropertyFileError(shown, number, f"expected key=value, got {raw.strip()!r}")
+            raise PropertyFileError(shown, number, "expected key=value (or key: value)")
         key, value = line[:sep].strip(), line[sep + 1 :].strip()
         if not key or " " in key:
-            raise PropertyFileError(shown, number, f"invalid key {key!r}")
+            raise PropertyFileError(shown, number, "invalid key (a key has no spaces)")
         props[key] = value
     return props
 

@@ -1,0 +1,202 @@
+"""Guards on a spec's raw data that hold on every path into the system (CLI, API, submit, suite).
+
+They run on the plain data before the pydantic models see it, because what they refuse must never
+reach a model dump, a plan or a store: passwords written in the spec, workload files outside the
+spec's directory (``/proc/self/environ``, ``/dev/zero``), and matrices too large to expand.
+
+- Secrets are passed by reference only: ``target.password_env`` (an environment variable's name) or
+  a Secrets Manager ARN. A password-like key with a value, or a URL with a password, is refused,
+  naming the field and the way to pass it.
+- ``workload.files`` may name a packaged workload (workloada..f) anywhere. A file is read only when
+  the spec comes from a file: it must be a regular file under the spec's directory (or the
+  ``--files-root`` the user names), at most ``MAX_PROPERTY_FILE`` bytes, and its properties are
+  inlined into ``workload.properties`` so that no later layer (the runner, a Lambda) reads a path.
+  Errors name the file and line, never its content.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from benchwright.errors import SpecError
+from benchwright.results import URL_PASSWORD
+
+MAX_PROPERTY_FILE = 256 * 1024
+MAX_CELLS = 1000  # local; a cloud spec is further held to the workflow's Map limit
+CLOUD_MAX_CELLS = 64  # statemachines/suite.asl.json: the Map state's MaxConcurrency-bounded fan-out
+SECRET_WORDS = {
+    "password",
+    "passwd",
+    "pwd",
+    "pass",
+    "requirepass",
+    "masterauth",
+    "secret",
+    "token",
+    "credential",
+    "credentials",
+    "apikey",
+    "auth",
+}
+_REFERENCE_SUFFIXES = ("_env", "_arn", ".env", ".arn")
+HOW_TO_PASS = (
+    "pass secrets by reference: target.password_env (the NAME of an environment variable, endpoint "
+    "targets) or a Secrets Manager ARN; local servers get a generated password"
+)
+
+
+def is_secret_key(key: str) -> bool:
+    """``postgres.password``, ``redis.auth``, ``requirepass`` ... but not ``password_env``."""
+    low = key.lower()
+    if low.endswith(_REFERENCE_SUFFIXES):
+        return False
+    return any(part in SECRET_WORDS for part in re.split(r"[._\-]", low))
+
+
+def _walk(data: Any, path: str) -> Iterator[tuple[str, Any, Any]]:
+    """(dotted path, key, value) for every mapping entry and list item, depth first."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            sub = f"{path}.{key}" if path else str(key)
+            yield sub, key, value
+            yield from _walk(value, sub)
+    elif isinstance(data, list):
+        for i, value in enumerate(data):
+            sub = f"{path}[{i}]"
+            yield sub, None, value
+            yield from _walk(value, sub)
+
+
+def check_no_secrets(data: Any, prefix: str = "") -> None:
+    """Refuse a password written in the spec (a password-like key with a value, a URL with one)."""
+    for path, key, value in _walk(data, prefix):
+        if isinstance(key, str) and is_secret_key(key) and value not in (None, "", [], {}):
+            raise SpecError(path, f"a secret written in the spec is refused; {HOW_TO_PASS}")
+        if isinstance(value, str) and URL_PASSWORD.search(value):
+            raise SpecError(path, f"a URL with a password is refused (write it without one); {HOW_TO_PASS}")
+        if path.endswith(".matrix") and isinstance(value, dict):
+            for varied in value:
+                if isinstance(varied, str) and is_secret_key(varied.rsplit(".", 1)[-1]):
+                    raise SpecError(
+                        f"{path}.{varied}", f"a secret cannot be varied in a matrix; {HOW_TO_PASS}"
+                    )
+
+
+# ---------------------------------------------------------------- workload files
+def _packaged(name: Any) -> bool:
+    from benchwright.runner.workloads.ycsb.properties import PACKAGED
+
+    return name in PACKAGED
+
+
+def read_property_file(entry: str, root: Path, field: str) -> dict[str, str]:
+    """One property file named in a spec: under ``root``, regular, small; errors never echo content."""
+    from benchwright.runner.workloads.ycsb.properties import parse_property_text
+    from benchwright.yamlload import read_text
+
+    base = root.resolve()
+    path = (base / entry).resolve()
+    if not path.is_relative_to(base):
+        raise SpecError(
+            field,
+            f"{entry!r} is outside {base} (files must be under the spec's directory, or name another "
+            "directory with --files-root)",
+        )
+    if not path.exists():
+        from benchwright.runner.workloads.ycsb.properties import PACKAGED
+
+        raise SpecError(field, f"{entry!r}: no such file (packaged workloads: {', '.join(PACKAGED)})")
+    try:
+        text = read_text(path, "property file", MAX_PROPERTY_FILE)
+    except SpecError as exc:
+        raise SpecError(field, f"{entry!r}: {exc.detail}") from None
+    return parse_property_text(text, entry)
+
+
+def inline_files(data: Any, root: Path | None, prefix: str = "") -> Any:
+    """A copy of one benchmark's data with its property files read and merged into properties.
+
+    Packaged names at the head of ``files`` stay (they are part of the code); from the first real
+    file on, everything is inlined in order so the precedence (files < properties < phase) holds.
+    """
+    if not isinstance(data, dict) or not isinstance(data.get("workload"), dict):
+        return data
+    files = data["workload"].get("files")
+    if not isinstance(files, list) or all(_packaged(f) for f in files):
+        return data
+    out = copy.deepcopy(data)
+    workload = out["workload"]
+    keep: list[str] = []
+    merged: dict[str, Any] = {}
+    inlining = False
+    for i, entry in enumerate(files):
+        field = f"{prefix + '.' if prefix else ''}workload.files[{i}]"
+        if not isinstance(entry, str):
+            raise SpecError(field, "must be a file name")
+        if _packaged(entry) and not inlining:
+            keep.append(entry)
+            continue
+        inlining = True
+        if _packaged(entry):
+            from benchwright.runner.workloads.ycsb.properties import packaged_path, parse_property_file
+
+            merged.update(parse_property_file(packaged_path(entry) or Path(entry), display=entry))
+            continue
+        if root is None:
+            raise SpecError(
+                field,
+                f"{entry!r}: only packaged workloads can be named here; a property file is read from "
+                "the spec's directory when the spec is given as a file",
+            )
+        merged.update(read_property_file(entry, root, field))
+    properties = workload.get("properties") or {}
+    if not isinstance(properties, dict):
+        return out  # the model reports the type
+    workload["files"] = keep
+    workload["properties"] = {**merged, **properties}
+    return out
+
+
+# ---------------------------------------------------------------- bounded expansion
+def matrix_cells(data: Any) -> int:
+    """The number of cells a benchmark's matrix expands to, computed without expanding it."""
+    matrix = data.get("matrix") if isinstance(data, dict) else None
+    if not isinstance(matrix, dict) or not matrix:
+        return 1
+    return math.prod(len(v) if isinstance(v, list) else 1 for v in matrix.values())
+
+
+def check_cells(data: Any, prefix: str = "") -> int:
+    """Refuse a matrix over the limit before it is expanded (a cloud spec: the workflow's 64)."""
+    cells = matrix_cells(data)
+    target = data.get("target") if isinstance(data, dict) else None
+    provider = target.get("provider") if isinstance(target, dict) else None
+    cloud = provider not in (None, "local", "endpoint")
+    limit = CLOUD_MAX_CELLS if cloud else MAX_CELLS
+    if cells > limit:
+        where = "AWS workflow runs" if cloud else "a spec may have"
+        raise SpecError(
+            f"{prefix + '.' if prefix else ''}matrix",
+            f"expands to {cells:,} cells; {where} at most {limit} (split it into several specs)",
+        )
+    return cells
+
+
+# ---------------------------------------------------------------- paths from user values
+_UNSAFE = re.compile(r"[^A-Za-z0-9._=+,-]")
+
+
+def path_component(value: str, limit: int = 120) -> str:
+    """A user value (cell id, tag) made safe as ONE path component: no separators, no '..', bounded."""
+    import hashlib
+
+    safe = _UNSAFE.sub("_", value).lstrip(".") or "_"
+    if safe != value or len(safe) > limit:
+        digest = hashlib.sha256(value.encode()).hexdigest()[:8]
+        safe = f"{safe[: limit - 9]}~{digest}" if len(safe) > limit or safe != value else safe
+    return safe
