@@ -57,6 +57,10 @@ class SchemaMissing(BenchwrightError):
     """The run phase found no data: the load phase has not been run (names the table)."""
 
 
+class AllOperationsFailed(BenchwrightError):
+    """The phase ran, but every operation failed: a result, never a success (the document is kept)."""
+
+
 class RunAborted(BenchwrightError):
     """The measured phase stopped early (server gone, interrupted); a partial result exists."""
 

@@ -356,14 +356,21 @@ def run_spec(
         rec.error = error or rec.error
         rec.ended_at = utcnow()
         rec.environment = {**_environment(), **rec.environment}
+        failed = _all_failed(rec)
+        if rec.status == "succeeded" and failed:
+            rec.status, rec.error = "failed", failed
         with contextlib.suppress(Exception):
             rec.verdict = _verdict(rec, providers, spec)
         history: list[RunRecord] = []
         with contextlib.suppress(Exception):
             history = providers.store.history(rec.spec_name, limit=20)
-        report = write_report(rec, out_dir, history)
-        rec.report = str(report) if report else None
-        providers.store.save_run(rec)
+        _save(rec, providers, out_dir)  # results first: the record is durable before the report
+        try:
+            report = write_report(rec, out_dir, history)
+            rec.report = str(report) if report else None
+            _save(rec, providers, out_dir)
+        except OSError as exc:
+            providers.extras.setdefault("warnings", []).append(f"report not written ({exc})")
         finished["done"] = rec
         return rec
 
@@ -403,10 +410,47 @@ def run_spec(
         stop_all = getattr(providers.metrics, "stop_all", None)
         if callable(stop_all):
             stop_all()
-    (out_dir / "run.json").write_text(final.model_dump_json(indent=1))
+    try:
+        (out_dir / "run.json").write_text(final.model_dump_json(indent=1))
+    except OSError as exc:
+        providers.extras.setdefault("warnings", []).append(f"{out_dir / 'run.json'} not written ({exc})")
     unregister_run(run_id)
     report = Path(final.report) if final.report else None
     return RunOutcome(final, out_dir, report, interrupted, list(providers.extras.get("warnings", [])))
+
+
+def _all_failed(record: RunRecord) -> str | None:
+    """A run whose measured phases did nothing but fail is a failed run, whatever its throughput."""
+    reasons = [
+        f"{cell.cell_id}: {why}"
+        for cell in record.cells
+        for name, doc in cell.phases.items()
+        if name == "run" and (why := doc.all_failed())
+    ]
+    runs = sum(1 for cell in record.cells if "run" in cell.phases)
+    if runs and len(reasons) == runs:
+        return "; ".join(reasons[:3])
+    return None
+
+
+def _save(record: RunRecord, providers: Providers, out_dir: Path) -> None:
+    """Save to the store; if it cannot be written, keep the record in the out directory and say so."""
+    try:
+        providers.store.save_run(record)
+        return
+    except Exception as exc:
+        where = getattr(providers.store, "path", "the result store")
+        problem = f"{type(exc).__name__}: {exc}"
+    fallback = out_dir / "run.json"
+    try:
+        fallback.write_text(record.model_dump_json(indent=1))
+        note = f"the run is kept in {fallback} (`benchwright show {fallback}` reads it)"
+    except OSError as exc:
+        note = f"and {fallback} could not be written either ({exc})"
+    warnings = providers.extras.setdefault("warnings", [])
+    message = f"{where} could not be written ({problem}); {note}"
+    if message not in warnings:
+        warnings.append(message)
 
 
 class _CellFailed(Exception):

@@ -237,6 +237,15 @@ class ResultDocument(Model):
         if total == 0:
             self.flag("no_operations", "invalid", nothing_done)
 
+    def all_failed(self) -> str | None:
+        """Why this phase measured nothing but failures (every operation an ERROR), or None: a run
+        of failed statements must not look like a throughput."""
+        total = sum(o.operations for o in self.operations.values())
+        errors = sum(o.statuses.get("ERROR", 0) for o in self.operations.values())
+        if total and errors >= total:
+            return f"every operation failed ({errors:,} of {total:,}, phase {self.phase})"
+        return None
+
     def write(self, path: Path) -> None:
         """Write atomically: a reader never sees half a document."""
         tmp = path.with_suffix(path.suffix + ".tmp")

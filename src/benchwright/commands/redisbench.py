@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
+from benchwright.commands.paths import output_file
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import ensure_complete
 from benchwright.runner.workloads.redisbench.buckets import format_buckets
@@ -39,7 +39,7 @@ def add_redis_flags(p: argparse.ArgumentParser) -> None:
         "-r", dest="keyspace", type=int, default=0, help="random keys in [0, N) (default: one key)"
     )
     p.add_argument("-P", dest="pipeline", type=int, default=1, help="pipeline N requests (default 1)")
-    p.add_argument("--json", type=Path, metavar="PATH", help="write the result document here")
+    p.add_argument("--json", type=output_file, metavar="PATH", help="write the result document here")
 
 
 def register(sub: Any) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from benchwright.commands.paths import output_file
 from benchwright.commands.show import add_store_argument, open_existing_store, resolve_run
 from benchwright.errors import SpecError
 from benchwright.judge import judge_run
@@ -19,7 +20,7 @@ from benchwright.runs import RunRecord
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("report", help="write a run's HTML report", description=__doc__.splitlines()[0])
     p.add_argument("run", metavar="RUN", nargs="?", help="run id / prefix / JSON file")
-    p.add_argument("--out", type=Path, help="output file (default ./report-RUN.html)")
+    p.add_argument("--out", type=output_file, help="output file (default ./report-RUN.html)")
     p.add_argument("--history", type=int, default=20, help="earlier runs in the trend chart (default 20)")
     p.add_argument("--demo", action="store_true", help="report a synthetic concurrency sweep instead")
     add_store_argument(p)

@@ -13,6 +13,7 @@ from typing import Any
 
 from rich.console import Console
 
+from benchwright.commands.paths import output_dir
 from benchwright.errors import SpecError
 from benchwright.report.text import print_summary
 from benchwright.spec import BenchmarkSpec, SuiteSpec, load_suite
@@ -21,7 +22,9 @@ from benchwright.spec import BenchmarkSpec, SuiteSpec, load_suite
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("run", help="run a spec locally: throwaway servers, runner, report, teardown")
     p.add_argument("spec", help="spec YAML file (one benchmark or a suite)")
-    p.add_argument("--out", type=Path, help="output directory (default ./benchwright-results/<run-id>/)")
+    p.add_argument(
+        "--out", type=output_dir, help="output directory (default ./benchwright-results/<run-id>/)"
+    )
     p.add_argument(
         "--store",
         type=Path,

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from benchwright.commands.paths import output_file
 from benchwright.errors import SpecError
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, ensure_complete, run_phase
@@ -38,7 +39,7 @@ def add_connection_flags(p: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="set a connection or workload property (e.g. postgres.url=...)",
     )
-    p.add_argument("--json", type=Path, metavar="PATH", help="write the result document here")
+    p.add_argument("--json", type=output_file, metavar="PATH", help="write the result document here")
     p.add_argument("--seed", type=int, help="random seed for a repeatable sequence of inputs")
 
 

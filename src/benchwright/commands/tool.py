@@ -13,9 +13,9 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
+from benchwright.commands.paths import output_file
 from benchwright.errors import SpecError
 from benchwright.results import ResultDocument
 from benchwright.runner.workloads.external import memtier, pgbench, redis_benchmark, sysbench
@@ -112,7 +112,7 @@ def tool_parser(tool: str) -> argparse.ArgumentParser:
         sp.add_argument("--key-maximum", type=int, default=10_000_000)
         sp.add_argument("--pipeline", type=int, default=1)
     if not any(a.dest == "json" for a in sp._actions):
-        sp.add_argument("--json", type=Path, metavar="PATH", help="write the result document here")
+        sp.add_argument("--json", type=output_file, metavar="PATH", help="write the result document here")
     sp.add_argument("--binary", help="path or name of the tool binary")
     return sp
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 
+from benchwright.commands.paths import output_file
 from benchwright.errors import SpecError
 from benchwright.report.ycsb_text import ycsb_summary
 from benchwright.runner.engine import PhaseConfig, ensure_complete, run_phase
@@ -50,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("-s", dest="status", action="store_true", help="status line every status.interval s")
     p.add_argument("--processes", type=int, help="worker processes (default: min(threads, 2 x cores))")
     p.add_argument("--seed", type=int, help="random seed for repeatable key sequences")
-    p.add_argument("--json", type=Path, metavar="PATH", help="write the result document here")
+    p.add_argument("--json", type=output_file, metavar="PATH", help="write the result document here")
     p.set_defaults(handler=run)
 
 

@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from benchwright import __version__
-from benchwright.errors import RunAborted, SpecError
+from benchwright.errors import AllOperationsFailed, RunAborted, SpecError
 from benchwright.results import (
     ClientStats,
     HostFacts,
@@ -911,10 +911,14 @@ def host_facts() -> HostFacts:
 
 
 def ensure_complete(doc: ResultDocument) -> None:
-    """Raise ``RunAborted`` for a partial result (the CLI still writes it first)."""
+    """Raise ``RunAborted`` for a partial result and ``AllOperationsFailed`` when every operation
+    failed (the CLI still writes the document first): either way the command exits non-zero."""
+    reasons = "; ".join(f.message for f in doc.validity if f.severity == "invalid")
     if doc.aborted:
-        reasons = "; ".join(f.message for f in doc.validity if f.severity == "invalid")
         raise RunAborted(f"partial result: {reasons}")
+    failed = doc.all_failed()
+    if failed:
+        raise AllOperationsFailed(failed)
 
 
 def properties_of(mapping: Mapping[str, Any]) -> dict[str, str]:

@@ -1,0 +1,146 @@
+"""Issue 14, items 9-11: output paths checked before work, results stored before the report, and a
+run of nothing but failed operations is a failure (non-zero exit, status failed)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from benchwright.cli import main
+from benchwright.providers.local.sqlite_store import SQLiteResultStore
+from tests.conftest import PASSWORD, PG_PORT, REDIS_PORT, USER
+
+PG = f"postgresql://{USER}:{PASSWORD}@127.0.0.1:{PG_PORT}/bench"
+# Every command that writes a result or report; the connection would work, so only the path can stop it.
+COMMANDS = [
+    ["ycsb", "run", "null", "-P", "workloada", "-p", "operationcount=10"],
+    ["tpcc", "run", "postgres", "--url", PG, "-T", "1"],
+    ["tpcb", "run", "postgres", "--url", PG, "-T", "1"],
+    ["oltp", "run", "point_select", "--url", PG, "--time", "1"],
+    ["sql", "postgres", "-f", "/dev/null", "--url", PG, "-T", "1"],
+    ["redis-bench", "-p", str(REDIS_PORT), "-a", PASSWORD, "-n", "10"],
+    ["tool", "redis-benchmark", "--json"],
+]
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=lambda a: a[0])
+@pytest.mark.parametrize("bad", ["/nonexistent-dir/r.json", "/"])
+def test_a_bad_json_path_is_refused_before_the_benchmark(
+    argv: list[str], bad: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = [*argv, bad] if argv[-1] == "--json" else [*argv, "--json", bad]
+    start = time.monotonic()
+    with pytest.raises(SystemExit) as exit_:
+        main(args)
+    assert exit_.value.code == 2
+    assert time.monotonic() - start < 5
+    err = capsys.readouterr().err
+    assert "--json" in err and ("does not exist" in err or "is a directory" in err)
+
+
+def test_report_and_run_check_out_before_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    for argv in (
+        ["report", "x", "--out", "/nonexistent-dir/r.html"],
+        ["run", "nope.yaml", "--out", str(blocker / "d")],
+    ):
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        assert exit_.value.code == 2
+        assert "--out" in capsys.readouterr().err
+
+
+def test_sql_against_a_missing_table_exits_non_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "s.sql"
+    script.write_text("SELECT * FROM no_such_table_bw;\n")
+    out = tmp_path / "r.json"
+    code = main(["sql", "postgres", "-f", str(script), "--url", PG, "-T", "1", "--json", str(out)])
+    assert code != 0
+    assert "every operation failed" in capsys.readouterr().err
+    assert out.exists()  # the document is still written
+
+
+@pytest.mark.servers
+def test_a_run_of_failed_statements_is_failed_not_succeeded(tmp_path: Path) -> None:
+    spec = tmp_path / "s.yaml"
+    spec.write_text(
+        f"""
+name: all-fail
+target: {{provider: endpoint, engine: postgres, hosts: ["127.0.0.1:{PG_PORT}"], database: bench,
+          user: {USER}, password_env: BW_TEST_PW}}
+workload:
+  name: sql
+  properties: {{sql.script: "SELECT * FROM no_such_table_bw"}}
+  phases: {{run: {{threads: 1, duration_s: 1}}}}
+"""
+    )
+    store = tmp_path / "store.sqlite"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchwright.cli",
+            "run",
+            str(spec),
+            "--out",
+            str(tmp_path / "out"),
+            "--store",
+            str(store),
+        ],
+        capture_output=True,
+        text=True,
+        env={
+            **__import__("os").environ,
+            "BW_TEST_PW": PASSWORD,
+            "BENCHWRIGHT_STATE_DIR": str(tmp_path / "st"),
+        },
+        timeout=300,
+    )
+    assert result.returncode == 1, result.stdout[-2000:] + result.stderr[-2000:]
+    with SQLiteResultStore(store) as s:
+        (record,) = s.history("all-fail")
+    assert record.status == "failed" and "every operation failed" in (record.error or "")
+
+
+@pytest.mark.servers
+def test_the_result_is_stored_even_when_the_report_cannot_be_written(tmp_path: Path) -> None:
+    spec = tmp_path / "s.yaml"
+    spec.write_text(
+        f"""
+name: report-blocked
+target: {{provider: endpoint, engine: postgres, hosts: ["127.0.0.1:{PG_PORT}"], database: bench,
+          user: {USER}, password_env: BW_TEST_PW}}
+workload:
+  name: sql
+  properties: {{sql.script: "SELECT 1"}}
+  phases: {{run: {{threads: 1, duration_s: 1}}}}
+"""
+    )
+    out = tmp_path / "out"
+    (out / "report.html").mkdir(parents=True)  # the report's path cannot be written
+    store = tmp_path / "store.sqlite"
+    result = subprocess.run(
+        [sys.executable, "-m", "benchwright.cli", "run", str(spec), "--out", str(out), "--store", str(store)],
+        capture_output=True,
+        text=True,
+        env={
+            **__import__("os").environ,
+            "BW_TEST_PW": PASSWORD,
+            "BENCHWRIGHT_STATE_DIR": str(tmp_path / "st"),
+        },
+        timeout=300,
+    )
+    assert "Traceback" not in result.stderr
+    assert "report not written" in result.stdout + result.stderr
+    with SQLiteResultStore(store) as s:
+        (record,) = s.history("report-blocked")
+    assert (
+        record.status == "succeeded" and record.cells and record.cells[0].phases["run"].operations_total > 0
+    )
