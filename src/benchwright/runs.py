@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from benchwright.results import MetricSeries, ResultDocument, ValidityFlag
 
 RunStatus = Literal["running", "succeeded", "failed", "aborted"]
-VerdictKind = Literal["faster", "slower", "no_change", "unstable", "no_history"]
+VerdictKind = Literal["faster", "slower", "no_change", "unstable", "no_history", "no_verdict"]
 
 
 class _Model(BaseModel):

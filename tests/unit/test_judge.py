@@ -128,7 +128,7 @@ def test_policy_rejects_nonsense_values() -> None:
 
 
 # ---------------------------------------------------------------- verdicts
-def two_runs(level_a: float, level_b: float, seconds: int = 120, noise: float = 0.05, repeats: int = 1,
+def two_runs(level_a: float, level_b: float, seconds: int = 120, noise: float = 0.05, repeats: int = 3,
              seed_b: int = 99) -> tuple:  # fmt: skip
     a = make_run(
         "s", "a", [("c1", {}, noisy_series(level_a, seconds, noise, seed=1))], repeats=repeats, seed=1
@@ -159,8 +159,9 @@ def test_a_20_percent_gain_is_faster_and_p99_direction_is_inverted() -> None:
     a, b = two_runs(2000, 2400)
     assert compare_runs(b, a).kind == "faster"
     # for latency lower is better: halving the latency is "faster"
-    b.cells[0].phases["run"] = make_document(noisy_series(2000, 120, seed=5), latency_us=400)
-    a.cells[0].phases["run"] = make_document(noisy_series(2000, 120, seed=6), latency_us=800)
+    for i, (new, old) in enumerate(zip(b.cells, a.cells, strict=True)):
+        new.phases["run"] = make_document(noisy_series(2000, 120, seed=5), latency_us=400 * (1 + 0.01 * i))
+        old.phases["run"] = make_document(noisy_series(2000, 120, seed=6), latency_us=800 * (1 - 0.01 * i))
     assert compare_runs(b, a, metric="p99_us").kind == "faster"
     assert compare_runs(a, b, metric="p99_us").kind == "slower"
 
@@ -178,9 +179,33 @@ def test_noisy_repeats_give_unstable_not_a_guess() -> None:
     assert compare_runs(b, a).kind == "unstable"
 
 
+def test_one_run_each_gets_no_verdict_however_long_its_series() -> None:
+    """Within-run noise is not between-run variance: a 10 % gap between two single runs is no verdict."""
+    a, b = two_runs(2000, 1800, seconds=600, repeats=1)
+    verdict = compare_runs(b, a)
+    assert verdict.kind == "no_verdict"
+    assert verdict.message.startswith("one run: no verdict")
+
+
+def test_invalid_earlier_runs_are_left_out_of_the_baseline() -> None:
+    history = [
+        make_run("s", f"h{i}", [("c1", {}, noisy_series(2000, 60, seed=i))], started_at=EPOCH.replace(day=1 + i), seed=i)
+        for i in range(4)
+    ]  # fmt: skip
+    history[0].cells[0].phases["run"] = make_document(step_series(2000, 900, at=30, seconds=60))
+    judge_run(history[0])
+    new = make_run(
+        "s", "new", [("c1", {}, noisy_series(2000, 60, seed=40))], started_at=EPOCH.replace(day=20)
+    )
+    verdict = compare_with_history(new, history)
+    assert verdict.kind == "no_change", verdict.message
+    assert "1 invalid baseline result(s) left out" in verdict.message
+
+
 def test_invalid_results_are_never_compared() -> None:
     a, b = two_runs(2000, 2000)
-    b.cells[0].phases["run"] = make_document(step_series(2000, 900, at=60, seconds=120))
+    for cell in b.cells:
+        cell.phases["run"] = make_document(step_series(2000, 900, at=60, seconds=120))
     judge_run(b)
     verdict = compare_runs(b, a)
     assert verdict.kind == "unstable"
@@ -228,3 +253,15 @@ def test_a_partial_last_interval_is_not_a_collapse() -> None:
     assert "throughput_collapse" not in codes(doc)
     whole = make_document(noisy_series(3000, 30))
     assert len(complete_intervals(whole)) == 30
+
+
+def test_retries_are_counted_as_retries_not_failures() -> None:
+    """sysbench's "ignored errors" (deadlocks retried) do not make a run invalid; real errors do."""
+    doc = make_document(noisy_series(2000, 30))
+    doc.operations["UPDATE"].statuses["RETRY"] = 900  # ~3 % of all operations
+    judge_document(doc)
+    assert doc.valid
+    assert [f.severity for f in doc.validity if f.code == "retries"] == ["info"]
+    doc.operations["UPDATE"].statuses["ERROR"] = 900
+    judge_document(doc)
+    assert not doc.valid

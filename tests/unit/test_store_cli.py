@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -15,12 +16,12 @@ from benchwright.report.sample import EPOCH, make_run, noisy_series
 
 @pytest.fixture
 def store_path(tmp_path: Path) -> Path:
-    """Five nightly runs at ~2,000 ops/s, then one at ~1,500 (a regression)."""
+    """Five nightly runs at ~2,000 ops/s, then one at ~1,500 (a regression); three repeats each."""
     path = tmp_path / "results.sqlite"
     with SQLiteResultStore(path) as store:
         for i, level in enumerate([2000, 2010, 1990, 2005, 1995, 1500]):
             run = judge_run(make_run("nightly", f"night-{i}", [("clients=8", {"clients": 8}, noisy_series(level, 60, seed=i))],
-                                     started_at=EPOCH + timedelta(days=i), seed=i))  # fmt: skip
+                                     started_at=EPOCH + timedelta(days=i), seed=i, repeats=3))  # fmt: skip
             run.verdict = compare_with_history(run, store.history("nightly"))
             store.save_run(run)
     return path
@@ -33,7 +34,7 @@ def test_history_lists_runs_newest_first_with_verdicts(
     out = capsys.readouterr().out
     assert out.index("night-5") < out.index("night-0")
     assert "slower" in out and "no history" in out
-    assert "1,5" in out  # the regressed run's throughput
+    assert re.search(r"1,[45]\d\d \|", out)  # the regressed run's throughput
 
 
 def test_show_prints_the_summary_and_json(store_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -53,6 +54,25 @@ def test_compare_gives_a_verdict_and_can_fail_ci(
     assert main(["compare", "night-0", "night-5", "--fail-on", "slower", *args]) == 3
     out = capsys.readouterr().out
     assert "SLOWER" in out and "CI" in out
+    assert main(["compare", "night-0", "night-5", "--fail-on", "regression", *args]) == 3
+    out = capsys.readouterr().out
+    for heading in ("operation", "A", "B", "change", "95% interval"):
+        assert heading in out
+    assert "READ" in out and "UPDATE" in out and "ALL" in out
+    assert re.search(r"-2\d\.\d %", out)  # 2,000 -> 1,500 ops/s: the change next to both numbers
+    assert main(["compare", "night-0", "night-5", "--fail-on", "invalid", *args]) == 0
+
+
+def test_compare_fails_on_an_invalid_candidate(store_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from benchwright.report.sample import step_series
+
+    with SQLiteResultStore(store_path) as store:
+        broken = make_run(
+            "nightly", "broken", [("clients=8", {"clients": 8}, step_series(2000, 500, at=20, seconds=60))]
+        )
+        store.save_run(judge_run(broken))
+    assert main(["compare", "night-0", "broken", "--fail-on", "invalid", "--store", str(store_path)]) == 3
+    assert "B has invalid results: clients=8" in capsys.readouterr().out
 
 
 def test_compare_accepts_result_json_files(
@@ -62,7 +82,9 @@ def test_compare_accepts_result_json_files(
         for name in ("night-1", "night-5"):
             store.get_run(name).cells[0].phases["run"].write(tmp_path / f"{name}.json")  # type: ignore[union-attr]
     assert main(["compare", str(tmp_path / "night-1.json"), str(tmp_path / "night-5.json")]) == 0
-    assert "SLOWER" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "one run: no verdict" in out  # one document each: noise within a run is not between runs
+    assert re.search(r"-2\d\.\d %", out)  # but the numbers and their change are shown
 
 
 def test_report_writes_html_with_history(

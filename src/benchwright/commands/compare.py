@@ -1,8 +1,10 @@
 """`benchwright compare A B`: is B faster, slower or unchanged against A? A statistical verdict.
 
 A and B are run ids (or unique prefixes) in the store, or JSON files (a run record or one result
-document). Cells are matched by id; the verdict needs significance and a minimum effect size (see
-docs/reading-results.md). ``--fail-on slower`` exits 3 on a regression, for CI.
+document). Cells are matched by id. Per cell and operation it prints A, B, the change and its
+interval; the verdict needs significance and a minimum effect size, and an interval from separate
+runs (repeats): one run against one run gets "one run: no verdict" (docs/reading-results.md).
+``--fail-on regression`` (or ``invalid``) exits 3, for CI.
 """
 
 from __future__ import annotations
@@ -10,12 +12,19 @@ from __future__ import annotations
 import argparse
 
 from rich.console import Console
+from rich.table import Table
 
 from benchwright.commands.show import add_store_argument, resolve_run
+from benchwright.errors import SpecError
 from benchwright.judge import compare_runs, judge_run
-from benchwright.report.text import verdict_text
+from benchwright.judge.compare import cell_values as values_of
+from benchwright.judge.compare import compare_cell, higher_is_better, mean
+from benchwright.report.text import VERDICT_STYLE, verdict_text
+from benchwright.report.units import fmt_latency, fmt_rate
+from benchwright.runs import CellResult, RunRecord
 
 REGRESSION_EXIT = 3
+FAIL_ON = ("regression", "invalid", "slower", "unstable")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,33 +40,103 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--min-effect", type=float, default=0.05, help="smallest change that counts (default 0.05)"
     )
     p.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
-    p.add_argument("--fail-on", choices=("slower", "unstable"), help="exit 3 on this verdict (or worse)")
+    p.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        help="exit 3 on a regression (slower), on an invalid B, or (unstable) on slower or unstable",
+    )
     add_store_argument(p)
     p.set_defaults(handler=handle)
 
 
+def _group(record: RunRecord) -> dict[str, list[CellResult]]:
+    out: dict[str, list[CellResult]] = {}
+    for cell in record.cells:
+        out.setdefault(cell.cell_id, []).append(cell)
+    return out
+
+
+def _fmt(metric: str, value: float | None) -> str:
+    return fmt_rate(value) if higher_is_better(metric) else fmt_latency(value)
+
+
+def operations_table(
+    candidate: RunRecord, baseline: RunRecord, metric: str, min_effect: float, confidence: float
+) -> Table:
+    """A, B, change and interval per cell and operation (plus ALL for throughput)."""
+    name, _, only = metric.partition(":")
+    table = Table(title=f"{name}: A {baseline.run_id}, B {candidate.run_id}", title_justify="left")
+    for heading, justify in (("cell", "left"), ("operation", "left"), ("A", "right"), ("B", "right"),
+                             ("change", "right"), (f"{confidence:.0%} interval", "right"), ("verdict", "left")):  # fmt: skip
+        table.add_column(heading, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    base = _group(baseline)
+    for cell_id, cells in _group(candidate).items():
+        doc = cells[0].measured
+        if doc is None:
+            continue
+        ops = [only] if only else [*doc.operations]
+        if name == "throughput" and not only and len(ops) > 1:
+            ops.append("ALL")
+        for i, op in enumerate(ops):
+            m = name if op == "ALL" else f"{name}:{op}"
+            if op != "ALL" and len(doc.operations) == 1 and not only:
+                m = name  # one operation: the phase's figure
+            c = compare_cell(cells, base.get(cell_id, []), m, min_effect, confidence)
+            a, b = values_of(base.get(cell_id, []), m), values_of(cells, m)
+            change = f"{(mean(b) / mean(a) - 1) * 100:+.1f} %" if a and b and mean(a) else "-"
+            interval = "-"
+            if c.low is not None and c.high is not None:
+                interval = f"{(c.low - 1) * 100:+.1f} .. {(c.high - 1) * 100:+.1f} %"
+            kind = c.kind.replace("_", " ")
+            table.add_row(
+                cell_id if i == 0 else "",
+                op,
+                _fmt(name, mean(a)) if a else "-",
+                _fmt(name, mean(b)) if b else "-",
+                change,
+                interval,
+                f"[{VERDICT_STYLE.get(c.kind, '')}]{kind}[/]",
+            )
+    return table
+
+
+def invalid_cells(record: RunRecord) -> list[str]:
+    out = []
+    for cell in record.cells:
+        doc = cell.measured
+        flags = [*cell.validity, *(doc.validity if doc else [])]
+        if any(f.severity == "invalid" for f in flags):
+            out.append(cell.cell_id if cell.repeat == 0 else f"{cell.cell_id} r{cell.repeat}")
+    return out
+
+
+def exit_code(fail_on: str | None, verdict_kind: str | None, invalid: list[str]) -> int:
+    """CI's answer: 3 when the condition named by ``--fail-on`` holds, else 0."""
+    if fail_on == "invalid" and invalid:
+        return REGRESSION_EXIT
+    if fail_on in ("regression", "slower") and verdict_kind == "slower":
+        return REGRESSION_EXIT
+    if fail_on == "unstable" and verdict_kind in ("slower", "unstable"):
+        return REGRESSION_EXIT
+    return 0
+
+
 def handle(args: argparse.Namespace) -> int:
     if not 0 < args.min_effect < 1:
-        from benchwright.errors import SpecError
-
         raise SpecError("--min-effect", f"must be between 0 and 1, got {args.min_effect}")
     if not 0.5 <= args.confidence < 1:
-        from benchwright.errors import SpecError
-
         raise SpecError("--confidence", f"must be in [0.5, 1), got {args.confidence}")
     baseline = judge_run(resolve_run(args.baseline, args.store))
     candidate = judge_run(resolve_run(args.candidate, args.store))
     try:
         verdict = compare_runs(candidate, baseline, args.metric, args.min_effect, args.confidence)
+        table = operations_table(candidate, baseline, args.metric, args.min_effect, args.confidence)
     except ValueError as exc:
-        from benchwright.errors import SpecError
-
         raise SpecError("--metric", str(exc)) from None
     console = Console()
-    console.print(f"[bold]{candidate.run_id}[/] against [bold]{baseline.run_id}[/]")
+    console.print(table)
     console.print(verdict_text(verdict))
-    if args.fail_on == "slower" and verdict.kind == "slower":
-        return REGRESSION_EXIT
-    if args.fail_on == "unstable" and verdict.kind in ("slower", "unstable"):
-        return REGRESSION_EXIT
-    return 0
+    invalid = invalid_cells(candidate)
+    if invalid:
+        console.print(f"[red]B has invalid results:[/] {', '.join(invalid)}")
+    return exit_code(args.fail_on, verdict.kind, invalid)

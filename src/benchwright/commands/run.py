@@ -13,6 +13,7 @@ from typing import Any
 
 from rich.console import Console
 
+from benchwright.commands.compare import exit_code, invalid_cells
 from benchwright.commands.paths import output_dir
 from benchwright.errors import SpecError
 from benchwright.report.text import print_summary
@@ -35,6 +36,12 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--max-cells", type=int, metavar="N", help="run only the first N matrix cells of each benchmark"
+    )
+    p.add_argument(
+        "--fail-on",
+        choices=("invalid", "regression"),
+        action="append",
+        help="exit 3 when a measured cell is invalid, or the verdict is slower (CI); repeatable",
     )
     p.set_defaults(handler=handle)
 
@@ -83,4 +90,8 @@ def handle(args: argparse.Namespace) -> int:
             code = 130
         elif outcome.record.status != "succeeded" and code == 0:
             code = 1
+        elif code == 0 and args.fail_on:
+            verdict = outcome.record.verdict.kind if outcome.record.verdict else None
+            for condition in args.fail_on:
+                code = code or exit_code(condition, verdict, invalid_cells(outcome.record))
     return code

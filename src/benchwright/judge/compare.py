@@ -4,14 +4,17 @@ Every comparison works on the ratio new / baseline of a metric, on a log scale (
 reader means by "10 % faster", and logs make them symmetric). The interval for the ratio comes from:
 - repeats on both sides: Welch's t interval on log values;
 - one new value against 3+ history values (or the reverse): a t prediction interval;
-- otherwise: batch means of the newest two runs' interval series (10 blocks, nearly independent).
+- otherwise there is no verdict ("one run: no verdict"): the spread of one run's interval series is
+  noise within a run, not between runs, and called a busy machine's re-run "8 % slower".
 The verdict then needs both statistical significance and a change of at least ``min_effect``:
     significant and |change| >= min_effect          -> faster / slower
     significant but smaller than min_effect         -> no_change (a real but negligible difference)
     not significant, |change| < min_effect and the
     interval within +-2 * min_effect                -> no_change
     otherwise                                       -> unstable (too noisy to say; add repeats)
-Invalid results (collapse, saturated client, errors) are never compared: the verdict is unstable.
+Invalid results (collapse, saturated client, errors) are never compared: an invalid new result is
+unstable, and invalid earlier results are left out of the baseline (one bad night does not make the
+next ten verdicts unstable).
 """
 
 from __future__ import annotations
@@ -20,14 +23,15 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from benchwright.judge.stats import Interval, batch_means, mean_ci, prediction_difference, welch_difference
-from benchwright.judge.validity import complete_intervals
+from benchwright.judge.stats import Interval, mean, mean_ci, prediction_difference, welch_difference
 from benchwright.results import ResultDocument
 from benchwright.runs import CellResult, RunRecord, Verdict, VerdictKind
 
 DEFAULT_MIN_EFFECT = 0.05
 DEFAULT_CONFIDENCE = 0.95
-PRECEDENCE: dict[str, int] = {"slower": 0, "unstable": 1, "faster": 2, "no_change": 3, "no_history": 4}
+PRECEDENCE: dict[str, int] = {"slower": 0, "unstable": 1, "faster": 2, "no_change": 3, "no_verdict": 4,
+                              "no_history": 5}  # fmt: skip
+UNDECIDED = ("no_history", "no_verdict")
 
 
 def higher_is_better(metric: str) -> bool:
@@ -36,10 +40,13 @@ def higher_is_better(metric: str) -> bool:
 
 def metric_value(doc: ResultDocument, metric: str) -> float | None:
     """``throughput`` (ops/s), ``p99_us`` / ``p95_us`` / ``average_us`` (worst operation), or
-    ``p99_us:READ`` for one operation."""
+    ``p99_us:READ`` / ``throughput:READ`` for one operation."""
     if metric == "throughput":
         return doc.throughput
     name, _, operation = metric.partition(":")
+    if name == "throughput":
+        summary = doc.operations.get(operation)
+        return summary.throughput if summary else None
     if name not in ("p50_us", "p90_us", "p95_us", "p99_us", "p999_us", "average_us"):
         raise ValueError(f"unknown metric {metric!r}")
     if operation:
@@ -47,18 +54,6 @@ def metric_value(doc: ResultDocument, metric: str) -> float | None:
         return float(getattr(summary, name)) if summary else None
     values = [float(getattr(s, name)) for s in doc.operations.values() if s.operations]
     return max(values) if values else None
-
-
-def interval_values(doc: ResultDocument, metric: str) -> list[float]:
-    """The metric per interval (throughput or p99), trimmed of the partial last interval."""
-    samples = complete_intervals(doc)
-    if metric == "throughput":
-        return [s.throughput for s in samples]
-    if metric.startswith("p99_us"):
-        return [s.p99_us for s in samples if s.p99_us > 0]
-    if metric.startswith("p50_us"):
-        return [s.p50_us for s in samples if s.p50_us > 0]
-    return []
 
 
 def _log(values: Sequence[float]) -> list[float]:
@@ -100,6 +95,12 @@ def _invalid_reasons(cells: Sequence[CellResult]) -> list[str]:
     return sorted(set(reasons))
 
 
+def cell_values(cells: Sequence[CellResult], metric: str) -> list[float]:
+    """The metric of each repeat's measured phase (repeats without it are skipped)."""
+    docs = [c.measured for c in cells if c.measured]
+    return [v for v in (metric_value(d, metric) for d in docs) if v is not None]
+
+
 def compare_cell(
     new: Sequence[CellResult],
     base: Sequence[CellResult],
@@ -107,54 +108,60 @@ def compare_cell(
     min_effect: float = DEFAULT_MIN_EFFECT,
     confidence: float = DEFAULT_CONFIDENCE,
 ) -> CellComparison:
-    """Compare the repeats of one matrix cell in the new run against baseline repeats of that cell."""
+    """Compare the repeats of one matrix cell in the new run against baseline repeats of that cell.
+
+    The interval always comes from values of separate runs (repeats or earlier runs), so it reflects
+    the variation between runs; a single value on each side gets no verdict."""
     cell_id = new[0].cell_id if new else (base[0].cell_id if base else "?")
     if not base:
         return CellComparison(cell_id, "no_history", None, None, None, "none", "no baseline for this cell")
-    invalid = _invalid_reasons([*new, *base])
+    invalid = _invalid_reasons(new)
     if invalid:
         return CellComparison(
             cell_id, "unstable", None, None, None, "none", "invalid results: " + ", ".join(invalid)
         )
-    new_docs = [c.measured for c in new if c.measured]
-    base_docs = [c.measured for c in base if c.measured]
-    a = [v for v in (metric_value(d, metric) for d in new_docs) if v is not None]
-    b = [v for v in (metric_value(d, metric) for d in base_docs) if v is not None]
+    valid_base = [c for c in base if not _invalid_reasons([c])]
+    left_out = len(base) - len(valid_base)
+    if not valid_base:
+        return CellComparison(
+            cell_id,
+            "no_history",
+            None,
+            None,
+            None,
+            "none",
+            f"no valid baseline ({left_out} invalid left out)",
+        )
+    a, b = cell_values(new, metric), cell_values(valid_base, metric)
     if not a or not b:
         return CellComparison(cell_id, "no_history", None, None, None, "none", f"no {metric} values")
+    ratio = mean(a) / mean(b) if mean(b) else None
+    note = f"{left_out} invalid baseline result(s) left out" if left_out else ""
     try:
         if len(a) >= 2 and len(b) >= 2:
-            interval, method = (
-                welch_difference(_log(a), _log(b), confidence),
-                f"Welch t on {len(a)} vs {len(b)} repeats",
-            )
+            interval = welch_difference(_log(a), _log(b), confidence)
+            method = f"Welch t on {len(a)} vs {len(b)} runs"
         elif len(a) == 1 and len(b) >= 3:
             interval = prediction_difference(_log(a)[0], _log(b), confidence)
-            method = f"t prediction interval, 1 run vs {len(b)} baseline values"
+            method = f"t prediction interval, 1 run vs {len(b)} baseline runs"
         elif len(b) == 1 and len(a) >= 3:
             flipped = prediction_difference(_log(b)[0], _log(a), confidence)
             interval = Interval(-flipped.estimate, -flipped.high, -flipped.low, flipped.n, confidence)
-            method = f"t prediction interval, {len(a)} repeats vs 1 baseline value"
-        else:  # too few values for a t interval worth having: the newest of each, interval by interval
-            sa, sb = interval_values(new_docs[0], metric), interval_values(base_docs[0], metric)
-            if len(sa) < 4 or len(sb) < 4:
-                return CellComparison(
-                    cell_id,
-                    "unstable",
-                    a[0] / b[0] if b[0] else None,
-                    None,
-                    None,
-                    "none",
-                    "one value each and no interval series: add repeats",
-                )
-            ma, mb = batch_means(sa), batch_means(sb)
-            interval = welch_difference(_log(ma), _log(mb), confidence)
-            method = f"Welch t on batch means of the interval series ({len(ma)} vs {len(mb)} blocks)"
+            method = f"t prediction interval, {len(a)} repeats vs 1 baseline run"
+        else:
+            why = f"{len(a)} vs {len(b)} run(s): no between-run variance (add repeats, or 3+ earlier runs)"
+            return CellComparison(cell_id, "no_verdict", ratio, None, None, "none", why)
     except ValueError as exc:
-        return CellComparison(cell_id, "unstable", None, None, None, "none", str(exc))
+        return CellComparison(cell_id, "unstable", ratio, None, None, "none", str(exc))
     kind = classify(interval, metric, min_effect)
     return CellComparison(
-        cell_id, kind, math.exp(interval.estimate), math.exp(interval.low), math.exp(interval.high), method
+        cell_id,
+        kind,
+        math.exp(interval.estimate),
+        math.exp(interval.low),
+        math.exp(interval.high),
+        method,
+        note,
     )
 
 
@@ -171,7 +178,7 @@ def describe(c: CellComparison, metric: str, confidence: float) -> str:
         return f"{c.cell_id}: {c.kind.replace('_', ' ')} ({c.note})"
     return (
         f"{c.cell_id}: {c.kind.replace('_', ' ')}, {metric} x{c.ratio:.3f} "
-        f"({confidence:.0%} CI x{c.low:.3f} to x{c.high:.3f}; {c.method})"
+        f"({confidence:.0%} CI x{c.low:.3f} to x{c.high:.3f}; {c.method}{'; ' + c.note if c.note else ''})"
     )
 
 
@@ -200,7 +207,15 @@ def compare_runs(
         compare_cell(cells, base_groups.get(cell_id, []), metric, min_effect, confidence)
         for cell_id, cells in new_groups.items()
     ]
-    compared = [r for r in results if r.kind != "no_history"]
+    compared = [r for r in results if r.kind not in UNDECIDED]
+    if not compared and any(r.kind == "no_verdict" for r in results):
+        return Verdict(
+            kind="no_verdict",
+            metric=metric,
+            min_effect=min_effect,
+            message="one run: no verdict (the interval needs repeats or 3+ earlier runs)\n"
+            + "\n".join(describe(r, metric, confidence) for r in results),
+        )
     if not compared:
         return Verdict(
             kind="no_history",

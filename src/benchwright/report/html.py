@@ -48,7 +48,7 @@ th,td{border:1px solid #ddd;padding:3px 8px;text-align:right}th{background:#f4f4
 td.l,th.l{text-align:left}.muted{color:#777}
 .badge{display:inline-block;padding:2px 8px;border-radius:10px;font-weight:600;color:#fff}
 .faster{background:#2a9d3a}.slower{background:#c62828}.no_change{background:#1976d2}.unstable{background:#e69500}
-.no_history{background:#888}.succeeded{background:#2a9d3a}.failed,.aborted{background:#c62828}.running{background:#888}
+.no_history,.no_verdict{background:#888}.succeeded{background:#2a9d3a}.failed,.aborted{background:#c62828}.running{background:#888}
 .invalid{color:#c62828;font-weight:600}.warning{color:#b26a00}.info{color:#777}.ok{color:#2a9d3a}
 pre{background:#f7f7f7;padding:10px;overflow:auto;font-size:12px;max-height:420px}
 svg.chart{display:block;margin:6px 0;max-width:100%;height:auto}

@@ -20,7 +20,8 @@ STATUS_EMOJI = {
     "running": ":hourglass:",
 }
 VERDICT_EMOJI = {"faster": ":rocket:", "slower": ":small_red_triangle_down:", "no_change": ":heavy_equals_sign:",
-                 "unstable": ":grey_question:", "no_history": ":new:"}  # fmt: skip
+                 "unstable": ":grey_question:", "no_history": ":new:",
+                 "no_verdict": ":heavy_minus_sign:"}  # fmt: skip
 MAX_CELLS = 12
 MAX_FLAGS = 6
 SECTION_LIMIT = 2900

@@ -24,7 +24,7 @@ from benchwright.report.units import fmt_latency, fmt_rate
 from benchwright.runs import CellResult, RunRecord, Verdict
 
 VERDICT_STYLE = {"faster": "bold green", "slower": "bold red", "no_change": "cyan", "unstable": "yellow",
-                 "no_history": "dim"}  # fmt: skip
+                 "no_history": "dim", "no_verdict": "dim"}  # fmt: skip
 SEVERITY_STYLE = {"invalid": "bold red", "warning": "yellow", "info": "dim"}
 
 
