@@ -9,8 +9,10 @@ charged to that request as a thread's driver would charge it) and then sent with
 ever blocking. libpq handles TLS itself, so unlike the RESP loop this one also runs over TLS.
 
 A check gets the ``PGresult``. An error result fails the request under its SQLSTATE class name
-(``UniqueViolation``) and, inside a transaction, the loop rolls the transaction back before the
-connection's next request; a lost session fails the request and the connection is reopened.
+(``UniqueViolation``), or makes it a RETRY for a serialization failure or a deadlock (as
+``SqlDriver.classify`` says on a thread; the loop does not re-run it); inside a transaction the loop
+rolls the transaction back before the connection's next request. A lost session fails the request and
+the connection is reopened.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from benchwright.runner.measure import Status
 _OK = (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK)
 _BAD = pq.ConnStatus.BAD
 _IDLE = pq.TransactionStatus.IDLE
+RETRYABLE = ("SerializationFailure", "DeadlockDetected")  # what SqlDriver.classify calls RETRY
 
 
 @dataclass
@@ -152,7 +155,11 @@ class PqEventLoop(EventLoop):
             self._fail(conn, "ConnectionError", end)
             return
         else:
-            self._record_failure(conn, _error_kind(result, channel.encoding), end)
+            kind = _error_kind(result, channel.encoding)
+            if kind in RETRYABLE or kind in getattr(conn.check, "retry_on", ()):
+                self.recorder.record(conn.name, conn.started_ns, end, Status.RETRY)  # as on a thread
+            else:
+                self._record_failure(conn, kind, end)
         self._count()
         conn.expected = 0
         if pgconn.transaction_status != _IDLE and not self._rolled_back(conn):

@@ -147,6 +147,11 @@ class SqlDriver(Driver):
     def table_exists(self, table: str) -> bool:
         raise NotImplementedError
 
+    def sql_wire(self) -> Any:
+        """Statements and transactions as event-loop requests (``drivers/postgres_wire.py``);
+        None: threads only."""
+        return None
+
 
 class RedisCommandsDriver(Driver):
     """Raw Redis commands, for redis-benchmark semantics (SET/GET/INCR/LPUSH ... and pipelines)."""

@@ -139,6 +139,11 @@ class PostgresDriver(KeyValueDriver, SqlDriver):
 
         return PostgresKeyValueWire()
 
+    def sql_wire(self) -> Any:
+        from benchwright.runner.drivers.postgres_wire import PostgresSqlWire
+
+        return PostgresSqlWire(self._encoding)
+
     # -------------------------------------------------------------- key-value (YCSB)
     def create_table(self, table: str, fieldcount: int, *, drop: bool = False) -> None:
         fields = ", ".join(f"FIELD{i} TEXT" for i in range(fieldcount))

@@ -102,3 +102,59 @@ def _sql_for(sig: Any) -> str:
         marks = ", ".join(f"${i}" for i in range(1, len(names) + 2))
         return f"INSERT INTO {table} ({cols}) VALUES ({marks})"
     return f"DELETE FROM {table} WHERE YCSB_KEY = $1"
+
+
+BEGIN: tuple[bytes, list[bytes | None]] = (b"BEGIN", [])
+COMMIT: tuple[bytes, list[bytes | None]] = (b"COMMIT", [])
+
+
+class PostgresSqlWire:
+    """The SQL workloads' statements as libpq requests: ``%s`` placeholders become ``$n`` and
+    parameters are sent as text, untyped, as ``pgbench -M prepared`` sends them (what
+    ``PostgresDriver`` does on a thread). A transaction is one request: BEGIN, each statement, COMMIT,
+    one round trip each on one connection, each sent when the previous one's result is in."""
+
+    def __init__(self, encoding: str = "utf-8") -> None:
+        self.encoding = encoding
+        self._text: dict[str, bytes] = {}
+
+    def expresses(self, params: Sequence[Any]) -> bool:
+        """Whether every parameter has a text form here (int, str, None); others need psycopg."""
+        return all(type(v) in (int, str) or v is None for v in params)
+
+    def _step(self, sql: str, params: Sequence[Any]) -> tuple[bytes, list[bytes | None]]:
+        text = self._text.get(sql)
+        if text is None:
+            pieces = sql.split("%s")
+            dollar = pieces[0] + "".join(f"${i}{piece}" for i, piece in enumerate(pieces[1:], 1))
+            text = self._text[sql] = dollar.replace("%%", "%").encode(self.encoding)
+        encoding = self.encoding
+        return text, [
+            b"%d" % v if type(v) is int else (None if v is None else v.encode(encoding)) for v in params
+        ]
+
+    def statement(self, name: str, sql: str, params: Sequence[Any]) -> Request:
+        """One statement on its own (autocommit), its rows received, not decoded."""
+        return name, self._step(sql, params), 1, None
+
+    def transaction(
+        self,
+        name: str,
+        statements: Sequence[tuple[str, Sequence[Any]]],
+        *,
+        block: bool = True,
+        retry_on: tuple[str, ...] = (),
+    ) -> Request:
+        """``statements`` in order in one request; between BEGIN and COMMIT when ``block``. An error
+        whose kind is in ``retry_on`` (or a serialization failure, a deadlock) is a RETRY."""
+        steps = [self._step(sql, params) for sql, params in statements]
+        if block:
+            steps = [BEGIN, *steps, COMMIT]
+        following = iter(steps[1:])
+
+        def advance(result: Any) -> Any:
+            step = next(following, None)
+            return OK if step is None else (step, 1, advance)
+
+        advance.retry_on = retry_on  # type: ignore[attr-defined]
+        return name, steps[0], 1, advance

@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from benchwright.errors import SchemaMissing, SpecError
 from benchwright.runner.drivers.base import Capability, Driver, SqlDriver
+from benchwright.runner.event_loop import Request
 from benchwright.runner.measure import Status, decode_histogram
 from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, register
 from benchwright.runner.workloads.sqlscript.sqlkit import (
@@ -150,6 +151,39 @@ class TpcbWorkload(Workload):
 
             yield ("LoadBranchesTellers" if task == 0 else "LoadAccounts"), call
 
+    def wire_requests(self, phase: str, driver: Driver, thread: ThreadInfo) -> Iterator[Request] | None:
+        """The run's transactions as event-loop requests: BEGIN, the script's statements and END,
+        one round trip each, as pgbench sends them (the load stays on threads: COPY)."""
+        if phase != "run" or not isinstance(driver, SqlDriver):
+            return None
+        wire = driver.sql_wire()
+        return None if wire is None else self._run_requests(driver, wire, thread)
+
+    def _run_requests(self, db: SqlDriver, wire: Any, thread: ThreadInfo) -> Iterator[Request]:
+        scale = (self.scale if self.scale_given else loaded_scale(db)) or self.scale
+        accounts = schema.ACCOUNTS_PER_BRANCH * scale
+        tellers = schema.TELLERS_PER_BRANCH * scale
+        randint = random.Random(thread.seed).randint
+        name = self.script
+        if name == "select-only":
+            statement = wire.statement
+            while True:
+                yield statement(name, SELECT_ABALANCE, (randint(1, accounts),))
+        transaction = wire.transaction
+        tpcb_like = name == "tpcb-like"
+        while True:
+            aid, bid, tid, delta = (
+                randint(1, accounts),
+                randint(1, scale),
+                randint(1, tellers),
+                randint(-5000, 5000),
+            )
+            statements = [(UPDATE_ACCOUNTS, (delta, aid)), (SELECT_ABALANCE, (aid,))]
+            if tpcb_like:
+                statements += [(UPDATE_TELLERS, (delta, tid)), (UPDATE_BRANCHES, (delta, bid))]
+            statements.append((INSERT_HISTORY, (tid, bid, aid, delta)))
+            yield transaction(name, statements)
+
     def _run_ops(self, db: SqlDriver, thread: ThreadInfo) -> Iterator[Operation]:
         scale = (
             self.scale if self.scale_given else loaded_scale(db)
@@ -160,10 +194,9 @@ class TpcbWorkload(Workload):
         randint = rnd.randint
         name = self.script
         if name == "select-only":
-            select = "SELECT abalance FROM pgbench_accounts WHERE aid = %s"
             while True:
                 aid = randint(1, accounts)
-                yield name, functools.partial(_select_only, db, select, aid)
+                yield name, functools.partial(_select_only, db, SELECT_ABALANCE, aid)
         while True:
             aid, bid, tid, delta = (
                 randint(1, accounts),
@@ -182,24 +215,27 @@ def _select_only(db: SqlDriver, sql: str, aid: int) -> Status:
     return Status.OK
 
 
+UPDATE_ACCOUNTS = "UPDATE pgbench_accounts SET abalance = abalance + %s WHERE aid = %s"
+SELECT_ABALANCE = "SELECT abalance FROM pgbench_accounts WHERE aid = %s"
+UPDATE_TELLERS = "UPDATE pgbench_tellers SET tbalance = tbalance + %s WHERE tid = %s"
+UPDATE_BRANCHES = "UPDATE pgbench_branches SET bbalance = bbalance + %s WHERE bid = %s"
+INSERT_HISTORY = (
+    "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (%s, %s, %s, %s, CURRENT_TIMESTAMP)"
+)
+
+
 def _simple_update(db: SqlDriver, aid: int, bid: int, tid: int, delta: int) -> None:
-    db.execute("UPDATE pgbench_accounts SET abalance = abalance + %s WHERE aid = %s", (delta, aid))
-    db.fetch_count("SELECT abalance FROM pgbench_accounts WHERE aid = %s", (aid,))
-    db.execute(
-        "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (%s, %s, %s, %s, CURRENT_TIMESTAMP)",
-        (tid, bid, aid, delta),
-    )
+    db.execute(UPDATE_ACCOUNTS, (delta, aid))
+    db.fetch_count(SELECT_ABALANCE, (aid,))
+    db.execute(INSERT_HISTORY, (tid, bid, aid, delta))
 
 
 def _tpcb_like(db: SqlDriver, aid: int, bid: int, tid: int, delta: int) -> None:
-    db.execute("UPDATE pgbench_accounts SET abalance = abalance + %s WHERE aid = %s", (delta, aid))
-    db.fetch_count("SELECT abalance FROM pgbench_accounts WHERE aid = %s", (aid,))
-    db.execute("UPDATE pgbench_tellers SET tbalance = tbalance + %s WHERE tid = %s", (delta, tid))
-    db.execute("UPDATE pgbench_branches SET bbalance = bbalance + %s WHERE bid = %s", (delta, bid))
-    db.execute(
-        "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (%s, %s, %s, %s, CURRENT_TIMESTAMP)",
-        (tid, bid, aid, delta),
-    )
+    db.execute(UPDATE_ACCOUNTS, (delta, aid))
+    db.fetch_count(SELECT_ABALANCE, (aid,))
+    db.execute(UPDATE_TELLERS, (delta, tid))
+    db.execute(UPDATE_BRANCHES, (delta, bid))
+    db.execute(INSERT_HISTORY, (tid, bid, aid, delta))
 
 
 def _count(db: SqlDriver, table: str) -> int:
