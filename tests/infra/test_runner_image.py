@@ -64,3 +64,20 @@ def test_entrypoint_runs_a_tiny_plan_on_the_null_engine(tmp_path: Path) -> None:
     result = json.loads((tmp_path / "result.json").read_text())
     assert result["run_id"] == "run-image-test"
     assert not result.get("error"), result.get("error")
+
+
+def test_dockerignore_leaves_out_what_the_cdk_asset_leaves_out() -> None:
+    """podman/docker builds (scripts/runner-image) and the CDK asset build must see the same context."""
+    from infra.compute import IMAGE_EXCLUDES
+
+    lines = (ROOT / ".dockerignore").read_text().splitlines()
+    entries = [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+    assert sorted(entries) == sorted(IMAGE_EXCLUDES)
+
+
+def test_dockerfile_builds_on_any_debian_12_base_without_memtier() -> None:
+    """A base image that is not python:3.12-slim (debootstrap's, here) and no packages.redis.io."""
+    text = (ROOT / "runner-image" / "Dockerfile").read_text()
+    assert "ARG BASE_IMAGE=python:3.12-slim-bookworm" in text and "FROM ${BASE_IMAGE}" in text
+    assert 'if [ "$WITH_MEMTIER" != 1 ]; then exit 0; fi' in text
+    assert "python3 -m venv /opt/venv" in text  # Debian's python refuses system-wide pip (PEP 668)
