@@ -121,6 +121,11 @@ def _launch(fn: lambda_.Function, compute: Compute) -> None:
     fn.add_to_role_policy(
         _statement(["ecs:TagResource"], ["*"], StringEquals={"ecs:CreateAction": "RunTask"})
     )
+    # a retried launch looks for the runner an earlier attempt started (by its launch token)
+    fn.add_to_role_policy(
+        _statement(["ecs:ListTasks"], ["*"], ArnEquals={"ecs:cluster": compute.cluster.cluster_arn})
+    )
+    fn.add_to_role_policy(_statement(["ec2:DescribeInstances"], ["*"]))
     roles = [compute.task_definition.task_role.role_arn]
     if compute.task_definition.execution_role is not None:
         roles.append(compute.task_definition.execution_role.role_arn)
@@ -220,6 +225,13 @@ def _sweep(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: 
     _put_metric(fn)
 
 
+def _abort(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
+    """An aborted execution: Teardown's work for each cell it can see, then the run-id sweep (the
+    state machine history read is granted next to the rule, infra/workflow.py)."""
+    _teardown(fn, stage, storage, compute)
+    _janitor(fn)
+
+
 def _nothing(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
     """Pure stages (validation, matrix expansion): the results bucket only."""
 
@@ -240,13 +252,14 @@ GRANTS: dict[str, Grant] = {
     "SummarizeSuite": lambda fn, st, s, cp: _history(fn, s),
     "Teardown": _teardown,
     "Janitor": _sweep,
+    "AbortTeardown": _abort,
 }
 # The ASL's names for the same stages (kept in step with statemachines/*.asl.json).
 GRANTS["JudgeResults"] = GRANTS["Judge"]
 GRANTS["StoreResults"] = GRANTS["Ingest"]
 GRANTS["PriceRun"] = GRANTS["Price"]
 # Notify posts the summary; Teardown announces a failed run (the failure path skips Notify).
-NEEDS_SLACK = {"Notify", "Teardown"}
+NEEDS_SLACK = {"Notify", "Teardown", "AbortTeardown"}
 READ_ONLY_BUCKET = {
     "ValidateSpec",
     "ExpandMatrix",

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import aws_cdk as cdk
+from aws_cdk import aws_events as events
+from aws_cdk import aws_events_targets as targets
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
@@ -35,6 +37,7 @@ PLACEHOLDER = re.compile(r"\$\{([A-Za-z0-9]+)\}")
 # States whose Lambda must sit in the VPC (they open connections to targets or to InfluxDB).
 IN_VPC = {"CheckTarget", "Ingest", "StoreResults"}
 JANITOR = "Janitor"
+ABORT = "AbortTeardown"  # functions/abort_teardown.py: teardown for executions that never reach theirs
 SCHEDULER_INPUT_LIMIT = 8000  # EventBridge Scheduler target input is at most 8192 characters
 
 
@@ -139,6 +142,7 @@ class Workflow(Construct):
             )
         self.nightly_group = self.nightly(suite_asl)
         self.janitor_schedule()
+        self.abort_rule = self.teardown_on_abort()
 
     # ------------------------------------------------------------------ Lambdas
     def environment(self) -> dict[str, str]:
@@ -238,6 +242,41 @@ class Workflow(Construct):
             if ph.endswith("FunctionArn"):
                 self.functions[ph.removesuffix("FunctionArn")].grant_invoke(machine)
         return machine
+
+    def teardown_on_abort(self) -> events.Rule:
+        """A console/API stop or the machine's timeout ends an execution without its Catch ->
+        Teardown: this rule hands such an execution (ABORTED, TIMED_OUT) of either machine to
+        AbortTeardown, which tears the run down from the execution's history and its tags."""
+        fn = self.function(ABORT)
+        for machine in (self.benchmark, self.suite):
+            fn.add_to_role_policy(
+                iam.PolicyStatement(
+                    actions=["states:GetExecutionHistory"],
+                    resources=[
+                        cdk.Stack.of(self).format_arn(
+                            service="states",
+                            resource="execution",
+                            resource_name=f"{machine.state_machine_name}:*",
+                            arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
+                        )
+                    ],
+                )
+            )
+        rule = events.Rule(
+            self,
+            "AbortedExecutions",
+            description="Benchwright: tear down runs whose execution was aborted or timed out",
+            event_pattern=events.EventPattern(
+                source=["aws.states"],
+                detail_type=["Step Functions Execution Status Change"],
+                detail={
+                    "status": ["ABORTED", "TIMED_OUT"],
+                    "stateMachineArn": [self.benchmark.state_machine_arn, self.suite.state_machine_arn],
+                },
+            ),
+        )
+        rule.add_target(targets.LambdaFunction(fn, retry_attempts=4, max_event_age=cdk.Duration.hours(2)))
+        return rule
 
     # ------------------------------------------------------------------ schedules
     def nightly_specs(self) -> list[dict[str, Any]]:

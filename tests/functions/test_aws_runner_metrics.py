@@ -128,6 +128,8 @@ def test_ecs_capacity_failures_are_retryable_other_failures_are_not(aws: Any) ->
     target = rds(aws, f"{REGION}a", "cap-1")
     launcher = AwsRunnerLauncher(aws[1], aws[0], {"platform": "fargate"})
     with Stubber(aws[1]("ecs")) as stub:
+        for _ in range(2):  # the launch-token lookup: no earlier attempt started this runner
+            stub.add_response("list_tasks", {"taskArns": []})
         stub.add_response(
             "run_task",
             {"tasks": [], "failures": [{"reason": "Capacity is unavailable at this time"}]},
@@ -142,9 +144,12 @@ def test_ecs_capacity_failures_are_retryable_other_failures_are_not(aws: Any) ->
                     "overrides",
                     "tags",
                     "startedBy",
+                    "clientToken",
                 )
             },
         )
+        for _ in range(2):
+            stub.add_response("list_tasks", {"taskArns": []})
         stub.add_response(
             "run_task",
             {"tasks": [], "failures": [{"reason": "MISSING", "detail": "task definition"}]},
@@ -159,6 +164,7 @@ def test_ecs_capacity_failures_are_retryable_other_failures_are_not(aws: Any) ->
                     "overrides",
                     "tags",
                     "startedBy",
+                    "clientToken",
                 )
             },
         )

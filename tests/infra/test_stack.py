@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +31,6 @@ def synth(stage: dict[str, Any], nag: bool = True) -> tuple[Any, dict[str, Any]]
     stack = build(app)
     template = Template.from_stack(stack)
     return template, template.to_json()
-
-
-@pytest.fixture(scope="module")
-def stack() -> Iterator[tuple[Any, dict[str, Any]]]:
-    _with_node()
-    yield synth({"schedule": {"suite": [SUITE], "cron": "cron(30 3 * * ? *)", "timezone": "Europe/Berlin"}})
 
 
 def resources(doc: dict[str, Any], kind: str) -> dict[str, Any]:

@@ -70,6 +70,31 @@ def walk(node: Any, key: str) -> list[Any]:
     return found
 
 
+# Transient errors of the Lambda service itself (not of our code): AWS's advice is to retry them on
+# every Lambda task. ``Lambda.AWSLambdaException`` is the older name some SDK paths still raise.
+LAMBDA_SERVICE_ERRORS = {
+    "Lambda.ServiceException",
+    "Lambda.AWSLambdaException",
+    "Lambda.SdkClientException",
+    "Lambda.TooManyRequestsException",
+}
+
+
+def task_states(states: dict[str, Any], prefix: str = "") -> dict[str, dict[str, Any]]:
+    """Every Task state, nested Map / Parallel states included, keyed by its path."""
+    found: dict[str, dict[str, Any]] = {}
+    for name, state in states.items():
+        if state["Type"] == "Task":
+            found[prefix + name] = state
+        elif state["Type"] == "Map":
+            inner = state.get("ItemProcessor") or state["Iterator"]
+            found |= task_states(inner["States"], f"{prefix}{name}/")
+        elif state["Type"] == "Parallel":
+            for i, branch in enumerate(state["Branches"]):
+                found |= task_states(branch["States"], f"{prefix}{name}[{i}]/")
+    return found
+
+
 def test_retries_name_only_retryable_errors_that_exist() -> None:
     rules = [
         rule for definition in (BENCHMARK, SUITE) for retry in walk(definition, "Retry") for rule in retry
@@ -77,14 +102,34 @@ def test_retries_name_only_retryable_errors_that_exist() -> None:
     assert rules
     for rule in rules:
         for name in rule["ErrorEquals"]:
-            assert name.startswith("Retryable") and hasattr(errors, name), name
+            ours = name.startswith("Retryable") and hasattr(errors, name)
+            assert ours or name in LAMBDA_SERVICE_ERRORS, name
         assert rule["MaxAttempts"] <= 5 and rule["BackoffRate"] >= 1
 
 
+@pytest.mark.parametrize("definition", ["benchmark.asl.json", "suite.asl.json"])
+def test_every_task_retries_lambda_service_errors_with_backoff(definition: str) -> None:
+    """Teardown included: a throttled or briefly failing Lambda service must not end a run (or skip
+    its teardown). The Lambda rule comes first so no catch-all can shadow it."""
+    tasks = task_states(json.loads((ROOT / definition).read_text())["States"])
+    assert len(tasks) >= (11 if definition == "benchmark.asl.json" else 13)  # none skipped
+    for name, state in tasks.items():
+        rules = state.get("Retry") or []
+        assert rules, f"{name} has no Retry"
+        first = rules[0]
+        assert set(first["ErrorEquals"]) == LAMBDA_SERVICE_ERRORS, name
+        assert first["BackoffRate"] >= 2 and first["IntervalSeconds"] >= 1, name
+        assert 3 <= first["MaxAttempts"] <= 5, name
+        assert first.get("JitterStrategy") == "FULL", name
+
+
 def test_catches_and_fail_states_use_real_error_names() -> None:
-    for names in walk(BENCHMARK, "ErrorEquals"):
+    for names in walk(walk(BENCHMARK, "Catch"), "ErrorEquals"):
         for item in names:
             assert item == "States.ALL" or hasattr(errors, item), item
+    for names in walk(walk(BENCHMARK, "Retry"), "ErrorEquals"):
+        for item in names:
+            assert item in LAMBDA_SERVICE_ERRORS or hasattr(errors, item), item
 
 
 def test_waits_take_their_seconds_from_the_input() -> None:

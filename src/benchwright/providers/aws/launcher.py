@@ -7,6 +7,7 @@ to the result pointer; the workflow keeps only pointers in its state.
 
 from __future__ import annotations
 
+import hashlib
 import shlex
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -29,6 +30,17 @@ from benchwright.results import ResultDocument
 
 CAPACITY_REASONS = ("RESOURCE", "Capacity", "capacity", "throttl", "AGENT")
 STARTING = {"PROVISIONING", "PENDING", "ACTIVATING"}
+# EC2 runners carry their launch token as a tag too: a retried launch finds the instance by it even
+# where the ClientToken's own idempotency does not reach (another API endpoint, a stand-in).
+LAUNCH_TOKEN_TAG = "benchwright:launch-token"
+
+
+def launch_token(plan: RunnerPlan) -> str:
+    """The idempotency token of one runner launch: the same for every attempt of the same runner of
+    the same cell (run id, cell, repeat, runner index), different for anything else. 63 characters of
+    [a-z0-9-]: valid as ECS RunTask ``clientToken`` / ``startedBy`` and EC2 ``ClientToken``."""
+    key = "\x1f".join((plan.run_id, plan.cell_id, str(plan.repeat), str(plan.runner_index)))
+    return "bw-" + hashlib.sha256(key.encode()).hexdigest()[:60]
 
 
 def runner_command(plan_uri: str, result_uri: str) -> list[str]:
@@ -71,14 +83,22 @@ class AwsRunnerLauncher(RunnerLauncher):
             plan.runner_index,
         )
         prefix = self._prefix(plan)
-        plan_uri = self.artifacts.put_json(f"{prefix}/plan.json", plan.model_dump(mode="json"))
         result_uri = self.artifacts.uri(f"{prefix}/result.json")
-        env = {"BENCHWRIGHT_DB_SECRET_ARN": credentials.secret_arn} if credentials.secret_arn else {}
-        tags = lifecycle_tags(self.config, plan.run_id)
-        if self.kind == "fargate":
-            resource_id = self._run_task(plan, plan_uri, result_uri, env, tags, where)
+        # A retried LaunchRunner (Lambda timeout, throttling after the call went through) finds the
+        # runner an earlier attempt started and keeps it, plan untouched: one runner per launch token.
+        token = launch_token(plan)
+        existing = self._task_by_token(token) if self.kind == "fargate" else self._instance_by_token(token)
+        if existing is not None:
+            plan_uri = self.artifacts.uri(f"{prefix}/plan.json")
+            resource_id = existing
         else:
-            resource_id = self._run_instance(plan_uri, result_uri, env, tags, where)
+            plan_uri = self.artifacts.put_json(f"{prefix}/plan.json", plan.model_dump(mode="json"))
+            env = {"BENCHWRIGHT_DB_SECRET_ARN": credentials.secret_arn} if credentials.secret_arn else {}
+            tags = lifecycle_tags(self.config, plan.run_id)
+            if self.kind == "fargate":
+                resource_id = self._run_task(plan, plan_uri, result_uri, env, tags, where)
+            else:
+                resource_id = self._run_instance(plan, plan_uri, result_uri, env, tags, where)
         return RunnerHandle(
             id=resource_id,
             runner_index=plan.runner_index,
@@ -103,6 +123,7 @@ class AwsRunnerLauncher(RunnerLauncher):
         tags: dict[str, str],
         where: placement_mod.Placement,
     ) -> str:
+        token = launch_token(plan)
         override: dict[str, Any] = {
             "name": self.config.runner_container,
             "command": runner_command(plan_uri, result_uri)[1:],  # the image's entrypoint is `benchwright`
@@ -130,7 +151,8 @@ class AwsRunnerLauncher(RunnerLauncher):
             },
             overrides=overrides,
             tags=[{"key": k, "value": v} for k, v in tags.items()],
-            startedBy=plan.run_id[:36],
+            startedBy=token,
+            clientToken=token,
         )
         failures = response.get("failures") or []
         if failures or not response.get("tasks"):
@@ -143,8 +165,36 @@ class AwsRunnerLauncher(RunnerLauncher):
         arn: str = response["tasks"][0]["taskArn"]
         return arn
 
+    def _task_by_token(self, token: str) -> str | None:
+        """The task an earlier attempt of this launch started (running or already stopped), if any."""
+        ecs = self.clients("ecs")
+        for desired in ("RUNNING", "STOPPED"):
+            arns = aws_call(
+                "ecs list_tasks",
+                ecs.list_tasks,
+                cluster=self.config.ecs_cluster,
+                startedBy=token,
+                desiredStatus=desired,
+            ).get("taskArns", [])
+            if arns:
+                return str(arns[0])
+        return None
+
+    def _instance_by_token(self, token: str) -> str | None:
+        """The instance an earlier attempt of this launch started, if any (found by its tag)."""
+        response = aws_call(
+            "ec2 describe_instances (runner)",
+            self.clients("ec2").describe_instances,
+            Filters=[{"Name": f"tag:{LAUNCH_TOKEN_TAG}", "Values": [token]}],
+        )
+        for reservation in response.get("Reservations", []):
+            for instance in reservation.get("Instances", []):
+                return str(instance["InstanceId"])
+        return None
+
     def _run_instance(
         self,
+        plan: RunnerPlan,
         plan_uri: str,
         result_uri: str,
         env: dict[str, str],
@@ -153,6 +203,8 @@ class AwsRunnerLauncher(RunnerLauncher):
     ) -> str:
         if not self.config.runner_ami:
             raise ProvisioningFailed("ec2 runner: no AMI configured (BENCHWRIGHT_RUNNER_AMI)")
+        token = launch_token(plan)
+        tags = {**tags, LAUNCH_TOKEN_TAG: token}
         exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items())
         user_data = (
             "#!/bin/bash\nset -u\n"
@@ -174,6 +226,7 @@ class AwsRunnerLauncher(RunnerLauncher):
                 {"ResourceType": "volume", "Tags": tag_list(tags)},
             ],
             "MetadataOptions": {"HttpTokens": "required"},
+            "ClientToken": token,
         }
         if self.config.runner_security_groups():
             args["SecurityGroupIds"] = self.config.runner_security_groups()

@@ -42,11 +42,19 @@ def cell_run_id(run_id: str, index: int) -> str:
 
 
 def expand(event: dict[str, Any]) -> dict[str, Any]:
-    """``{"spec": {...}, "run_id"?, "poll_seconds"?}`` -> the same plus ``cells`` (RunState dicts)."""
+    """``{"spec": {...}, "run_id"?, "poll_seconds"?}`` -> the same plus ``cells`` (RunState dicts).
+
+    The suite ASL wraps the execution input as ``{"request": ..., "execution_name": $$.Execution.Name}``:
+    an execution started without a run id (the nightly schedule's) takes its execution name as run
+    id, so GET /runs/{id}, status and cancel (which look executions up by name) find it."""
+    execution_name = None
+    if "request" in event and "spec" not in event:
+        execution_name = event.get("execution_name")
+        event = event["request"] if isinstance(event["request"], dict) else {}
     if "spec" not in event:
         raise SpecError("spec", "the suite input needs the benchmark spec under 'spec'")
     spec = parse_spec(event["spec"])  # validate at the edge: nothing is created for a bad spec
-    run_id = str(event.get("run_id") or new_run_id())
+    run_id = str(event.get("run_id") or execution_name or new_run_id())
     poll = float(event["poll_seconds"]) if "poll_seconds" in event else poll_seconds_for(spec)
     cells = [(c, r) for c in expand_matrix(spec) for r in range(spec.repeats)]
     if len(cells) > MAX_CELLS:

@@ -1,0 +1,126 @@
+"""AbortTeardown: an execution that ends ABORTED or TIMED_OUT never reaches its Catch -> Teardown
+(Step Functions stops evaluating states), so an EventBridge rule on the two state machines' status
+changes invokes this instead (infra/workflow.py).
+
+From the event it takes the run id (the execution input's ``run_id``; a nightly suite started by the
+scheduler has none, and then its run id is the execution name, as ExpandMatrix decides). It tears
+down each cell from the last run state the execution's history holds (those carry the target and
+runner handles), sweeps whatever else carries the run's tag (a create that was in flight when the
+execution stopped), and records the run as ``aborted`` with the reason, so GET /runs/{id} and Slack
+say what happened. Every step is idempotent: the API's cancel and this rule may both run.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from aws_lambda_powertools.metrics import MetricUnit
+
+from benchwright.api.backend import latest_run_states
+from benchwright.errors import SpecError
+from benchwright.providers.aws import aws_providers
+from benchwright.providers.aws.janitor import sweep_run
+from benchwright.runs import RunRecord
+from benchwright.stages import stage_function
+from functions._common import clients, logger, metrics, parse_state, providers_for, settings, tracer
+
+ENDED = {"ABORTED", "TIMED_OUT"}
+
+
+def execution_input(detail: dict[str, Any]) -> dict[str, Any]:
+    """The execution's input from the event (a JSON string; absent when over EventBridge's limit)."""
+    raw = detail.get("input")
+    try:
+        data = json.loads(raw) if isinstance(raw, str) and raw else {}
+    except ValueError:
+        data = {}
+    return data if isinstance(data, dict) else {}
+
+
+def run_id_of(detail: dict[str, Any]) -> str:
+    """The execution input's run id, else the execution name (how ExpandMatrix names a nightly run)."""
+    value = execution_input(detail).get("run_id") or detail.get("name")
+    if not isinstance(value, str) or not value.strip():
+        raise SpecError("detail.name", "the status-change event names no execution")
+    return value.strip()
+
+
+def history_states(execution_arn: str) -> list[dict[str, Any]]:
+    """Each cell's newest run state in the execution history (ids and handles, never secrets)."""
+    pages = (
+        clients()("stepfunctions")
+        .get_paginator("get_execution_history")
+        .paginate(executionArn=execution_arn, reverseOrder=True, includeExecutionData=True)
+    )
+    return latest_run_states([event for page in pages for event in page.get("events", [])])
+
+
+def tear_down_cell(raw: dict[str, Any], reason: str) -> str | None:
+    """Run the teardown stage on one cell's last state and mark a suite cell's own record; the
+    problem as text (the tag sweep that follows deletes what this could not)."""
+    state = parse_state(raw)
+    problem = None
+    if not state.torn_down:
+        try:
+            stage_function("teardown")(state, providers_for(state))
+        except Exception as exc:
+            problem = f"{state.run_id}: {type(exc).__name__}: {exc}"
+    mark_aborted(state.run_id, state.spec, state.spec_name, reason, announce=False)
+    return problem
+
+
+def mark_aborted(
+    run_id: str, spec: dict[str, Any], spec_name: str, reason: str, announce: bool = True
+) -> RunRecord:
+    """The run's record says ``aborted`` and why (kept as is when it already finished); the run (not
+    each suite cell) is announced like a failed one."""
+    providers = aws_providers(spec, settings(), clients=clients(), ingest=False)
+    record = providers.store.get_run(run_id)
+    if record is None:
+        record = RunRecord(run_id=run_id, spec_name=spec_name, spec=spec, started_at=datetime.now(UTC))
+    if record.status in ("succeeded", "failed"):
+        return record
+    record.status = "aborted"
+    record.error = reason
+    record.ended_at = datetime.now(UTC)
+    providers.store.save_run(record)
+    if not announce:
+        return record
+    try:
+        providers.notifier.notify(record)
+    except Exception as exc:  # a notification never changes the outcome
+        logger.warning("notification failed", extra={"error_type": type(exc).__name__})
+    return record
+
+
+def abort(event: dict[str, Any]) -> dict[str, Any]:
+    detail = event.get("detail") or {}
+    status = str(detail.get("status", ""))
+    if status not in ENDED:
+        return {"skipped": status or "no status"}
+    run_id = run_id_of(detail)
+    logger.append_keys(run_id=run_id)
+    reason = f"execution {status.replace('_', ' ').lower()}: {detail.get('cause') or 'stopped outside the workflow'}"
+    caught = {"Error": "Execution" + status.title().replace("_", ""), "Cause": reason}
+    problems = [
+        problem
+        for raw in history_states(str(detail["executionArn"]))
+        if (problem := tear_down_cell(dict(raw, caught=caught), reason))
+    ]
+    report = sweep_run(clients(), run_id)
+    inputs = execution_input(detail)
+    spec = inputs.get("spec") if isinstance(inputs.get("spec"), dict) else {}
+    record = mark_aborted(run_id, spec, str(inputs.get("spec_name") or spec.get("name") or "run"), reason)
+    metrics.add_metric(name="AbortedRuns", unit=MetricUnit.Count, value=1)
+    result = {"run_id": run_id, "status": record.status, "teardown_problems": problems, **report.as_dict()}
+    logger.info("aborted run torn down", extra=result)
+    return result
+
+
+@logger.inject_lambda_context(log_event=False)
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return abort(event or {})

@@ -1,0 +1,16 @@
+"""The synthesized default stack, shared by every infra test module (a synth costs 10-20 s here)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.infra.test_stack import SUITE, _with_node, synth
+
+
+@pytest.fixture(scope="session")
+def stack() -> Iterator[tuple[Any, dict[str, Any]]]:
+    _with_node()
+    yield synth({"schedule": {"suite": [SUITE], "cron": "cron(30 3 * * ? *)", "timezone": "Europe/Berlin"}})
