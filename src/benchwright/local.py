@@ -229,16 +229,30 @@ class Orchestrator:
                         if ph and ph.get("duration_s")
                     }
 
+                    schedule = _event_schedule(state, p)
+
                     def echo(
-                        _: RunState, tail: LogTail = tail, label: str = label, cell: str = state.cell_id
+                        _: RunState,
+                        tail: LogTail = tail,
+                        label: str = label,
+                        cell: str = state.cell_id,
+                        schedule: Any = schedule,
                     ) -> None:
                         for line in tail.new_lines():
+                            if schedule is not None:
+                                schedule.feed(line)
                             self.runner_line(label, cell, line)
+                        for said in schedule.poll() if schedule is not None else ():
+                            self.say(f"{label} {escape(said)}")
 
                     try:
                         state = wait_until(state, p, stage, lambda s: s.runner_status == "succeeded", echo)
                     finally:
+                        if schedule is not None:
+                            schedule.close()
                         echo(state)
+                        if schedule is not None:  # the live server's handle, even if the runner failed
+                            state = schedule.apply(state)
                     self.say(f"{label} runner finished")
                 else:
                     state = stage_function(stage)(state, p)
@@ -303,6 +317,19 @@ class Orchestrator:
         except Exception as exc:  # never let salvage hide the teardown
             self.say(f"[red]could not store the partial result:[/red] {type(exc).__name__}: {exc}")
         return state
+
+
+def _event_schedule(state: RunState, providers: Providers) -> Any:
+    """The spec's events, issued while the runner measures (experiments/schedule.py); None without."""
+    if not state.spec.get("events"):
+        return None
+    from benchwright.experiments.schedule import EventSchedule
+
+    spec = BenchmarkSpec.model_validate(state.spec)
+    measured = "run" if "run" in enabled_phases(spec) else enabled_phases(spec)[-1]
+    return EventSchedule.for_spec(
+        state.spec, measured, lambda: providers.target(state.spec["target"], state.run_id, state.target)
+    )
 
 
 def _describe(state: RunState) -> str:

@@ -30,6 +30,7 @@ from pydantic import (
 )
 
 from benchwright.errors import CapabilityError, SpecError
+from benchwright.experiments.models import EventSpec
 from benchwright.judge.validity import ValidityPolicy as JudgePolicy
 
 Engine = Literal["postgres", "mysql", "redis"]
@@ -524,6 +525,7 @@ class BenchmarkSpec(_Model):
     validity: ValidityPolicy = Field(default_factory=ValidityPolicy)
     notify: NotifySpec = Field(default_factory=NotifySpec)
     tags: dict[str, str] = Field(default_factory=dict)
+    events: list[EventSpec] = Field(default_factory=list, max_length=20)  # experiments/models.py
 
     @field_validator("name")
     @classmethod
@@ -785,6 +787,9 @@ def check_workload(spec: BenchmarkSpec, prefix: str = "") -> list[str]:
             f"only the YCSB load is split between runners: {count} runners would each load the whole "
             f"{cls.name} dataset. Load with one runner, or disable workload.phases.load and load beforehand",
         )
+    from benchwright.experiments.checks import check_experiments
+
+    check_experiments(spec, q)
     warnings: list[str] = []
     try:
         props = workload_properties(spec)

@@ -158,6 +158,14 @@ class Target(ABC):
         """Facts for the report (engine version, instance class, settings); never secrets."""
         return {"kind": self.kind}
 
+    def trigger(self, action: str, params: Mapping[str, Any] | None = None) -> str:
+        """Do an event's action (failover, reboot, scale) to the running target; returns a short
+        description. Blocking until the action's call returns (locally: the server is back up).
+        ``handle`` may change (a restarted process): the caller keeps the new one."""
+        from benchwright.errors import CapabilityError
+
+        raise CapabilityError("events", f"a {self.kind} target cannot {action} during a run")
+
     # hooks ---------------------------------------------------------------------------------
     @abstractmethod
     def _create(self) -> dict[str, str]: ...

@@ -38,6 +38,7 @@ from benchwright import __version__
 from benchwright.errors import AllOperationsFailed, RunAborted, SpecError
 from benchwright.results import (
     ClientStats,
+    FailureWindow,
     HostFacts,
     IntervalSample,
     Measurement,
@@ -143,6 +144,8 @@ class WorkerReport:
     peak_rss_mb: float
     lag_p99_ms: float
     error_kinds: dict[str, int] = field(default_factory=dict)
+    # runs of failed operations: (client, first failure s, next success s or None, failures)
+    failure_windows: list[tuple[int, float, float | None, int]] = field(default_factory=list)
     aborted_reason: str | None = None
     setup_error: str | None = None
     event_loop: bool = False  # its connections shared one event loop instead of a thread each
@@ -185,8 +188,13 @@ def _thread_loop(
     pace_ns: int,
     stop: Any,
     errors: dict[str, int],
+    give_up_s: float = ERROR_ABORT_S,
+    windows: list[tuple[int, int | None, int]] | None = None,
 ) -> str | None:
     """Run one thread's operations; return a reason when it gave up because everything failed.
+
+    ``windows`` receives each run of failures as (end of its first failed operation, end of the next
+    successful one or None, failed operations): bookkeeping on the error path only.
 
     The hot path: one ``perf_counter_ns`` on each side of the driver call, one ``record``; the stop
     flag is polled every 32 operations and the recorder's buffers are folded every 65536."""
@@ -198,6 +206,8 @@ def _thread_loop(
     error = Status.ERROR
     next_ns = start_ns
     failing_since = 0
+    streak = 0
+    give_up_ns = int(give_up_s * NS)
     now = perf()
     if now < start_ns:
         time.sleep((start_ns - now) / NS)
@@ -227,20 +237,33 @@ def _thread_loop(
             end = perf()
             record(name, actual, end, status)
         if status is error:
+            streak += 1
             if not failing_since:
                 failing_since = end
-            elif end - failing_since > ERROR_ABORT_S * NS:
-                return f"every operation failed for {ERROR_ABORT_S:.0f} s (last: {name})"
+            elif end - failing_since > give_up_ns:
+                _close_window(windows, failing_since, None, streak)
+                return f"every operation failed for {give_up_s:.0f} s (last: {name})"
         elif failing_since:
-            failing_since = 0
+            _close_window(windows, failing_since, end, streak)
+            failing_since = streak = 0
         if done == limit or end >= deadline_ns:
+            _close_window(windows, failing_since, None, streak)
             return None
         if not done & 31:
             if stop.is_set():
+                _close_window(windows, failing_since, None, streak)
                 return None
             if not done & 0xFFFF:
                 recorder.flush()  # keeps the pending buffers small when intervals are long
+    _close_window(windows, failing_since, None, streak)
     return None
+
+
+def _close_window(
+    windows: list[tuple[int, int | None, int]] | None, since: int, until: int | None, errors: int
+) -> None:
+    if windows is not None and since:
+        windows.append((since, until, errors))
 
 
 @dataclass
@@ -343,6 +366,8 @@ def _worker_main(
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(1 << 30)
     errors: dict[str, int] = {}
     reasons: list[str] = []
+    give_up_s = float(config.properties.get("client.give_up_s") or ERROR_ABORT_S)
+    windows: dict[int, list[tuple[int, int | None, int]]] = {t: [] for t in thread_indexes}
     stopped_ns = [0] * len(thread_indexes)  # per thread: when it stopped, after the start instant
 
     def run_thread(slot: int) -> None:
@@ -360,6 +385,8 @@ def _worker_main(
                 pace_ns,
                 stop,
                 errors,
+                give_up_s,
+                windows[t],
             )
         finally:
             stopped_ns[slot] = time.perf_counter_ns() - start_ns
@@ -394,7 +421,7 @@ def _worker_main(
     publisher.start()
     connections = _event_loop_connections(workload, config, drivers, thread_indexes, thread_limits, seed)
     if connections is not None:
-        loop = _loop_class(drivers[0])(connections, recorders[0], deadline, stop, errors, ERROR_ABORT_S)
+        loop = _loop_class(drivers[0])(connections, recorders[0], deadline, stop, errors, give_up_s, windows)
         for unused in recorders[1:]:
             unused.seal()  # the loop records into recorders[0] only: these hold no interval back
         reason = loop.run(start_ns)
@@ -438,6 +465,11 @@ def _worker_main(
             peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             lag_p99_ms=lag_p99,
             error_kinds=errors,
+            failure_windows=[
+                (t, (a - start_ns) / NS, None if b is None else (b - start_ns) / NS, n)
+                for t, runs in windows.items()
+                for a, b, n in runs
+            ],
             aborted_reason=reasons[0] if reasons else None,
             event_loop=connections is not None,
         )
@@ -467,9 +499,9 @@ def _event_loop_connections(
         requests = workload.wire_requests(config.phase, driver, info)
         if requests is None:
             return None
-        connections.append(
-            Connection(_channel_of(driver), driver.drop_channel, requests, thread_limits[slot])
-        )
+        connection = Connection(_channel_of(driver), driver.drop_channel, requests, thread_limits[slot])
+        connection.index = t
+        connections.append(connection)
     return connections
 
 
@@ -755,11 +787,36 @@ def run_phase(config: PhaseConfig, progress: ProgressFn | None = None) -> Result
     if not doc.aborted:
         finisher = new_driver(config.engine, config.properties, 0)
         try:
-            finisher.connect()
-            workload.finish(finisher, config.phase, doc)
+            if _connect_within(finisher, float(config.properties.get("client.give_up_s") or 0)):
+                workload.finish(finisher, config.phase, doc)
+            else:
+                doc.flag(
+                    "finish_skipped",
+                    "warning",
+                    f"the server did not accept a connection within client.give_up_s after the phase "
+                    f"({finisher.endpoint()}): the workload's closing checks did not run",
+                )
         finally:
             finisher.close()
     return doc
+
+
+def _connect_within(driver: Any, seconds: float) -> bool:
+    """Connect, retrying for ``seconds`` (a phase with events may end while the server restarts);
+    without a give-up time the first failure raises as before."""
+    from benchwright.errors import TargetUnreachable
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            driver.connect()
+            return True
+        except TargetUnreachable:
+            if not seconds:
+                raise
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.1)  # waiting for a restarting server, bounded by the deadline
 
 
 def _summary(name: str, series: Any, runtime_s: float) -> OperationSummary:
@@ -888,6 +945,14 @@ def build_document(
             error_kinds[k] = error_kinds.get(k, 0) + n
     if error_kinds:
         doc.extra["error_kinds"] = dict(sorted(error_kinds.items()))
+    doc.failure_windows = sorted(
+        (
+            FailureWindow(client=c, start_s=round(a, 6), end_s=None if b is None else round(b, 6), errors=n)
+            for r in reports
+            for c, a, b, n in r.failure_windows
+        ),
+        key=lambda w: (w.start_s, w.client),
+    )
     doc.flag_errors()
     return doc
 

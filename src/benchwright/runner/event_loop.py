@@ -97,6 +97,9 @@ class Connection:
         self.unsent = memoryview(b"")
         self.timeout: float | None = None  # the socket's own timeout, restored when the loop ends
         self.events = 0  # what the selector watches on the socket
+        self.index = 0  # the client's number (its thread index in a threaded run)
+        self.failing_since = 0  # end of this connection's first failed request in a run of failures
+        self.streak = 0
 
     @property
     def finished(self) -> bool:
@@ -114,6 +117,7 @@ class EventLoop:
         stop: Any,
         errors: dict[str, int],
         abort_after_s: float,
+        windows: dict[int, list[tuple[int, int | None, int]]] | None = None,
     ) -> None:
         self.connections = connections
         self.recorder = recorder
@@ -121,6 +125,7 @@ class EventLoop:
         self.stop = stop
         self.errors = errors
         self.abort_after_ns = int(abort_after_s * NS)
+        self.windows = windows  # per client: its runs of failures (see engine._thread_loop)
         self.selector = selectors.DefaultSelector()
         self.buffer = bytearray(READ_BUFFER)
         self.idle: list[Connection] = []  # dropped (or not yet opened): to connect before the next request
@@ -159,6 +164,7 @@ class EventLoop:
                     reason = self._tick(now) or reason
         finally:
             for conn in self.connections:
+                self._close_window(conn, None)
                 self._unregister(conn)
                 if conn.channel is not None:  # hand the connection back as the driver lent it
                     with contextlib.suppress(Exception):
@@ -280,7 +286,7 @@ class EventLoop:
         if failed is None:
             if conn.check is None:
                 self.recorder.record(conn.name, conn.started_ns, end, Status.OK)
-                self.failing_since = 0
+                self._succeeded(conn, end)
             elif self._checked(conn, reply, end):
                 return  # a follow-up step is on its way
         else:
@@ -305,7 +311,7 @@ class EventLoop:
             self._begin(conn)
             return True
         self.recorder.record(conn.name, conn.started_ns, end, outcome)
-        self.failing_since = 0
+        self._succeeded(conn, end)
         return False
 
     # ------------------------------------------------------------------ failures
@@ -328,6 +334,20 @@ class EventLoop:
         self.last_failed = conn.name
         if not self.failing_since:
             self.failing_since = now
+        if not conn.failing_since:
+            conn.failing_since = now
+        conn.streak += 1
+
+    def _succeeded(self, conn: Connection, end: int) -> None:
+        """A request ended well: the loop is not failing, and a run of this client's failures ends."""
+        self.failing_since = 0
+        if conn.failing_since:
+            self._close_window(conn, end)
+
+    def _close_window(self, conn: Connection, until: int | None) -> None:
+        if conn.failing_since and self.windows is not None:
+            self.windows.setdefault(conn.index, []).append((conn.failing_since, until, conn.streak))
+        conn.failing_since = conn.streak = 0
 
     def _count(self) -> None:
         self.recorded += 1

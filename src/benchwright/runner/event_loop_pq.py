@@ -148,7 +148,7 @@ class PqEventLoop(EventLoop):
         if result.status in _OK:
             if conn.check is None:
                 self.recorder.record(conn.name, conn.started_ns, end, Status.OK)
-                self.failing_since = 0
+                self._succeeded(conn, end)
             elif self._checked(conn, result, end):
                 return
         elif pgconn.status == _BAD:

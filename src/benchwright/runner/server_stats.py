@@ -286,6 +286,12 @@ class StatsProbe:
             )
             for name, values in after.items()
         }
+        reset = sorted(name for name, g in groups.items() if any(v < 0 for v in g.delta.values()))
+        if reset:
+            self.notes.append(
+                f"counters went backwards in {', '.join(reset)}: the server restarted or they were reset "
+                "during the phase, so those deltas are not the phase's totals"
+            )
         return ServerStats(
             engine=self.engine,
             source=SOURCES[self.engine],
@@ -293,7 +299,7 @@ class StatsProbe:
             after_at=after_at,
             groups=groups,
             top_statements=top_statements(self.before_statements, statements),
-            notes=self.notes,
+            notes=list(dict.fromkeys(self.notes)),
         )
 
 

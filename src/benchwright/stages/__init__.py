@@ -51,6 +51,7 @@ class RunState(BaseModel):
     runner_status: str | None = None
     runner_deadline: datetime | None = None
     result_pointers: list[str] = Field(default_factory=list)
+    event_log: list[dict[str, Any]] = Field(default_factory=list)  # events issued (experiments/schedule.py)
     window: MetricsWindow | None = None
     metrics_pointer: str | None = None
     # outcome

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
+from benchwright.experiments.models import EVENT_GIVE_UP_S
 from benchwright.providers.base import PhasePlan, RunnerPlan
 from benchwright.spec import BenchmarkSpec, enabled_phases, phase_seconds, workload_properties
 
@@ -98,6 +99,8 @@ def build_plan(
         props["threadcount"] = str(threads)
         if name == "load" and spec.workload.name == "ycsb":
             props.update(_ycsb_load_share(props, count, runner_index))
+        if spec.events and name == measured:
+            props.setdefault("client.give_up_s", f"{EVENT_GIVE_UP_S:g}")  # ride out the events' outages
         rate = p.target_rate or _opt_float(props.get("target"))
         share = _split(rate, count, runner_index)
         operations = p.operation_count

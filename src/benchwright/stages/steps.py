@@ -205,11 +205,14 @@ def _merge(group: list[ResultDocument]) -> ResultDocument:
 
 def judge_results(state: RunState, providers: Providers) -> RunState:
     """Validity flags for every phase and the cell (error rate, too short, saturation, collapse)."""
+    from benchwright.experiments.availability import attach, reconcile_flags
     from benchwright.judge.validity import ValidityPolicy, cell_is_valid, judge_cell
 
     cell = load_cell(state, providers)
+    attach(cell, state.event_log)  # what each event did to the measured phase
     policy = ValidityPolicy.of(state.spec.get("validity") or {})
     judge_cell(cell, policy)
+    reconcile_flags(cell)
     _judge_cloud_metrics(state, cell)
     if state.status == "aborted" or any(d.aborted for d in cell.phases.values()):
         from benchwright.results import ValidityFlag

@@ -21,6 +21,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -111,21 +112,7 @@ class LocalServer(Target):
         os.chmod(base / ".password", 0o600)
         try:
             self._initialise(base, port, password, user)
-            log = open(base / "server.log", "ab")  # noqa: SIM115 - handed to the child
-            try:
-                proc = subprocess.Popen(
-                    self._command(base, port, password),
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                    user=user,
-                    group=user,
-                    extra_groups=[] if user else None,
-                    cwd=base,
-                )
-            finally:
-                log.close()
+            proc = self._spawn(base, port, password, user)
         except ProvisioningFailed:
             self._delete()
             raise
@@ -136,6 +123,68 @@ class LocalServer(Target):
         handle["pid"] = str(proc.pid)
         register_process(self.run_id, "server", proc.pid, str(base))
         return handle
+
+    def _spawn(self, base: Path, port: int, password: str, user: str | None) -> subprocess.Popen[bytes]:
+        log = open(base / "server.log", "ab")  # noqa: SIM115 - handed to the child
+        try:
+            return subprocess.Popen(
+                self._command(base, port, password),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                user=user,
+                group=user,
+                extra_groups=[] if user else None,
+                cwd=base,
+            )
+        finally:
+            log.close()
+
+    def trigger(self, action: str, params: Mapping[str, Any] | None = None) -> str:
+        """failover: the server is killed (SIGKILL, the whole process tree) and started again on the
+        same data directory and port, so PostgreSQL and MariaDB recover from their logs as a promoted
+        standby would replay; reboot: a clean shutdown (SIGTERM), then the same start. Redis keeps no
+        log here, so its data is saved (SAVE) just before, as a replica would hold it. Returns once
+        the server answers its probe again (or raises ProvisioningFailed after startup_timeout_s)."""
+        if action not in ("failover", "reboot"):
+            return super().trigger(action, params)
+        pid = int(self.handle.get("pid", "0") or 0)
+        base = Path(self.handle["dir"])
+        port = int(self.handle["port"])
+        t0 = time.monotonic()
+        self._before_stop()
+        if action == "failover":
+            kill_process_tree(pid, self._owned)
+        else:
+            stop_process_tree(pid, self._owned)
+        _PROCESSES.pop(pid, None)
+        stopped = time.monotonic() - t0
+        user = self.handle.get("user") or None
+        try:
+            proc = self._spawn(base, port, self.credentials().password or "", user)
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise ProvisioningFailed(f"{self.engine}: could not restart the server ({exc})") from None
+        _PROCESSES[proc.pid] = proc
+        self.handle["pid"] = str(proc.pid)
+        deadline = time.monotonic() + float(self.settings.get("startup_timeout_s") or 60.0)
+        while True:
+            if self._process() is None:
+                raise ProvisioningFailed(self.failure_reason())
+            try:
+                self._probe()
+                break
+            except Exception:
+                if time.monotonic() > deadline:
+                    raise ProvisioningFailed(f"{self.engine}: not back up after {action}") from None
+                time.sleep(0.05)  # polling the server's readiness, bounded by the deadline
+        return (
+            f"{'killed' if action == 'failover' else 'stopped'} in {stopped:.2f} s, "
+            f"accepting connections {time.monotonic() - t0:.2f} s after the {action} began"
+        )
+
+    def _before_stop(self) -> None:
+        """Engine hook before a restart (Redis saves its data)."""
 
     def _status(self) -> TargetStatus:
         proc = self._process()
@@ -252,6 +301,39 @@ def stop_process_tree(pid: int, owned: Any, timeout: float = 20.0) -> None:
     if popen is not None:
         with contextlib.suppress(subprocess.TimeoutExpired):
             popen.wait(5)
+
+
+def kill_process_tree(pid: int, owned: Any, timeout: float = 10.0) -> None:
+    """SIGKILL the process and its children at once (a crash) and wait until none is left running.
+    A killed child whose parent died first stays a zombie until something reaps it: that counts as
+    gone, since it holds no port, memory or file any more."""
+    try:
+        root = psutil.Process(pid)
+    except psutil.NoSuchProcess:
+        return
+    if not owned(root):
+        return
+    try:
+        procs = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        procs = [root]
+    for p in procs:
+        with contextlib.suppress(psutil.Error):
+            p.kill()
+    popen = _PROCESSES.get(pid)
+    if popen is not None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            popen.wait(timeout)
+    deadline = time.monotonic() + timeout
+    while any(_running(p) for p in procs) and time.monotonic() < deadline:
+        time.sleep(0.01)  # the kernel tears the killed processes down: poll, bounded
+
+
+def _running(proc: psutil.Process) -> bool:
+    try:
+        return proc.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
 
 
 # ================================================================ PostgreSQL
@@ -433,6 +515,20 @@ class RedisServer(LocalServer):
 
     def connection_properties(self) -> dict[str, str]:
         return {"redis.host": "127.0.0.1", "redis.port": self.handle["port"], "redis.db": "0"}
+
+    def _before_stop(self) -> None:
+        import redis
+
+        client = redis.Redis(
+            host="127.0.0.1",
+            port=int(self.handle["port"]),
+            password=self.credentials().password,
+            socket_timeout=30,
+        )
+        try:
+            client.save()
+        finally:
+            client.close()
 
 
 SERVERS: dict[str, type[LocalServer]] = {

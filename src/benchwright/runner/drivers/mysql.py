@@ -72,7 +72,14 @@ class MySQLDriver(KeyValueDriver, SqlDriver):
         if not url:
             raise SpecError("mysql.url", "missing: set mysql.url=mysql://user:password@host:port/database")
         self._params = parse_url(url)
-        self._timeout = int(float(properties.get("mysql.connect_timeout", "10")))
+        connect_s = properties.get("mysql.connect_timeout") or properties.get("client.connect_timeout_s")
+        self._timeout = max(1, round(float(connect_s or 10)))
+        op_s = properties.get("client.op_timeout_s")  # the client library's own read/write timeouts
+        self._op_timeouts = (
+            {"read_timeout": max(1, round(float(op_s))), "write_timeout": max(1, round(float(op_s)))}
+            if op_s
+            else {}
+        )
         self.conn: Any = None
         self._cursor: Any = None
 
@@ -91,6 +98,7 @@ class MySQLDriver(KeyValueDriver, SqlDriver):
                 database=p["database"],
                 connect_timeout=self._timeout,
                 autocommit=True,
+                **self._op_timeouts,
                 charset="utf8mb4",
             )
         except MySQLdb.Error as exc:

@@ -63,6 +63,26 @@ def describe_connect_error(exc: BaseException) -> str:
     return lines[0] if lines else type(exc).__name__
 
 
+def op_timeout_params(value: str | None) -> dict[str, str]:
+    """``client.op_timeout_s`` for libpq, whose calls cannot be cut short from the client: the server
+    cancels a statement running longer (statement_timeout), and a peer that stops answering (a host
+    gone in a failover) is detected by TCP keepalives and tcp_user_timeout within about that time."""
+    if not value:
+        return {}
+    seconds = float(value)
+    if seconds <= 0:
+        raise SpecError("client.op_timeout_s", f"must be positive, got {value}")
+    ms = max(1, int(seconds * 1000))
+    return {
+        "options": f"-c statement_timeout={ms}",
+        "keepalives": "1",
+        "keepalives_idle": str(max(1, int(seconds // 2))),
+        "keepalives_interval": "1",
+        "keepalives_count": "2",
+        "tcp_user_timeout": str(ms),
+    }
+
+
 class PostgresDriver(KeyValueDriver, SqlDriver):
     engine: ClassVar[str] = "postgres"
     dialect: ClassVar[str] = "postgres"
@@ -76,7 +96,9 @@ class PostgresDriver(KeyValueDriver, SqlDriver):
         password = os.environ.get("BENCHWRIGHT_DB_PASSWORD") or properties.get("postgres.password")
         if password:
             self.params["password"] = password
-        self.params.setdefault("connect_timeout", properties.get("postgres.connect_timeout", "5"))
+        connect_s = properties.get("postgres.connect_timeout") or properties.get("client.connect_timeout_s")
+        self.params.setdefault("connect_timeout", str(max(1, round(float(connect_s or 5)))))
+        self.params.update(op_timeout_params(properties.get("client.op_timeout_s")))
         self.primary_key = properties.get("postgres.primary_key", "PRIMARY KEY (YCSB_KEY)")
         self.ddl_suffix = properties.get("postgres.ddl_suffix", "")
         self.conn: psycopg.Connection[Any] | None = None

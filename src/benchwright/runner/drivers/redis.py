@@ -93,8 +93,12 @@ class RedisDriver(KeyValueDriver, RedisCommandsDriver):
             "db": self.db,
             "password": password,
             "username": properties.get("redis.username") or None,
-            "socket_timeout": float(properties.get("redis.timeout", "10")),
-            "socket_connect_timeout": float(properties.get("redis.connect_timeout", "5")),
+            "socket_timeout": float(
+                properties.get("redis.timeout") or properties.get("client.op_timeout_s") or 10
+            ),
+            "socket_connect_timeout": float(
+                properties.get("redis.connect_timeout") or properties.get("client.connect_timeout_s") or 5
+            ),
             "protocol": 2,  # RESP2: no HELLO round trip, and a plain NOAUTH when the password is missing
         }
         if truthy(properties.get("redis.tls")):

@@ -1,0 +1,36 @@
+"""Validation of the experiment sections that needs the whole spec: which events a provider can do
+and whether they fall inside the measured phase. Called from ``spec.check_workload``, so a bad event
+is refused at the edge (validate, run, the workflow's ValidateSpec) before anything is created."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from benchwright.errors import SpecError
+from benchwright.experiments.models import EVENT_ACTIONS
+
+if TYPE_CHECKING:
+    from benchwright.spec import BenchmarkSpec
+
+
+def check_experiments(spec: BenchmarkSpec, q: Callable[[str], str]) -> None:
+    """Raise ``SpecError`` naming the field (``events[1].action``) of the first problem."""
+    provider = spec.target.provider
+    run = spec.workload.phases.run
+    seen: set[float] = set()
+    for i, event in enumerate(spec.events):
+        allowed = EVENT_ACTIONS.get(provider, ())
+        if event.action not in allowed:
+            where = "locally" if provider == "local" else f"on a {provider} target"
+            can = f"only {', '.join(allowed)}" if allowed else "none: it is not ours to restart or resize"
+            raise SpecError(q(f"events[{i}].action"), f"{event.action} is not possible {where} ({can})")
+        if run is None or not run.enabled:
+            raise SpecError(q(f"events[{i}]"), "events happen during the run phase, which is disabled")
+        if run.duration_s is not None and event.at_s >= run.duration_s:
+            raise SpecError(
+                q(f"events[{i}].at_s"), f"{event.at_s:g} s is not within the run phase's {run.duration_s:g} s"
+            )
+        if event.at_s in seen:
+            raise SpecError(q(f"events[{i}].at_s"), f"another event is already at {event.at_s:g} s")
+        seen.add(event.at_s)
