@@ -17,6 +17,7 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
+from benchwright.providers.aws.common import RESOURCE_PREFIX
 from infra.config import StageConfig
 from infra.constants import REPO_ROOT, TAG_RUN_ID
 from infra.network import Network
@@ -27,6 +28,44 @@ IMAGE_EXCLUDES = [
     ".venv", "node_modules", "cdk.out", ".git", ".local-servers", ".bench", "benchwright-results",
     "**/__pycache__", ".mypy_cache", ".ruff_cache", ".pytest_cache", "tests", "docs", "infra",
 ]  # fmt: skip
+
+
+def db_secret_statements(stack: cdk.Stack) -> list[iam.PolicyStatement]:
+    """GetSecretValue on the secrets of benchwright's own databases only (fault 9: not ``rds!*``,
+    every RDS-managed password in the account). RDS tags the secret it manages with the ARN of its
+    instance or cluster (``aws:rds:primaryDBInstanceArn`` / ``aws:rds:primaryDBClusterArn``), and
+    every database a run creates is named ``bw-...`` (benchwright.providers.aws.common.resource_name);
+    secrets the workflow creates itself (EC2 targets) carry the run-id tag."""
+    owned = {
+        "aws:rds:primaryDBInstanceArn": stack.format_arn(
+            service="rds",
+            resource="db",
+            resource_name=f"{RESOURCE_PREFIX}*",
+            arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
+        ),
+        "aws:rds:primaryDBClusterArn": stack.format_arn(
+            service="rds",
+            resource="cluster",
+            resource_name=f"{RESOURCE_PREFIX}*",
+            arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
+        ),
+    }
+    statements = [
+        iam.PolicyStatement(
+            actions=["secretsmanager:GetSecretValue"],
+            resources=["*"],
+            conditions={"StringLike": {f"secretsmanager:ResourceTag/{key}": arn}},
+        )
+        for key, arn in owned.items()
+    ]
+    statements.append(
+        iam.PolicyStatement(
+            actions=["secretsmanager:GetSecretValue"],
+            resources=["*"],
+            conditions={"Null": {f"secretsmanager:ResourceTag/{TAG_RUN_ID}": "false"}},
+        )
+    )
+    return statements
 
 
 def runner_image(scope: Construct, stage: StageConfig, build: bool) -> ecs.ContainerImage:
@@ -104,8 +143,8 @@ class Compute(Construct):
             environment={"PYTHONUNBUFFERED": "1"},
         )
 
-        # Runners read the target's password from Secrets Manager (BENCHWRIGHT_DB_SECRET_ARN):
-        # RDS-managed secrets are named rds!<id>; secrets the workflow creates carry the run-id tag.
+        # Runners read the target's password from Secrets Manager (BENCHWRIGHT_DB_SECRET_ARN): only
+        # the RDS-managed secrets of databases the workflow names, and secrets it tags (never rds!*).
         self.read_db_secrets(self.task_role)
         if stage.runner.image or not build_image:
             # an image by URI may live in this account's ECR: let the execution role pull it
@@ -157,27 +196,8 @@ class Compute(Construct):
         )
 
     def read_db_secrets(self, role: iam.IRole) -> None:
-        stack = cdk.Stack.of(self)
-        role.add_to_principal_policy(
-            iam.PolicyStatement(
-                actions=["secretsmanager:GetSecretValue"],
-                resources=[
-                    stack.format_arn(
-                        service="secretsmanager",
-                        resource="secret",
-                        resource_name="rds!*",
-                        arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
-                    )
-                ],
-            )
-        )
-        role.add_to_principal_policy(
-            iam.PolicyStatement(
-                actions=["secretsmanager:GetSecretValue"],
-                resources=["*"],
-                conditions={"Null": {f"secretsmanager:ResourceTag/{TAG_RUN_ID}": "false"}},
-            )
-        )
+        for statement in db_secret_statements(cdk.Stack.of(self)):
+            role.add_to_principal_policy(statement)
 
     def launch_template_arn(self) -> str:
         return cdk.Stack.of(self).format_arn(

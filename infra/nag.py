@@ -40,7 +40,9 @@ S3_ACTIONS = "CDK bucket grant helpers on our own results bucket (object-level r
 WILDCARD_RESOURCES = (
     "only actions IAM cannot scope to a resource (Describe*/List*, GetMetricData, pricing:GetProducts, "
     "tag:GetResources, timestream:DescribeEndpoints) or create/delete calls guarded by "
-    "aws:RequestTag / aws:ResourceTag conditions on the benchwright:run-id tag"
+    "aws:RequestTag / aws:ResourceTag conditions on the benchwright:run-id tag, secret reads "
+    "conditioned on the tags of benchwright's own databases or runs, and the secret RDS creates on "
+    "our behalf (aws:ViaAWSService)"
 )
 
 
@@ -75,9 +77,6 @@ def acknowledgments(stack: BenchwrightStack) -> dict[str, str]:
     )
     acks[iam5.format(f"Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-{account}-{region}/*")] = (
         "the CDK bootstrap assets bucket, read by the BucketDeployment that uploads the nightly suite"
-    )
-    acks[iam5.format("Resource::" + arn.format("secretsmanager", "secret:rds!*"))] = (
-        "RDS-managed master-user secrets are named rds!<id> by RDS; the id is only known at run time"
     )
     for kind in RUN_INSTANCES_USES:
         where = (

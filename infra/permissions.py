@@ -15,7 +15,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 
 from infra import constants as c
-from infra.compute import Compute
+from infra.compute import Compute, db_secret_statements
 from infra.config import StageConfig
 from infra.storage import Storage
 
@@ -57,18 +57,13 @@ def _describe(fn: lambda_.Function) -> None:
 
 def _create(fn: lambda_.Function, stage: StageConfig, compute: Compute) -> None:
     fn.add_to_role_policy(_statement(CREATE, ["*"], Null={f"aws:RequestTag/{c.TAG_RUN_ID}": "false"}))
-    # RDS-managed master passwords: RDS creates the secret on our behalf, named rds!...
+    # RDS-managed master passwords: RDS creates and tags the secret on our behalf (a forward access
+    # session); the function itself cannot create or tag any secret directly.
     fn.add_to_role_policy(
         _statement(
             ["secretsmanager:CreateSecret", "secretsmanager:TagResource"],
-            [
-                cdk.Stack.of(fn).format_arn(
-                    service="secretsmanager",
-                    resource="secret",
-                    resource_name="rds!*",
-                    arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
-                )
-            ],
+            ["*"],
+            Bool={"aws:ViaAWSService": "true"},
         )
     )
     fn.add_to_role_policy(_statement(MODIFY, ["*"], Null={f"aws:ResourceTag/{c.TAG_RUN_ID}": "false"}))
@@ -88,26 +83,8 @@ def _delete(fn: lambda_.Function) -> None:
 
 
 def _read_run_secrets(fn: lambda_.Function) -> None:
-    fn.add_to_role_policy(
-        _statement(
-            ["secretsmanager:GetSecretValue"],
-            [
-                cdk.Stack.of(fn).format_arn(
-                    service="secretsmanager",
-                    resource="secret",
-                    resource_name="rds!*",
-                    arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
-                )
-            ],
-        )
-    )
-    fn.add_to_role_policy(
-        _statement(
-            ["secretsmanager:GetSecretValue"],
-            ["*"],
-            Null={f"secretsmanager:ResourceTag/{c.TAG_RUN_ID}": "false"},
-        )
-    )
+    for statement in db_secret_statements(cdk.Stack.of(fn)):
+        fn.add_to_role_policy(statement)
 
 
 def _launch(fn: lambda_.Function, compute: Compute) -> None:

@@ -3,8 +3,10 @@ its Lambda's least privilege, and launch idempotency's IAM (the tests share conf
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+from benchwright.providers.aws.common import RESOURCE_PREFIX
 from tests.infra.test_stack import actions_of, resources, statements_of
 
 
@@ -61,3 +63,52 @@ def test_a_retried_launch_may_look_for_its_runner_in_our_cluster_only(stack: Any
     (list_tasks,) = [st for st in statements if "ecs:ListTasks" in actions_of([st])]
     assert "ecs:cluster" in str(list_tasks["Condition"])
     assert "ec2:DescribeInstances" in actions_of(statements)
+
+
+def _statements(doc: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    out = []
+    for name, policy in resources(doc, "AWS::IAM::Policy").items():
+        out += [(name, st) for st in policy["Properties"]["PolicyDocument"]["Statement"]]
+    return out
+
+
+def test_no_policy_grants_every_rds_managed_secret(stack: Any) -> None:
+    """Fault 9: ``secret:rds!*`` is every RDS-managed password in the account."""
+    _, doc = stack
+    assert "rds!" not in json.dumps(doc)
+    readers = [(n, st) for n, st in _statements(doc) if "secretsmanager:GetSecretValue" in actions_of([st])]
+    assert readers
+    for name, st in readers:
+        if st["Resource"] == "*":  # then only secrets tagged as ours: a run's, or our databases'
+            condition = json.dumps(st["Condition"])
+            assert "benchwright:run-id" in condition or f"{RESOURCE_PREFIX}*" in condition, (name, st)
+            assert "aws:rds:primaryDB" in condition or "Null" in st["Condition"], (name, st)
+    creators = [(n, st) for n, st in _statements(doc) if "secretsmanager:CreateSecret" in actions_of([st])]
+    assert creators
+    for name, st in creators:
+        assert st["Condition"] == {"Bool": {"aws:ViaAWSService": "true"}}, name
+
+
+def test_the_runner_reads_only_secrets_of_databases_the_workflow_names(stack: Any) -> None:
+    _, doc = stack
+    roles = [
+        name
+        for name, r in resources(doc, "AWS::IAM::Role").items()
+        if "ecs-tasks.amazonaws.com" in json.dumps(r["Properties"]["AssumeRolePolicyDocument"])
+        and "Runner" in name
+        and "Execution" not in name
+    ]
+    assert roles
+    statements = [
+        st
+        for policy in resources(doc, "AWS::IAM::Policy").values()
+        if {"Ref": roles[0]} in policy["Properties"]["Roles"]
+        for st in policy["Properties"]["PolicyDocument"]["Statement"]
+        if "secretsmanager:GetSecretValue" in actions_of([st])
+    ]
+    keys = sorted(k for st in statements for cond in st["Condition"].values() for k in cond)
+    assert keys == [
+        "secretsmanager:ResourceTag/aws:rds:primaryDBClusterArn",
+        "secretsmanager:ResourceTag/aws:rds:primaryDBInstanceArn",
+        "secretsmanager:ResourceTag/benchwright:run-id",
+    ]

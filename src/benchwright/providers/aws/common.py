@@ -18,6 +18,9 @@ from benchwright.providers.aws.config import AwsSettings
 RUN_ID_TAG = "benchwright:run-id"
 OWNER_TAG = "benchwright:owner"
 EXPIRES_TAG = "benchwright:expires-at"
+# Every DB instance / cluster / cache a run creates is named with this prefix (``resource_name``): the
+# stack's IAM lets runners read only the RDS-managed secrets of databases so named.
+RESOURCE_PREFIX = "bw-"
 
 THROTTLING = {
     "Throttling",
@@ -166,5 +169,5 @@ def resource_name(run_id: str, suffix: str = "", limit: int = 40) -> str:
     slug = "".join(ch if ch.isalnum() else "-" for ch in run_id.lower()).strip("-")
     digest = hashlib.sha1(run_id.encode()).hexdigest()[:6]
     tail = f"-{digest}{('-' + suffix) if suffix else ''}"
-    head = ("bw-" + slug)[: max(4, limit - len(tail))].rstrip("-")
+    head = (RESOURCE_PREFIX + slug)[: max(4, limit - len(tail))].rstrip("-")
     return head + tail
