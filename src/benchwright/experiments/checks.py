@@ -34,3 +34,6 @@ def check_experiments(spec: BenchmarkSpec, q: Callable[[str], str]) -> None:
         if event.at_s in seen:
             raise SpecError(q(f"events[{i}].at_s"), f"another event is already at {event.at_s:g} s")
         seen.add(event.at_s)
+    from benchwright.experiments.capacity import check_capacity
+
+    check_capacity(spec, q)
