@@ -106,10 +106,27 @@ def private_postgres() -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     proc = subprocess.Popen(command, start_new_session=True, **quiet)  # its own group: see kill_group
     try:
         _wait_for_port(port, proc, timeout=30)
-        yield proc, f"postgresql://bench@127.0.0.1:{port}/postgres"
+        url = f"postgresql://bench@127.0.0.1:{port}/postgres"
+        _wait_for_sessions(url, proc)
+        yield proc, url
     finally:
         kill_group(proc)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _wait_for_sessions(url: str, proc: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+    """The port opens before the server accepts sessions ("the database system is starting up")."""
+    import psycopg
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            psycopg.connect(url, connect_timeout=2).close()
+            return
+        except psycopg.OperationalError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)  # polling the server: a readiness probe
 
 
 def kill_group(proc: subprocess.Popen[bytes]) -> None:

@@ -21,7 +21,7 @@ second round trip, read-modify-write, the statements of a transaction).
 from __future__ import annotations
 
 import contextlib
-import selectors
+import select
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -30,6 +30,8 @@ from typing import Any, Protocol
 from benchwright.runner.measure import Recorder, Status
 
 NS = 1_000_000_000
+READ, WRITE = select.POLLIN, select.POLLOUT  # the same bits in epoll and poll
+BROKEN = select.POLLERR | select.POLLHUP  # reported whatever is asked for: the read finds out what
 TICK_S = 0.05  # how often the loop looks at the stop flag, the deadline and overdue requests
 READ_BUFFER = 65536
 
@@ -96,7 +98,8 @@ class Connection:
         self.payload: Any = b""  # the step in flight
         self.unsent = memoryview(b"")
         self.timeout: float | None = None  # the socket's own timeout, restored when the loop ends
-        self.events = 0  # what the selector watches on the socket
+        self.fd = -1  # the channel's descriptor while the poller watches it
+        self.events = 0  # what the poller watches on it
         self.index = 0  # the client's number (its thread index in a threaded run)
         self.failing_since = 0  # end of this connection's first failed request in a run of failures
         self.streak = 0
@@ -126,7 +129,11 @@ class EventLoop:
         self.errors = errors
         self.abort_after_ns = int(abort_after_s * NS)
         self.windows = windows  # per client: its runs of failures (see engine._thread_loop)
-        self.selector = selectors.DefaultSelector()
+        # epoll (or poll) itself, not the selectors module: its Python layer cost a few microseconds
+        # per wake-up, as much as the rest of a request's handling
+        self.poller: Any = select.epoll() if hasattr(select, "epoll") else select.poll()
+        self.poll_timeout = TICK_S if hasattr(select, "epoll") else TICK_S * 1000  # poll: ms
+        self.watched: dict[int, Connection] = {}
         self.buffer = bytearray(READ_BUFFER)
         self.idle: list[Connection] = []  # dropped (or not yet opened): to connect before the next request
         self.closing = False  # no new requests: deadline, stop flag or abort
@@ -148,12 +155,15 @@ class EventLoop:
             while True:
                 if self.idle and not self.closing:
                     self._start_idle()
-                if self.selector.get_map():
-                    for key, mask in self.selector.select(TICK_S):
-                        conn = key.data
-                        if mask & selectors.EVENT_WRITE:
+                watched = self.watched
+                if watched:
+                    for fd, mask in self.poller.poll(self.poll_timeout):
+                        conn = watched.get(fd)
+                        if conn is None:
+                            continue  # dropped by an earlier event of the same wake-up
+                        if mask & WRITE:
                             self._write(conn)
-                        if mask & selectors.EVENT_READ:
+                        if mask & (READ | BROKEN):
                             self._read(conn)
                 elif self.closing or not self.idle:
                     return reason
@@ -169,14 +179,15 @@ class EventLoop:
                 if conn.channel is not None:  # hand the connection back as the driver lent it
                     with contextlib.suppress(Exception):
                         self._detach(conn)
-            self.selector.close()
+            if hasattr(self.poller, "close"):  # epoll holds a descriptor; poll does not
+                self.poller.close()
 
     def _tick(self, now: int) -> str | None:
         if now >= self.deadline_ns or self.stop.is_set():
             self.closing = True
-        for key in list(self.selector.get_map().values()):
-            conn = key.data
-            if conn.expected and now - conn.started_ns > conn.channel.reply_timeout_s * NS:
+        for conn in list(self.watched.values()):
+            channel: Any = conn.channel
+            if conn.expected and now - conn.started_ns > channel.reply_timeout_s * NS:
                 self._fail(conn, "TimeoutError", now)
         if self.failing_since and now - self.failing_since > self.abort_after_ns:
             self.closing = True
@@ -212,7 +223,7 @@ class EventLoop:
 
     def _send_next(self, conn: Connection) -> None:
         if self.closing or conn.finished or not self._next_request(conn):
-            self._unregister(conn)  # done: the loop ends when no connection is left in the selector
+            self._unregister(conn)  # done: the loop ends when no connection is left in the poller
             return
         conn.started_ns = time.perf_counter_ns()
         self._begin(conn)
@@ -223,8 +234,7 @@ class EventLoop:
         assert conn.channel is not None
         conn.timeout = conn.channel.sock.gettimeout()
         conn.channel.sock.setblocking(False)
-        self.selector.register(conn.channel.sock, selectors.EVENT_READ, conn)
-        conn.events = selectors.EVENT_READ
+        self._watch(conn, conn.channel.sock.fileno())
 
     def _detach(self, conn: Connection) -> None:
         """The loop is over: the channel goes back to the driver as it was lent."""
@@ -246,9 +256,9 @@ class EventLoop:
             self._fail(conn, "ConnectionError", time.perf_counter_ns())
             return
         conn.unsent = conn.unsent[sent:]
-        events = selectors.EVENT_READ | (selectors.EVENT_WRITE if len(conn.unsent) else 0)
+        events = READ | WRITE if len(conn.unsent) else READ
         if events != conn.events:  # a system call: only when a partial send starts or ends
-            self.selector.modify(conn.channel.sock, events, conn)
+            self.poller.modify(conn.fd, events)
             conn.events = events
 
     def _read(self, conn: Connection) -> None:
@@ -354,7 +364,15 @@ class EventLoop:
         if not self.recorded & 0xFFFF:
             self.recorder.flush()  # keeps the pending buffers small when intervals are long
 
+    def _watch(self, conn: Connection, fd: int) -> None:
+        self.poller.register(fd, READ)
+        self.watched[fd] = conn
+        conn.fd, conn.events = fd, READ
+
     def _unregister(self, conn: Connection) -> None:
-        if conn.channel is not None:
+        """The poller stops watching the connection (before its socket is closed, never after)."""
+        if conn.fd >= 0:
+            self.watched.pop(conn.fd, None)
             with contextlib.suppress(KeyError, ValueError, OSError):
-                self.selector.unregister(conn.channel.sock)
+                self.poller.unregister(conn.fd)
+            conn.fd = -1

@@ -18,7 +18,6 @@ the connection is reopened.
 from __future__ import annotations
 
 import contextlib
-import selectors
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +25,7 @@ from typing import Any
 from psycopg import OperationalError, pq
 from psycopg import errors as pg_errors
 
-from benchwright.runner.event_loop import Connection, EventLoop
+from benchwright.runner.event_loop import READ, WRITE, Connection, EventLoop
 from benchwright.runner.measure import Status
 
 _OK = (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK)
@@ -57,8 +56,7 @@ class PqEventLoop(EventLoop):
     def _attach(self, conn: Connection) -> None:
         channel: Any = conn.channel
         channel.pgconn.nonblocking = 1
-        self.selector.register(channel.sock, selectors.EVENT_READ, conn)
-        conn.events = selectors.EVENT_READ
+        self._watch(conn, channel.sock)
 
     def _detach(self, conn: Connection) -> None:
         channel: Any = conn.channel
@@ -81,7 +79,7 @@ class PqEventLoop(EventLoop):
             self._fail(conn, "ConnectionError", time.perf_counter_ns())
             return
         if pending:
-            self._want(conn, selectors.EVENT_READ | selectors.EVENT_WRITE)
+            self._want(conn, READ | WRITE)
 
     def _prepare(self, conn: Connection, sql: bytes) -> bytes | None:
         channel: Any = conn.channel
@@ -102,8 +100,7 @@ class PqEventLoop(EventLoop):
 
     def _want(self, conn: Connection, events: int) -> None:
         if events != conn.events:
-            assert conn.channel is not None
-            self.selector.modify(conn.channel.sock, events, conn)
+            self.poller.modify(conn.fd, events)
             conn.events = events
 
     def _write(self, conn: Connection) -> None:
@@ -114,7 +111,7 @@ class PqEventLoop(EventLoop):
             self._fail(conn, "ConnectionError", time.perf_counter_ns())
             return
         if not pending:
-            self._want(conn, selectors.EVENT_READ)
+            self._want(conn, READ)
 
     def _read(self, conn: Connection) -> None:
         channel: Any = conn.channel

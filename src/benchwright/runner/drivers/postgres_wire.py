@@ -43,6 +43,7 @@ class PostgresKeyValueWire:
 
     def __init__(self) -> None:
         self._sql: dict[Any, bytes] = {}
+        self._read_all: dict[str, bytes] = {}
 
     def _statement(self, sig: Any) -> bytes:
         sql = self._sql.get(sig)
@@ -55,6 +56,11 @@ class PostgresKeyValueWire:
         return (sql, [key.encode()]), 1, _rows_read
 
     def read(self, table: str, key: str, fields: Sequence[str] | None) -> Request:
+        if fields is None:  # the hot path: one statement per table
+            sql = self._read_all.get(table)
+            if sql is None:
+                sql = self._read_all[table] = self._statement(("r", table, None))
+            return "READ", (sql, [key.encode()]), 1, _rows_read
         return ("READ", *self.read_step(table, key, fields))
 
     def scan(self, table: str, start_key: str, count: int, fields: Sequence[str] | None) -> Request:

@@ -49,6 +49,13 @@ class RedisKeyValueWire:
 
     def __init__(self, datatype: str) -> None:
         self.datatype = datatype
+        # a whole record's read, as a template: HGETALL (hash) or GET (string)
+        self._read_all: bytes | None = None
+        self._read_all_check: Any = None
+        if datatype == "hash":
+            self._read_all, self._read_all_check = b"*2\r\n$7\r\nHGETALL\r\n$%d\r\n%s\r\n", _nonempty
+        elif datatype == "string":
+            self._read_all, self._read_all_check = b"*2\r\n$3\r\nGET\r\n$%d\r\n%s\r\n", _not_none
 
     @staticmethod
     def _key(table: str, key: str) -> str:
@@ -73,6 +80,9 @@ class RedisKeyValueWire:
         return _resp("ZRANGE", k, 0, -1, "WITHSCORES"), 1, _nonempty
 
     def read(self, table: str, key: str, fields: Sequence[str] | None) -> Request:
+        if fields is None and table == "usertable" and self._read_all is not None:  # the hot path
+            kb = key.encode()
+            return "READ", self._read_all % (len(kb), kb), 1, self._read_all_check
         return ("READ", *self.read_step(table, key, fields))
 
     def scan(self, table: str, start_key: str, count: int, fields: Sequence[str] | None) -> Request:

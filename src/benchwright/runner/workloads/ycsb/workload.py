@@ -26,6 +26,7 @@ from benchwright.runner.workloads.ycsb import generators as g
 from benchwright.runner.workloads.ycsb.properties import CoreSettings, core_settings, unknown_keys
 
 VALUE_POOL = 1 << 16  # random printable characters values are sliced from
+KEY_CACHE = 1 << 16  # hashed keys remembered per process (see key_function)
 
 
 @register
@@ -37,6 +38,7 @@ class YcsbWorkload(Workload):
     def __init__(self, properties: Mapping[str, str]) -> None:
         super().__init__(properties)
         self.settings: CoreSettings = core_settings(self.properties)
+        self._key_cache: dict[int, str] = {}
         self.warnings = [f"unknown property {k!r} is ignored" for k in unknown_keys(self.properties)]
 
     @classmethod
@@ -56,14 +58,28 @@ class YcsbWorkload(Workload):
         return self.key_function()(number)
 
     def key_function(self) -> Callable[[int], str]:
-        """``key`` as a plain function with the settings bound (it runs once per operation)."""
+        """``key`` as a plain function with the settings bound (it runs once per operation).
+
+        Hashed keys are remembered, up to ``KEY_CACHE`` of them per process: a skewed distribution
+        draws its popular records again and again, and forming a key (a 64-bit FNV hash in Python)
+        costs more than a dictionary lookup. The cache is bounded (about 7 MB), whatever the
+        record count."""
         pad = self.settings.zeropadding
         if self.settings.ordered_inserts:
             return lambda number: "user" + str(number).zfill(pad)
         fnv = g.fnv_hash64
-        if pad <= 1:  # zfill(1) never pads a non-empty string
-            return lambda number: "user" + str(fnv(number))
-        return lambda number: "user" + str(fnv(number)).zfill(pad)
+        cache = self._key_cache
+        get = cache.get
+
+        def key(number: int) -> str:
+            text = get(number)
+            if text is None:
+                text = "user" + str(fnv(number)).zfill(pad) if pad > 1 else "user" + str(fnv(number))
+                if len(cache) < KEY_CACHE:
+                    cache[number] = text
+            return text
+
+        return key
 
     def field_names(self) -> list[str]:
         return [f"{self.settings.fieldnameprefix}{i}" for i in range(self.settings.fieldcount)]
