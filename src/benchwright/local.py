@@ -354,6 +354,7 @@ def run_spec(
     console: Console | None = None,
     run_id: str | None = None,
     max_cells: int | None = None,
+    stop_at_plateau: bool = False,
 ) -> RunOutcome:
     console = console or Console()
     run_id = run_id or new_run_id()
@@ -416,7 +417,7 @@ def run_spec(
         bars = run_progress(steps_list, console)
     try:
         with bars as orch.progress:
-            _run_cells(orch, spec, run_id, order, providers)
+            _run_cells(orch, spec, run_id, order, providers, stop_at_plateau)
     except _CellFailed as failed:
         outcome_status, error, interrupted = (
             failed.outcome.status,
@@ -487,9 +488,19 @@ class _CellFailed(Exception):
 
 
 def _run_cells(
-    orch: Orchestrator, spec: BenchmarkSpec, run_id: str, order: list[tuple[Cell, int]], providers: Providers
+    orch: Orchestrator,
+    spec: BenchmarkSpec,
+    run_id: str,
+    order: list[tuple[Cell, int]],
+    providers: Providers,
+    stop_at_plateau: bool = False,
 ) -> None:
+    from benchwright.experiments.plateau import PlateauWatch
+
+    watch = PlateauWatch.for_spec(spec) if stop_at_plateau else None
     for cell, repeat in order:
+        if watch is not None and watch.skips(cell.parameters):
+            continue
         state = RunState(
             run_id=run_id,
             spec_name=spec.name,
@@ -502,6 +513,17 @@ def _run_cells(
         outcome = orch.run_cell(state)
         if outcome.status != "succeeded":
             raise _CellFailed(outcome)
+        if watch is not None and repeat == spec.repeats - 1:
+            record = providers.store.get_run(run_id)
+            measured = [
+                c.measured.throughput
+                for c in (record.cells if record else [])
+                if c.cell_id == cell.cell_id and c.measured is not None
+            ]
+            said = watch.observe(cell.parameters, measured)
+            if said:
+                orch.say(said)
+                providers.extras.setdefault("warnings", []).append(said)
 
 
 def run_suite(
@@ -510,6 +532,7 @@ def run_suite(
     providers_factory: Callable[[Path, BenchmarkSpec], Providers],
     console: Console | None = None,
     max_cells: int | None = None,
+    stop_at_plateau: bool = False,
 ) -> list[RunOutcome]:
     outcomes: list[RunOutcome] = []
     for spec in suite.benchmarks:
@@ -520,7 +543,7 @@ def run_suite(
             out_dir = DEFAULT_ROOT / run_id
         else:
             out_dir = out if len(suite.benchmarks) == 1 else out / spec.name
-        outcome = run_spec(spec, out_dir, providers_factory, console, run_id, max_cells)
+        outcome = run_spec(spec, out_dir, providers_factory, console, run_id, max_cells, stop_at_plateau)
         outcomes.append(outcome)
         if outcome.interrupted:
             break

@@ -915,6 +915,10 @@ def phase_seconds(spec: BenchmarkSpec, phase: str) -> float:
     count = p.operation_count or _float(props.get("recordcount" if phase == "load" else "operationcount"))
     rate = p.target_rate or _float(props.get("target")) or ASSUMED_OPS_PER_S
     by_count = count / rate if count else None
+    if phase == "load" and not p.operation_count:
+        from benchwright.experiments.sizing import load_seconds
+
+        by_count = load_seconds(spec.workload.name, workload_properties(spec, "load")) or by_count
     if duration and by_count:
         return min(duration, by_count)
     return duration or by_count or 60.0

@@ -105,6 +105,11 @@ def _destroy(args: Any) -> int:
 
 
 def _submit(args: Any) -> int:
+    if args.max_usd is not None:  # refused here, before the API creates anything
+        from benchwright.experiments.budget import enforce
+        from benchwright.spec import load_suite
+
+        enforce(load_suite(args.spec), args.max_usd, args.prices)
     _print(call_api(_api_url(args), "POST", "/runs", submit_body(args.spec)))
     return 0
 
@@ -143,4 +148,8 @@ def register(subparsers: Any) -> None:
         p.add_argument(arg)
         p.add_argument("--api-url", help="the API URL (default: $BENCHWRIGHT_API_URL or the stack output)")
         p.add_argument("--stage", default="dev", help="stage name, to find the stack output (default dev)")
+        if name == "submit":
+            from benchwright.commands.validate import add_budget_arguments
+
+            add_budget_arguments(p)
         p.set_defaults(handler=handler)

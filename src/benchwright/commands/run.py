@@ -15,7 +15,9 @@ from rich.console import Console
 
 from benchwright.commands.compare import exit_code, invalid_cells
 from benchwright.commands.paths import output_dir
+from benchwright.commands.validate import add_budget_arguments
 from benchwright.errors import SpecError
+from benchwright.experiments.budget import enforce
 from benchwright.report.text import print_summary
 from benchwright.spec import BenchmarkSpec, SuiteSpec, load_suite
 
@@ -43,6 +45,13 @@ def register(subparsers: Any) -> None:
         action="append",
         help="exit 3 when a measured cell is invalid, or the verdict is slower (CI); repeatable",
     )
+    p.add_argument(
+        "--stop-at-plateau",
+        action="store_true",
+        help="end a concurrency sweep (a matrix over threads) once throughput stops growing: two steps "
+        "within the noise (validity.min_effect)",
+    )
+    add_budget_arguments(p)
     p.set_defaults(handler=handle)
 
 
@@ -63,6 +72,7 @@ def handle(args: argparse.Namespace) -> int:
 
     suite = load_suite(args.spec)
     _check_local(suite)
+    enforce(suite, args.max_usd, args.prices)  # before anything is created
     if args.quick:
         suite = SuiteSpec(
             suite=suite.suite,
@@ -78,7 +88,7 @@ def handle(args: argparse.Namespace) -> int:
 
     if args.max_cells is not None and args.max_cells < 1:
         raise SpecError("--max-cells", "must be at least 1")
-    outcomes = run_suite(suite, args.out, providers_for, console, args.max_cells)
+    outcomes = run_suite(suite, args.out, providers_for, console, args.max_cells, args.stop_at_plateau)
     code = 0
     for outcome in outcomes:
         console.rule(f"{outcome.record.spec_name}: {outcome.record.status}")

@@ -8,6 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from benchwright.experiments.budget import SpecBudget, check_budget, suite_budgets
 from benchwright.spec import BenchmarkSpec, SuiteSpec, cell_seconds, check_workload, expand_matrix, load_suite
 
 
@@ -19,7 +20,24 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--quick", action="store_true", help="show the reduced-size version `run --quick` would run"
     )
+    add_budget_arguments(p)
     p.set_defaults(handler=handle)
+
+
+def add_budget_arguments(p: Any) -> None:
+    """``--max-usd`` and ``--prices``: shared by validate, run, submit and rehearse."""
+    p.add_argument(
+        "--max-usd",
+        type=float,
+        metavar="N",
+        help="refuse the spec, before anything is created, when its estimated cost exceeds N USD",
+    )
+    p.add_argument(
+        "--prices",
+        metavar="DIR",
+        help="price cloud specs from saved Price List GetProducts responses (default: the AWS Price "
+        "List API, cached for a month in ~/.cache/benchwright/prices.json)",
+    )
 
 
 def fmt_duration(seconds: float) -> str:
@@ -50,7 +68,7 @@ def _phases(spec: BenchmarkSpec) -> str:
     return " ".join(parts)
 
 
-def matrix_table(spec: BenchmarkSpec) -> tuple[Table, float]:
+def matrix_table(spec: BenchmarkSpec, budget: SpecBudget | None = None) -> tuple[Table, float]:
     target = spec.target
     table = Table(
         title=f"{spec.name}: {target.engine} on {target.provider}, workload {spec.workload.name}, "
@@ -60,22 +78,36 @@ def matrix_table(spec: BenchmarkSpec) -> tuple[Table, float]:
     table.add_column("cell")
     table.add_column("phases")
     table.add_column("est. per repeat", justify="right")
+    if budget is not None:
+        table.add_column("est. USD (all repeats)", justify="right")
     total = 0.0
     for i, cell in enumerate(expand_matrix(spec), 1):
         seconds = cell_seconds(cell.spec)
         total += seconds * spec.repeats
-        table.add_row(str(i), cell.cell_id, _phases(cell.spec), fmt_duration(seconds))
+        row = [str(i), cell.cell_id, _phases(cell.spec), fmt_duration(seconds)]
+        if budget is not None:
+            cost = budget.cells[i - 1]
+            row.append("?" if cost.missing else f"{cost.usd:,.2f}")
+        table.add_row(*row)
     return table, total
 
 
-def show(suite: SuiteSpec, console: Console) -> float:
+def show(suite: SuiteSpec, console: Console, budgets: list[SpecBudget] | None = None) -> float:
     grand = 0.0
-    for spec in suite.benchmarks:
-        table, total = matrix_table(spec)
+    for n, spec in enumerate(suite.benchmarks):
+        budget = budgets[n] if budgets else None
+        table, total = matrix_table(spec, budget)
         console.print(table)
         for warning in check_workload(spec):
             console.print(f"[yellow]warning:[/yellow] {spec.name}: {warning}", highlight=False)
         console.print(f"estimated duration: {fmt_duration(total)}", highlight=False)
+        if budget is not None:
+            cost = "free (local)" if spec.is_local else f"{budget.total_usd:,.2f} USD"
+            console.print(f"estimated cost: {cost}", highlight=False)
+            for missing in budget.missing:
+                console.print(
+                    f"[yellow]warning:[/yellow] {spec.name}: no price for {missing}", highlight=False
+                )
         grand += total
     if len(suite.benchmarks) > 1:
         console.print(
@@ -96,6 +128,13 @@ def handle(args: argparse.Namespace) -> int:
             benchmarks=[scale_down(b) for b in suite.benchmarks],
         )
     console = Console()
-    show(suite, console)
+    budgets = suite_budgets(suite, args.prices)
+    show(suite, console, budgets)
+    if len(suite.benchmarks) > 1:
+        total = sum(b.total_usd for b in budgets)
+        console.print(f"suite {suite.suite}: estimated cost {total:,.2f} USD", highlight=False)
+    check_budget(budgets, args.max_usd)
+    if args.max_usd is not None:
+        console.print(f"within the budget of {args.max_usd:,.2f} USD", highlight=False)
     console.print(f"[green]valid:[/green] {args.spec}", highlight=False)
     return 0

@@ -1,0 +1,189 @@
+"""The budget before launch: an estimated USD cost per matrix cell and in total, and ``--max-usd``.
+
+The estimate uses the same price book as the workflow's PriceRun stage (providers/aws/pricing.py:
+target instances or nodes, storage and IOPS prorated, the runner, the workflow's Lambda and Step
+Functions) over each cell's estimated duration (spec.cell_seconds: provisioning, the phases with the
+load sized by the data, teardown), times the repeats. Local and endpoint targets cost nothing we can
+price. Prices come from the AWS Price List API through a cache on disk (``CachedPriceList``), or from
+saved GetProducts responses (``--prices DIR``, the shape of tests/data/pricing), so a spec can be
+priced offline.
+
+A price that cannot be found makes the estimate incomplete; ``--max-usd`` then refuses, since it
+cannot promise the budget holds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchwright.errors import SpecError
+from benchwright.providers.aws.pricing import PriceList
+
+if TYPE_CHECKING:
+    from benchwright.spec import BenchmarkSpec, SuiteSpec
+
+CACHE_ENV = "BENCHWRIGHT_PRICE_CACHE"
+CACHE_MAX_AGE_S = 30 * 86400  # list prices change rarely; a month-old cached price is refreshed
+
+
+@dataclass
+class CellCost:
+    cell_id: str
+    seconds: float  # per repeat
+    usd: float  # all repeats
+    items: dict[str, float] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SpecBudget:
+    name: str
+    cells: list[CellCost]
+
+    @property
+    def total_usd(self) -> float:
+        return round(sum(c.usd for c in self.cells), 4)
+
+    @property
+    def missing(self) -> list[str]:
+        return sorted({m for c in self.cells for m in c.missing})
+
+
+def region_of(spec: BenchmarkSpec) -> str:
+    """The target's region: from its AZ name when it has one, else AWS_REGION / us-east-1."""
+    import re
+
+    zones = [
+        getattr(spec.target, "availability_zone", None),
+        *(getattr(spec.target, "availability_zones", None) or []),
+    ]
+    for zone in zones:
+        if zone and re.match(r"^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$", zone):
+            return str(zone[:-1])
+    return os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1"
+
+
+def estimate_spec(spec: BenchmarkSpec, prices: PriceList | None) -> SpecBudget:
+    """Cost of every cell of ``spec`` (zero for local targets; ``prices`` unused then)."""
+    from benchwright.spec import cell_seconds, expand_matrix, spec_dict
+
+    cells: list[CellCost] = []
+    for cell in expand_matrix(spec):
+        seconds = cell_seconds(cell.spec)
+        if cell.spec.is_local or prices is None:
+            missing = [] if cell.spec.is_local else ["no price list"]
+            cells.append(CellCost(cell.cell_id, seconds, 0.0, {}, missing))
+            continue
+        from benchwright.providers.aws.pricing import AwsPriceBook
+
+        estimate = AwsPriceBook(prices).estimate(spec_dict(cell.spec), None, seconds)
+        assert estimate is not None
+        missing = []
+        if "incomplete" in estimate.source:
+            missing = [estimate.source.split("incomplete: ", 1)[-1].rstrip(")")]
+        cells.append(
+            CellCost(
+                cell.cell_id, seconds, round(estimate.total * spec.repeats, 4), dict(estimate.items), missing
+            )
+        )
+    return SpecBudget(spec.name, cells)
+
+
+def price_list(spec: BenchmarkSpec, prices_dir: str | None = None) -> PriceList | None:
+    """The price source for a cloud spec: saved responses, or the API through the disk cache."""
+    if spec.is_local:
+        return None
+    region = region_of(spec)
+    if prices_dir:
+        from benchwright.providers.aws.pricing import ExcerptPriceList
+
+        if not Path(prices_dir).is_dir():
+            raise SpecError("--prices", f"{prices_dir}: not a directory of GetProducts responses")
+        return ExcerptPriceList.from_directory(prices_dir, region)
+    return CachedPriceList.for_region(region)
+
+
+def check_budget(budgets: list[SpecBudget], max_usd: float | None) -> None:
+    """Refuse (SpecError naming --max-usd, the estimate and the budget) a spec over the budget."""
+    if max_usd is None:
+        return
+    total = round(sum(b.total_usd for b in budgets), 4)
+    missing = sorted({m for b in budgets for m in b.missing})
+    if missing:
+        raise SpecError(
+            "--max-usd",
+            f"cannot check the budget of {max_usd:.2f} USD: the estimate is incomplete ({'; '.join(missing)})",
+        )
+    if total > max_usd:
+        worst = max((c for b in budgets for c in b.cells), key=lambda c: c.usd)
+        raise SpecError(
+            "--max-usd",
+            f"the estimated cost {total:.2f} USD is over the budget of {max_usd:.2f} USD (the costliest "
+            f"cell, {worst.cell_id}, {worst.usd:.2f} USD); nothing was created",
+        )
+
+
+def suite_budgets(suite: SuiteSpec, prices_dir: str | None = None) -> list[SpecBudget]:
+    return [estimate_spec(spec, price_list(spec, prices_dir)) for spec in suite.benchmarks]
+
+
+def enforce(suite: SuiteSpec, max_usd: float | None, prices_dir: str | None = None) -> list[SpecBudget]:
+    """What ``run``, ``submit`` and ``rehearse`` call before creating anything."""
+    if max_usd is None:
+        return []
+    if max_usd < 0:
+        raise SpecError("--max-usd", f"must not be negative, got {max_usd}")
+    budgets = suite_budgets(suite, prices_dir)
+    check_budget(budgets, max_usd)
+    return budgets
+
+
+# ---------------------------------------------------------------- the API with a cache on disk
+def _cache_path() -> Path:
+    configured = os.environ.get(CACHE_ENV)
+    if configured:
+        return Path(configured)
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "benchwright" / "prices.json"
+
+
+class CachedPriceList(PriceList):
+    """``PriceList`` whose answers are kept in a JSON file (``$BENCHWRIGHT_PRICE_CACHE`` or
+    ~/.cache/benchwright/prices.json) for a month: validate prices a spec once, then offline."""
+
+    def __init__(self, clients: Any, region: str, path: Path | None = None) -> None:
+        super().__init__(clients, region)
+        self.path = path or _cache_path()
+
+    @classmethod
+    def for_region(cls, region: str, path: Path | None = None) -> CachedPriceList:
+        from benchwright.providers.aws.common import Clients
+        from benchwright.providers.aws.config import AwsSettings
+
+        return cls(Clients(AwsSettings(region=region)), region, path)
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def price(self, service: str, **attributes: str) -> float:
+        key = json.dumps([service, sorted({"regionCode": self.region, **attributes}.items())])
+        stored = self._load()
+        hit = stored.get(key)
+        if isinstance(hit, dict) and time.time() - float(hit.get("at", 0)) < CACHE_MAX_AGE_S:
+            return float(hit["usd"])
+        usd = float(super().price(service, **attributes))
+        stored[key] = {"usd": usd, "at": time.time()}
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(stored, indent=0, sort_keys=True))
+        tmp.replace(self.path)
+        return usd
