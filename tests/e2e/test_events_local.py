@@ -71,15 +71,26 @@ def _check_outage(record: RunRecord) -> None:
     assert all(f.severity != "invalid" for f in cell.validity), cell.validity
 
 
-def test_postgres_failover_is_measured_and_the_run_goes_on(tmp_path: Path) -> None:
-    _check_outage(_run(tmp_path, _spec("postgres", _ycsb(), [{"at_s": 3, "action": "failover"}])))
-
-
-def test_redis_failover_is_measured_and_the_run_goes_on(tmp_path: Path) -> None:
-    record = _run(tmp_path, _spec("redis", _ycsb(), [{"at_s": 3, "action": "failover"}]))
+@pytest.mark.parametrize("model", ["threads", "auto"])
+def test_postgres_failover_is_measured_and_the_run_goes_on(tmp_path: Path, model: str) -> None:
+    workload = _ycsb()
+    workload["properties"]["client.model"] = model
+    record = _run(tmp_path, _spec("postgres", workload, [{"at_s": 3, "action": "failover"}]))
     _check_outage(record)
     run = record.cells[0].measured
     assert run is not None
+    assert ("event loop" in run.measurement.method) == (model == "auto"), run.measurement.method
+
+
+@pytest.mark.parametrize("model", ["threads", "auto"])
+def test_redis_failover_is_measured_and_the_run_goes_on(tmp_path: Path, model: str) -> None:
+    workload = _ycsb()
+    workload["properties"]["client.model"] = model  # a thread per client, or the event loop
+    record = _run(tmp_path, _spec("redis", workload, [{"at_s": 3, "action": "failover"}]))
+    _check_outage(record)
+    run = record.cells[0].measured
+    assert run is not None
+    assert ("event loop" in run.measurement.method) == (model == "auto"), run.measurement.method
     # Redis saved its data before the kill: reads after the restart still find the records
     assert run.operations["READ"].statuses.get("NOT_FOUND", 0) == 0
 
