@@ -254,6 +254,7 @@ class Orchestrator:
                         if schedule is not None:  # the live server's handle, even if the runner failed
                             state = schedule.apply(state)
                     self.say(f"{label} runner finished")
+                    state = _timed_operations(state, p, lambda text: self.say(f"{label} {escape(text)}"))
                 else:
                     state = stage_function(stage)(state, p)
                     if stage == "provision_target":
@@ -317,6 +318,24 @@ class Orchestrator:
         except Exception as exc:  # never let salvage hide the teardown
             self.say(f"[red]could not store the partial result:[/red] {type(exc).__name__}: {exc}")
         return state
+
+
+def _timed_operations(state: RunState, providers: Providers, say: Callable[[str], None]) -> RunState:
+    """The spec's operation benchmarks, one after another on the loaded target, after the runner."""
+    log: list[dict[str, Any]] = []
+    for name in state.spec.get("operations") or []:
+        target = providers.target(state.spec["target"], state.run_id, state.target)
+        started = utcnow()
+        try:
+            entry = target.operation(str(name))
+        except Exception as exc:  # the run's results stand; the operation says it failed
+            entry = {"name": name, "started_at": started.isoformat(), "seconds": None, "ok": False,
+                     "detail": f"failed: {type(exc).__name__}: {exc}"}  # fmt: skip
+        state = state.model_copy(update={"target": {**state.target, **target.handle}})  # a restart: new pid
+        log.append(entry)
+        seconds = entry.get("seconds")
+        say(f"operation {name}: " + (f"{seconds:.2f} s" if seconds is not None else entry["detail"]))
+    return state.model_copy(update={"operation_log": [*state.operation_log, *log]}) if log else state
 
 
 def _event_schedule(state: RunState, providers: Providers) -> Any:

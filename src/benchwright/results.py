@@ -188,6 +188,18 @@ class Availability(Model):
     events: list[EventOutcome] = Field(default_factory=list)
 
 
+class TimedOperation(Model):
+    """An operation benchmark (dump_restore, snapshot_restore ...) run after the measured phase."""
+
+    name: str
+    started_at: datetime
+    seconds: float | None  # from its start to the target accepting connections and answering a probe
+    steps: dict[str, float] = Field(default_factory=dict)  # e.g. dump_s, restore_s, ready_s
+    size_bytes: int | None = None  # the dump / snapshot, when known
+    ok: bool = True
+    detail: str = ""
+
+
 class ResultDocument(Model):
     schema_version: int = SCHEMA_VERSION
     run_id: str | None = None
@@ -215,6 +227,7 @@ class ResultDocument(Model):
     server_stats: ServerStats | None = None  # the engine's own counters before/after the phase
     failure_windows: list[FailureWindow] = Field(default_factory=list)  # runs of failures per client
     availability: Availability | None = None  # events during the phase (experiments/events.py)
+    timed_operations: list[TimedOperation] = Field(default_factory=list)  # spec `operations`
     aborted: bool = False  # stopped early (server lost, interrupted): a partial result
     extra: dict[str, Any] = Field(default_factory=dict)  # workload-specific figures (tpmC, buckets ...)
 

@@ -30,7 +30,7 @@ from pydantic import (
 )
 
 from benchwright.errors import CapabilityError, SpecError
-from benchwright.experiments.models import EventSpec
+from benchwright.experiments.models import EventSpec, OperationName
 from benchwright.judge.validity import ValidityPolicy as JudgePolicy
 
 Engine = Literal["postgres", "mysql", "redis"]
@@ -526,6 +526,7 @@ class BenchmarkSpec(_Model):
     notify: NotifySpec = Field(default_factory=NotifySpec)
     tags: dict[str, str] = Field(default_factory=dict)
     events: list[EventSpec] = Field(default_factory=list, max_length=20)  # experiments/models.py
+    operations: list[OperationName] = Field(default_factory=list, max_length=10)  # after the run phase
 
     @field_validator("name")
     @classmethod

@@ -34,6 +34,17 @@ def check_experiments(spec: BenchmarkSpec, q: Callable[[str], str]) -> None:
         if event.at_s in seen:
             raise SpecError(q(f"events[{i}].at_s"), f"another event is already at {event.at_s:g} s")
         seen.add(event.at_s)
+    from benchwright.experiments.models import OPERATIONS
+
+    for i, operation in enumerate(spec.operations):
+        allowed = OPERATIONS.get(provider, ())
+        if operation not in allowed:
+            can = ", ".join(allowed) if allowed else "none yet"
+            raise SpecError(
+                q(f"operations[{i}]"), f"{operation} is not available on a {provider} target (there: {can})"
+            )
+        if operation in spec.operations[:i]:
+            raise SpecError(q(f"operations[{i}]"), f"{operation} is listed twice")
     from benchwright.experiments.capacity import check_capacity
 
     check_capacity(spec, q)

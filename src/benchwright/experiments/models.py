@@ -7,6 +7,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 EventAction = Literal["failover", "reboot", "scale"]
+OperationName = Literal["dump_restore", "snapshot_restore", "pitr", "scale_out", "node_replace"]
+# Operation benchmarks each provider implements (timed after the measured phase, on its data).
+# Snapshot restore, PITR, scale-out and node replacement are cloud operations not built yet.
+OPERATIONS: dict[str, tuple[str, ...]] = {"local": ("dump_restore",)}
 # What each provider can do during a run. Locally failover and reboot restart the throwaway server.
 EVENT_ACTIONS: dict[str, tuple[str, ...]] = {
     "local": ("failover", "reboot"),

@@ -166,6 +166,13 @@ class Target(ABC):
 
         raise CapabilityError("events", f"a {self.kind} target cannot {action} during a run")
 
+    def operation(self, name: str) -> dict[str, Any]:
+        """Run and time an operation benchmark (dump_restore, snapshot_restore ...) on the target
+        with its data: the fields of ``results.TimedOperation``. Blocking."""
+        from benchwright.errors import CapabilityError
+
+        raise CapabilityError("operations", f"a {self.kind} target cannot run {name}")
+
     # hooks ---------------------------------------------------------------------------------
     @abstractmethod
     def _create(self) -> dict[str, str]: ...

@@ -99,7 +99,23 @@ def text_tables(record: RunRecord) -> list[Table]:
                 _fmt(e.after.p99_us if e.after else None),
             )  # fmt: skip
         tables.append(t)
+    timed = [(cell, rep, o) for cell, rep, doc in _measured(record) for o in doc.timed_operations]
+    if timed:
+        t = Table(title="Operation benchmarks (after the measured phase)")
+        for col in ("cell", "rep", "operation", "seconds", "steps", "size MB", "detail"):
+            t.add_column(col, justify="right" if col in ("seconds", "size MB") else "left")
+        for cell, rep, o in timed:
+            t.add_row(cell, str(rep), o.name, _fmt(o.seconds), _steps(o.steps), _mb(o.size_bytes), o.detail)
+        tables.append(t)
     return tables
+
+
+def _steps(steps: dict[str, float]) -> str:
+    return ", ".join(f"{k.removesuffix('_s')} {v:.2f} s" for k, v in steps.items())
+
+
+def _mb(size: int | None) -> str:
+    return "-" if size is None else f"{size / 1e6:,.1f}"
 
 
 def html_sections(record: RunRecord) -> list[str]:
@@ -128,6 +144,19 @@ def html_sections(record: RunRecord) -> list[str]:
             for cell, rep, e in events
         )
         out += ["<h2>Availability events</h2>", f"<table><tr>{head}</tr>{rows}</table>"]
+    timed = [(cell, rep, o) for cell, rep, doc in _measured(record) for o in doc.timed_operations]
+    if timed:
+        rows = "".join(
+            f'<tr><td class="l">{escape(cell)}</td><td>{rep}</td><td class="l">{escape(o.name)}</td>'
+            f'<td>{_fmt(o.seconds)}</td><td class="l">{escape(_steps(o.steps))}</td><td>{_mb(o.size_bytes)}</td>'
+            f'<td class="l">{escape(o.detail)}</td></tr>'
+            for cell, rep, o in timed
+        )
+        out += [
+            "<h2>Operation benchmarks</h2>",
+            '<table><tr><th class="l">cell</th><th>rep</th><th class="l">operation</th><th>seconds</th>'
+            f'<th class="l">steps</th><th>size MB</th><th class="l">detail</th></tr>{rows}</table>',
+        ]
     blocks = []
     for cell, rep, doc in _measured(record):
         if doc.server_stats is None:

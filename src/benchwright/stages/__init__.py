@@ -52,6 +52,7 @@ class RunState(BaseModel):
     runner_deadline: datetime | None = None
     result_pointers: list[str] = Field(default_factory=list)
     event_log: list[dict[str, Any]] = Field(default_factory=list)  # events issued (experiments/schedule.py)
+    operation_log: list[dict[str, Any]] = Field(default_factory=list)  # operation benchmarks timed
     window: MetricsWindow | None = None
     metrics_pointer: str | None = None
     # outcome

@@ -210,6 +210,7 @@ def judge_results(state: RunState, providers: Providers) -> RunState:
 
     cell = load_cell(state, providers)
     attach(cell, state.event_log)  # what each event did to the measured phase
+    _attach_operations(cell, state.operation_log)
     policy = ValidityPolicy.of(state.spec.get("validity") or {})
     judge_cell(cell, policy)
     reconcile_flags(cell)
@@ -232,6 +233,15 @@ def judge_results(state: RunState, providers: Providers) -> RunState:
         {"result_pointers": [*state.result_pointers, pointer]} if pointer not in state.result_pointers else {}
     )
     return state.advance("judge_results", valid=cell_is_valid(cell), **extra)
+
+
+def _attach_operations(cell: Any, log: list[dict[str, Any]]) -> None:
+    """The operation benchmarks go next to the workload's results, on the measured document."""
+    from benchwright.results import TimedOperation
+
+    doc = cell.measured
+    if doc is not None and log:
+        doc.timed_operations = [TimedOperation.model_validate(entry) for entry in log]
 
 
 def _judge_cloud_metrics(state: RunState, cell: Any) -> None:

@@ -183,6 +183,14 @@ class LocalServer(Target):
             f"accepting connections {time.monotonic() - t0:.2f} s after the {action} began"
         )
 
+    def operation(self, name: str) -> dict[str, Any]:
+        """Run and time an operation benchmark (providers/local/operations.py)."""
+        from benchwright.providers.local.operations import OPERATIONS
+
+        if name not in OPERATIONS:
+            return super().operation(name)
+        return OPERATIONS[name](self)
+
     def _before_stop(self) -> None:
         """Engine hook before a restart (Redis saves its data)."""
 

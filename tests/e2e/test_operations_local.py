@@ -1,0 +1,62 @@
+"""Operation benchmarks as phases of their own: a dump and restore with each engine's own tools,
+timed from its start to the target answering a probe query again, next to the workload's results."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from benchwright.errors import SpecError
+from benchwright.local import run_spec
+from benchwright.providers.local import local_providers, open_local_store
+from benchwright.report.experiments import html_sections, text_tables
+from benchwright.spec import parse_spec
+
+
+def _spec(engine: str, operations: list[str]) -> dict[str, Any]:
+    return {
+        "name": f"ops-{engine}",
+        "target": {"provider": "local", "engine": engine},
+        "workload": {
+            "name": "ycsb",
+            "properties": {"recordcount": 2000, "fieldlength": 50},
+            "phases": {"load": {"threads": 2}, "run": {"threads": 2, "operation_count": 500}},
+        },
+        "operations": operations,
+    }
+
+
+@pytest.mark.servers
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["postgres", "mysql", "redis"])
+def test_dump_restore_is_timed_and_the_data_comes_back(engine: str, tmp_path: Path) -> None:
+    store = open_local_store(tmp_path / "store.sqlite")
+    outcome = run_spec(
+        parse_spec(_spec(engine, ["dump_restore"])),
+        tmp_path / "out",
+        lambda out, _spec: local_providers(out, store=store),
+        console=Console(file=open(tmp_path / "console.txt", "w")),  # noqa: SIM115
+    )
+    record = outcome.record
+    assert record.status == "succeeded", record.error
+    run = record.cells[0].measured
+    assert run is not None
+    (op,) = run.timed_operations
+    assert op.ok and op.name == "dump_restore", op.detail
+    assert set(op.steps) == {"dump_s", "restore_s", "ready_s"}
+    assert op.seconds is not None and op.seconds >= sum(op.steps.values()) - 0.01 and op.seconds > 0
+    assert op.size_bytes is not None and op.size_bytes > 2000 * 50  # every record's data is in the dump
+    found = re.search(r"([\d,]+) (rows|keys)", op.detail)  # the probe found them all after the restore
+    assert found is not None and int(found[1].replace(",", "")) >= 2000, op.detail
+    assert "Operation benchmarks" in "".join(html_sections(record))
+    assert any("Operation" in str(t.title) for t in text_tables(record))
+
+
+def test_an_operation_a_target_cannot_do_is_refused_naming_the_field() -> None:
+    with pytest.raises(SpecError) as err:
+        parse_spec(_spec("postgres", ["dump_restore", "snapshot_restore"]))
+    assert err.value.field == "operations[1]" and "local" in err.value.detail
