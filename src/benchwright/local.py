@@ -62,15 +62,20 @@ QUICK_PROPERTIES = {
 }
 
 
-def scale_down(spec: BenchmarkSpec, seconds: float = 2.0, threads: int = 2) -> BenchmarkSpec:
-    """A small version of a spec (the ``--quick`` option): few records, short phases, few threads."""
-    data = spec_dict(spec)
-    props = data["workload"].setdefault("properties", {})
+def _capped(props: dict[str, Any], threads: int) -> dict[str, Any]:
+    """Quick-run caps applied to a mapping of property names (or paths) to values."""
     for key, value in list(props.items()):
         limit = QUICK_PROPERTIES.get(key.rsplit(".", 1)[-1])
         if limit is not None:
             with contextlib.suppress(TypeError, ValueError):
                 props[key] = min(int(float(value)), threads if limit == 2 else limit)
+    return props
+
+
+def scale_down(spec: BenchmarkSpec, seconds: float = 2.0, threads: int = 2) -> BenchmarkSpec:
+    """A small version of a spec (the ``--quick`` option): few records, short phases, few threads."""
+    data = spec_dict(spec)
+    props = _capped(data["workload"].setdefault("properties", {}), threads)
     if "maxexecutiontime" in props:
         props["maxexecutiontime"] = min(int(float(props["maxexecutiontime"])), int(seconds))
     phases = data["workload"].setdefault("phases", {})
@@ -89,12 +94,20 @@ def scale_down(spec: BenchmarkSpec, seconds: float = 2.0, threads: int = 2) -> B
             phase["duration_s"] = seconds
     matrix = {}
     for path, values in data.get("matrix", {}).items():
+        if path == "zip":  # linked axes: cap each property inside the entries
+            matrix[path] = [_capped(dict(entry), threads) for entry in values[:2]]
+            continue
         small = values[:2]
         limit = QUICK_PROPERTIES.get(path.rsplit(".", 1)[-1])
         if path.endswith(".threads"):
             limit = threads
         if limit is not None and all(isinstance(v, (int, float)) for v in small):
-            small = sorted({min(int(v), threads if limit == 2 else limit) for v in small})
+            cap = threads if limit == 2 else limit
+            capped = sorted({min(int(v), cap) for v in small})
+            if len(capped) < len(set(small)) and max(small) > cap and min(small) > 0:
+                # capping would merge the axis into one cell: scale it instead, keeping its shape
+                capped = sorted({max(1, int(v * cap / max(small))) for v in small})
+            small = capped
         matrix[path] = small
     data["matrix"] = matrix
     data["repeats"] = 1

@@ -551,6 +551,9 @@ class BenchmarkSpec(_Model):
         for path, values in matrix.items():
             if not values:
                 raise ValueError(f"{path}: give at least one value")
+            if path == ZIP:
+                _check_zip(values)
+                continue
             if path.split(".")[0] in ("name", "matrix", "repeats"):
                 raise ValueError(f"{path}: cannot be varied in a matrix")
         return matrix
@@ -779,7 +782,7 @@ def check_workload(spec: BenchmarkSpec, prefix: str = "") -> list[str]:
         raise CapabilityError(q("target.engine"), exc.detail) from None
     for phase in spec.workload.phases.model_fields_set & {"load", "run"}:
         p = getattr(spec.workload.phases, phase)
-        if p is not None and p.enabled and phase not in cls.phases:
+        if p is not None and p.enabled and phase not in (*cls.phases, *cls.optional_phases):
             raise SpecError(q(f"workload.phases.{phase}"), f"workload {cls.name!r} has no {phase} phase")
     count = spec.runner.count
     if count > 1 and cls.name != "ycsb" and "load" in enabled_phases(spec):
@@ -812,6 +815,9 @@ def check_workload(spec: BenchmarkSpec, prefix: str = "") -> list[str]:
 
 
 # ================================================================ matrix
+ZIP = "zip"  # matrix key whose entries set several paths together
+
+
 @dataclass(frozen=True)
 class Cell:
     cell_id: str
@@ -859,29 +865,56 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+def _check_zip(values: list[Any]) -> None:
+    """``matrix.zip``: a list of mappings, each a set of paths that vary together (linked axes)."""
+    keys: set[str] | None = None
+    for i, entry in enumerate(values):
+        if not isinstance(entry, dict) or not entry:
+            raise ValueError(f"zip[{i}]: a mapping of field paths to values, e.g. {{redis.datatype: hash}}")
+        if keys is not None and set(entry) != keys:
+            raise ValueError(f"zip[{i}]: every entry names the same paths ({', '.join(sorted(keys))})")
+        keys = set(entry)
+        for path in entry:
+            if path.split(".")[0] in ("name", "matrix", "repeats"):
+                raise ValueError(f"zip[{i}].{path}: cannot be varied in a matrix")
+
+
+def _axes(matrix: dict[str, list[Any]]) -> list[list[dict[str, Any]]]:
+    """Each matrix axis as its list of {path: value} settings; a ``zip`` axis sets several at once."""
+    return [
+        [dict(v) for v in values] if path == ZIP else [{path: v} for v in values]
+        for path, values in matrix.items()
+    ]
+
+
 def expand_matrix(spec: BenchmarkSpec, prefix: str = "") -> list[Cell]:
-    """Every combination of the matrix values, each a concrete validated spec (repeats not expanded)."""
+    """Every combination of the matrix values, each a concrete validated spec (repeats not expanded).
+
+    ``matrix.zip`` links axes: its entries vary together (datatype string with fieldcount 1, hash with
+    10) and combine with the other axes like one axis."""
     if not spec.matrix:
         return [Cell("default", {}, spec)]
     pre = f"{prefix}." if prefix else ""
-    paths = list(spec.matrix)
+    axes = _axes(spec.matrix)
+    paths = list(dict.fromkeys(p for axis in axes for setting in axis for p in setting))
     base = spec_dict(spec)
     base.pop("matrix", None)
     cells: list[Cell] = []
     shorts = [_short(p) for p in paths]
-    names = shorts if len(set(shorts)) == len(shorts) else paths
-    for combo in itertools.product(*(spec.matrix[p] for p in paths)):
+    names = dict(zip(paths, shorts if len(set(shorts)) == len(shorts) else paths, strict=True))
+    for combo in itertools.product(*axes):
+        settings = {p: v for setting in combo for p, v in setting.items()}
         data = copy.deepcopy(base)
-        for path, value in zip(paths, combo, strict=True):
+        for path, value in settings.items():
             _set_path(data, path, value, pre)
         try:
             concrete = BenchmarkSpec.model_validate(data)
         except ValidationError as exc:
             err = _from_validation(exc)
-            values = ", ".join(f"{p}={v}" for p, v in zip(paths, combo, strict=True))
+            values = ", ".join(f"{p}={v}" for p, v in settings.items())
             raise SpecError(f"{pre}{err.field}", f"{err.detail} (matrix cell {values})") from None
-        cell_id = ",".join(f"{n}={_fmt(v)}" for n, v in zip(names, combo, strict=True))
-        cells.append(Cell(cell_id, dict(zip(paths, combo, strict=True)), concrete))
+        cell_id = ",".join(f"{names[p]}={_fmt(v)}" for p, v in settings.items())
+        cells.append(Cell(cell_id, settings, concrete))
     return cells
 
 

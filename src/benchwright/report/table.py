@@ -396,7 +396,7 @@ def format_value(metric: Metric, value: float | None) -> str:
     if metric.kind == "latency":
         return fmt_latency(value)
     if metric.kind == "percent":
-        return f"{value:.2f}%"
+        return "100%" if value >= 100 else f"{value:.2f}%"
     if metric.kind == "count":
         return f"{value:,.0f}"
     if metric.kind == "usd":
@@ -425,6 +425,19 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def _operations_name_their_phase(runs: Sequence[RunRecord]) -> bool:
+    """True when no operation name occurs in two phases (SET in load, GET in run): the phase column
+    would repeat what the operation says."""
+    seen: dict[str, str] = {}
+    for run in runs:
+        for cell in run.cells:
+            for doc in cell.phases.values():
+                for op in doc.operations:
+                    if seen.setdefault(op, doc.phase) != doc.phase:
+                        return False
+    return True
+
+
 def build_table(
     runs: Sequence[RunRecord],
     rows: Sequence[str] | None = None,
@@ -444,9 +457,9 @@ def build_table(
         if len({r.spec_name for r in runs}) > 1:
             dims.append("spec")
         dims += [p for p in varying_parameters(runs) if p != cols]
-        if phase == "all":
-            dims.append("phase")
     per_op = any(m.scope == "operation" for m in chosen)
+    if not rows and phase == "all" and not (per_op and _operations_name_their_phase(runs)):
+        dims.append("phase")
     if per_op and "operation" not in dims and cols != "operation":
         dims.append("operation")
     if not per_op:
@@ -558,9 +571,9 @@ SEED_VIEWS: dict[str, list[tuple[str, str | None, list[str]]]] = {
         ("YCSB run", None, [*GROUPS["ycsb"], "runtime"]),
     ],
     "tpcc": [("TPC-C per transaction", None, ["tps", "p90"]), ("TPC-C", None, ["tpmC", "retries", "errors"])],
-    "redis-bench": [("latency buckets (share of requests)", None, ["throughput", *GROUPS["buckets"]])],
-    "redis-benchmark": [("latency buckets (share of requests)", None, ["throughput", *GROUPS["buckets"]])],
-    "memtier": [("latency buckets (share of requests)", None, ["throughput", *GROUPS["buckets"]])],
+    "redis-bench": [("latency buckets (share of requests)", "all", ["throughput", *GROUPS["buckets"]])],
+    "redis-benchmark": [("latency buckets (share of requests)", "all", ["throughput", *GROUPS["buckets"]])],
+    "memtier": [("latency buckets (share of requests)", "all", ["throughput", *GROUPS["buckets"]])],
     "tpcb": [("pgbench", None, ["tps", "avg", "stddev", "errors"])],
     "pgbench": [("pgbench", None, ["tps", "avg", "stddev", "errors"])],
     "oltp": [("sysbench", None, ["tps", "qps", "reads/s", "writes/s", "other/s", "ignored_errors"])],
@@ -580,7 +593,7 @@ def seed_views(run: RunRecord, cloud: bool | None = None) -> list[SeedTable]:
         return []
     out: list[SeedTable] = []
     for title, phase, metrics in SEED_VIEWS.get(docs[-1].workload, []):
-        if phase is not None and not any(d.phase == phase for d in docs):
+        if phase not in (None, "all") and not any(d.phase == phase for d in docs):
             continue
         table = build_table([run], metrics=metrics, phase=phase)
         if all(v.mean is None for v in table.cells.values()):

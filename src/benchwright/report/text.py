@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from rich import box
 from rich.console import Console, Group
 from rich.panel import Panel
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
@@ -76,11 +77,18 @@ def cells_table(record: RunRecord, phase: str | None = None) -> Table:
 
 def seed_table(view: SeedTable) -> Table:
     """A seed view (report.table) as a rich table; the same figures as `benchwright table`."""
-    table = Table(title=view.title, title_justify="left", expand=False)
+    table = Table(
+        title=view.title,
+        title_justify="left",
+        expand=False,
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        padding=0,
+    )  # one space between columns: the bucket table fits in 80 columns
     for name in view.rows:
-        table.add_column(name, overflow="fold")
+        table.add_column(name, overflow="fold", min_width=min(len(name), 10))
     for heading in view.column_headings():
-        table.add_column(heading, justify="right", overflow="fold")
+        table.add_column(heading, justify="right", overflow="fold", no_wrap=True)
     for line in view.grid():
         table.add_row(*(str(v) for v in line))
     return table
@@ -112,8 +120,9 @@ def verdict_text(verdict: Verdict | None) -> Text:
 
 
 def flags_lines(record: RunRecord) -> list[Text]:
-    """One line per distinct flag: a warning every cell raised is said once, naming the cells."""
-    grouped: dict[tuple[str, str, str], list[str]] = {}
+    """One line per flag code: a warning several cells raised is said once, naming the cells (the
+    first cell's message stands for the others when their figures differ)."""
+    grouped: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for cell in record.cells:
         seen: set[str] = set()
         measured = cell.measured
@@ -122,11 +131,15 @@ def flags_lines(record: RunRecord) -> list[Text]:
                 continue
             seen.add(f.code)
             where = cell.cell_id if cell.repeat == 0 else f"{cell.cell_id} r{cell.repeat}"
-            grouped.setdefault((f.severity, f.code, f.message), []).append(where)
+            grouped.setdefault((f.severity, f.code), []).append((where, f.message))
     lines = []
     total = len(record.cells)
-    for (severity, _code, message), places in grouped.items():
+    for (severity, _code), hits in grouped.items():
+        places = [w for w, _ in hits]
         cells = "all cells" if total > 1 and len(places) == total else ", ".join(places)
+        message = hits[0][1]
+        if len({m for _, m in hits}) > 1:
+            message += f" [{places[0]}; figures differ per cell]"
         lines.append(Text(f"{severity}: {message} ({cells})", SEVERITY_STYLE[severity]))
     return lines
 

@@ -34,6 +34,8 @@ class Workload(ABC):
     name: ClassVar[str]
     requires: ClassVar[Capability]
     phases: ClassVar[tuple[str, ...]] = ("load", "run")
+    # phases run only when the spec writes them (redis-bench: a SET pass as the load, GET as the run)
+    optional_phases: ClassVar[tuple[str, ...]] = ()
     description: ClassVar[str] = ""
 
     def __init__(self, properties: Mapping[str, str]) -> None:

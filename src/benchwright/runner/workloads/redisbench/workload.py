@@ -86,6 +86,9 @@ class RedisBench(Workload):
     name: ClassVar[str] = "redis-bench"
     requires: ClassVar[Capability] = Capability.REDIS
     phases: ClassVar[tuple[str, ...]] = ("run",)
+    # a written load phase runs its own tests (phase properties: redisbench.tests: set), as the
+    # article ran `-t set` to fill the keyspace and then `-t get` over it
+    optional_phases: ClassVar[tuple[str, ...]] = ("load",)
     description: ClassVar[str] = "redis-benchmark's tests (SET, GET, INCR, LPUSH ...) with -d/-r/-n/-P"
 
     def __init__(self, properties: dict[str, str]) -> None:
