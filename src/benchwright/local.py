@@ -28,7 +28,15 @@ from benchwright.errors import BenchwrightError, RunnerFailed
 from benchwright.providers.base import Providers
 from benchwright.providers.local.pidfiles import register_run, unregister_run
 from benchwright.runs import RunRecord
-from benchwright.spec import BenchmarkSpec, Cell, SuiteSpec, enabled_phases, expand_matrix, spec_dict
+from benchwright.spec import (
+    BenchmarkSpec,
+    Cell,
+    SuiteSpec,
+    enabled_phases,
+    expand_matrix,
+    is_zip,
+    spec_dict,
+)
 from benchwright.stages import STAGE_ORDER, RunState, stage_function, utcnow
 from benchwright.stages import steps as st
 
@@ -94,7 +102,7 @@ def scale_down(spec: BenchmarkSpec, seconds: float = 2.0, threads: int = 2) -> B
             phase["duration_s"] = seconds
     matrix = {}
     for path, values in data.get("matrix", {}).items():
-        if path == "zip":  # linked axes: cap each property inside the entries
+        if is_zip(path):  # linked axes: cap each property inside the entries
             matrix[path] = [_capped(dict(entry), threads) for entry in values[:2]]
             continue
         small = values[:2]

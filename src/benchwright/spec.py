@@ -551,7 +551,7 @@ class BenchmarkSpec(_Model):
         for path, values in matrix.items():
             if not values:
                 raise ValueError(f"{path}: give at least one value")
-            if path == ZIP:
+            if is_zip(path):
                 _check_zip(values)
                 continue
             if path.split(".")[0] in ("name", "matrix", "repeats"):
@@ -800,6 +800,7 @@ def check_workload(spec: BenchmarkSpec, prefix: str = "") -> list[str]:
     except SpecError as exc:
         raise _requalify(exc, prefix) if ":" not in (exc.field or "") else exc from None
     _check_driver(spec, props, q)
+    _check_native_tool(spec, props, q)
     validate = getattr(cls, "validate_properties", None)
     if validate is not None:
         try:
@@ -814,8 +815,33 @@ def check_workload(spec: BenchmarkSpec, prefix: str = "") -> list[str]:
     return warnings
 
 
+NATIVE_TOOLS = {"pgbench": ("tpcb",), "sysbench": ("oltp",), "redis-benchmark": ("redis-bench",)}
+
+
+def _check_native_tool(spec: BenchmarkSpec, props: dict[str, str], q: Any) -> None:
+    """``native.tool``: the phases are measured by that tool from the same settings; it must be one that
+    runs this workload, and be installed where the runner runs (the runner image has all of them)."""
+    tool = props.get("native.tool")
+    if tool is None:
+        return
+    field = q("workload.properties.native.tool")
+    if tool not in NATIVE_TOOLS:
+        raise SpecError(field, f"unknown tool {tool!r} (one of {', '.join(NATIVE_TOOLS)})")
+    if spec.workload.name not in NATIVE_TOOLS[tool]:
+        raise SpecError(field, f"{tool} runs workload {NATIVE_TOOLS[tool][0]!r}, not {spec.workload.name!r}")
+    if spec.is_local:
+        import shutil
+
+        if shutil.which(tool) is None:
+            raise SpecError(field, f"{tool} is not on PATH on this machine (install it, or drop native.tool)")
+
+
 # ================================================================ matrix
-ZIP = "zip"  # matrix key whose entries set several paths together
+ZIP = "zip"  # matrix key whose entries set several paths together (more links: zip_size, zip_2 ...)
+
+
+def is_zip(path: str) -> bool:
+    return path == ZIP or path.startswith(ZIP + "_")
 
 
 @dataclass(frozen=True)
@@ -882,7 +908,7 @@ def _check_zip(values: list[Any]) -> None:
 def _axes(matrix: dict[str, list[Any]]) -> list[list[dict[str, Any]]]:
     """Each matrix axis as its list of {path: value} settings; a ``zip`` axis sets several at once."""
     return [
-        [dict(v) for v in values] if path == ZIP else [{path: v} for v in values]
+        [dict(v) for v in values] if is_zip(path) else [{path: v} for v in values]
         for path, values in matrix.items()
     ]
 
@@ -949,6 +975,10 @@ def phase_seconds(spec: BenchmarkSpec, phase: str) -> float:
     count = p.operation_count or _float(props.get("recordcount" if phase == "load" else "operationcount"))
     rate = p.target_rate or _float(props.get("target")) or ASSUMED_OPS_PER_S
     by_count = count / rate if count else None
+    if spec.workload.name == "redis-bench" and props.get("redisbench.requests"):  # -n per test
+        tests = len([t for t in props.get("redisbench.tests", "set,get").split(",") if t.strip()])
+        count = (_float(props["redisbench.requests"]) or 0.0) * max(tests, 1)
+        by_count = count / rate
     if phase == "load" and not p.operation_count:
         from benchwright.experiments.sizing import load_seconds
 

@@ -129,6 +129,24 @@ def phase_config(plan: RunnerPlan, phase: PhasePlan) -> PhaseConfig:
     )
 
 
+NATIVE_TOOL = "native.tool"  # workload property: measure the phases with pgbench / sysbench / redis-benchmark
+
+
+def measure_phase(config: PhaseConfig, plan: RunnerPlan, progress: Any) -> ResultDocument:
+    """One phase by our engine, or, with ``native.tool`` in the workload's properties, by the tool
+    users trust for it (runner/workloads/external/native.py): same settings, the tool's own numbers."""
+    tool = config.properties.get(NATIVE_TOOL)
+    if not tool:
+        from benchwright.runner.engine import run_phase
+
+        return run_phase(config, progress)
+    from benchwright.runner.workloads.external.native import run_native
+
+    phase = "load" if config.phase == "load" else "run"
+    return run_native(config.workload, phase, config.engine, config.properties, threads=config.threads,
+                      seconds=config.max_seconds, rate=config.target, tool=tool, run_id=plan.run_id)  # fmt: skip
+
+
 def flag_late_start(plan: RunnerPlan, phase: PhasePlan, doc: ResultDocument) -> None:
     """A runner that came up after the shared start instant ran out of step with the others: say so."""
     if not phase.measured or plan.start_at is None:
@@ -144,7 +162,6 @@ def flag_late_start(plan: RunnerPlan, phase: PhasePlan, doc: ResultDocument) -> 
 
 
 def handle(args: argparse.Namespace) -> int:
-    from benchwright.runner.engine import run_phase
     from benchwright.runner.server_stats import StatsProbe
 
     plan = read_plan(args.plan)
@@ -160,7 +177,7 @@ def handle(args: argparse.Namespace) -> int:
         config = phase_config(plan, phase)
         stats = StatsProbe(config.engine, config.properties).start()
         try:
-            doc = run_phase(config, None if args.quiet else _progress_printer(phase.phase))
+            doc = measure_phase(config, plan, None if args.quiet else _progress_printer(phase.phase))
         except KeyboardInterrupt:
             write_output(out, plan, docs, f"interrupted before phase {phase.phase} produced a result")
             return 130

@@ -266,6 +266,8 @@ def _text(value: Any) -> str:
     """A parameter value as a reader writes it: lists joined, no Python syntax."""
     if isinstance(value, (list, tuple)):
         return ",".join(_text(v) for v in value)
+    if isinstance(value, dict):
+        return " ".join(_text(v) for v in value.values())  # storage {type: gp2, size_gb: 100} -> gp2 100
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value)
@@ -286,13 +288,18 @@ def dimension(fact: Fact, name: str) -> str | None:
     if name in builtins:
         value = builtins[name]()
         return None if value is None else _text(value)
-    for source in (fact.cell.parameters, fact.doc.properties, _spec_properties(fact.run)):
-        if name in source:
-            return _text(source[name])
-        matches = [k for k in source if k.endswith("." + name)]
-        if matches:
-            return _text(source[sorted(matches, key=len)[0]])
+    for alias in (name, *DIMENSION_ALIASES.get(name, ())):
+        for source in (fact.cell.parameters, fact.doc.properties, _spec_properties(fact.run)):
+            if alias in source:
+                return _text(source[alias])
+            matches = [k for k in source if k.endswith("." + alias)]
+            if matches:
+                return _text(source[sorted(matches, key=len)[0]])
     return None
+
+
+# the same setting under another name: Tair's YCSB binding calls the data type redis.command_group
+DIMENSION_ALIASES = {"datatype": ("command_group",), "command_group": ("datatype",)}
 
 
 def _spec_properties(run: RunRecord) -> dict[str, Any]:
