@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from benchwright.errors import SpecError
-from benchwright.runner.drivers.redis import RedisDriver, redis_datatype
+from benchwright.runner.drivers.redis import RedisDriver
+from benchwright.runner.drivers.redis_datatype import redis_datatype
 
 pytestmark = pytest.mark.servers
 
@@ -30,3 +31,13 @@ def test_a_command_group_string_record_is_a_redis_string(redis_props: dict[str, 
         assert driver.command("TYPE", "user1") in (b"string", "string")
     finally:
         driver.close()
+
+
+def test_validation_refuses_command_group_string_with_ten_fields() -> None:
+    from benchwright.spec import parse_spec
+
+    spec = {"name": "x", "target": {"provider": "local", "engine": "redis"},
+            "workload": {"name": "ycsb", "files": ["workloadc"],
+                         "properties": {"redis.command_group": "string", "recordcount": 100}}}  # fmt: skip
+    with pytest.raises(SpecError, match="one value per key"):
+        parse_spec(spec)

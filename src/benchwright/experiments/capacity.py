@@ -200,12 +200,13 @@ def check_capacity(spec: BenchmarkSpec, q: Callable[[str], str]) -> None:
                 )
     if target.engine != "redis":
         return
+    from benchwright.runner.drivers.redis_datatype import redis_datatype
     from benchwright.spec import workload_properties
 
     props = workload_properties(spec)
     if (
         spec.workload.name == "ycsb"
-        and props.get("redis.datatype") == "string"
+        and redis_datatype(props) == "string"  # redis.datatype, or redis.command_group as Tair calls it
         and props.get("fieldcount", "10") != "1"
     ):
         raise SpecError(

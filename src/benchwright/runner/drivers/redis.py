@@ -34,10 +34,10 @@ from redis.exceptions import InvalidResponse
 
 from benchwright.errors import SpecError, TargetUnreachable
 from benchwright.runner.drivers.base import Capability, KeyValueDriver, RedisCommandsDriver
+from benchwright.runner.drivers.redis_datatype import redis_datatype
 from benchwright.runner.event_loop import Channel
 from benchwright.runner.measure import Status
 
-DATATYPES = ("hash", "string", "list", "set", "zset")
 SCANNABLE = ("hash", "string")
 READ_BUFFER = 65536
 try:  # redis-py's mapping of error replies to exception classes (NOAUTH -> AuthenticationError ...)
@@ -69,30 +69,6 @@ def encode_command(args: Sequence[bytes | str | int]) -> bytes | None:
 
 def truthy(value: str | None) -> bool:
     return str(value).lower() in ("1", "true", "yes", "on")
-
-
-COMMAND_GROUPS = {"sortedset": "zset", "sorted_set": "zset", "zset": "zset"}
-
-
-def redis_datatype(properties: Mapping[str, str]) -> str:
-    """``redis.datatype``, or the Tair YCSB binding's ``redis.command_group`` (seed experiment 2 set
-    ``redis.command_group=string``): the same choice under the name the article used. Both, differing,
-    is an error rather than a silent pick."""
-    datatype = properties.get("redis.datatype")
-    group = properties.get("redis.command_group")
-    if group is not None:
-        group = COMMAND_GROUPS.get(group.strip().lower(), group.strip().lower())
-        if group not in DATATYPES:
-            raise SpecError("redis.command_group", f"{group!r} is not one of {', '.join(DATATYPES)}")
-        if datatype is not None and datatype != group:
-            raise SpecError(
-                "redis.command_group", f"{group!r} contradicts redis.datatype={datatype!r}; give one of them"
-            )
-        return group
-    datatype = datatype or "hash"
-    if datatype not in DATATYPES:
-        raise SpecError("redis.datatype", f"{datatype!r} is not one of {', '.join(DATATYPES)}")
-    return datatype
 
 
 class RedisDriver(KeyValueDriver, RedisCommandsDriver):
