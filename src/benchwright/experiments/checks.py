@@ -31,6 +31,7 @@ def check_experiments(spec: BenchmarkSpec, q: Callable[[str], str]) -> None:
             raise SpecError(
                 q(f"events[{i}].at_s"), f"{event.at_s:g} s is not within the run phase's {run.duration_s:g} s"
             )
+        _check_cloud_event(spec, i, event.action, event.to or {}, q)
         if event.at_s in seen:
             raise SpecError(q(f"events[{i}].at_s"), f"another event is already at {event.at_s:g} s")
         seen.add(event.at_s)
@@ -48,3 +49,35 @@ def check_experiments(spec: BenchmarkSpec, q: Callable[[str], str]) -> None:
     from benchwright.experiments.capacity import check_capacity
 
     check_capacity(spec, q)
+
+
+SCALE_KEY = {
+    "rds": "instance_class",
+    "aurora": "instance_class",
+    "elasticache": "node_type",
+    "memorydb": "node_type",
+}
+
+
+def _check_cloud_event(
+    spec: BenchmarkSpec, i: int, action: str, to: dict[str, object], q: Callable[[str], str]
+) -> None:
+    """What the cloud APIs refuse: a forced failover without a standby, a scale to nothing."""
+    target = spec.target
+    provider = target.provider
+    if action == "failover":
+        standby = {
+            "rds": getattr(target, "multi_az", True),
+            "elasticache": getattr(target, "replicas", 1) >= 1,
+            "memorydb": getattr(target, "replicas_per_shard", 1) >= 1,
+        }.get(provider, True)
+        if not standby:
+            needs = {"rds": "target.multi_az: true", "elasticache": "target.replicas >= 1",
+                     "memorydb": "target.replicas_per_shard >= 1"}[provider]  # fmt: skip
+            raise SpecError(
+                q(f"events[{i}].action"), f"a failover needs a standby to fail over to: set {needs}"
+            )
+    if action == "scale":
+        key = SCALE_KEY.get(provider)
+        if key is not None and (set(to) != {key} or not isinstance(to.get(key), str)):
+            raise SpecError(q(f"events[{i}].to"), f"scale on {provider} takes exactly {{{key}: NAME}}")

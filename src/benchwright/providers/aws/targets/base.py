@@ -98,6 +98,12 @@ class AwsTarget(Target):
             facts["availability_zone"] = self.handle["availability_zone"]
         return facts
 
+    def trigger(self, action: str, params: Mapping[str, Any] | None = None) -> str:
+        """Start an event's action with the service's API (providers/aws/targets/events.py)."""
+        from benchwright.providers.aws.targets.events import trigger
+
+        return trigger(self, action, params)
+
     # metrics (CloudWatch namespace and dimensions of this target) -------------------------
     def metric_dimensions(self) -> list[tuple[str, dict[str, str]]]:
         """(namespace, dimensions) pairs the CloudWatch source queries for this target."""
