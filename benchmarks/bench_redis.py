@@ -20,6 +20,8 @@ import sys
 import tempfile
 import time
 
+import summary
+
 from benchwright.results import ResultDocument
 from benchwright.runner.workloads.external import redis_benchmark
 from benchwright.runner.workloads.redisbench.sequential import RedisBenchSettings, run_redis_bench
@@ -79,6 +81,15 @@ def compare(settings: RedisBenchSettings, conn: dict[str, str]) -> list[str]:
             f"P={settings.pipeline:<3} {name:<4} native {n.throughput:>11,.0f} req/s  redis-benchmark "
             f"{t.throughput:>11,.0f} req/s  throughput ratio {n.throughput / t.throughput:5.2f}  "
             f"p50 {n.p50_us / 1000:.3f} vs {t.p50_us / 1000:.3f} ms"
+        )
+        model = "event loop" if "event loop" in native.measurement.method else "threads"
+        summary.record(  # CPU per request over both tests of the phase (the document's figure)
+            f"redis-bench {name} P={settings.pipeline} vs redis-benchmark",
+            n.throughput,
+            t.throughput,
+            cpu_native,
+            cpu_tool,
+            model,
         )
     rows.append(
         f"P={settings.pipeline:<3} CPU  native {cpu_native:8.2f} us/req   redis-benchmark {cpu_tool:8.2f} us/req   "

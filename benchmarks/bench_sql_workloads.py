@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import MySQLdb
 import psycopg
+import summary
 
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, run_phase
@@ -101,16 +102,21 @@ def parse_sysbench(out: str) -> tuple[int, float]:
     return ops, seconds
 
 
-def compare(label: str, ours: Figure, theirs: Figure, name: str) -> dict[str, float]:
+def model_of(doc: ResultDocument) -> str:
+    return "event loop" if "event loop" in doc.measurement.method else "threads"
+
+
+def compare(label: str, ours: Figure, theirs: Figure, name: str, model: str = "") -> dict[str, float]:
     tput = ours.throughput / theirs.throughput if theirs.throughput else float("nan")
     cpu = ours.cpu_us_per_op / theirs.cpu_us_per_op if theirs.cpu_us_per_op else float("nan")
     total = (ours.total_cpu_s or 0) * 1e6 / ours.ops if ours.ops else float("nan")
     print(
         f"{label:<28} benchwright {ours.throughput:>9.1f}/s {ours.cpu_us_per_op:>7.1f} us CPU/op "
         f"({total:.1f} with start-up) | {name} {theirs.throughput:>9.1f}/s {theirs.cpu_us_per_op:>7.1f} us CPU/op"
-        f" | throughput x{tput:.2f}  CPU/op x{cpu:.2f}",
+        f" | throughput x{tput:.2f}  CPU/op x{cpu:.2f}  [{model}]",
         flush=True,
     )
+    summary.record(label, ours.throughput, theirs.throughput, ours.cpu_us_per_op, theirs.cpu_us_per_op, model)
     return {"throughput_ratio": tput, "cpu_per_op_ratio": cpu}
 
 
@@ -146,7 +152,7 @@ def bench_pgbench(args: argparse.Namespace) -> None:
         run_phase(PhaseConfig(workload="tpcb", phase="load", engine="postgres", properties=props, threads=2))
         tool_url = url.replace("bench:bench@", "bench@")
         for script, flags in (("select-only", ["-S"]), ("tpcb-like", [])):
-            ours, _ = native(
+            ours, doc = native(
                 PhaseConfig(
                     workload="tpcb",
                     phase="run",
@@ -173,7 +179,7 @@ def bench_pgbench(args: argparse.Namespace) -> None:
                 parse_pgbench,
                 {"PGPASSWORD": "bench"},
             )
-            compare(f"pgbench {script}", ours, theirs, "pgbench")
+            compare(f"tpcb {script} vs pgbench (PostgreSQL)", ours, theirs, "pgbench", model_of(doc))
 
 
 def bench_sysbench(args: argparse.Namespace) -> None:
@@ -184,48 +190,66 @@ def bench_sysbench(args: argparse.Namespace) -> None:
     # both sides draw ids from the same distribution, named explicitly (sysbench 1.0's default: special)
     rand = RandSpec.from_properties({"oltp.rand_type": args.rand_type})
     print(f"sysbench pairs: ids drawn as --rand-type={rand.describe()} on both sides")
-    with mysql_database() as db:
-        url = f"mysql://bench:bench@127.0.0.1:{MY_PORT}/{db}"
-        props = {
-            "mysql.url": url,
-            "oltp.tables": "1",
-            "oltp.table_size": str(args.table_size),
-            "oltp.rand_type": rand.type,
-        }
-        run_phase(PhaseConfig(workload="oltp", phase="load", engine="mysql", properties=props, threads=2))
-        for test in ("point_select", "read_write"):
-            ours, _ = native(
-                PhaseConfig(
-                    workload="oltp",
-                    phase="run",
-                    engine="mysql",
-                    threads=args.clients,
-                    properties={**props, "oltp.test": test},
-                    max_seconds=args.seconds,
-                ),
-                lambda d, t=test: d.operations[f"oltp_{t}"].statuses.get("OK", 0),  # type: ignore[misc]
-            )
-            theirs = tool(
-                [
-                    sysbench,
-                    f"oltp_{test}",
-                    "--db-driver=mysql",
-                    "--mysql-host=127.0.0.1",
-                    f"--mysql-port={MY_PORT}",
-                    "--mysql-user=bench",
-                    "--mysql-password=bench",
-                    f"--mysql-db={db}",
-                    "--tables=1",
-                    f"--table-size={args.table_size}",
-                    f"--threads={args.clients}",
-                    f"--time={int(args.seconds)}",
-                    *rand.sysbench_flags(),
-                    "--db-ps-mode=disable",
-                    "run",
-                ],
-                parse_sysbench,
-            )
-            compare(f"sysbench oltp_{test}", ours, theirs, "sysbench")
+    for engine in args.sysbench_engines.split(","):
+        with mysql_database() if engine == "mysql" else pg_database() as db:
+            sysbench_pairs(args, sysbench, rand, engine, db)
+
+
+def sysbench_pairs(args: argparse.Namespace, sysbench: str, rand: RandSpec, engine: str, db: str) -> None:
+    """Both tests on one engine: MariaDB (threads: MySQLdb has no non-blocking API) or PostgreSQL
+    (the libpq event loop), the tables loaded by benchwright and used by both."""
+    if engine == "mysql":
+        props = {"mysql.url": f"mysql://bench:bench@127.0.0.1:{MY_PORT}/{db}"}
+        connection = [
+            "--db-driver=mysql",
+            "--mysql-host=127.0.0.1",
+            f"--mysql-port={MY_PORT}",
+            "--mysql-user=bench",
+            "--mysql-password=bench",
+            f"--mysql-db={db}",
+        ]
+        label = "MariaDB"
+    else:
+        props = {"postgres.url": db}
+        connection = [
+            "--db-driver=pgsql",
+            "--pgsql-host=127.0.0.1",
+            f"--pgsql-port={PG_PORT}",
+            "--pgsql-user=bench",
+            "--pgsql-password=bench",
+            f"--pgsql-db={db.rsplit('/', 1)[-1]}",
+        ]
+        label = "PostgreSQL"
+    props.update({"oltp.tables": "1", "oltp.table_size": str(args.table_size), "oltp.rand_type": rand.type})
+    run_phase(PhaseConfig(workload="oltp", phase="load", engine=engine, properties=props, threads=2))
+    for test in ("point_select", "read_write"):
+        ours, doc = native(
+            PhaseConfig(
+                workload="oltp",
+                phase="run",
+                engine=engine,
+                threads=args.clients,
+                properties={**props, "oltp.test": test},
+                max_seconds=args.seconds,
+            ),
+            lambda d, t=test: d.operations[f"oltp_{t}"].statuses.get("OK", 0),  # type: ignore[misc]
+        )
+        theirs = tool(
+            [
+                sysbench,
+                f"oltp_{test}",
+                *connection,
+                "--tables=1",
+                f"--table-size={args.table_size}",
+                f"--threads={args.clients}",
+                f"--time={int(args.seconds)}",
+                *rand.sysbench_flags(),
+                "--db-ps-mode=disable" if engine == "mysql" else "--db-ps-mode=auto",
+                "run",
+            ],
+            parse_sysbench,
+        )
+        compare(f"oltp_{test} vs sysbench ({label})", ours, theirs, "sysbench", model_of(doc))
 
 
 def bench_loader_memory(args: argparse.Namespace) -> None:
@@ -279,6 +303,11 @@ def main() -> int:
         choices=SYSBENCH_1_0_TYPES,
         default="special",
         help="id distribution for both sysbench and benchwright oltp (default special, sysbench 1.0's)",
+    )
+    p.add_argument(
+        "--sysbench-engines",
+        default="postgres,mysql",
+        help="engines for the sysbench pairs, comma-separated (default postgres,mysql)",
     )
     p.add_argument("--only", choices=("pgbench", "sysbench", "memory"), help="run one part")
     args = p.parse_args()

@@ -21,6 +21,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import summary
+
 ROOT = Path(__file__).resolve().parents[1]
 BENCHWRIGHT = [sys.executable, "-m", "benchwright.cli"]
 PG_PORT, REDIS_PORT = 15432, 16379
@@ -36,6 +38,7 @@ class Figure:
     cpu_s: float
     rss_mb: float = 0.0
     window_cpu_us_per_op: float = float("nan")  # runner's own figure: worker CPU in the measured window
+    model: str = ""  # the client model that ran (event loop or threads)
 
     @property
     def throughput(self) -> float:
@@ -106,6 +109,7 @@ def ours(
         cpu,
         doc["client"]["peak_rss_mb"],
         doc["client"]["cpu_us_per_op"],
+        "event loop" if "event loop" in doc["measurement"]["method"] else "threads",
     )
 
 
@@ -138,7 +142,9 @@ def load(engine: str, conn: list[str], records: int, fields: int) -> None:
     )
 
 
-def redis_benchmark(clients: int, requests: int, keyspace: int) -> Figure:
+def redis_benchmark(clients: int, requests: int, keyspace: int, tests: str = "get") -> Figure:
+    """redis-benchmark over ``tests`` (comma-separated), ``requests`` each: the figure sums them."""
+    names = tests.split(",")
     cmd = [
         "redis-benchmark",
         "-h",
@@ -150,7 +156,7 @@ def redis_benchmark(clients: int, requests: int, keyspace: int) -> Figure:
         "--dbnum",
         "9",
         "-t",
-        "get",
+        tests,
         "-c",
         str(clients),
         "-n",
@@ -162,11 +168,12 @@ def redis_benchmark(clients: int, requests: int, keyspace: int) -> Figure:
         "--csv",
     ]
     out, cpu = measured(cmd)
-    rps = float(re.findall(r'"GET","([0-9.]+)"', out)[0])
-    return Figure("redis-benchmark -t get", requests, requests / rps, cpu)
+    seconds = sum(requests / float(re.findall(rf'"{n.upper()}","([0-9.]+)"', out)[0]) for n in names)
+    return Figure(f"redis-benchmark -t {tests}", requests * len(names), seconds, cpu)
 
 
-def pgbench(clients: int, seconds: float) -> Figure:
+def pgbench(clients: int, seconds: float, scripts: list[str] | None = None) -> Figure:
+    """pgbench -M prepared: -S by default, else the given ``-f file@weight`` scripts."""
     out, cpu = measured(
         [
             "pgbench",
@@ -176,7 +183,7 @@ def pgbench(clients: int, seconds: float) -> Figure:
             str(PG_PORT),
             "-U",
             "bench",
-            "-S",
+            *(scripts or ["-S"]),
             "-M",
             "prepared",
             "-c",
@@ -191,10 +198,19 @@ def pgbench(clients: int, seconds: float) -> Figure:
     )
     txns = int(re.search(r"number of transactions actually processed: (\d+)", out).group(1))  # type: ignore[union-attr]
     tps = float(re.search(r"tps = ([0-9.]+)", out).group(1))  # type: ignore[union-attr]
-    return Figure("pgbench -S -M prepared", txns, txns / tps, cpu)
+    return Figure("pgbench -M prepared " + (" ".join(scripts) if scripts else "-S"), txns, txns / tps, cpu)
 
 
-def compare(ours_fig: Figure, peer: Figure) -> None:
+def compare(ours_fig: Figure, peer: Figure, pair: str = "") -> None:
+    if pair:  # ours: the workers' CPU in the measured window (start-up and imports left out)
+        summary.record(
+            pair,
+            ours_fig.throughput,
+            peer.throughput,
+            ours_fig.window_cpu_us_per_op,
+            peer.cpu_us_per_op,
+            ours_fig.model,
+        )
     print(
         f"  {ours_fig.name:<34} {ours_fig.throughput:>10.0f} ops/s  {ours_fig.cpu_us_per_op:>7.1f} us CPU/op"
         f" (measured window only: {ours_fig.window_cpu_us_per_op:.1f})  worker RSS {ours_fig.rss_mb:.0f} MB"
@@ -245,6 +261,8 @@ def memory(records: list[int]) -> None:
                 ["-p", "operationcount=200000", "-p", "maxexecutiontime=0"],
             )
             row.append(f"{n:>10,} -> {fig.rss_mb:5.1f} MB")
+            if n == max(records):
+                summary.note(f"worker peak RSS, {n:,} records, {distribution}", fig.rss_mb, "MB")
         print(f"  {distribution:<8} " + " | ".join(row))
 
 
@@ -277,21 +295,22 @@ def main() -> None:
         "-p",
         "requestdistribution=uniform",
     ]
+    redis_one = [*REDIS, "-p", "redis.datatype=string", *one_field]
+    if "redis" in only or "a" in only:
+        load("redis", redis_one, args.records, 1)
     if "redis" in only:
-        print("Redis GET: YCSB workload C, one 100-byte field, vs redis-benchmark -t get -d 100")
-        load("redis", [*REDIS, "-p", "redis.datatype=string", *one_field], args.records, 1)
-        mine = ours(
-            "benchwright ycsb C (string)",
-            "redis",
-            "workloadc",
-            [*REDIS, "-p", "redis.datatype=string", *one_field],
-            c,
-            s,
-        )
-        compare(mine, redis_benchmark(c, max(10_000, int(mine.ops)), args.records))
+        print("Redis, YCSB workload C (GET of one 100-byte field) vs redis-benchmark -t get -d 100")
+        mine = ours("benchwright ycsb C (string)", "redis", "workloadc", redis_one, c, s)
+        peer = redis_benchmark(c, max(10_000, int(mine.ops)), args.records)
+        compare(mine, peer, "YCSB C vs redis-benchmark GET (Redis)")
+    if "a" in only:
+        print("Redis, YCSB workload A (50% GET, 50% SET XX) vs redis-benchmark -t get,set")
+        mine = ours("benchwright ycsb A (string)", "redis", "workloada", redis_one, c, s)
+        peer = redis_benchmark(c, max(10_000, int(mine.ops) // 2), args.records, "get,set")
+        compare(mine, peer, "YCSB A vs redis-benchmark GET+SET (Redis)")
 
-    if "postgres" in only:
-        print("PostgreSQL point select: YCSB workload C, one field, vs pgbench -S -M prepared (scale 10)")
+    pg = ["-p", f"postgres.url={PG_URL}", *one_field, "-p", "table=usertable_bench"]
+    if "postgres" in only or "a" in only:
         subprocess.run(
             [
                 "pgbench",
@@ -311,32 +330,25 @@ def main() -> None:
             check=True,
             capture_output=True,
         )
-        pg = ["-p", f"postgres.url={PG_URL}", *one_field, "-p", "table=usertable_bench"]
         drop_pg_tables("usertable_bench")
         load("postgres", pg, args.records, 1)
-        compare(ours("benchwright ycsb C (1 field)", "postgres", "workloadc", pg, c, s), pgbench(c, s))
-
+    if "postgres" in only:
+        print("PostgreSQL, YCSB workload C (point select, one field) vs pgbench -S -M prepared (scale 10)")
+        mine = ours("benchwright ycsb C (1 field)", "postgres", "workloadc", pg, c, s)
+        compare(mine, pgbench(c, s), "YCSB C vs pgbench -S (PostgreSQL)")
     if "a" in only:
-        print("YCSB workload A (50/50 read/update, zipfian, 10 x 100-byte fields):")
-        a_pg = [
-            "-p",
-            f"postgres.url={PG_URL}",
-            "-p",
-            f"recordcount={args.records}",
-            "-p",
-            "table=usertable_bench_a",
-        ]
-        drop_pg_tables("usertable_bench_a")
-        load("postgres", a_pg, args.records, 10)
-        a_redis = [*REDIS, "-p", f"recordcount={args.records}", "-p", "redis.db=10"]
-        load("redis", a_redis, args.records, 10)
-        for label, engine, conn in (("postgres", "postgres", a_pg), ("redis hash", "redis", a_redis)):
-            fig = ours(f"ycsb A {label}", engine, "workloada", conn, c, s)
-            print(
-                f"  {fig.name:<34} {fig.throughput:>10.0f} ops/s  {fig.cpu_us_per_op:>7.1f} us CPU/op"
-                f" (measured window only: {fig.window_cpu_us_per_op:.1f})"
+        print("PostgreSQL, YCSB workload A (50% point select, 50% one-row update) vs pgbench, same mix")
+        mine = ours("benchwright ycsb A (1 field)", "postgres", "workloada", pg, c, s)
+        with tempfile.TemporaryDirectory() as tmp:
+            select, update = Path(tmp) / "select.sql", Path(tmp) / "update.sql"
+            pick = "\\set aid random(1, 100000 * :scale)\n"
+            select.write_text(pick + "SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n")
+            update.write_text(
+                pick + "UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;\n"
             )
-        print()
+            peer = pgbench(c, s, ["-f", f"{select}@50", "-f", f"{update}@50"])
+        compare(mine, peer, "YCSB A vs pgbench select/update 50/50 (PostgreSQL)")
+
     if "split" in only:
         split(s, args.records)
     if "memory" in only:

@@ -103,16 +103,27 @@ def test_both_client_models_send_the_same_requests_and_say_how_they_timed(
     assert doc.intervals and min(s.t for s in doc.intervals) >= 1.0  # nothing sent before the start instant
 
 
-def test_event_loops_default_to_one_process_per_core_and_the_document_says_how_many(
+def test_event_loops_default_to_one_process_per_50_clients_and_the_document_says_how_many(
     redis_props: dict[str, str],
 ) -> None:
     import os
 
     cores = os.cpu_count() or 1
-    for model, expected in (("auto", min(8, cores)), ("threads", min(8, 2 * cores))):
-        props = {**redis_props, "client.model": model, "redisbench.tests": "get", "redisbench.requests": "80"}
-        config = PhaseConfig(workload="redis-bench", phase="run", engine="redis", properties=props, threads=8)
-        assert run_phase(config).measurement.processes == expected, model
+    for model, clients, expected in (
+        ("auto", 8, 1),
+        ("auto", 51, min(2, cores)),
+        ("threads", 8, min(8, 2 * cores)),
+    ):
+        props = {
+            **redis_props,
+            "client.model": model,
+            "redisbench.tests": "get",
+            "redisbench.requests": "120",
+        }
+        config = PhaseConfig(
+            workload="redis-bench", phase="run", engine="redis", properties=props, threads=clients
+        )
+        assert run_phase(config).measurement.processes == expected, (model, clients)
 
 
 def test_cli_writes_the_document_and_never_the_password(redis_props: dict[str, str], tmp_path: Path) -> None:

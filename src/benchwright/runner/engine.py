@@ -532,17 +532,22 @@ def _channel_of(driver: Any) -> Callable[[], Any]:
 
 # ---------------------------------------------------------------- in the parent
 PROCESSES_PER_CORE = 2
+CLIENTS_PER_LOOP = 50  # connections one event-loop process drives before the default adds another
 
 
 def default_processes(threads: int, event_loop: bool = False) -> int:
     """Two worker processes per core for threads: threads in one process queue for the GIL, and
     measured here (4 clients, 2 cores) PostgreSQL point selects cost 14 us of client CPU with 4
     processes against 23 us with 2, while Redis GETs cost the same either way
-    (benchmarks/bench_ycsb.py --only split). One per core for event loops, which switch nothing:
-    redis-bench with 50 clients on 2 cores cost 1.55 us per pipelined GET with 2 processes against
-    2.25 us with 4 (8.7 / 11.0 / 15.0 us without pipelining for 1 / 2 / 4 processes)."""
-    per_core = 1 if event_loop else PROCESSES_PER_CORE
-    return max(1, min(threads, per_core * (os.cpu_count() or 1)))
+    (benchmarks/bench_ycsb.py --only split). Event loops switch nothing and get cheaper the more
+    connections share a wake-up, so one process drives up to ``CLIENTS_PER_LOOP`` connections, as
+    redis-benchmark's one thread drives its 50 clients: YCSB C on Redis with 4 clients cost 24 us of
+    client CPU per GET in one process against 62 us in two, on a busy 2-core host; redis-bench with
+    50 clients 28-30 us against 33 us. More connections get more processes, up to one per core; a
+    process that runs out of core is flagged ``client_saturated`` (add ``processes``)."""
+    if event_loop:
+        return max(1, min(-(-threads // CLIENTS_PER_LOOP), os.cpu_count() or 1))
+    return max(1, min(threads, PROCESSES_PER_CORE * (os.cpu_count() or 1)))
 
 
 def start_method() -> str:
