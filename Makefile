@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 SERVERS := scripts/local-servers
 
-.PHONY: bootstrap servers run test test-fast lint format typecheck bench synth clean
+.PHONY: bootstrap servers image run test test-fast lint format typecheck bench synth clean
 
 bootstrap:            ## install everything (Debian packages, venv, node tools)
 	scripts/bootstrap
@@ -16,11 +16,16 @@ servers: bootstrap    ## start the throwaway local database servers
 run: servers          ## the quickstart benchmark, locally
 	$(BIN)/benchwright run examples/quickstart.yaml
 
-test: servers         ## every test: unit, runner (real servers), functions, state machines, infra, e2e
+image: bootstrap      ## the runner image (scripts/runner-image: podman or docker); the rehearsal tests use it
+	@if command -v podman >/dev/null 2>&1 || { command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; }; \
+	then scripts/runner-image build >/dev/null; \
+	else echo "make image: no podman or docker: the rehearsal tests (tests/rehearse) will skip"; fi
+
+test: servers image   ## every test: unit, runner (real servers), functions, state machines, infra, e2e, rehearsals
 	$(BIN)/pytest -q -p no:cacheprovider
 
 test-fast:            ## tests that need no servers
-	$(BIN)/pytest -q -m "not servers"
+	$(BIN)/pytest -q -m "not servers and not rehearse"
 
 lint:                 ## ruff lint + format check, mypy on src/
 	$(BIN)/ruff check .

@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "runner": "benchwright.commands.runner",
     "validate": "benchwright.commands.validate",
     "run": "benchwright.commands.run",
+    "rehearse": "benchwright.commands.rehearse",
     "history": "benchwright.commands.history",
     "show": "benchwright.commands.show",
     "compare": "benchwright.commands.compare",

@@ -14,6 +14,26 @@ from benchwright.stages import RunState
 log = logging.getLogger(__name__)
 
 
+def _keep_partial(record: RunRecord, state: RunState, providers: Providers) -> None:
+    """A runner that failed mid-run may have written the phases it finished (the runner rewrites its
+    output after every phase): keep them in the record, flagged invalid, instead of losing them."""
+    from benchwright.results import ValidityFlag
+    from benchwright.stages.steps import load_cell, record_results
+
+    try:
+        cell = load_cell(record_results(state, providers), providers)
+    except Exception as exc:  # the record still says why the run failed
+        log.warning("partial results not readable: %s: %s", type(exc).__name__, exc)
+        return
+    if cell.phases:
+        cell.validity.append(
+            ValidityFlag(
+                code="aborted", severity="invalid", message=f"a partial result: {state.error or 'failed'}"
+            )
+        )
+        record.cells.append(cell)
+
+
 def record_outcome(state: RunState, providers: Providers) -> RunState:
     failed = state.status == "failed"
     record = providers.store.get_run(state.run_id)
@@ -24,6 +44,8 @@ def record_outcome(state: RunState, providers: Providers) -> RunState:
     record.status = "failed" if failed else "succeeded"
     if failed:
         record.error = f"{state.error_type or 'Error'}: {state.error or ''}".strip()
+        if not record.cells and state.runners:
+            _keep_partial(record, state, providers)
     record.ended_at = datetime.now(UTC)
     providers.store.save_run(record)
     if not failed:

@@ -1,0 +1,65 @@
+"""`benchwright rehearse SPEC [--out DIR] [--quick] [--nightly]`: the AWS run of a spec, on this machine.
+
+moto (server mode) is the account, the stack is the synthesized CDK app, the runner is the real image
+in a container, targets are stand-in servers on 127.0.0.1, Slack is a local receiver. Nothing is paid
+for and nothing leaves the machine. DIR gets execution.json, resources-after.json, slack.json,
+records.json and the runner containers' logs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "rehearse", help="run a cloud spec through the whole AWS path locally (moto, runner container)"
+    )
+    p.add_argument("spec", help="spec YAML file (one benchmark or a suite) with cloud targets")
+    p.add_argument(
+        "--out", type=Path, help="output directory (default ./benchwright-results/rehearse-<time>/)"
+    )
+    p.add_argument(
+        "--quick", action="store_true", help="same shape, 8 s phases and small data (CI, a first look)"
+    )
+    p.add_argument(
+        "--nightly",
+        action="store_true",
+        help="start the suite as the nightly schedule would (its own input), not through POST /runs",
+    )
+    p.add_argument("--image", help="runner image to use (default: built by scripts/runner-image build)")
+    p.add_argument(
+        "--wait-cap",
+        type=float,
+        default=5.0,
+        metavar="S",
+        help="a Wait state lasts at most S seconds (default 5: stand-ins are ready in seconds); 0 = as written",
+    )
+    p.add_argument("--timeout", type=float, default=1800.0, help="give up after this many seconds")
+    p.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
+    from benchwright.rehearse.run import rehearse
+    from benchwright.rehearse.summary import print_outcome
+
+    out = args.out or Path("benchwright-results") / f"rehearse-{datetime.now(UTC):%Y%m%d-%H%M%S}"
+    outcome = rehearse(
+        Path(args.spec),
+        out,
+        quick=args.quick,
+        nightly=args.nightly,
+        image=args.image,
+        wait_cap_s=args.wait_cap or None,
+        timeout_s=args.timeout,
+    )
+    console = Console()
+    print_outcome(outcome, console)
+    failed = any(r.get("status") != "succeeded" for r in outcome.records) or not outcome.records
+    return 1 if failed or outcome.leaked else 0

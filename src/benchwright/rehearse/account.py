@@ -1,0 +1,288 @@
+"""The AWS account of a rehearsal: moto in server mode on 127.0.0.1, holding what the template declares.
+
+Every process and container reaches it through ``AWS_ENDPOINT_URL``. The resources the workflow reads
+(VPC, subnets, security groups, subnet groups, buckets, the Slack secret, the ECS cluster and task
+definition, both state machines) are created from the synthesized template, with Refs resolved to what
+moto hands back; the Lambda functions are the template's handlers with the template's environment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchwright.rehearse.stack import (
+    ACCOUNT,
+    REGION,
+    Resolver,
+    depends_order,
+    physical_name,
+    resources_of,
+)
+
+DUMMY_ENV = {
+    "AWS_ACCESS_KEY_ID": "rehearsal",
+    "AWS_SECRET_ACCESS_KEY": "rehearsal",
+    "AWS_DEFAULT_REGION": REGION,
+    "AWS_REGION": REGION,
+}
+
+
+@dataclass
+class Function:
+    logical: str
+    name: str
+    handler: str
+    environment: dict[str, str]
+
+    @property
+    def arn(self) -> str:
+        return f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{self.name}"
+
+    @property
+    def state(self) -> str:
+        """``WorkflowLaunchRunnerFunctionDDF0F056`` -> ``LaunchRunner`` (the ASL state it serves)."""
+        import re
+
+        m = re.match(r"^(?:Workflow|Api)?([A-Za-z]+?)Function[0-9A-F]{8}$", self.logical)
+        return m.group(1) if m else self.logical
+
+
+@dataclass
+class Account:
+    """What the rehearsal created in moto, by role."""
+
+    endpoint: str
+    resolver: Resolver
+    functions: dict[str, Function] = field(default_factory=dict)  # by physical name
+    state_machines: dict[str, str] = field(default_factory=dict)  # Benchmark | Suite -> ARN
+    schedules: list[dict[str, Any]] = field(default_factory=list)  # nightly targets (arn, input)
+    slack_secret_arn: str = ""
+    bucket: str = ""
+    task_definition: str = ""
+    cluster: str = ""
+
+    def client(self, service: str) -> Any:
+        import boto3
+
+        return boto3.client(service, region_name=REGION, endpoint_url=self.endpoint)
+
+    def function_env(self) -> dict[str, str]:
+        """The union of the Lambdas' environments (they run in this one process)."""
+        env: dict[str, str] = {}
+        for fn in self.functions.values():
+            env.update(fn.environment)
+        return env
+
+
+def create_account(template: dict[str, Any], endpoint: str, image: str, slack_url: str) -> Account:
+    """Create the template's resources in the moto server at ``endpoint``."""
+    resolver = Resolver(template)
+    for name, param in template.get("Parameters", {}).items():
+        if name.startswith("ComputeRunnerImageUri"):
+            resolver.parameters[name] = image
+        elif "ami" in name.lower():
+            resolver.parameters[name] = "ami-0rehearsal00000000"
+        else:
+            resolver.parameters[name] = str(param.get("Default", ""))
+    account = Account(endpoint=endpoint, resolver=resolver)
+    resources = template.get("Resources", {})
+    ec2 = account.client("ec2")
+    kinds = {
+        "AWS::EC2::VPC",
+        "AWS::EC2::Subnet",
+        "AWS::EC2::SecurityGroup",
+        "AWS::RDS::DBSubnetGroup",
+        "AWS::ElastiCache::SubnetGroup",
+        "AWS::MemoryDB::SubnetGroup",
+        "AWS::S3::Bucket",
+        "AWS::SecretsManager::Secret",
+        "AWS::ECS::Cluster",
+        "AWS::IAM::Role",
+        "AWS::IAM::InstanceProfile",
+        "AWS::Logs::LogGroup",
+    }
+    wanted = [k for k, v in resources.items() if v.get("Type") in kinds]
+    for logical in depends_order(template, wanted):
+        _create(account, logical, resources[logical], ec2, slack_url)
+    # names the template computes from Lambdas and machines, known before they exist
+    for logical in resources_of(template, "AWS::Lambda::Function"):
+        name = physical_name(logical, 64)
+        resolver.refs[logical] = name
+        resolver.attrs[(logical, "Arn")] = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{name}"
+    for logical in resources_of(template, "AWS::StepFunctions::StateMachine"):
+        name = physical_name(logical, 80)
+        arn = f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:{name}"
+        resolver.refs[logical] = arn
+        resolver.attrs[(logical, "Name")] = name
+        resolver.attrs[(logical, "Arn")] = arn
+    for logical, res in resources_of(template, "AWS::ECS::TaskDefinition").items():
+        account.task_definition = _task_definition(account, logical, res)
+    sfn = account.client("stepfunctions")
+    for logical, res in resources_of(template, "AWS::StepFunctions::StateMachine").items():
+        props = resolver.resolve(res["Properties"])
+        definition = str(props["DefinitionString"])
+        for key, value in (props.get("DefinitionSubstitutions") or {}).items():  # what CloudFormation does
+            definition = definition.replace("${" + key + "}", str(value))
+        created = sfn.create_state_machine(
+            name=resolver.attrs[(logical, "Name")],
+            definition=definition,
+            roleArn=str(props.get("RoleArn") or f"arn:aws:iam::{ACCOUNT}:role/rehearsal"),
+        )["stateMachineArn"]
+        kind = "Suite" if "Suite" in logical else "Benchmark"
+        account.state_machines[kind] = created
+    for logical, res in resources_of(template, "AWS::Lambda::Function").items():
+        props = res["Properties"]
+        handler = str(props.get("Handler", ""))
+        if not handler.startswith("functions."):
+            continue  # CDK's own custom-resource providers: nothing the workflow calls
+        env = {
+            k: str(v) for k, v in resolver.resolve(props.get("Environment", {}).get("Variables", {})).items()
+        }
+        fn = Function(logical=logical, name=resolver.refs[logical], handler=handler, environment=env)
+        account.functions[fn.name] = fn
+    for res in resources_of(template, "AWS::Scheduler::Schedule").values():
+        target = resolver.resolve(res["Properties"]["Target"])
+        if target["Arn"] in account.state_machines.values():
+            account.schedules.append({"name": res["Properties"].get("Name"), **target})
+    return account
+
+
+def _tags(props: dict[str, Any]) -> list[dict[str, str]]:
+    return [{"Key": t["Key"], "Value": str(t["Value"])} for t in props.get("Tags", [])]
+
+
+def _create(account: Account, logical: str, res: dict[str, Any], ec2: Any, slack_url: str) -> None:
+    r = account.resolver
+    kind = res["Type"]
+    props = r.resolve(res.get("Properties", {}))
+    if kind == "AWS::EC2::VPC":
+        vpc = ec2.create_vpc(CidrBlock=props["CidrBlock"])["Vpc"]["VpcId"]
+        ec2.modify_vpc_attribute(VpcId=vpc, EnableDnsHostnames={"Value": True})
+        r.refs[logical] = vpc
+        r.attrs[(logical, "VpcId")] = vpc
+    elif kind == "AWS::EC2::Subnet":
+        sub = ec2.create_subnet(
+            VpcId=props["VpcId"], CidrBlock=props["CidrBlock"], AvailabilityZone=props["AvailabilityZone"]
+        )["Subnet"]["SubnetId"]
+        r.refs[logical] = sub
+        r.attrs[(logical, "SubnetId")] = sub
+    elif kind == "AWS::EC2::SecurityGroup":
+        group = ec2.create_security_group(
+            GroupName=physical_name(logical),
+            Description=props.get("GroupDescription", logical),
+            VpcId=props["VpcId"],
+        )["GroupId"]
+        r.refs[logical] = group
+        r.attrs[(logical, "GroupId")] = group
+    elif kind == "AWS::RDS::DBSubnetGroup":
+        name = props.get("DBSubnetGroupName") or physical_name(logical)
+        account.client("rds").create_db_subnet_group(
+            DBSubnetGroupName=name,
+            DBSubnetGroupDescription=props.get("DBSubnetGroupDescription", logical),
+            SubnetIds=props["SubnetIds"],
+        )
+        r.refs[logical] = name
+    elif kind == "AWS::ElastiCache::SubnetGroup":
+        name = props.get("CacheSubnetGroupName") or physical_name(logical)
+        account.client("elasticache").create_cache_subnet_group(
+            CacheSubnetGroupName=name,
+            CacheSubnetGroupDescription=props.get("Description", logical),
+            SubnetIds=props["SubnetIds"],
+        )
+        r.refs[logical] = name
+    elif kind == "AWS::MemoryDB::SubnetGroup":
+        name = props.get("SubnetGroupName") or physical_name(logical)
+        account.client("memorydb").create_subnet_group(SubnetGroupName=name, SubnetIds=props["SubnetIds"])
+        r.refs[logical] = name
+    elif kind == "AWS::S3::Bucket":
+        name = props.get("BucketName") or physical_name(logical)
+        account.client("s3").create_bucket(Bucket=name)
+        r.refs[logical] = name
+        r.attrs[(logical, "Arn")] = f"arn:aws:s3:::{name}"
+        if "Results" in logical:
+            account.bucket = name
+    elif kind == "AWS::SecretsManager::Secret":
+        value = props.get("SecretString", "{}")
+        if "Slack" in logical:  # what docs/deploy.md tells the operator to store after deploy
+            value = json.dumps({"webhook_url": slack_url})
+        arn = account.client("secretsmanager").create_secret(
+            Name=props.get("Name") or physical_name(logical), SecretString=value, Tags=_tags(props)
+        )["ARN"]
+        r.refs[logical] = arn
+        if "Slack" in logical:
+            account.slack_secret_arn = arn
+    elif kind == "AWS::ECS::Cluster":
+        name = props.get("ClusterName") or physical_name(logical)
+        account.client("ecs").create_cluster(clusterName=name)
+        r.refs[logical] = name
+        r.attrs[(logical, "Arn")] = f"arn:aws:ecs:{REGION}:{ACCOUNT}:cluster/{name}"
+        account.cluster = name
+    elif kind == "AWS::IAM::Role":
+        name = physical_name(logical, 64)
+        r.refs[logical] = name
+        r.attrs[(logical, "Arn")] = f"arn:aws:iam::{ACCOUNT}:role/{name}"
+    elif kind == "AWS::IAM::InstanceProfile":
+        name = physical_name(logical, 64)
+        account.client("iam").create_instance_profile(InstanceProfileName=name)
+        r.refs[logical] = name
+        r.attrs[(logical, "Arn")] = f"arn:aws:iam::{ACCOUNT}:instance-profile/{name}"
+    elif kind == "AWS::Logs::LogGroup":
+        name = props.get("LogGroupName") or physical_name(logical, 120)
+        r.refs[logical] = name
+
+
+def _camel(node: Any) -> Any:
+    """CloudFormation's PascalCase container definition -> the ECS API's camelCase."""
+    if isinstance(node, list):
+        return [_camel(v) for v in node]
+    if isinstance(node, dict):
+        return {k[:1].lower() + k[1:]: _camel(v) for k, v in node.items()}
+    return node
+
+
+def _task_definition(account: Account, logical: str, res: dict[str, Any]) -> str:
+    props = account.resolver.resolve(res["Properties"])
+    containers = []
+    for container in props["ContainerDefinitions"]:
+        c = _camel(container)
+        c.pop("logConfiguration", None)  # the rehearsal keeps container logs in DIR/containers/
+        containers.append(c)
+    args: dict[str, Any] = {
+        "family": props.get("Family") or physical_name(logical),
+        "containerDefinitions": containers,
+        "networkMode": props.get("NetworkMode", "awsvpc"),
+        "requiresCompatibilities": props.get("RequiresCompatibilities", ["FARGATE"]),
+        "cpu": str(props.get("Cpu", "1024")),
+        "memory": str(props.get("Memory", "2048")),
+    }
+    for key, api in (("TaskRoleArn", "taskRoleArn"), ("ExecutionRoleArn", "executionRoleArn")):
+        if props.get(key):
+            args[api] = props[key]
+    arn: str = account.client("ecs").register_task_definition(**args)["taskDefinition"]["taskDefinitionArn"]
+    account.resolver.refs[logical] = arn
+    return arn
+
+
+def export_environment(account: Account) -> dict[str, str]:
+    """What this process needs so the handlers (run here) and boto3 reach the moto server."""
+    env = {**DUMMY_ENV, "AWS_ENDPOINT_URL": account.endpoint, "POWERTOOLS_TRACE_DISABLED": "1"}
+    env.update(account.function_env())
+    return env
+
+
+def apply_environment(env: dict[str, str]) -> dict[str, str | None]:
+    """Set ``env`` in os.environ; returns the previous values (for restore)."""
+    previous = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    return previous
+
+
+def restore_environment(previous: dict[str, str | None]) -> None:
+    for key, value in previous.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value

@@ -1,0 +1,459 @@
+"""One rehearsal: the whole cloud path of a spec on this machine, then what it left behind.
+
+Order: the runner image (scripts/runner-image build), the synthesized stack, moto in server mode with
+the stack's resources and the backend hooks, a Slack receiver; then the runs are started the way AWS
+starts them (the API Lambda's ``POST /runs``, or the nightly schedule's own input to the suite machine),
+the executions are awaited, and DIR gets execution.json, resources-after.json, slack.json and the
+records. Whatever is still running at the end is stopped and reported as a leak.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import subprocess
+import time
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+import yaml
+
+from benchwright.errors import SpecError
+from benchwright.rehearse.account import (
+    Account,
+    apply_environment,
+    create_account,
+    export_environment,
+    restore_environment,
+)
+from benchwright.rehearse.containers import Containers
+from benchwright.rehearse.eventbridge import deliver, status_event
+from benchwright.rehearse.hooks import Faults, Hooks, configure_moto
+from benchwright.rehearse.resources import LEAK_KINDS, snapshot
+from benchwright.rehearse.slack import SlackReceiver
+from benchwright.rehearse.stack import ACCOUNT, REGION, RehearsalError, repo_root, synth_template
+from benchwright.spec import BenchmarkSpec, SuiteSpec, load_suite
+
+# Step Functions Standard: $0.025 per 1,000 state transitions; Lambda x86: $0.0000166667 per GB-s
+# and $0.20 per million requests (us-east-1 list prices, November 2026).
+SFN_PER_TRANSITION = 0.000025
+LAMBDA_PER_GB_S = 0.0000166667
+LAMBDA_PER_REQUEST = 0.0000002
+LAMBDA_MEMORY_GB = 0.5  # infra/workflow.py: memory_size=512
+
+
+@dataclass
+class Outcome:
+    """What a rehearsal produced (also written to DIR)."""
+
+    out_dir: Path
+    records: list[dict[str, Any]]
+    executions: list[dict[str, Any]]
+    resources_after: dict[str, list[Any]]
+    slack: list[dict[str, Any]]
+    transitions_per_cell: float
+    lambda_seconds: float
+    wall_seconds: float
+    events: list[str] = field(default_factory=list)
+
+    @property
+    def leaked(self) -> bool:
+        """Anything the runs left, or that the rehearsal had to stop itself."""
+        kinds = [*LEAK_KINDS, "cleaned_up_by_rehearsal"]
+        return any(self.resources_after.get(kind) for kind in kinds)
+
+
+def runner_image() -> str:
+    """The image for the current sources (built now unless it exists)."""
+    script = repo_root() / "scripts" / "runner-image"
+    done = subprocess.run([str(script), "build"], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RehearsalError(f"scripts/runner-image build failed: {done.stderr.strip()[-600:]}")
+    return done.stdout.strip().splitlines()[-1]
+
+
+def quick_suite(suite: SuiteSpec, seconds: float = 8.0) -> SuiteSpec:
+    """``--quick``: the same shape (targets, matrix axes, phases), shorter phases and smaller data."""
+    from benchwright.local import scale_down
+
+    return SuiteSpec(
+        suite=suite.suite,
+        description=suite.description,
+        benchmarks=[scale_down(b, seconds=seconds) for b in suite.benchmarks],
+    )
+
+
+def _check_cloud(suite: SuiteSpec) -> None:
+    for i, spec in enumerate(suite.benchmarks):
+        where = f"benchmarks[{i}]." if len(suite.benchmarks) > 1 else ""
+        if spec.is_local:
+            raise SpecError(
+                f"{where}target.provider",
+                f"{spec.target.provider!r} is a local target; `benchwright rehearse` rehearses cloud specs "
+                "(run local ones with `benchwright run`)",
+            )
+        if spec.runner.platform == "local":
+            raise SpecError(f"{where}runner.platform", "the cloud runs runners on fargate or ec2")
+        zone = getattr(spec.target, "availability_zone", None)
+        if zone and not str(zone).startswith(REGION):
+            raise SpecError(
+                f"{where}target.availability_zone",
+                f"{zone} is not in {REGION}, the region a rehearsal deploys to; use a {REGION} zone to rehearse",
+            )
+
+
+def _spec_json(spec: BenchmarkSpec) -> dict[str, Any]:
+    data: dict[str, Any] = spec.model_dump(mode="json", exclude_defaults=True)
+    return data
+
+
+def _api_event(body: dict[str, Any]) -> dict[str, Any]:
+    """An API Gateway (REST, IAM auth) proxy event for ``POST /runs``."""
+    return {
+        "resource": "/runs",
+        "path": "/runs",
+        "httpMethod": "POST",
+        "headers": {"Content-Type": "application/json"},
+        "multiValueHeaders": {},
+        "queryStringParameters": None,
+        "pathParameters": None,
+        "requestContext": {
+            "resourcePath": "/runs",
+            "httpMethod": "POST",
+            "path": "/prod/runs",
+            "stage": "prod",
+            "identity": {"userArn": f"arn:aws:iam::{ACCOUNT}:user/rehearsal", "caller": "rehearsal"},
+            "requestId": "rehearsal",
+        },
+        "body": json.dumps(body),
+        "isBase64Encoded": False,
+    }
+
+
+def start_runs(account: Account, suite: SuiteSpec, nightly: bool) -> list[str]:
+    """Start the runs as AWS would; the execution ARNs."""
+    sfn = account.client("stepfunctions")
+    if nightly:
+        arns = []
+        for schedule in account.schedules:  # EventBridge Scheduler: StartExecution with the schedule's input
+            arns.append(
+                sfn.start_execution(stateMachineArn=schedule["Arn"], input=schedule["Input"])["executionArn"]
+            )
+        if not arns:
+            raise RehearsalError("the synthesized stack has no nightly schedule for this spec")
+        return arns
+    api = next(fn for fn in account.functions.values() if fn.handler == "functions.api.handler")
+    if len(suite.benchmarks) == 1:
+        body: dict[str, Any] = {"spec": _spec_json(suite.benchmarks[0])}
+    else:
+        body = {"suite": {"suite": suite.suite, "benchmarks": [_spec_json(b) for b in suite.benchmarks]}}
+    response = account.client("lambda").invoke(
+        FunctionName=api.name, Payload=json.dumps(_api_event(body)).encode()
+    )
+    answer = json.loads(response["Payload"].read())
+    if response.get("FunctionError") or int(answer.get("statusCode", 500)) != 201:
+        raise RehearsalError(f"POST /runs was refused: {answer.get('body') or answer}")
+    return [run["execution_arn"] for run in json.loads(answer["body"])["runs"]]
+
+
+def wait_executions(
+    account: Account, arns: list[str], hooks: Hooks, timeout_s: float
+) -> list[dict[str, Any]]:
+    sfn = account.client("stepfunctions")
+    deadline = time.monotonic() + timeout_s
+    aborted = False
+    while True:
+        described = [sfn.describe_execution(executionArn=arn) for arn in arns]
+        if all(d["status"] != "RUNNING" for d in described):
+            break
+        if hooks.faults.abort_after_state and not aborted:
+            done_states = {i.state for i in hooks.invocations}
+            if hooks.faults.abort_after_state in done_states:
+                for arn in arns:
+                    sfn.stop_execution(
+                        executionArn=arn, error="Aborted", cause="rehearsal: aborted from outside"
+                    )
+                hooks.events.append(f"execution aborted from outside after {hooks.faults.abort_after_state}")
+                aborted = True
+        if time.monotonic() > deadline:
+            for arn in arns:
+                sfn.stop_execution(executionArn=arn, error="States.Timeout", cause="rehearsal timeout")
+            hooks.events.append(f"rehearsal timeout after {timeout_s:.0f} s: executions stopped")
+            break
+        time.sleep(0.5)  # polling moto's interpreter threads; bounded by the deadline
+    return [sfn.describe_execution(executionArn=arn) for arn in arns]
+
+
+def history(account: Account, arn: str) -> list[dict[str, Any]]:
+    sfn = account.client("stepfunctions")
+    events: list[dict[str, Any]] = []
+    token = None
+    while True:
+        page = sfn.get_execution_history(
+            executionArn=arn, maxResults=1000, **({"nextToken": token} if token else {})
+        )
+        events.extend(page["events"])
+        token = page.get("nextToken")
+        if not token:
+            return events
+
+
+def transitions(events: list[dict[str, Any]]) -> int:
+    """State transitions as Step Functions bills them: one per state entered."""
+    return sum(1 for e in events if str(e.get("type", "")).endswith("StateEntered"))
+
+
+def read_records(account: Account, bucket: str) -> list[dict[str, Any]]:
+    s3 = account.client("s3")
+    records = []
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix="runs/"):
+        for item in page.get("Contents", []):
+            if item["Key"].endswith("/record.json"):
+                records.append(json.loads(s3.get_object(Bucket=bucket, Key=item["Key"])["Body"].read()))
+    return records
+
+
+def _reset_moto(endpoint: str) -> None:
+    import urllib.request
+
+    urllib.request.urlopen(
+        urllib.request.Request(f"{endpoint}/moto-api/reset", method="POST"), timeout=30
+    ).close()
+
+
+def _reset_handler_caches() -> None:
+    """The handlers cache settings and clients per cold start; each rehearsal is a new deployment."""
+    import functions._common as common
+    from benchwright.api.app import set_backend
+
+    common._settings = None
+    common._clients = None
+    set_backend(None)
+
+
+def rehearse(
+    spec_path: Path,
+    out_dir: Path,
+    *,
+    quick: bool = False,
+    nightly: bool = False,
+    faults: Faults | None = None,
+    image: str | None = None,
+    wait_cap_s: float | None = 5.0,
+    timeout_s: float = 1800.0,
+) -> Outcome:
+    """Run ``spec_path`` through the cloud path on this machine; see the module docstring."""
+    import sys
+
+    from moto.server import ThreadedMotoServer
+
+    from benchwright.providers.local.servers import free_port
+
+    t0 = time.monotonic()
+    suite = load_suite(spec_path)
+    _check_cloud(suite)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if quick:
+        suite = quick_suite(suite)
+    rehearsed_spec = out_dir / "spec.yaml"
+    rehearsed_spec.write_text(
+        yaml.safe_dump(
+            {"suite": suite.suite, "benchmarks": [_spec_json(b) for b in suite.benchmarks]}, sort_keys=False
+        )
+    )
+    image = image or runner_image()
+    template = synth_template(rehearsed_spec if nightly else None)
+    root = repo_root()
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))  # functions/ is the Lambda code, next to src/
+    rehearsal_id = f"r{datetime.now(UTC):%H%M%S}{time.monotonic_ns() % 10000:04d}"
+    faults = faults or Faults()
+    slack = SlackReceiver()
+    slack.down = faults.slack_down
+    port = free_port()
+    configure_moto()
+    previous = apply_environment({"MOTO_PORT": str(port)})
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    endpoint = f"http://127.0.0.1:{port}"
+    _reset_moto(endpoint)  # moto's backends live in this process: start from an empty account
+    containers = Containers(rehearsal_id)
+    hooks: Hooks | None = None
+    stack = contextlib.ExitStack()
+    try:
+        hooks_env = apply_environment(
+            {
+                "AWS_ENDPOINT_URL": endpoint,
+                "AWS_ACCESS_KEY_ID": "rehearsal",
+                "AWS_SECRET_ACCESS_KEY": "rehearsal",
+                "AWS_DEFAULT_REGION": REGION,
+                "AWS_REGION": REGION,
+            }
+        )
+        previous.update({k: v for k, v in hooks_env.items() if k not in previous})
+        configure_moto()
+        account = create_account(template, endpoint, image, slack.url)
+        hooks = Hooks(
+            account=account,
+            containers=containers,
+            image=image,
+            out_dir=out_dir,
+            faults=faults,
+            wait_cap_s=wait_cap_s,
+        )
+        hooks.install()
+        env_before = apply_environment(export_environment(account))
+        previous.update({k: v for k, v in env_before.items() if k not in previous})
+        _reset_handler_caches()
+        _inject_prices(root)
+        for fn in account.functions.values():  # a cold start for every function, before logs move
+            importlib.import_module(fn.handler.rsplit(".", 1)[0])
+        lambda_log = stack.enter_context(open(out_dir / "lambda.log", "a"))  # noqa: SIM115
+        stack.enter_context(_lambda_output(lambda_log))
+        before = snapshot(account)
+        arns = start_runs(account, suite, nightly)
+        described = wait_executions(account, arns, hooks, timeout_s)
+        for execution in described:  # what EventBridge would deliver to the stack's rules
+            for line in deliver(account, template, status_event(execution)):
+                hooks.events.append(f"event {execution['status']}: {line}")
+        _settle(hooks)
+        executions = []
+        total_transitions = 0
+        cells = 0
+        for d in described:
+            events = history(account, d["executionArn"])
+            n = transitions(events)
+            total_transitions += n
+            ncells = max(1, sum(1 for e in events if e.get("type") == "MapIterationStarted"))
+            cells += ncells
+            executions.append(
+                {
+                    "execution_arn": d["executionArn"],
+                    "status": d["status"],
+                    "error": d.get("error"),
+                    "cause": d.get("cause"),
+                    "transitions": n,
+                    "cells": ncells,
+                    "transitions_per_cell": round(n / ncells, 1),
+                    "events": json.loads(json.dumps(events, default=str)),
+                }
+            )
+        records = read_records(account, account.bucket)
+        after = snapshot(account, before)
+    finally:
+        stack.close()
+        cleaned = hooks.cleanup() if hooks is not None else containers.remove_all()
+        if hooks is not None:
+            hooks.uninstall()
+        server.stop()
+        slack.close()
+        restore_environment(previous)
+        _reset_handler_caches()
+    after["cleaned_up_by_rehearsal"] = cleaned
+    lambda_seconds = sum(i.seconds for i in hooks.invocations)
+    outcome = Outcome(
+        out_dir=out_dir,
+        records=records,
+        executions=executions,
+        resources_after=after,
+        slack=slack.posts,
+        transitions_per_cell=round(total_transitions / max(1, cells), 1),
+        lambda_seconds=round(lambda_seconds, 2),
+        wall_seconds=round(time.monotonic() - t0, 1),
+        events=hooks.events,
+    )
+    _write(outcome, hooks)
+    return outcome
+
+
+@contextlib.contextmanager
+def _lambda_output(log: TextIO) -> Iterator[None]:
+    """What the handlers print (powertools' JSON logs, EMF metrics) goes where Lambda would send it,
+    CloudWatch Logs; here DIR/lambda.log, so the terminal shows the summary only."""
+    import logging
+
+    handlers = [
+        h
+        for name in ("benchwright", "benchwright-api")
+        for h in logging.getLogger(name).handlers
+        if isinstance(h, logging.StreamHandler)
+    ]
+    streams = [h.setStream(log) for h in handlers]
+    try:
+        with contextlib.redirect_stdout(log), warnings.catch_warnings():
+            # powertools warns when a handler emitted no metric; in Lambda that line goes to the log too
+            warnings.filterwarnings("ignore", message="No application metrics to publish")
+            yield
+    finally:
+        for handler, stream in zip(handlers, streams, strict=True):
+            if stream is not None:
+                handler.setStream(stream)
+
+
+def _inject_prices(root: Path) -> None:
+    """The Price List API has no moto backend: the rehearsal prices from the checked-in excerpt of the
+    real price list (tests/data/pricing, see its README), through the same PriceBook."""
+    import functions._common as common
+    from benchwright.providers.aws.pricing import AwsPriceBook, ExcerptPriceList
+
+    prices = root / "tests" / "data" / "pricing"
+    if prices.is_dir():
+        common.injected["prices"] = AwsPriceBook(ExcerptPriceList.from_directory(str(prices)))
+
+
+def _settle(hooks: Hooks, timeout_s: float = 60.0) -> None:
+    """Containers stopped by StopTask exit within seconds; wait for their watchers (bounded)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and any(
+        not info.get("exited") for info in hooks.tasks.values() if info.get("stop_requested")
+    ):
+        time.sleep(0.2)
+
+
+def _write(outcome: Outcome, hooks: Hooks) -> None:
+    out = outcome.out_dir
+    cells = sum(e["cells"] for e in outcome.executions)
+    total = sum(e["transitions"] for e in outcome.executions)
+    invocations = len(hooks.invocations)
+    (out / "execution.json").write_text(
+        json.dumps(
+            {
+                "executions": outcome.executions,
+                "transitions_per_cell": outcome.transitions_per_cell,
+                "lambda_invocations": invocations,
+                "lambda_seconds": outcome.lambda_seconds,
+                "lambda_seconds_by_state": _by_state(hooks),
+                "cost_usd": {
+                    "step_functions": round(total * SFN_PER_TRANSITION, 6),
+                    "lambda": round(
+                        outcome.lambda_seconds * LAMBDA_MEMORY_GB * LAMBDA_PER_GB_S
+                        + invocations * LAMBDA_PER_REQUEST,
+                        6,
+                    ),
+                    "cells": cells,
+                },
+                "events": outcome.events,
+                "wall_seconds": outcome.wall_seconds,
+                "wait_cap_s": hooks.wait_cap_s,
+                "note": "transitions counted with Wait states capped at wait_cap_s (stand-ins are ready in "
+                "seconds, AWS resources in minutes); null = the ASL's own Wait durations",
+            },
+            indent=2,
+            default=str,
+        )
+    )
+    (out / "resources-after.json").write_text(json.dumps(outcome.resources_after, indent=2, default=str))
+    (out / "slack.json").write_text(json.dumps(outcome.slack, indent=2, default=str))
+    (out / "records.json").write_text(json.dumps(outcome.records, indent=2, default=str))
+
+
+def _by_state(hooks: Hooks) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for i in hooks.invocations:
+        out[i.state] = round(out.get(i.state, 0.0) + i.seconds, 3)
+    return out

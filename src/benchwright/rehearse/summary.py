@@ -1,0 +1,50 @@
+"""What `benchwright rehearse` prints: the `benchwright run` summary of each record, then what only a
+rehearsal knows (state transitions, Lambda time, the workflow's own cost, what was left behind)."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+
+from benchwright.rehearse.resources import LEAK_KINDS
+from benchwright.rehearse.run import Outcome
+from benchwright.report.text import print_summary
+from benchwright.runs import RunRecord
+
+
+def print_outcome(outcome: Outcome, console: Console) -> None:
+    for data in outcome.records:
+        record = RunRecord.model_validate(data)
+        console.rule(f"{record.spec_name}: {record.status}")
+        print_summary(record, console)  # includes the cost PriceRun computed from AWS prices
+    workflow = json.loads((outcome.out_dir / "execution.json").read_text())
+    cost = workflow["cost_usd"]
+    for ex in outcome.executions:
+        console.print(
+            f"execution {ex['execution_arn'].rsplit(':', 1)[-1]}: {ex['status']}, "
+            f"{ex['transitions']} state transitions ({ex['transitions_per_cell']} per cell)",
+            highlight=False,
+        )
+    console.print(
+        f"transitions per cell: {outcome.transitions_per_cell}; Lambda: {workflow['lambda_invocations']} "
+        f"invocations, {outcome.lambda_seconds} s; workflow cost on AWS: Step Functions "
+        f"${cost['step_functions']:.6f} + Lambda ${cost['lambda']:.6f}",
+        highlight=False,
+    )
+    delivered = sum(1 for p in outcome.slack if p["status"] == 200)
+    console.print(
+        f"Slack: {delivered} message(s) delivered, {len(outcome.slack) - delivered} refused", highlight=False
+    )
+    leaks = {
+        k: v
+        for k, v in outcome.resources_after.items()
+        if k in (*LEAK_KINDS, "cleaned_up_by_rehearsal") and v
+    }
+    if leaks:
+        console.print(f"[red]left behind:[/red] {json.dumps(leaks)}", highlight=False, soft_wrap=True)
+    else:
+        console.print("left behind: nothing", highlight=False)
+    console.print(
+        f"rehearsal: {outcome.wall_seconds} s; files in {outcome.out_dir}", highlight=False, soft_wrap=True
+    )

@@ -1,0 +1,93 @@
+"""The rehearsal's small models, without containers: credit buckets, EventBridge matching, the
+template resolver (the rehearsal end to end is tests/rehearse/)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from benchwright.rehearse.eventbridge import matches
+from benchwright.rehearse.metrics import GP2_BUCKET, CreditModel, gp2_baseline
+from benchwright.rehearse.stack import Resolver, depends_order
+
+
+def test_gp2_bucket_drains_at_burst_minus_baseline_and_refills_at_baseline() -> None:
+    assert gp2_baseline(20) == 100 and gp2_baseline(1000) == 3000 and gp2_baseline(10_000) == 16000
+    model = CreditModel("db.m6i.large", "gp2", 20)
+    model.advance(60, iops=3000, cpu_fraction=0.0)
+    assert model.burst_credits == pytest.approx(GP2_BUCKET - 2900 * 60)
+    model.advance(60, iops=0, cpu_fraction=0.0)
+    assert model.burst_credits == pytest.approx(GP2_BUCKET - 2800 * 60)
+    # a full bucket lasts 5.4 M / 2,900 s at 3,000 IOPS: about 31 minutes, as AWS documents
+    model = CreditModel("db.m6i.large", "gp2", 20)
+    model.advance(5_400_000 / 2900 + 1, iops=3000, cpu_fraction=0.0)
+    assert model.balances()["BurstBalance"][0] == 0.0
+    model.advance(1, iops=3000, cpu_fraction=0.0)  # empty: I/O is held to the baseline, nothing left to spend
+    assert model.burst_credits == 0.0
+
+
+def test_t_class_cpu_credits_spent_above_baseline_and_earned_per_hour() -> None:
+    model = CreditModel("db.t3.micro", "gp3", 20, start_fraction=0.5)
+    assert model.cpu_credits == 144.0 and "BurstBalance" not in model.balances()
+    model.advance(60, iops=0, cpu_fraction=1.0)  # 2 vCPUs at 100 % for a minute, baseline 10 %
+    assert model.cpu_credits == pytest.approx(144.0 - 0.9 * 2 + 12.0 / 60)
+    assert CreditModel("db.m6i.large", "gp2", 20).balances().keys() == {"BurstBalance"}
+
+
+def test_eventbridge_pattern_matching() -> None:
+    event = {"source": "aws.states", "detail-type": "Step Functions Execution Status Change",
+             "detail": {"status": "ABORTED", "stateMachineArn": "arn:sm"}}  # fmt: skip
+    assert matches({"source": ["aws.states"], "detail": {"status": ["ABORTED", "TIMED_OUT"]}}, event)
+    assert not matches({"source": ["aws.states"], "detail": {"status": ["FAILED"]}}, event)
+    assert not matches({"detail": {"missing": ["x"]}}, event)
+
+
+def test_resolver_and_dependency_order() -> None:
+    template = {
+        "Resources": {
+            "B": {"Type": "X", "Properties": {"Parent": {"Ref": "A"}}},
+            "A": {"Type": "X", "Properties": {}},
+        }
+    }
+    assert depends_order(template, ["B", "A"]) == ["A", "B"]
+    r = Resolver(template, refs={"A": "a-1"}, attrs={("A", "Arn"): "arn:a"})
+    joined = {"Fn::Join": ["", [{"Ref": "A"}, "/", {"Fn::GetAtt": ["A", "Arn"]}, {"Ref": "AWS::Region"}]]}
+    assert r.resolve(joined) == "a-1/arn:aus-east-1"
+    assert r.resolve({"Fn::Sub": "${A}:${AWS::AccountId}"}) == "a-1:123456789012"
+
+
+@pytest.mark.parametrize(
+    ("target", "field"),
+    [
+        ({"provider": "local", "engine": "postgres"}, "runner.platform"),  # the spec's own check first
+        (
+            {
+                "provider": "rds",
+                "engine": "postgres",
+                "engine_version": "16.4",
+                "instance_class": "db.m6i.large",
+                "storage": {"type": "gp3", "size_gb": 100},
+                "availability_zone": "eu-west-1a",
+            },
+            "target.availability_zone",
+        ),
+    ],
+)
+def test_rehearse_refuses_what_it_cannot_rehearse_before_anything_is_created(
+    tmp_path: Path, target: dict[str, Any], field: str
+) -> None:
+    from benchwright.errors import SpecError
+    from benchwright.rehearse.run import rehearse
+
+    spec = {"name": "x", "target": target, "runner": {"platform": "fargate"},
+            "workload": {"name": "ycsb", "files": ["workloada"]}}  # fmt: skip
+    path = tmp_path / "spec.yaml"
+    path.write_text(yaml.safe_dump(spec))
+    out = tmp_path / "out"
+    with pytest.raises(SpecError) as err:
+        rehearse(path, out, image="unused")
+    assert field in str(err.value)
+    assert not out.exists()  # nothing written, nothing started
