@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -36,13 +37,17 @@ def handle(args: argparse.Namespace) -> int:
     cells: list[str] = []
     for row in rows:
         cells += [c for c in row.cells if c not in cells]
-    shown = cells[:MAX_CELL_COLUMNS]
-    table = Table(title=f"history of {args.name} (newest first)", title_justify="left")
+    console = Console()
+    # started 16 + run 22 + status 9 + verdict 10 + gaps; a cell column needs ~16 ("12,345 | 1.2 ms")
+    fits = max(1, (console.width - 60) // 16)
+    shown = cells[: min(MAX_CELL_COLUMNS, fits)]
+    table = Table(title=f"history of {args.name} (newest first)", title_justify="left", box=box.SIMPLE_HEAD,
+                  pad_edge=False, padding=(0, 1, 0, 0))  # fmt: skip
     table.add_column("started (UTC)", no_wrap=True)
-    table.add_column("run", no_wrap=True)
+    table.add_column("run", no_wrap=True, min_width=22)
     table.add_column("status", no_wrap=True)
     for cell in shown:
-        table.add_column(f"{cell}\nops/s | p99", justify="right")
+        table.add_column(f"{cell}\nops/s | p99", justify="right", overflow="fold", min_width=14)
     table.add_column("verdict")
     for row in rows:
         values = []
@@ -61,7 +66,6 @@ def handle(args: argparse.Namespace) -> int:
             *values,
             f"[{VERDICT_STYLE.get(verdict, '')}]{verdict.replace('_', ' ')}[/]" if row.verdict else "-",
         )
-    console = Console()
     console.print(table)
     if len(cells) > len(shown):
         console.print(
