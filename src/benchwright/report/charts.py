@@ -80,6 +80,7 @@ class Chart:
     y2_label: str = ""
     series: list[ChartSeries] = field(default_factory=list)
     log_x: bool = False
+    x_ticks: list[tuple[float, str]] | None = None  # fixed (value, label) ticks, e.g. percentiles
     width: int = 860
     height: int = 300
 
@@ -148,20 +149,27 @@ def render(chart: Chart, buckets: int = 400) -> str:
     for value in ticks["right"]:
         y = py(value, "right")
         parts.append(f'<text x="{right + 6}" y="{y + 4:.1f}" class="tick">{fmt_tick(value)}</text>')
-    if chart.log_x:
-        x_ticks = [10**e for e in range(math.floor(x_low), math.ceil(x_high) + 1)]
-        x_ticks += sorted({p[0] for s in series for p in drawn[id(s)] if s.markers and p[0] > 0})
-        x_ticks = sorted(set(x_ticks))
+    labelled: list[tuple[float, str]]
+    if chart.x_ticks is not None:
+        labelled = list(chart.x_ticks)
+    elif chart.log_x:
+        # the data's own x values first (1000 and 1024 are both real cells), then powers of ten
+        data_x = sorted({p[0] for s in series for p in drawn[id(s)] if s.markers and p[0] > 0})
+        powers = [10.0**e for e in range(math.floor(x_low), math.ceil(x_high) + 1)]
+        labelled = [(v, fmt_tick(v)) for v in [*data_x, *powers]]
     else:
-        x_ticks = nice_ticks(x_low, x_high, 8)
-    for value in x_ticks:
+        labelled = [(v, fmt_tick(v)) for v in nice_ticks(x_low, x_high, 8)]
+    kept: list[float] = []  # pixel positions of drawn labels: none closer than their width
+    for value, text in labelled:
         if chart.log_x and value <= 0:
             continue
         x = px(value)
-        if MARGIN_LEFT - 0.5 <= x <= right + 0.5:
+        too_close = any(abs(x - k) < 7 * max(len(text), 3) + 6 for k in kept)
+        if MARGIN_LEFT - 0.5 <= x <= right + 0.5 and not too_close:
+            kept.append(x)
             parts.append(f'<line x1="{x:.1f}" y1="{bottom}" x2="{x:.1f}" y2="{bottom + 4}" class="axis"/>')
             parts.append(f'<text x="{x:.1f}" y="{bottom + 16}" text-anchor="middle" class="tick">'
-                         f"{fmt_tick(value)}</text>")  # fmt: skip
+                         f"{escape(text)}</text>")  # fmt: skip
     parts.append(
         f'<rect x="{MARGIN_LEFT}" y="{MARGIN_TOP}" width="{plot_w}" height="{plot_h}" class="frame"/>'
     )

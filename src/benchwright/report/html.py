@@ -10,6 +10,7 @@ how latency was measured). Long series are downsampled for display; the store ke
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from datetime import datetime
 from html import escape
@@ -25,11 +26,11 @@ from benchwright.results import MetricSeries, ResultDocument, redact_text
 from benchwright.runs import CellResult, RunRecord
 
 CPU_METRICS = ("cpu_percent", "CPUUtilization", "EngineCPUUtilization", "server_cpu_percent")
+# Not the local server's ReadOps/WriteOps: those count read()/write() syscalls (a Redis socket's),
+# not disk operations. Locally IOPS are the host disk's (proc:host ReadIOPS / WriteIOPS).
 IOPS_METRICS = (
     "ReadIOPS",
     "WriteIOPS",
-    "ReadOps",
-    "WriteOps",
     "VolumeReadOps",
     "VolumeWriteOps",
     "read_iops",
@@ -44,6 +45,7 @@ color:#222;padding:0 16px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd}
 h3{font-size:15px;margin:18px 0 6px}
 table{border-collapse:collapse;margin:8px 0;font-variant-numeric:tabular-nums}
+.table-scroll{overflow-x:auto;max-width:100%}
 th,td{border:1px solid #ddd;padding:3px 8px;text-align:right}th{background:#f4f4f4}
 td.l,th.l{text-align:left}.muted{color:#777}
 .badge{display:inline-block;padding:2px 8px;border-radius:10px;font-weight:600;color:#fff}
@@ -100,7 +102,9 @@ def _phase_table(record: RunRecord, phase: str) -> str:
         return ""
     params = sorted({k for c in record.cells for k in c.parameters})
     ops = sorted({op for c in cells for op in c.phases[phase].operations})
-    head1 = "".join(f'<th class="l" rowspan="2">{escape(p)}</th>' for p in ["cell", *params])
+    head1 = "".join(
+        f'<th class="l" rowspan="2">{escape(p.rsplit(".", 1)[-1])}</th>' for p in ["cell", *params]
+    )
     head1 += '<th rowspan="2">rep</th><th rowspan="2">total ops/s</th>'
     head1 += "".join(f'<th colspan="4">{escape(op)}</th>' for op in ops)
     head1 += '<th class="l" rowspan="2">validity</th>'
@@ -120,8 +124,8 @@ def _phase_table(record: RunRecord, phase: str) -> str:
             tds += [f"<td>{fmt_latency(v)}</td>" for v in (s.average_us, s.p95_us, s.p99_us)]
         tds.append(_validity_cell(cell, doc))
         rows.append("<tr>" + "".join(tds) + "</tr>")
-    return (f"<h3>{escape(phase)} phase</h3><table><tr>{head1}</tr><tr>{head2}</tr>"
-            + "".join(rows) + "</table>")  # fmt: skip
+    return (f'<h3>{escape(phase)} phase</h3><div class="table-scroll"><table><tr>{head1}</tr><tr>{head2}</tr>'
+            + "".join(rows) + "</table></div>")  # fmt: skip
 
 
 def _repeats_table(record: RunRecord) -> str:
@@ -168,7 +172,7 @@ def sweep_charts(record: RunRecord) -> list[str]:
             x = _numeric(cell.parameters[param])
             assert x is not None
             p99 = max((s.p99_us for s in doc.operations.values()), default=0.0)
-            groups.setdefault(others or "throughput", {}).setdefault(x, []).append((doc.throughput, p99))
+            groups.setdefault(others, {}).setdefault(x, []).append((doc.throughput, p99))
         xs = sorted(v for v in values if v is not None)
         log_x = xs[0] > 0 and xs[-1] / xs[0] >= 10
         tput = charts.Chart(f"throughput vs {param}", param, "ops/s", log_x=log_x)
@@ -176,10 +180,61 @@ def sweep_charts(record: RunRecord) -> list[str]:
         for name, by_x in groups.items():
             pts = sorted((x, sum(t for t, _ in v) / len(v)) for x, v in by_x.items())
             lat_pts = sorted((x, sum(p for _, p in v) / len(v) / 1000) for x, v in by_x.items())
-            tput.series.append(charts.ChartSeries(name, pts, markers=True))
-            lat.series.append(charts.ChartSeries(name, lat_pts, markers=True))
+            tput.series.append(charts.ChartSeries(name or "ops/s", pts, markers=True))
+            lat.series.append(charts.ChartSeries(name or "worst p99", lat_pts, markers=True))
         out += [charts.render(tput), charts.render(lat)]
     return out
+
+
+PERCENTILES = (50.0, 90.0, 99.0, 99.9, 99.99, 99.999)
+MAX_DISTRIBUTION_LINES = 12
+MAX_SERIES_CELLS = 8  # more cells than this: sweep charts and the table, not 2 x N time series
+
+
+def _nines(percentile: float) -> float:
+    """Percentile on a "number of nines" axis: 90 -> 1, 99 -> 2, 99.9 -> 3 (the tail spread out)."""
+    return -math.log10(1 - percentile / 100)
+
+
+def distribution_chart(record: RunRecord) -> str:
+    """Latency by percentile (50 to 99.999) per cell and operation, from each phase's HdrHistogram:
+    the whole distribution, where the tables give five points of it."""
+    from benchwright.runner.measure import decode_histogram
+
+    chart = charts.Chart(
+        "latency percentile distribution (measured phase)",
+        "percentile",
+        "latency (ms)",
+        x_ticks=[(_nines(p), f"{p:g}") for p in PERCENTILES],
+    )
+    for cell in record.cells:
+        doc = cell.measured
+        if doc is None or cell.repeat:
+            continue
+        for op, summary in doc.operations.items():
+            if not summary.histogram or not summary.operations:
+                continue
+            hist = decode_histogram(summary.histogram)
+            steps = [50 + 50 * (1 - 10 ** (-k / 8)) for k in range(0, 41)]  # 50 .. 99.999, dense in the tail
+            pts = [(_nines(q), hist.get_value_at_percentile(q) / 1000) for q in steps]
+            name = op if len(record.cells) == 1 else f"{cell.cell_id} {op}"
+            chart.series.append(charts.ChartSeries(name, pts))
+    if not chart.series:
+        return ""
+    chart.series = chart.series[:MAX_DISTRIBUTION_LINES]
+    return charts.render(chart)
+
+
+def seed_tables_html(record: RunRecord) -> str:
+    """The tables the run's seed experiment publishes (report.table), as `benchwright table` prints them."""
+    from benchwright.report.table import render as render_table
+    from benchwright.report.table import seed_views
+
+    try:
+        views = seed_views(record)
+    except Exception:  # a table the data cannot fill is left out, the report is not lost
+        return ""
+    return "".join(f"<h3>{escape(v.title)}</h3>" + render_table(v, "html") for v in views)
 
 
 def _metric(series: Sequence[MetricSeries], names: Sequence[str]) -> list[MetricSeries]:
@@ -306,8 +361,8 @@ def render_html(record: RunRecord, history: Sequence[RunRecord] = (), max_points
         for code, sev, msg in _flags(cell)
     ]
     validity = (
-        '<table><tr><th class="l">cell</th><th>rep</th><th class="l">severity</th><th class="l">flag</th>'
-        f'<th class="l">why</th></tr>{"".join(flag_rows)}</table>'
+        '<div class="table-scroll"><table><tr><th class="l">cell</th><th>rep</th><th class="l">severity</th><th class="l">flag</th>'
+        f'<th class="l">why</th></tr>{"".join(flag_rows)}</table></div>'
         if flag_rows
         else '<p class="ok">no validity flags: every cell passed the policy</p>'
     )
@@ -318,7 +373,15 @@ def render_html(record: RunRecord, history: Sequence[RunRecord] = (), max_points
     )
     tables = "".join(_phase_table(record, p) for p in phases) + _repeats_table(record)
     sweeps = "".join(sweep_charts(record))
-    series = "".join(svg for cell in record.cells for svg in cell_charts(cell, buckets))
+    if len(record.cells) <= MAX_SERIES_CELLS:
+        series = "".join(svg for cell in record.cells for svg in cell_charts(cell, buckets))
+    else:
+        series = (
+            f'<p class="muted">{len(record.cells)} cells: the sweeps and tables above compare them; per-cell '
+            "series are in the result documents (and `benchwright report` of a single cell).</p>"
+        )
+    distribution = distribution_chart(record)
+    seed = seed_tables_html(record)
     trend = history_chart(record, history)
 
     measured = next((c.measured for c in record.cells if c.measured), None)
@@ -330,6 +393,10 @@ def render_html(record: RunRecord, history: Sequence[RunRecord] = (), max_points
         "<h2>Results by matrix cell</h2>",
         tables or '<p class="muted">no results</p>',
     ]
+    if seed:
+        body += ["<h2>The seed's tables</h2>", seed]
+    if distribution:
+        body += ["<h2>Latency distribution</h2>", distribution]
     body += experiment_sections(record)  # server statistics, availability events (report/experiments.py)
     if sweeps:
         body += ["<h2>Sweeps</h2>", sweeps]
