@@ -52,6 +52,18 @@ class CellResult(_Model):
         return list(self.phases.values())[-1] if self.phases else None
 
 
+class CellVerdict(_Model):
+    """One cell's comparison: the numbers before and after, their ratio and its interval."""
+
+    cell_id: str
+    kind: VerdictKind
+    baseline: float | None = None  # mean of the baseline runs' metric
+    value: float | None = None  # mean of this run's repeats
+    ratio: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+
+
 class Verdict(_Model):
     """A statistical comparison with history or another run; never a bare percentage."""
 
@@ -62,6 +74,7 @@ class Verdict(_Model):
     ci_high: float | None = None
     min_effect: float  # smallest relative change we call a change (0.05 = 5 %)
     message: str
+    cells: list[CellVerdict] = Field(default_factory=list)  # per cell: before, after, interval
 
 
 class RunRecord(_Model):

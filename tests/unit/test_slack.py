@@ -157,3 +157,25 @@ def test_multi_notifier_tries_every_notifier(
     run = a_run()
     assert deliver(both, run) is not None
     assert len(recorder.requests) == 1
+
+
+def test_message_groups_flags_and_shows_numbers_before_and_after() -> None:
+    """A warning six cells raised is one line; each cell's throughput comes with the number before."""
+    from benchwright.judge import compare_runs, judge_run
+    from benchwright.report.sample import make_run as _make_run
+    from benchwright.report.sample import noisy_series as _noisy
+    from benchwright.report.slack import build_message as _build
+
+    cells = [(f"c{i}", {}, _noisy(2000, 60, seed=i)) for i in range(6)]
+    before = _make_run("s", "a", cells, repeats=3, seed=1)
+    after = _make_run("s", "b", [(c, p, [v * 0.8 for v in s]) for c, p, s in cells], repeats=3, seed=2)
+    for cell in after.cells:
+        cell.measured.client.saturated = True  # type: ignore[union-attr]
+    judge_run(after)
+    after.verdict = compare_runs(after, before)
+    text = "\n".join(
+        b["text"]["text"] for b in _build(after)["blocks"] if b["type"] == "section" and "text" in b
+    )
+    assert text.count("client_saturated") == 1 and "6 cells" in text
+    assert "before 2,0" in text or "before 1,9" in text
+    assert "-2" in text  # the change, about -20 %

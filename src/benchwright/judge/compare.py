@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from benchwright.judge.stats import Interval, mean, mean_ci, prediction_difference, welch_difference
 from benchwright.results import ResultDocument
-from benchwright.runs import CellResult, RunRecord, Verdict, VerdictKind
+from benchwright.runs import CellResult, CellVerdict, RunRecord, Verdict, VerdictKind
 
 DEFAULT_MIN_EFFECT = 0.05
 DEFAULT_CONFIDENCE = 0.95
@@ -69,6 +69,8 @@ class CellComparison:
     high: float | None
     method: str
     note: str = ""
+    baseline: float | None = None  # mean of the baseline values
+    value: float | None = None  # mean of the new values
 
 
 def classify(ratio: Interval, metric: str, min_effect: float) -> VerdictKind:
@@ -95,6 +97,10 @@ def _invalid_reasons(cells: Sequence[CellResult]) -> list[str]:
     return sorted(set(reasons))
 
 
+def _mean_or_none(values: Sequence[float]) -> float | None:
+    return mean(values) if values else None
+
+
 def cell_values(cells: Sequence[CellResult], metric: str) -> list[float]:
     """The metric of each repeat's measured phase (repeats without it are skipped)."""
     docs = [c.measured for c in cells if c.measured]
@@ -115,12 +121,16 @@ def compare_cell(
     cell_id = new[0].cell_id if new else (base[0].cell_id if base else "?")
     if not base:
         return CellComparison(cell_id, "no_history", None, None, None, "none", "no baseline for this cell")
-    invalid = _invalid_reasons(new)
-    if invalid:
-        return CellComparison(
-            cell_id, "unstable", None, None, None, "none", "invalid results: " + ", ".join(invalid)
-        )
     valid_base = [c for c in base if not _invalid_reasons([c])]
+    invalid = _invalid_reasons(new)
+    if invalid:  # never compared; the numbers are still shown
+        shown = {
+            "baseline": _mean_or_none(cell_values(valid_base, metric)),
+            "value": _mean_or_none(cell_values(new, metric)),
+        }
+        return CellComparison(
+            cell_id, "unstable", None, None, None, "none", "invalid results: " + ", ".join(invalid), **shown
+        )
     left_out = len(base) - len(valid_base)
     if not valid_base:
         return CellComparison(
@@ -137,6 +147,7 @@ def compare_cell(
         return CellComparison(cell_id, "no_history", None, None, None, "none", f"no {metric} values")
     ratio = mean(a) / mean(b) if mean(b) else None
     note = f"{left_out} invalid baseline result(s) left out" if left_out else ""
+    means = {"baseline": mean(b), "value": mean(a)}
     try:
         if len(a) >= 2 and len(b) >= 2:
             interval = welch_difference(_log(a), _log(b), confidence)
@@ -150,9 +161,9 @@ def compare_cell(
             method = f"t prediction interval, {len(a)} repeats vs 1 baseline run"
         else:
             why = f"{len(a)} vs {len(b)} run(s): no between-run variance (add repeats, or 3+ earlier runs)"
-            return CellComparison(cell_id, "no_verdict", ratio, None, None, "none", why)
+            return CellComparison(cell_id, "no_verdict", ratio, None, None, "none", why, **means)
     except ValueError as exc:
-        return CellComparison(cell_id, "unstable", ratio, None, None, "none", str(exc))
+        return CellComparison(cell_id, "unstable", ratio, None, None, "none", str(exc), **means)
     kind = classify(interval, metric, min_effect)
     return CellComparison(
         cell_id,
@@ -162,6 +173,7 @@ def compare_cell(
         math.exp(interval.high),
         method,
         note,
+        **means,
     )
 
 
@@ -208,11 +220,17 @@ def compare_runs(
         for cell_id, cells in new_groups.items()
     ]
     compared = [r for r in results if r.kind not in UNDECIDED]
+    cells = [
+        CellVerdict(cell_id=r.cell_id, kind=r.kind, baseline=r.baseline, value=r.value, ratio=r.ratio,
+                    ci_low=r.low, ci_high=r.high)
+        for r in results
+    ]  # fmt: skip
     if not compared and any(r.kind == "no_verdict" for r in results):
         return Verdict(
             kind="no_verdict",
             metric=metric,
             min_effect=min_effect,
+            cells=cells,
             message="one run: no verdict (the interval needs repeats or 3+ earlier runs)\n"
             + "\n".join(describe(r, metric, confidence) for r in results),
         )
@@ -246,6 +264,7 @@ def compare_runs(
         ci_high=decisive.high,
         min_effect=min_effect,
         message="\n".join(lines),
+        cells=cells,
     )
 
 

@@ -43,8 +43,14 @@ def _verdict_line(record: RunRecord) -> str:
 
 
 def headline_rows(record: RunRecord) -> list[str]:
-    """One line per cell (repeat 0 unless it is missing): ops/s and the worst p99."""
+    """One line per cell (repeat 0 unless it is missing): ops/s and the worst p99, and, when the verdict
+    compared throughput, the number before and the change next to it."""
     rows = []
+    before = (
+        {c.cell_id: c for c in record.verdict.cells}
+        if record.verdict and record.verdict.metric == "throughput"
+        else {}
+    )
     for cell in record.cells:
         doc = cell.measured
         if doc is None or (
@@ -54,7 +60,13 @@ def headline_rows(record: RunRecord) -> list[str]:
         p99 = max((s.p99_us for s in doc.operations.values()), default=None)
         bad = any(f.severity == "invalid" for f in [*cell.validity, *doc.validity])
         mark = " :warning: invalid" if bad else ""
-        rows.append(f"`{cell.cell_id}`  {fmt_rate(doc.throughput)} ops/s, p99 {fmt_latency(p99)}{mark}")
+        was = before.get(cell.cell_id)
+        change = ""
+        if was is not None and was.baseline and was.value:
+            change = f" (before {fmt_rate(was.baseline)}, {fmt_ratio(was.value / was.baseline)})"
+        rows.append(
+            f"`{cell.cell_id}`  {fmt_rate(doc.throughput)} ops/s{change}, p99 {fmt_latency(p99)}{mark}"
+        )
     return rows
 
 
@@ -91,12 +103,7 @@ def build_message(record: RunRecord, report_location: str | None = None) -> dict
                 "text": {"type": "mrkdwn", "text": _cut("*Results*\n" + "\n".join(shown) + more)},
             }
         )
-    flags = [
-        f"{'*invalid*' if f.severity == 'invalid' else f.severity} `{cell.cell_id}` {f.code}: {f.message}"
-        for cell in record.cells
-        for f in cell.validity
-        if f.severity != "info"
-    ]
+    flags = grouped_flags(record)
     validity = "all results passed the validity policy" if not flags else "\n".join(flags[:MAX_FLAGS])
     if len(flags) > MAX_FLAGS:
         validity += f"\n…and {len(flags) - MAX_FLAGS} more"
@@ -114,6 +121,27 @@ def build_message(record: RunRecord, report_location: str | None = None) -> dict
     verdict = record.verdict.kind.replace("_", " ") if record.verdict else "not compared"
     text = f"{record.spec_name} {record.run_id}: {record.status}, verdict {verdict}"
     return {"text": text, "blocks": blocks[:50]}
+
+
+def grouped_flags(record: RunRecord) -> list[str]:
+    """One line per flag code (cell and measured-phase flags alike): the cells that raised it, and the
+    first cell's message standing for the others."""
+    groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for cell in record.cells:
+        doc = cell.measured
+        seen: set[str] = set()
+        for f in [*cell.validity, *(doc.validity if doc else [])]:
+            if f.severity == "info" or f.code in seen:
+                continue
+            seen.add(f.code)
+            groups.setdefault((f.severity, f.code), []).append((cell.cell_id, f.message))
+    lines = []
+    for (severity, code), hits in sorted(groups.items(), key=lambda kv: kv[0][0] != "invalid"):
+        cells = sorted({c for c, _ in hits})
+        where = f"{len(cells)} cells" if len(cells) > 3 else ", ".join(f"`{c}`" for c in cells)
+        level = "*invalid*" if severity == "invalid" else severity
+        lines.append(f"{level} {code} ({where}): {hits[0][1]}")
+    return lines
 
 
 def _cost(record: RunRecord) -> str:
