@@ -14,6 +14,7 @@ import importlib
 import json
 import subprocess
 import time
+import uuid
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -141,9 +142,11 @@ def start_runs(account: Account, suite: SuiteSpec, nightly: bool) -> list[str]:
     if nightly:
         arns = []
         for schedule in account.schedules:  # EventBridge Scheduler: StartExecution with the schedule's input
-            arns.append(
-                sfn.start_execution(stateMachineArn=schedule["Arn"], input=schedule["Input"])["executionArn"]
+            # Scheduler sends no name: Step Functions names the execution with a UUID (moto would use "None")
+            started = sfn.start_execution(
+                stateMachineArn=schedule["Arn"], name=str(uuid.uuid4()), input=schedule["Input"]
             )
+            arns.append(started["executionArn"])
         if not arns:
             raise RehearsalError("the synthesized stack has no nightly schedule for this spec")
         return arns
@@ -438,6 +441,17 @@ def _write(outcome: Outcome, hooks: Hooks) -> None:
                     "cells": cells,
                 },
                 "events": outcome.events,
+                "containers": [  # what ECS / EC2 started: the image's ENTRYPOINT unless entrypoint is set
+                    {
+                        "resource": resource,
+                        "name": info["name"],
+                        "entrypoint": info.get("entrypoint"),
+                        "args": info.get("args"),
+                        "exit_code": info.get("exit_code"),
+                        "stopped_by": info.get("stop_requested"),
+                    }
+                    for resource, info in hooks.tasks.items()
+                ],
                 "wall_seconds": outcome.wall_seconds,
                 "wait_cap_s": hooks.wait_cap_s,
                 "note": "transitions counted with Wait states capped at wait_cap_s (stand-ins are ready in "
