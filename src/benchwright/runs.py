@@ -33,6 +33,24 @@ class CostEstimate(_Model):
     source: str  # "aws-pricing-api", "static price book 2026-06", "local (free)" ...
 
 
+def combined_cost(costs: list[CostEstimate]) -> CostEstimate | None:
+    """The cost of several cells as one: totals AND the nightly-for-a-month figures summed (a suite
+    costs what all its cells cost, not what its last one did). Recomputed from the cells every time,
+    so saving a record twice (a retried stage) never counts a cell twice."""
+    if not costs:
+        return None
+    monthly = [c.monthly_nightly for c in costs if c.monthly_nightly is not None]
+    sources = sorted({c.source for c in costs})
+    return CostEstimate(
+        currency=costs[0].currency,
+        total=round(sum(c.total for c in costs), 6),
+        items={},
+        ops_per_dollar=None,
+        monthly_nightly=round(sum(monthly), 4) if monthly else None,
+        source=sources[0] if len(sources) == 1 else "; ".join(sources),
+    )
+
+
 class CellResult(_Model):
     """One matrix cell of one repeat: its phase documents keyed by phase name (load, warmup, run)."""
 

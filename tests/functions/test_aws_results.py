@@ -400,7 +400,7 @@ def test_expand_refuses_a_matrix_too_big_for_one_execution() -> None:
 
     spec = rds_spec("expand-2")
     spec["matrix"] = {"workload.phases.run.threads": list(range(1, 66))}
-    with pytest.raises(SpecError, match="more than 64"):
+    with pytest.raises(SpecError, match=r"(at most|more than) 64"):
         expand({"spec": spec})
 
 

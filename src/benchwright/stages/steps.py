@@ -14,6 +14,7 @@ from typing import Any
 from benchwright.errors import ProvisioningFailed, RunnerFailed, TargetNotReady, TeardownFailed
 from benchwright.providers.base import MetricsWindow, Providers, Target
 from benchwright.results import MetricSeries, ResultDocument
+from benchwright.runs import combined_cost
 from benchwright.spec import BenchmarkSpec, cell_seconds, check_workload, spec_dict
 from benchwright.stages import RunState, utcnow
 from benchwright.stages.plan import build_plan, fanout_start_at
@@ -315,8 +316,7 @@ def price_run(state: RunState, providers: Providers) -> RunState:
     cell.cost = cost
     record = _record(state, providers)
     record.cells = [c for c in record.cells if (c.cell_id, c.repeat) != (cell.cell_id, cell.repeat)] + [cell]
-    total = sum(c.cost.total for c in record.cells if c.cost is not None)
-    record.cost = cost.model_copy(update={"total": total, "items": {}, "ops_per_dollar": None})
+    record.cost = combined_cost([c.cost for c in record.cells if c.cost is not None])
     providers.store.save_run(record)
     return state.advance("price_run", cost_total=cost.total)
 

@@ -18,6 +18,9 @@ from benchwright.providers.aws.config import AwsSettings
 RUN_ID_TAG = "benchwright:run-id"
 OWNER_TAG = "benchwright:owner"
 EXPIRES_TAG = "benchwright:expires-at"
+# The deployment (stage) a resource belongs to: the stage's AWS Budget filters on it, so every
+# resource a run creates carries it (the stack's own resources get it from CDK's stack tags).
+STAGE_TAG = "benchwright:stage"
 # Every DB instance / cluster / cache a run creates is named with this prefix (``resource_name``): the
 # stack's IAM lets runners read only the RDS-managed secrets of databases so named.
 RESOURCE_PREFIX = "bw-"
@@ -84,12 +87,14 @@ class Clients:
 
 
 def lifecycle_tags(settings: AwsSettings, run_id: str, now: datetime | None = None) -> dict[str, str]:
-    """run id / owner / expires-at: what teardown, the janitor and the leak test look for."""
+    """run id / owner / stage / expires-at: what teardown, the janitor, the leak test and the
+    stage's cost budget look for."""
     now = now or datetime.now(UTC)
     expires = now + timedelta(hours=settings.ttl_hours)
     return {
         RUN_ID_TAG: run_id,
         OWNER_TAG: settings.owner,
+        STAGE_TAG: settings.stage,
         EXPIRES_TAG: expires.strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
 

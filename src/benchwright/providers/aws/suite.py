@@ -16,7 +16,7 @@ from typing import Any
 
 from benchwright.errors import SpecError
 from benchwright.providers.base import ResultStore
-from benchwright.runs import RunRecord
+from benchwright.runs import CostEstimate, RunRecord, combined_cost
 from benchwright.spec import cell_seconds, expand_matrix, parse_spec
 from benchwright.stages import RunState
 
@@ -89,6 +89,7 @@ def summarize(event: dict[str, Any], store: ResultStore) -> dict[str, Any]:
     if record is None:
         record = RunRecord(run_id=run_id, spec_name=spec_name, started_at=datetime.now(UTC))
     errors: list[str] = []
+    costs: list[CostEstimate] = []
     for i, item in enumerate(results):
         cell_record = store.get_run(str(item.get("run_id") or cell_run_id(run_id, i)))
         if cell_record is not None:
@@ -98,12 +99,10 @@ def summarize(event: dict[str, Any], store: ResultStore) -> dict[str, Any]:
                 if (c.cell_id, c.repeat) not in {(x.cell_id, x.repeat) for x in record.cells}
             )
             if cell_record.cost is not None:
-                total = (record.cost.total if record.cost else 0.0) + cell_record.cost.total
-                record.cost = cell_record.cost.model_copy(
-                    update={"total": total, "items": {}, "ops_per_dollar": None}
-                )
+                costs.append(cell_record.cost)
         if item.get("status") != "succeeded":
             errors.append(f"{item.get('run_id')}: {item.get('status')}")
+    record.cost = combined_cost(costs) or record.cost
     failed = len(errors)
     record.status = "succeeded" if not failed else ("failed" if failed == len(results) else "succeeded")
     record.error = "; ".join(errors)[:2000] or None
