@@ -131,9 +131,10 @@ class Compute(Construct):
                 operating_system_family=ecs.OperatingSystemFamily.LINUX,
             ),
         )
+        image = runner_image(self, stage, build_image)
         self.container = self.task_definition.add_container(
             RUNNER_CONTAINER,
-            image=runner_image(self, stage, build_image),
+            image=image,
             memory_limit_mib=stage.runner.fargate_memory_mib,
             logging=ecs.LogDrivers.aws_logs(stream_prefix="runner", log_group=self.log_group),
             # The plan and result locations arrive as command overrides at RunTask; the DB password
@@ -174,12 +175,33 @@ class Compute(Construct):
         )
         results.grant_read_write(self.instance_role)
         self.read_db_secrets(self.instance_role)
+        # an EC2 runner host pulls the same runner image the Fargate task runs (userdata.py)
+        self.instance_role.add_to_principal_policy(
+            iam.PolicyStatement(actions=["ecr:GetAuthorizationToken"], resources=["*"])
+        )
+        self.instance_role.add_to_principal_policy(
+            iam.PolicyStatement(
+                actions=[
+                    "ecr:BatchGetImage",
+                    "ecr:GetDownloadUrlForLayer",
+                    "ecr:BatchCheckLayerAvailability",
+                ],
+                resources=[
+                    cdk.Stack.of(self).format_arn(service="ecr", resource="repository", resource_name="*")
+                ],
+            )
+        )
+        # EC2 runners and self-managed targets boot the latest Amazon Linux 2023 from AWS's public SSM
+        # parameter (a CloudFormation parameter resolved at each deploy; nothing to build or patch).
+        self.machine_image = ec2.MachineImage.latest_amazon_linux2023()
+        self.runner_ami = self.machine_image.get_image(self).image_id
+        self.runner_image_uri = self.container.image_name
         self.instance_profile = iam.InstanceProfile(self, "RunnerInstanceProfile", role=self.instance_role)
         self.launch_template = ec2.LaunchTemplate(
             self,
             "RunnerLaunchTemplate",
             instance_type=ec2.InstanceType(stage.runner.ec2_instance_type),
-            machine_image=ec2.MachineImage.latest_amazon_linux2023(),
+            machine_image=self.machine_image,
             instance_profile=self.instance_profile,
             security_group=network.runner_sg,
             require_imdsv2=True,

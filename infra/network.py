@@ -89,9 +89,17 @@ class Network(Construct):
         for name, port in DB_PORTS.items():
             self.target_sg.add_ingress_rule(self.runner_sg, ec2.Port.tcp(port), f"runner to {name}")
             self.target_sg.add_ingress_rule(self.probe_sg, ec2.Port.tcp(port), f"readiness probe to {name}")
-        # Self-managed clusters (YugabyteDB on EC2) talk to each other inside the target group.
+        # Self-managed clusters (YugabyteDB on EC2) talk to each other inside the target group: a
+        # node must be allowed to open the connection (egress) as well as to accept it (ingress).
         self.target_sg.add_ingress_rule(
             self.target_sg, ec2.Port.tcp_range(7000, 9100), "cluster-internal RPC"
+        )
+        self.target_sg.add_egress_rule(self.target_sg, ec2.Port.tcp_range(7000, 9100), "cluster-internal RPC")
+        # EC2 targets install their server at boot (dnf from the AL2023 repositories in S3, release
+        # downloads): HTTPS out. Where it can go is the route table's business: the NAT gateway
+        # (egress nat), or only the S3 gateway and interface endpoints (egress endpoints).
+        self.target_sg.add_egress_rule(
+            ec2.Peer.any_ipv4(), ec2.Port.tcp(443), "HTTPS installs via NAT or the S3 gateway endpoint"
         )
 
         endpoint_sg = ec2.SecurityGroup(

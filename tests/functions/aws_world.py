@@ -424,6 +424,7 @@ def aws_world() -> Iterator[World]:
             runner_task_definition="bw-runner",
             runner_container="runner",
             runner_ami="ami-12c6146b",
+            runner_image="benchwright-runner:test",
             slack_secret_arn=secret,
             sink="none",
         )

@@ -38,6 +38,7 @@ def aws() -> Iterator[tuple[AwsSettings, Clients]]:
             ecs_cluster="bw",
             runner_task_definition="bw-runner",
             runner_ami="ami-12c6146b",
+            runner_image="benchwright-runner:test",
         )
         yield settings, Clients(settings)
     mp.undo()
@@ -191,7 +192,7 @@ def test_ec2_runner_instance_runs_the_same_command_and_terminates_itself(aws: An
     data = base64.b64decode(
         ec2.describe_instance_attribute(InstanceId=handle.id, Attribute="userData")["UserData"]["Value"]
     ).decode()
-    assert "benchwright runner --plan s3://" in data and "shutdown -h now" in data
+    assert "runner --plan s3://" in data and "shutdown -h now" in data
     assert launcher.status(handle) in ("starting", "running")
     launcher.stop(handle)
     assert launcher.status(handle) == "failed"  # ended without a result document

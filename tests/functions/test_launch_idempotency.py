@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from benchwright.providers.aws.common import Clients
+from benchwright.providers.aws.common import Clients, resource_name
 from benchwright.providers.aws.config import AwsSettings
 from benchwright.providers.aws.launcher import LAUNCH_TOKEN_TAG, AwsRunnerLauncher, launch_token
 from benchwright.providers.aws.targets import TARGETS
@@ -35,6 +35,7 @@ def aws() -> Iterator[tuple[AwsSettings, Clients]]:
             ecs_cluster="bw",
             runner_task_definition="bw-runner",
             runner_ami="ami-12c6146b",
+            runner_image="benchwright-runner:test",
         )
         yield settings, Clients(settings)
     mp.undo()
@@ -141,3 +142,19 @@ def test_a_repeated_ec2_launch_keeps_the_first_instance(aws: Any) -> None:
     token = launch_token(plan("idem-ec2"))
     assert len(calls) == 1 and calls[0]["ClientToken"] == token
     assert {x["Key"]: x["Value"] for x in instances[0]["Tags"]}[LAUNCH_TOKEN_TAG] == token
+
+
+def test_targets_and_runners_carry_the_stage_tag_the_budget_filters_on(aws: Any) -> None:
+    t = target(aws, "stage-tag")
+    handle = AwsRunnerLauncher(aws[1], aws[0], {"platform": "fargate"}).launch(
+        plan("stage-tag"), Credentials(), t
+    )
+    rds = aws[1]("rds")
+    arn = rds.describe_db_instances()["DBInstances"]
+    db = next(d for d in arn if d["DBInstanceIdentifier"] == resource_name("stage-tag"))
+    db_tags = {
+        x["Key"]: x["Value"] for x in rds.list_tags_for_resource(ResourceName=db["DBInstanceArn"])["TagList"]
+    }
+    task = aws[1]("ecs").describe_tasks(cluster="bw", tasks=[handle.id], include=["TAGS"])["tasks"][0]
+    task_tags = {x["key"]: x["value"] for x in task["tags"]}
+    assert db_tags["benchwright:stage"] == task_tags["benchwright:stage"] == aws[0].stage == "dev"

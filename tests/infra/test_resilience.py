@@ -112,3 +112,22 @@ def test_the_runner_reads_only_secrets_of_databases_the_workflow_names(stack: An
         "secretsmanager:ResourceTag/aws:rds:primaryDBInstanceArn",
         "secretsmanager:ResourceTag/benchwright:run-id",
     ]
+
+
+def test_the_budget_filters_on_the_stage_tag_every_run_resource_carries(stack: Any) -> None:
+    """Fault 10: the Budget filtered on a tag no target carried. The run's resources get their tags
+    from lifecycle_tags, with the stage the stack hands every Lambda (BENCHWRIGHT_STAGE)."""
+    from benchwright.providers.aws.common import STAGE_TAG, lifecycle_tags
+    from benchwright.providers.aws.config import AwsSettings
+
+    _, doc = stack
+    (budget,) = resources(doc, "AWS::Budgets::Budget").values()
+    (wanted,) = budget["Properties"]["Budget"]["CostFilters"]["TagKeyValue"]
+    key, stage = wanted.removeprefix("user:").split("$")
+    provision = next(
+        f for f in resources(doc, "AWS::Lambda::Function").values()
+        if f["Properties"]["Handler"] == "functions.provision_target.handler"
+    )  # fmt: skip
+    settings = AwsSettings(stage=provision["Properties"]["Environment"]["Variables"]["BENCHWRIGHT_STAGE"])
+    assert key == STAGE_TAG and settings.stage == stage == "dev"
+    assert lifecycle_tags(settings, "run-1")[key] == stage

@@ -32,7 +32,9 @@ class AwsSettings(BaseModel):
     ecs_cluster: str = "benchwright"
     runner_task_definition: str = "benchwright-runner"
     runner_container: str = "runner"
-    runner_ami: str | None = None  # EC2 runners and self-managed targets
+    runner_ami: str | None = None  # EC2 runners and self-managed targets (the stack: latest AL2023)
+    runner_image: str | None = None  # the runner image URI an EC2 runner host pulls and runs
+    egress: Literal["nat", "endpoints"] = "nat"  # endpoints: no internet, only AWS endpoints + S3
     runner_instance_profile: str | None = None  # name or ARN
     launch_template: str | None = None  # optional EC2 launch template for runner instances
     metrics_namespace: str = "Benchwright"

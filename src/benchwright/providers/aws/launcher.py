@@ -8,7 +8,6 @@ to the result pointer; the workflow keeps only pointers in its state.
 from __future__ import annotations
 
 import hashlib
-import shlex
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -18,6 +17,7 @@ from benchwright.providers.aws import placement as placement_mod
 from benchwright.providers.aws.common import Clients, aws_call, ignore_not_found, lifecycle_tags, tag_list
 from benchwright.providers.aws.config import AwsSettings
 from benchwright.providers.aws.s3 import S3Artifacts
+from benchwright.providers.aws.userdata import runner_user_data
 from benchwright.providers.base import (
     Credentials,
     RunnerHandle,
@@ -46,6 +46,12 @@ def launch_token(plan: RunnerPlan) -> str:
 def runner_command(plan_uri: str, result_uri: str) -> list[str]:
     """The one command every launcher runs (local subprocess, container, EC2 user-data)."""
     return ["benchwright", "runner", "--plan", plan_uri, "--out", result_uri]
+
+
+def container_command(plan_uri: str, result_uri: str) -> list[str]:
+    """What follows the image's ENTRYPOINT: the ECS command override, and ``docker run IMAGE ...``
+    on an EC2 runner host (providers/aws/userdata.py), so both start the same thing."""
+    return runner_command(plan_uri, result_uri)[1:]  # the image's entrypoint is `benchwright`
 
 
 class AwsRunnerLauncher(RunnerLauncher):
@@ -126,7 +132,7 @@ class AwsRunnerLauncher(RunnerLauncher):
         token = launch_token(plan)
         override: dict[str, Any] = {
             "name": self.config.runner_container,
-            "command": runner_command(plan_uri, result_uri)[1:],  # the image's entrypoint is `benchwright`
+            "command": container_command(plan_uri, result_uri),
             "environment": [{"name": k, "value": v} for k, v in env.items()],
         }
         overrides: dict[str, Any] = {"containerOverrides": [override]}
@@ -203,15 +209,12 @@ class AwsRunnerLauncher(RunnerLauncher):
     ) -> str:
         if not self.config.runner_ami:
             raise ProvisioningFailed("ec2 runner: no AMI configured (BENCHWRIGHT_RUNNER_AMI)")
+        if not self.config.runner_image:
+            raise ProvisioningFailed("ec2 runner: no runner image configured (BENCHWRIGHT_RUNNER_IMAGE)")
         token = launch_token(plan)
         tags = {**tags, LAUNCH_TOKEN_TAG: token}
-        exports = "".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items())
-        user_data = (
-            "#!/bin/bash\nset -u\n"
-            + exports
-            + shlex.join(runner_command(plan_uri, result_uri))
-            + " > /var/log/benchwright-runner.log 2>&1\n"
-            + "shutdown -h now\n"
+        user_data = runner_user_data(
+            self.config.runner_image or "", container_command(plan_uri, result_uri), env, self.config.region
         )
         args: dict[str, Any] = {
             "ImageId": self.config.runner_ami,
@@ -226,6 +229,7 @@ class AwsRunnerLauncher(RunnerLauncher):
                 {"ResourceType": "volume", "Tags": tag_list(tags)},
             ],
             "MetadataOptions": {"HttpTokens": "required"},
+            "Monitoring": {"Enabled": True},  # 1-minute EC2 metrics: the run window is minutes long
             "ClientToken": token,
         }
         if self.config.runner_security_groups():

@@ -21,6 +21,9 @@ TEMPLATES = {
     "yugabytedb-3node": ("yugabytedb_3node.sh", 3, 5433),
     "redis-protocol": ("redis_protocol.sh", 1, 6379),
 }
+# What a template's user-data downloads from outside AWS at boot (YugabyteDB's release tarball, a
+# git clone): impossible in a stage without a route to the internet (network.egress: endpoints).
+NEEDS_INTERNET = {"yugabytedb-3node": "downloads.yugabyte.com", "keydb": "github.com", "ardb": "github.com"}
 REDIS_FLAGS = "--port $PORT --bind 0.0.0.0 --protected-mode no --dir $DATA"
 # server -> (packages, install commands, start command); $PORT and $DATA are set by the template.
 SERVERS = {
@@ -129,7 +132,22 @@ class Ec2Target(AwsTarget):
             "start_command": start,
         }
 
+    def _check_egress(self) -> None:
+        """Refuse, before anything is created, a template whose boot needs the internet in a stage
+        that has none (dnf packages come from the AL2023 repositories in S3, which the S3 gateway
+        endpoint reaches; downloads from elsewhere do not)."""
+        if self.config.egress != "endpoints":
+            return
+        for what in (self.template, str(self.setting("server") or "redis")):
+            if what in NEEDS_INTERNET:
+                raise SpecError(
+                    "target.template" if what == self.template else "target.server",
+                    f"{what} downloads from {NEEDS_INTERNET[what]} at boot, but this stage has no "
+                    "internet route (network.egress: endpoints); deploy with network.egress: nat",
+                )
+
     def _create(self) -> dict[str, str]:
+        self._check_egress()
         ec2 = self.clients("ec2")
         nodes = int(self.setting("nodes", TEMPLATES[self.template][1]))
         subnets = self._subnets(nodes)
@@ -167,6 +185,7 @@ class Ec2Target(AwsTarget):
                     {"ResourceType": "volume", "Tags": tags},
                 ],
                 "MetadataOptions": {"HttpTokens": "required"},
+                "Monitoring": {"Enabled": True},  # 1-minute CPU/credit metrics (5-minute otherwise)
             }
             if self._block_devices():
                 args["BlockDeviceMappings"] = self._block_devices()
