@@ -13,7 +13,7 @@ bootstrap:            ## install everything (Debian packages, venv, node tools)
 servers: bootstrap    ## start the throwaway local database servers
 	$(SERVERS) start
 
-run: servers          ## the quickstart benchmark, locally
+run: bootstrap        ## the quickstart benchmark, locally: its own throwaway servers, gone when it ends
 	$(BIN)/benchwright run examples/quickstart.yaml
 
 image: bootstrap      ## the runner image (scripts/runner-image: podman or docker); the rehearsal tests use it
