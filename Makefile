@@ -18,7 +18,7 @@ run: bootstrap        ## the quickstart benchmark, locally: its own throwaway se
 
 image: bootstrap      ## the runner image (scripts/runner-image: podman or docker); the rehearsal tests use it
 	@if command -v podman >/dev/null 2>&1 || { command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; }; \
-	then scripts/runner-image build >/dev/null; \
+	then scripts/runner-image build >/dev/null || echo "make image: the build failed (see above): the rehearsal tests will say so"; \
 	else echo "make image: no podman or docker: the rehearsal tests (tests/rehearse) will skip"; fi
 
 test: servers image   ## every test: unit, runner (real servers), functions, state machines, infra, e2e, rehearsals
