@@ -91,3 +91,24 @@ def test_rehearse_refuses_what_it_cannot_rehearse_before_anything_is_created(
         rehearse(path, out, image="unused")
     assert field in str(err.value)
     assert not out.exists()  # nothing written, nothing started
+
+
+def test_an_ec2_runner_s_user_data_is_run_as_its_docker_run_line() -> None:
+    """Contract with providers/aws/userdata.py: the rehearsal runs exactly the image, arguments and
+    variables the real boot script would hand to docker."""
+    from benchwright.providers.aws.userdata import runner_user_data
+    from benchwright.rehearse.hooks import docker_run_of
+
+    script = runner_user_data(
+        "123456789012.dkr.ecr.us-east-1.amazonaws.com/bw:1",
+        ["--plan", "s3://b/p.json", "--out", "s3://b/r.json"],
+        {"BENCHWRIGHT_DB_SECRET_ARN": "arn:aws:secretsmanager:us-east-1:123456789012:secret:x"},
+        "us-east-1",
+    )
+    found = docker_run_of(script)
+    assert found is not None
+    image, command, env = found
+    assert image == "123456789012.dkr.ecr.us-east-1.amazonaws.com/bw:1"
+    assert command == ["--plan", "s3://b/p.json", "--out", "s3://b/r.json"]
+    assert env["BENCHWRIGHT_DB_SECRET_ARN"].endswith(":secret:x") and env["AWS_REGION"] == "us-east-1"
+    assert docker_run_of("#!/bin/bash\necho no runner here\n") is None

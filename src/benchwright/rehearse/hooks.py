@@ -52,6 +52,30 @@ def NoAuthRedis(settings: dict[str, Any], run_id: str) -> Any:
     return _no_auth_redis()(settings, run_id=run_id)
 
 
+def docker_run_of(script: str) -> tuple[str, list[str], dict[str, str]] | None:
+    """(image, command, environment) of the user-data's ``docker run`` line, or None."""
+    import shlex
+
+    for line in script.splitlines():
+        words = shlex.split(line) if line.strip().startswith("docker run") else []
+        if not words:
+            continue
+        env: dict[str, str] = {}
+        i = 2
+        while i < len(words) and words[i].startswith("-"):
+            if words[i] in {"-e", "--env"}:
+                key, _, value = words[i + 1].partition("=")
+                env[key] = value
+                i += 2
+            elif words[i] in {"--network", "--name", "-v", "--user"}:
+                i += 2
+            else:
+                i += 1
+        if i < len(words):
+            return words[i], words[i + 1 :], env
+    return None
+
+
 def _decode_user_data(user_data: Any) -> str:
     """moto keeps RunInstances' UserData as sent: base64 text (sometimes in a one-item list)."""
     import base64
@@ -456,9 +480,11 @@ class Hooks:
 
     # ------------------------------------------------------------------ EC2 runners
     def _patch_ec2(self) -> None:
-        """RunInstances whose user-data starts the runner: the runner image stands in for the AMI and
-        runs the user-data as root (as cloud-init does); when it ends the instance shuts itself down
-        (InstanceInitiatedShutdownBehavior terminate). TerminateInstances stops it."""
+        """RunInstances whose user-data runs the runner image (``docker run ... IMAGE COMMAND``): the
+        rehearsal is the host. The host's setup lines (dnf, systemctl, docker pull) are skipped; the
+        ``docker run`` line runs with this machine's engine, its ``-e`` variables and arguments as
+        written; when the container ends the instance powers off (InstanceInitiatedShutdownBehavior
+        terminate). TerminateInstances stops it."""
         from moto.ec2.models.instances import InstanceBackend
 
         hooks = self
@@ -469,10 +495,10 @@ class Hooks:
             backend: Any, image_id: str, count: int, user_data: Any, *args: Any, **kwargs: Any
         ) -> Any:
             reservation = run(backend, image_id, count, user_data, *args, **kwargs)
-            script = _decode_user_data(user_data)
-            if "runner" in script and "--plan" in script:
+            spec = docker_run_of(_decode_user_data(user_data))
+            if spec is not None:
                 for instance in reservation.instances:
-                    hooks.start_instance(backend, instance, script)
+                    hooks.start_instance(backend, instance, spec)
             return reservation
 
         def patched_terminate(backend: Any, instance_ids: list[str]) -> Any:
@@ -486,27 +512,22 @@ class Hooks:
         self._patch(InstanceBackend, "run_instances", patched_run)
         self._patch(InstanceBackend, "terminate_instances", patched_terminate)
 
-    def start_instance(self, backend: Any, instance: Any, script: str) -> None:
+    def start_instance(
+        self, backend: Any, instance: Any, found: tuple[str, list[str], dict[str, str]]
+    ) -> None:
+        image, command, env = found
         spec = ContainerSpec(
             name=f"bw-{self.containers.rehearsal_id}-{instance.id[-8:]}",
-            image=self.image,
-            args=["-c", script],
+            image=image,
+            args=command,
             environment={
+                **env,
                 "AWS_ENDPOINT_URL": self.account.endpoint,
                 "AWS_ACCESS_KEY_ID": "rehearsal",
                 "AWS_SECRET_ACCESS_KEY": "rehearsal",
-                "AWS_REGION": REGION,
-                "AWS_DEFAULT_REGION": REGION,
             },
-            entrypoint=["/bin/bash"],
-            user="0",
         )
-        info: dict[str, Any] = {
-            "name": spec.name,
-            "args": spec.args,
-            "entrypoint": spec.entrypoint,
-            "ec2": True,
-        }
+        info: dict[str, Any] = {"name": spec.name, "args": spec.args, "entrypoint": None, "ec2": True}
         self.tasks[instance.id] = info
         self.containers.start(spec)
         info["started"] = time.time()
@@ -516,9 +537,11 @@ class Hooks:
             self._keep_logs(spec.name)
             info["exit_code"] = code
             info["exited"] = time.time()
-            if not info.get("stop_requested"):  # the user-data's last line: shutdown -h now
-                with contextlib.suppress(Exception):
+            if not info.get("stop_requested"):  # the user-data's trap: shutdown -h now
+                try:
                     backend.terminate_instances([instance.id])
+                except Exception as exc:  # reported: the instance would stay up
+                    self.events.append(f"instance {instance.id} did not power off: {exc}")
 
         threading.Thread(target=watch, name=f"watch-{spec.name}", daemon=True).start()
 
