@@ -132,11 +132,7 @@ def _ingest(fn: lambda_.Function, storage: Storage) -> None:
         fn.add_to_role_policy(_statement(["timestream:WriteRecords"], [storage.timestream_table_arn]))
         fn.add_to_role_policy(_statement(["timestream:DescribeEndpoints"], ["*"]))
     if storage.influx is not None:
-        fn.add_to_role_policy(
-            _statement(
-                ["secretsmanager:GetSecretValue"], [storage.influx.attr_influx_auth_parameters_secret_arn]
-            )
-        )
+        storage.influx_token.grant_read(fn)  # the operator token only, never the admin password
 
 
 def _history(fn: lambda_.Function, storage: Storage) -> None:
@@ -230,6 +226,7 @@ GRANTS: dict[str, Grant] = {
     "Teardown": _teardown,
     "Janitor": _sweep,
     "AbortTeardown": _abort,
+    "InfluxToken": _nothing,  # its two secrets are granted next to the custom resource (workflow.py)
 }
 # The ASL's names for the same stages (kept in step with statemachines/*.asl.json).
 GRANTS["JudgeResults"] = GRANTS["Judge"]
@@ -237,6 +234,7 @@ GRANTS["StoreResults"] = GRANTS["Ingest"]
 GRANTS["PriceRun"] = GRANTS["Price"]
 # Notify posts the summary; Teardown announces a failed run (the failure path skips Notify).
 NEEDS_SLACK = {"Notify", "Teardown", "AbortTeardown"}
+NO_BUCKET = {"InfluxToken"}  # the sink's custom resource touches its two secrets and nothing else
 READ_ONLY_BUCKET = {
     "ValidateSpec",
     "ExpandMatrix",
@@ -261,6 +259,8 @@ def grant_stage_permissions(
         )
     else:
         grant(fn, stage, storage, compute)
+    if state in NO_BUCKET:
+        return
     if state in READ_ONLY_BUCKET:
         storage.results.grant_read(fn)
         storage.results.grant_put(fn)

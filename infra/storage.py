@@ -3,6 +3,8 @@ the Slack webhook secret. Results survive `cdk destroy` (RETAIN); logs and the s
 
 from __future__ import annotations
 
+import json
+
 import aws_cdk as cdk
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_s3 as s3
@@ -14,6 +16,9 @@ from infra.config import LIVEANALYTICS_CLOSED, StageConfig
 from infra.network import Network
 
 INFLUX_PORT = 8086
+INFLUX_ADMIN = "admin"
+INFLUX_ORG = "benchwright"
+INFLUX_BUCKET = "results"
 
 
 class Storage(Construct):
@@ -104,8 +109,19 @@ class Storage(Construct):
             network.probe_sg, ec2.Port.tcp(INFLUX_PORT), "ingest Lambda to InfluxDB"
         )
         subnets = network.vpc.select_subnets(subnet_group_name="private").subnet_ids
-        # No password in the template: the service stores generated credentials in Secrets Manager
-        # (attribute InfluxAuthParametersSecretArn), which the ingest Lambda reads.
+        # CreateDbInstance requires an admin password: generated into our own secret and handed to
+        # CloudFormation as a dynamic reference (never in the template as text).
+        self.influx_admin = secretsmanager.Secret(
+            self,
+            "InfluxAdmin",
+            description="Timestream for InfluxDB admin user (sign-in only; writes use the operator token)",
+            generate_secret_string=secretsmanager.SecretStringGenerator(
+                secret_string_template=json.dumps({"username": INFLUX_ADMIN}),
+                generate_string_key="password",
+                exclude_punctuation=True,
+                password_length=32,
+            ),
+        )
         self.influx = timestream.CfnInfluxDBInstance(
             self,
             "Influx",
@@ -114,9 +130,20 @@ class Storage(Construct):
             db_storage_type="InfluxIOIncludedT1",
             allocated_storage=stage.sink.influx_storage_gb,
             deployment_type="SINGLE_AZ",
-            organization="benchwright",
-            bucket="results",
+            organization=INFLUX_ORG,
+            bucket=INFLUX_BUCKET,
+            username=INFLUX_ADMIN,
+            password=self.influx_admin.secret_value_from_json("password").unsafe_unwrap(),
             publicly_accessible=False,
             vpc_subnet_ids=subnets[:1],
             vpc_security_group_ids=[self.influx_sg.security_group_id],
         )
+        # The token the ingest Lambda writes with, {"token": "..."}: created once by the InfluxToken
+        # custom resource (functions/influx_token.py) signing in as the admin, kept here.
+        self.influx_token = secretsmanager.Secret(
+            self,
+            "InfluxToken",
+            description='Timestream for InfluxDB operator token, {"token": "..."}, set by the stack',
+            secret_string_value=cdk.SecretValue.unsafe_plain_text("{}"),
+        )
+        self.influx_url = f"https://{self.influx.attr_endpoint}:{INFLUX_PORT}"

@@ -31,12 +31,13 @@ from infra.compute import RUNNER_CONTAINER, Compute
 from infra.config import StageConfig
 from infra.network import Network
 from infra.permissions import grant_stage_permissions
-from infra.storage import Storage
+from infra.storage import INFLUX_BUCKET, INFLUX_ORG, Storage
 
 PLACEHOLDER = re.compile(r"\$\{([A-Za-z0-9]+)\}")
 # States whose Lambda must sit in the VPC (they open connections to targets or to InfluxDB).
-IN_VPC = {"CheckTarget", "Ingest", "StoreResults"}
+IN_VPC = {"CheckTarget", "Ingest", "StoreResults", "InfluxToken"}
 JANITOR = "Janitor"
+INFLUX_TOKEN = "InfluxToken"  # functions/influx_token.py: the custom resource behind the sink's token
 ABORT = "AbortTeardown"  # functions/abort_teardown.py: teardown for executions that never reach theirs
 SCHEDULER_INPUT_LIMIT = 8000  # EventBridge Scheduler target input is at most 8192 characters
 
@@ -140,6 +141,8 @@ class Workflow(Construct):
                     ],
                 )
             )
+        if storage.influx is not None:
+            self.influx_token_resource = self.influx_operator_token()
         self.nightly_group = self.nightly(suite_asl)
         self.janitor_schedule()
         self.abort_rule = self.teardown_on_abort()
@@ -179,10 +182,10 @@ class Workflow(Construct):
             env["BENCHWRIGHT_TIMESTREAM_DATABASE"] = s.timestream_database
             env["BENCHWRIGHT_TIMESTREAM_TABLE"] = s.timestream_table or "results"
         if s.influx is not None:
-            env["BENCHWRIGHT_INFLUX_URL"] = f"https://{s.influx.attr_endpoint}:{s.influx_port}"
-            env["BENCHWRIGHT_INFLUX_ORG"] = "benchwright"
-            env["BENCHWRIGHT_INFLUX_BUCKET"] = "results"
-            env["BENCHWRIGHT_INFLUX_TOKEN_SECRET_ARN"] = s.influx.attr_influx_auth_parameters_secret_arn
+            env["BENCHWRIGHT_INFLUX_URL"] = s.influx_url
+            env["BENCHWRIGHT_INFLUX_ORG"] = INFLUX_ORG
+            env["BENCHWRIGHT_INFLUX_BUCKET"] = INFLUX_BUCKET
+            env["BENCHWRIGHT_INFLUX_TOKEN_SECRET_ARN"] = s.influx_token.secret_arn
         return env
 
     def function(self, state: str) -> lambda_.Function:
@@ -245,6 +248,28 @@ class Workflow(Construct):
             if ph.endswith("FunctionArn"):
                 self.functions[ph.removesuffix("FunctionArn")].grant_invoke(machine)
         return machine
+
+    def influx_operator_token(self) -> cdk.CustomResource:
+        """Sign in to the new InfluxDB instance once and keep an operator token in its secret
+        (functions/influx_token.py); in the VPC next to the ingest Lambda, which may reach 8086."""
+        s = self.storage
+        assert s.influx is not None
+        fn = self.function(INFLUX_TOKEN)
+        s.influx_admin.grant_read(fn)
+        s.influx_token.grant_write(fn)
+        resource = cdk.CustomResource(
+            self,
+            "InfluxOperatorToken",
+            service_token=fn.function_arn,
+            resource_type="Custom::InfluxToken",
+            properties={
+                "Url": s.influx_url,
+                "AdminSecretArn": s.influx_admin.secret_arn,
+                "TokenSecretArn": s.influx_token.secret_arn,
+            },
+        )
+        resource.node.add_dependency(s.influx)
+        return resource
 
     def teardown_on_abort(self) -> events.Rule:
         """A console/API stop or the machine's timeout ends an execution without its Catch ->
