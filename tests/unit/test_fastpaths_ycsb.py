@@ -40,3 +40,18 @@ def test_key_function_equals_the_documented_key_formation(props: dict[str, str])
     for number in [0, 1, 2, 41, 99_999, 10_000_000, 123_456_789_012]:
         raw = number if ordered else g.fnv_hash64_reference(number)
         assert key(number) == w.key(number) == "user" + str(raw).zfill(pad)
+
+
+def test_event_loop_request_templates_equal_the_general_encoding() -> None:
+    """The whole-record read and one-field update templates send what the general path sends."""
+    from benchwright.runner.drivers.redis_wire import RedisKeyValueWire
+
+    for datatype in ("hash", "string", "list", "set", "zset"):
+        wire = RedisKeyValueWire(datatype)
+        for key in ("user1", "user18446744073709551615", "k\u00e9y"):
+            assert wire.read("usertable", key, None) == ("READ", *wire.read_step("usertable", key, None))
+            values = {"field0": "v\u00e9" * 7}
+            assert wire.update("usertable", key, values) == (
+                "UPDATE",
+                *wire.update_step("usertable", key, values),
+            )

@@ -17,6 +17,8 @@ from benchwright.runner.event_loop import Request, Step, then_if_found
 from benchwright.runner.measure import Status
 
 OK, NOT_FOUND = Status.OK, Status.NOT_FOUND
+SET_XX = b"*4\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$2\r\nXX\r\n"
+HSET_ONE = b"*4\r\n$4\r\nHSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n"
 
 
 def _resp(*args: bytes | str | int) -> bytes:
@@ -128,6 +130,13 @@ class RedisKeyValueWire:
         return b"".join(zcmds), 2 * len(values), None
 
     def update(self, table: str, key: str, values: Mapping[str, str]) -> Request:
+        if len(values) == 1 and table == "usertable" and self.datatype in SCANNABLE:  # the hot path
+            (name, value), kb = next(iter(values.items())), key.encode()
+            vb = value.encode()
+            if self.datatype == "string":
+                return "UPDATE", SET_XX % (len(kb), kb, len(vb), vb), 1, None
+            nb = name.encode()
+            return "UPDATE", HSET_ONE % (len(kb), kb, len(nb), nb, len(vb), vb), 1, None
         return ("UPDATE", *self.update_step(table, key, values))
 
     def insert(self, table: str, key: str, values: Mapping[str, str]) -> Request:
