@@ -103,6 +103,8 @@ def show(suite: SuiteSpec, console: Console, budgets: list[SpecBudget] | None = 
         console.print(f"estimated duration: {fmt_duration(total)}", highlight=False)
         if budget is not None:
             cost = "free (local)" if spec.is_local else f"{budget.total_usd:,.2f} USD"
+            if budget.missing:
+                cost = f"incomplete: at least {budget.total_usd:,.2f} USD (prices missing, below)"
             console.print(f"estimated cost: {cost}", highlight=False)
             for missing in budget.missing:
                 console.print(
