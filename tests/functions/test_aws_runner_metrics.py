@@ -93,9 +93,11 @@ def test_fargate_runner_lands_in_the_chosen_az_and_records_the_az_id(
     assert subnet == handle.details["subnet"]
     override = task["overrides"]["containerOverrides"][0]
     assert override["command"][:2] == ["runner", "--plan"] and override["command"][2].startswith("s3://")
-    assert override["environment"] == [
-        {"name": "BENCHWRIGHT_DB_SECRET_ARN", "value": "arn:aws:secretsmanager:x"}
-    ]
+    assert {e["name"]: e["value"] for e in override["environment"]} == {
+        "BENCHWRIGHT_DB_SECRET_ARN": "arn:aws:secretsmanager:x",
+        "BENCHWRIGHT_AZ": expected,  # the result's host.availability_zone(_id)
+        "BENCHWRIGHT_AZ_ID": handle.details["availability_zone_id"],
+    }
     tags = {t["key"]: t["value"] for t in task["tags"]}
     assert tags["benchwright:run-id"] == f"place-{placement}"
 

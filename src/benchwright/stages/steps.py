@@ -158,6 +158,9 @@ def collect_metrics(state: RunState, providers: Providers) -> RunState:
     if window is None:
         now = utcnow()
         window = MetricsWindow(start=state.created_at, end=now)
+    watch = getattr(providers.metrics, "watch_runners", None)
+    if callable(watch):  # cloud sources also read the runner hosts' own metrics
+        watch(state.runners)
     series = providers.metrics.collect(target, window)
     pointer = providers.artifacts.put_json(
         f"{_cell_key(state)}/metrics.json", [json.loads(s.model_dump_json()) for s in series]

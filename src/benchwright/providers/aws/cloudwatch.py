@@ -54,7 +54,11 @@ EC2_METRICS = [
     ("NetworkIn", "Bytes"),
     ("NetworkOut", "Bytes"),
 ]
-EBS_METRICS = [("BurstBalance", "Percent"), ("VolumeReadOps", "Count"), ("VolumeWriteOps", "Count")]
+EBS_METRICS = [
+    ("BurstBalance", "Percent"),
+    ("VolumeReadOps", "Count/Second"),
+    ("VolumeWriteOps", "Count/Second"),
+]
 NAMESPACE_METRICS = {
     "AWS/RDS": RDS_METRICS,
     "AWS/ElastiCache": CACHE_METRICS,
@@ -73,6 +77,10 @@ SUM_METRICS = {
     "NetworkIn",
     "NetworkOut",
 }
+
+# AWS/EBS reports operations as a count per period (Sum): divided by the period they are IOPS, what
+# RDS's ReadIOPS/WriteIOPS already are and what a plot next to them must show.
+PER_SECOND_METRICS = {"VolumeReadOps", "VolumeWriteOps"}
 
 CreditRegime = Literal["full", "draining", "exhausted"]
 
@@ -147,6 +155,11 @@ class CloudWatchMetrics(MetricsSource):
         self.clients = clients
         self.runner_instances = runner_instances or []
 
+    def watch_runners(self, handles: list[Any]) -> None:
+        """The run's EC2 runner hosts: their CPU, credits and network are collected with the target's
+        (a saturated or credit-starved client is a result about the client, not the database)."""
+        self.runner_instances = [h.id for h in handles if h.details.get("kind") == "ec2"]
+
     def collect(self, target: Target, window: MetricsWindow) -> list[MetricSeries]:
         dims: list[tuple[str, dict[str, str]]] = list(getattr(target, "metric_dimensions", list)())
         dims += [("AWS/EC2", {"InstanceId": i}) for i in self.runner_instances]
@@ -188,7 +201,10 @@ class CloudWatchMetrics(MetricsSource):
             namespace, name, dims_text = q["Label"].split("|", 2)
             points = sorted(
                 (
-                    MetricPoint(t=(ts - window.start).total_seconds(), value=float(v))
+                    MetricPoint(
+                        t=(ts - window.start).total_seconds(),
+                        value=float(v) / PERIOD_S if name in PER_SECOND_METRICS else float(v),
+                    )
                     for ts, v in zip(data["t"], data["v"], strict=True)
                 ),
                 key=lambda p: p.t,

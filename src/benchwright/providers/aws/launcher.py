@@ -100,6 +100,11 @@ class AwsRunnerLauncher(RunnerLauncher):
         else:
             plan_uri = self.artifacts.put_json(f"{prefix}/plan.json", plan.model_dump(mode="json"))
             env = {"BENCHWRIGHT_DB_SECRET_ARN": credentials.secret_arn} if credentials.secret_arn else {}
+            # where the runner really is: the result's host.availability_zone(_id) (engine.host_facts)
+            env |= {
+                "BENCHWRIGHT_AZ": where.availability_zone,
+                "BENCHWRIGHT_AZ_ID": where.availability_zone_id,
+            }
             tags = lifecycle_tags(self.config, plan.run_id)
             if self.kind == "fargate":
                 resource_id = self._run_task(plan, plan_uri, result_uri, env, tags, where)
@@ -141,6 +146,9 @@ class AwsRunnerLauncher(RunnerLauncher):
             overrides["cpu"] = str(int(float(size["cpu"]) * 1024))  # vCPU -> CPU units
         if size.get("memory_mb"):
             overrides["memory"] = str(int(size["memory_mb"]))
+            # the container's own hard limit too: the task definition's (4 GiB by default) would
+            # otherwise cap a runner that asked for more
+            override["memory"] = int(size["memory_mb"])
         response = aws_call(
             "ecs run_task",
             self.clients("ecs").run_task,

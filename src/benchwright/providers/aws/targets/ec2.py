@@ -213,6 +213,14 @@ class Ec2Target(AwsTarget):
             return "failed", None, None
         if len(states) < len(ids) or any(s != "running" for s in states):
             return "creating", None, None
+        # the EBS volumes, for their BurstBalance / ops series (AWS/EBS is per volume)
+        self.handle["volumes"] = ",".join(
+            m["Ebs"]["VolumeId"]
+            for r in reservations
+            for i in r["Instances"]
+            for m in i.get("BlockDeviceMappings", [])
+            if m.get("Ebs", {}).get("VolumeId")
+        )
         # Every node must accept connections, not only the first.
         for ip in self.handle.get("ips", "").split(",")[1:]:
             if ip and not self.probe(ip, self.default_port):
@@ -229,7 +237,9 @@ class Ec2Target(AwsTarget):
         return redis_connection(ips[0] if ips else "", port, False)
 
     def metric_dimensions(self) -> list[tuple[str, dict[str, str]]]:
-        return [("AWS/EC2", {"InstanceId": i}) for i in self.handle.get("instances", "").split(",") if i]
+        instances = [("AWS/EC2", {"InstanceId": i}) for i in self.handle.get("instances", "").split(",") if i]
+        volumes = [("AWS/EBS", {"VolumeId": v}) for v in self.handle.get("volumes", "").split(",") if v]
+        return instances + volumes
 
     def _delete(self) -> None:
         ec2 = self.clients("ec2")
