@@ -129,3 +129,26 @@ def test_a_fargate_runner_gets_the_memory_it_asked_for_and_knows_its_az_id(aws: 
     assert env["BENCHWRIGHT_AZ_ID"] == handle.details["availability_zone_id"]
     assert env["BENCHWRIGHT_AZ_ID"].startswith("use1-az")
     launcher.stop(handle)
+
+
+def test_presplit_reaches_the_ycsb_table_ddl_on_a_yugabytedb_target(aws: Any) -> None:
+    """Fault 11: ``presplit`` was validated and then ignored. It now reaches the runner as the postgres
+    driver's DDL hooks, and the real driver builds the statement YSQL wants from them."""
+    from benchwright.runner.drivers.postgres import PostgresDriver
+
+    settings = {"provider": "ec2", "engine": "postgres", "template": "yugabytedb-3node",
+                "instance_type": "m6i.large", "presplit": ["user10", "user5'0"]}  # fmt: skip
+    t = TARGETS["ec2"](settings, "split-1", None, clients=aws[1], config=aws[0], probe=lambda h, p: True)
+    t.create()
+    props = t.connection_properties()
+    assert props["postgres.primary_key"] == "PRIMARY KEY (YCSB_KEY ASC)"
+    assert props["postgres.ddl_suffix"] == "SPLIT AT VALUES (('user10'), ('user5''0'))"
+    driver = PostgresDriver(props)
+    statements: list[str] = []
+    driver.execute = lambda sql, *a, **k: statements.append(sql)  # type: ignore[method-assign]
+    driver.create_table("usertable", 2)
+    assert statements == [
+        "CREATE TABLE IF NOT EXISTS usertable (YCSB_KEY TEXT NOT NULL, FIELD0 TEXT, FIELD1 TEXT, "
+        "PRIMARY KEY (YCSB_KEY ASC)) SPLIT AT VALUES (('user10'), ('user5''0'))"
+    ]
+    t.delete()

@@ -233,7 +233,8 @@ class Ec2Target(AwsTarget):
         if self.template == "yugabytedb-3node":
             user = str(self.setting("username", "yugabyte"))
             hosts = ",".join(f"{ip}:{port}" for ip in ips)  # client-side load spreading over all nodes
-            return {"postgres.url": f"postgresql://{user}@{hosts}/{self.setting('database', 'yugabyte')}"}
+            props = {"postgres.url": f"postgresql://{user}@{hosts}/{self.setting('database', 'yugabyte')}"}
+            return props | presplit_properties(self.setting("presplit"))
         return redis_connection(ips[0] if ips else "", port, False)
 
     def metric_dimensions(self) -> list[tuple[str, dict[str, str]]]:
@@ -248,6 +249,19 @@ class Ec2Target(AwsTarget):
             ignore_not_found(f"ec2 instances {self.name}", ec2.terminate_instances, InstanceIds=ids)
         for eni in [e for e in self.handle.get("enis", "").split(",") if e]:
             delete_eni_later_ok(ec2, eni)
+
+
+def presplit_properties(values: Any) -> dict[str, str]:
+    """``presplit`` as the postgres driver's DDL hooks: YSQL splits a table only at values of a
+    range-sharded key, so the key becomes ``ASC`` and CREATE TABLE gets ``SPLIT AT VALUES``; the
+    YCSB load then writes into tablets already spread over the three nodes (experiment 1)."""
+    if not values:
+        return {}
+    quoted = ", ".join("('" + str(v).replace("'", "''") + "')" for v in values)
+    return {
+        "postgres.primary_key": "PRIMARY KEY (YCSB_KEY ASC)",
+        "postgres.ddl_suffix": f"SPLIT AT VALUES ({quoted})",
+    }
 
 
 def delete_eni_later_ok(ec2: Any, eni: str) -> bool:
