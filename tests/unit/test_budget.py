@@ -70,6 +70,16 @@ def test_submit_refuses_over_budget_before_calling_the_api(
     assert "over the budget of 0.50 USD" in capsys.readouterr().err
 
 
+def test_rehearse_refuses_over_budget_before_starting_anything(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = in_us_east_1(ROOT / "examples" / "exp5-aurora-rds-pg.aws.yaml", tmp_path)
+    out = tmp_path / "rehearsal"
+    code = main(["rehearse", str(spec), "--prices", str(PRICES), "--max-usd", "0.5", "--out", str(out)])
+    assert code == 2 and "over the budget of 0.50 USD" in capsys.readouterr().err
+    assert not out.exists()  # no moto server, no container, no output directory
+
+
 def test_an_incomplete_estimate_cannot_promise_a_budget(tmp_path: Path) -> None:
     data = yaml.safe_load((ROOT / "examples" / "exp3-rds-mysql-storage.aws.yaml").read_text())
     data["target"]["instance_class"] = "db.x2iedn.24xlarge"  # not in the recorded prices

@@ -40,6 +40,9 @@ def register(subparsers: Any) -> None:
         help="a Wait state lasts at most S seconds (default 5: stand-ins are ready in seconds); 0 = as written",
     )
     p.add_argument("--timeout", type=float, default=1800.0, help="give up after this many seconds")
+    from benchwright.commands.validate import add_budget_arguments
+
+    add_budget_arguments(p)  # --max-usd: what the spec would cost for real, checked before anything starts
     p.set_defaults(handler=handle)
 
 
@@ -49,6 +52,11 @@ def handle(args: argparse.Namespace) -> int:
     from benchwright.rehearse.run import rehearse
     from benchwright.rehearse.summary import print_outcome
 
+    if args.max_usd is not None:
+        from benchwright.experiments.budget import enforce
+        from benchwright.spec import load_suite
+
+        enforce(load_suite(args.spec), args.max_usd, args.prices)
     out = args.out or Path("benchwright-results") / f"rehearse-{datetime.now(UTC):%Y%m%d-%H%M%S}"
     outcome = rehearse(
         Path(args.spec),
