@@ -137,8 +137,9 @@ class Compute(Construct):
             image=image,
             memory_limit_mib=stage.runner.fargate_memory_mib,
             logging=ecs.LogDrivers.aws_logs(stream_prefix="runner", log_group=self.log_group),
-            # The plan and result locations arrive as command overrides at RunTask; the DB password
-            # as the BENCHWRIGHT_DB_PASSWORD secret override. Nothing secret is in the definition.
+            # The plan and result locations arrive as the command override at RunTask (appended to
+            # the image's ENTRYPOINT), the DB secret's ARN as BENCHWRIGHT_DB_SECRET_ARN; the runner
+            # reads the password itself with the task role. Nothing secret is in the definition.
             command=["--help"],
             readonly_root_filesystem=False,
             environment={"PYTHONUNBUFFERED": "1"},

@@ -1,5 +1,7 @@
 #!/bin/sh
-# Container entrypoint: every argument goes to `benchwright runner` (--plan PLAN --out RESULT).
-# The DB password arrives as BENCHWRIGHT_DB_PASSWORD (an ECS secret), never as an argument.
+# Container entrypoint: the runner's one entry point (benchwright.runner.entry.RUNNER_ENTRYPOINT)
+# with every argument ECS or EC2 passes (--plan PLAN --out RESULT); tests/infra/test_runner_argv.py
+# checks this line against that constant. The DB password never arrives as an argument: the runner
+# reads the secret named by BENCHWRIGHT_DB_SECRET_ARN from Secrets Manager itself.
 set -eu
-exec benchwright runner "$@"
+exec python3 -m benchwright.runner.main "$@"

@@ -278,6 +278,28 @@ class ResultDocument(Model):
         return cls.parse(path.read_text())
 
 
+class RunnerOutput(Model):
+    """What one runner writes to its result location (a file, or one S3 object): the documents of
+    the phases done so far, rewritten after every phase, and the error that stopped it, if any.
+
+    The runner writes it, and both launchers (local subprocess, ECS/EC2) read it through this one
+    model, so the two sides cannot disagree about its shape."""
+
+    run_id: str
+    cell_id: str
+    runner_index: int = 0
+    documents: list[ResultDocument] = Field(default_factory=list)
+    error: str | None = None
+
+    @classmethod
+    def parse(cls, data: str | bytes | dict[str, Any]) -> RunnerOutput:
+        raw = json.loads(data) if isinstance(data, (str, bytes)) else dict(data)
+        docs = raw.get("documents")
+        if isinstance(docs, list):  # each document goes through its own version check
+            raw["documents"] = [ResultDocument.parse(d) if isinstance(d, dict) else d for d in docs]
+        return cls.model_validate(raw)
+
+
 def json_schema() -> dict[str, Any]:
     return ResultDocument.model_json_schema()
 

@@ -12,10 +12,11 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from benchwright.commands.runner import LATE_START_TOLERANCE_S
-from benchwright.providers.base import Credentials, PhasePlan, RunnerPlan
+from benchwright.providers.base import Credentials
 from benchwright.providers.local.runner import SubprocessLauncher
 from benchwright.results import ResultDocument
+from benchwright.runner.main import LATE_START_TOLERANCE_S
+from benchwright.runner.plan import PhasePlan, RunnerPlan
 
 AHEAD_S = 5.0  # covers two interpreter start-ups on a busy 2-core machine
 

@@ -1,16 +1,27 @@
 """A moto AWS account for the workflow tests: network, bucket, ECS, secrets, and a Lambda dispatcher
 that runs the REAL handlers in functions/ when moto's Step Functions interpreter invokes a Lambda.
 
-Only what moto cannot do is simulated here, each piece named: the runner container (a fake that
-writes result documents for the plan it finds in S3), the readiness probe (RDS endpoints are not
-real), the Price List API (saved GetProducts excerpts) and Slack (a recording HTTP server on 127.0.0.1).
+The runner is the REAL runner: when LaunchRunner starts a task, the world runs the image's ENTRYPOINT
+script with the override moto recorded (tests/runner_image.py) as a process, with the task's
+environment and moto reached over HTTP (``moto_endpoint``). It reads its plan from S3, its password
+from the RDS-managed secret, runs against the local PostgreSQL, writes its output to S3, and its exit
+code becomes the task's. RDS instances of ``rds_spec`` stand in for real ones that way: their endpoint
+is the local PostgreSQL, their master user a role of the world's own whose password is set to the one
+moto generated for the managed secret.
+
+Only what cannot run here is simulated, each piece named: the output of runners for the seed
+experiments' specs (``recorded_output``: their loads and phases are sized for the cloud, their engines
+and tools are not stood in here; ``benchwright rehearse --quick`` runs those), the readiness probe,
+the Price List API (saved GetProducts excerpts) and Slack (a recording HTTP server on 127.0.0.1).
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import re
+import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -27,6 +38,9 @@ ACCOUNT = "123456789012"
 REPO = Path(__file__).resolve().parents[2]
 PRICES = REPO / "tests" / "data" / "pricing"
 SLACK_SECRET_VALUE_MARK = "SLACKSECRETTOKEN"
+# The master user and database of rds_spec's instances: a role and database of this process's own on
+# the local PostgreSQL, which stands in for those instances (World.stand_in_for_rds).
+WORLD_LOGIN = f"bw_world_{secrets.token_hex(4)}"
 
 
 class FakeContext:
@@ -77,9 +91,89 @@ class SlackServer:
         self.server.server_close()
 
 
-# ---------------------------------------------------------------- the fake runner container
-def fake_documents(plan: dict[str, Any], started: datetime, seconds: float = 240.0) -> list[dict[str, Any]]:
-    """Result documents a runner would write for ``plan`` (a small, honest-looking histogram)."""
+# ---------------------------------------------------------------- moto for other processes
+@contextlib.contextmanager
+def moto_endpoint() -> Iterator[str]:
+    """Inside mock_aws: the same moto account served over HTTP on 127.0.0.1, for processes this test
+    starts (the real runner reaches it through ``AWS_ENDPOINT_URL``). One account, two doors."""
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.stop()
+
+
+@dataclass
+class PgLogin:
+    """A role and database of our own on the local PostgreSQL, with a password only we know: a
+    stand-in for an RDS instance's master user, so a secret scan can look for the password."""
+
+    user: str
+    password: str
+    database: str
+    port: int
+
+    @property
+    def url(self) -> str:
+        """The runner's connection property: no password, as a target gives it."""
+        return f"postgresql://{self.user}@127.0.0.1:{self.port}/{self.database}"
+
+
+def _admin_url() -> str:
+    from tests.conftest import PASSWORD, PG_PORT, USER
+
+    return f"postgresql://{USER}:{PASSWORD}@127.0.0.1:{PG_PORT}/bench"
+
+
+@contextlib.contextmanager
+def pg_login(name: str | None = None, password: str | None = None) -> Iterator[PgLogin]:
+    import psycopg
+
+    from tests.conftest import PG_PORT
+
+    name = name or f"bw_login_{secrets.token_hex(4)}"
+    login = PgLogin(user=name, password=password or secrets.token_urlsafe(24), database=name, port=PG_PORT)
+    admin = _admin_url()
+    with psycopg.connect(admin, autocommit=True, connect_timeout=5) as conn:
+        conn.execute(psycopg.sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(
+            psycopg.sql.Identifier(name), psycopg.sql.Literal(login.password)
+        ))  # fmt: skip
+        conn.execute(psycopg.sql.SQL("CREATE DATABASE {} OWNER {}").format(
+            psycopg.sql.Identifier(name), psycopg.sql.Identifier(name)
+        ))  # fmt: skip
+    try:
+        yield login
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(psycopg.sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
+                psycopg.sql.Identifier(name)
+            ))  # fmt: skip
+            conn.execute(psycopg.sql.SQL("DROP ROLE IF EXISTS {}").format(psycopg.sql.Identifier(name)))
+
+
+def rds_managed_secret(secretsmanager: Any, login: PgLogin, instance: str = "bw-db") -> str:
+    """A secret in the shape RDS creates for ManageMasterUserPassword: named ``rds!db-<uuid>``, a
+    SecretString of exactly ``{"username": ..., "password": ...}``. Returns its ARN."""
+    import uuid
+
+    response = secretsmanager.create_secret(
+        Name=f"rds!db-{uuid.uuid4()}",
+        Description=f"Secret associated with primary RDS DB instance: arn:aws:rds:{REGION}:{ACCOUNT}:db:{instance}",
+        SecretString=json.dumps({"username": login.user, "password": login.password}),
+    )
+    arn: str = response["ARN"]
+    return arn
+
+
+# ---------------------------------------------------------------- documents for merge/report tests
+def sample_documents(plan: dict[str, Any], started: datetime, seconds: float = 240.0) -> list[dict[str, Any]]:
+    """Result documents shaped like a runner's for ``plan`` (a small, honest-looking histogram), for
+    tests of what happens to documents after the runner (merging, reports, cost) that need fixed
+    figures, and for ``recorded_output``. They say so: ``measurement.method`` is "sample documents"."""
     from benchwright.results import IntervalSample, Measurement, OperationSummary, ResultDocument
     from benchwright.runner.measure import encode_histogram, new_histogram
 
@@ -112,7 +206,7 @@ def fake_documents(plan: dict[str, Any], started: datetime, seconds: float = 240
             workload=phase["workload"],
             phase=phase["phase"],
             engine=phase["engine"],
-            measurement=Measurement(latency="service_time", method="fake runner"),
+            measurement=Measurement(latency="service_time", method="sample documents"),
             started_at=t0,
             ended_at=end,
             runtime_ms=runtime * 1000,
@@ -152,6 +246,15 @@ class World:
     secrets: list[str] = field(default_factory=list)  # secret values seen during runs (for scans)
     executions: int = 0
     undo: list[Any] = field(default_factory=list)
+    endpoint: str = ""  # moto over HTTP, for the runner processes
+    runner_logs: list[str] = field(default_factory=list)  # what the real runners printed
+    runner_runs: int = 0  # how many real runner processes ran
+    stood_in: set[str] = field(default_factory=set)  # secrets made RDS-shaped (stand_in_for_rds)
+    login_password: str = field(default="", repr=False)  # the stand-in role's (pg_login)
+    world_errors: list[str] = field(default_factory=list)  # the test world's own failures
+    # one real runner at a time: every stood-in instance is the same PostgreSQL database, and the
+    # cells of a suite (a Map) would otherwise load the same table at once
+    runner_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def reset(self) -> None:
         while self.undo:
@@ -164,6 +267,9 @@ class World:
         self.runner_mode = "ok"
         self.slack.status = 200
         self.slack.posts.clear()
+        self.runner_logs.clear()
+        self.runner_runs = 0
+        assert not self.world_errors, self.world_errors  # a broken world must not pass silently
 
     # -- probe ----------------------------------------------------------------------------
     def probe(self, host: str, port: int) -> bool:
@@ -189,38 +295,117 @@ class World:
             result = getattr(importlib.import_module(module), func)(event, FakeContext())
         except Exception as exc:
             return False, {"errorType": type(exc).__name__, "errorMessage": str(exc)}
-        if name == "LaunchRunner":
-            self.run_fake_runners(result)
-        if name == "CheckTarget" and result.get("target", {}).get("secret_arn"):
-            secret = self.clients("secretsmanager").get_secret_value(SecretId=result["target"]["secret_arn"])
-            self.secrets.append(json.loads(secret["SecretString"])["password"])
+        try:  # the world's own part: its failures reach the execution with their message
+            if name == "CheckTarget" and result.get("target", {}).get("secret_arn"):
+                self.stand_in_for_rds(result["target"]["secret_arn"])
+            if name == "LaunchRunner":
+                self.run_runners(result)
+        except Exception as exc:
+            self.world_errors.append(f"{name}: {type(exc).__name__}: {exc}")
+            return False, {"errorType": "WorldError", "errorMessage": self.world_errors[-1]}
         self.timings.append((name, round(time.monotonic() - started, 2)))
         return True, result
 
-    def run_fake_runners(self, state: dict[str, Any]) -> None:
+    # -- RDS stand-in -----------------------------------------------------------------------
+    def stand_in_for_rds(self, secret_arn: str) -> None:
+        """What RDS does with a managed master password, for rds_spec's instances: the secret holds
+        ``{"username": <master user>, "password": <generated>}`` and the database accepts exactly that.
+        (moto 5.2.5 writes a fixed ``admin`` / ``P@55w0rd!`` secret; RDS writes the master user and a
+        generated password, so the world does what RDS does.) With ``runner_mode="fail"`` the secret's
+        password is one the database does not take, and the real runner is refused as it would be."""
+        sm = self.clients("secretsmanager")
+        tags = {t["Key"]: t["Value"] for t in sm.describe_secret(SecretId=secret_arn).get("Tags", [])}
+        instance = tags.get("aws:rds:primaryDBInstanceArn", "").rsplit(":", 1)[-1]
+        found = self.clients("rds").describe_db_instances()["DBInstances"] if instance else []
+        db = next((d for d in found if d["DBInstanceIdentifier"] == instance), None)
+        if db is not None and db.get("DBName") == WORLD_LOGIN and secret_arn not in self.stood_in:
+            # one role stands in for every instance (suite cells run at once), so every such secret
+            # holds its password; "fail": a password the database does not take
+            password = self.login_password if self.runner_mode != "fail" else secrets.token_urlsafe(24)
+            sm.put_secret_value(
+                SecretId=secret_arn,
+                SecretString=json.dumps({"username": db["MasterUsername"], "password": password}),
+            )
+            self.stood_in.add(secret_arn)
+        self.secrets.append(json.loads(sm.get_secret_value(SecretId=secret_arn)["SecretString"])["password"])
+
+    # -- runners ----------------------------------------------------------------------------
+    def run_runners(self, state: dict[str, Any]) -> None:
+        """Each launched runner, as ECS / EC2 would run it: the real runner for plans against the
+        world's stand-in database, the recorded output for the others (see the module docstring)."""
         from moto.ecs.models import ecs_backends
 
-        s3 = self.clients("s3")
         backend = ecs_backends[ACCOUNT][REGION]
         for handle in state["runners"]:
-            tasks = backend.tasks.get(self.settings.ecs_cluster, {})
-            task = tasks.get(handle["id"])
-            if self.runner_mode == "fail":
-                if task is not None:
-                    task.containers[0].exitCode = 2
-                continue
+            task = backend.tasks.get(self.settings.ecs_cluster, {}).get(handle["id"])
             if self.runner_mode == "never_start":
                 if task is not None:
                     task.containers[0].exitCode = None
                     task.stopped_reason = "CannotPullContainerError: image not found"
                 continue
-            bucket, key = handle["details"]["plan"][5:].split("/", 1)
-            plan = json.loads(s3.get_object(Bucket=bucket, Key=key)["Body"].read())
-            docs = fake_documents(plan, datetime.now(UTC) - timedelta(seconds=260))
-            rbucket, rkey = handle["result_pointer"][5:].split("/", 1)
-            s3.put_object(Bucket=rbucket, Key=rkey, Body=json.dumps(docs))
+            plan = self._s3_json(handle["details"]["plan"])
+            if WORLD_LOGIN in json.dumps(plan.get("connection", {})):
+                with self.runner_lock:
+                    code = self.run_real_runner(handle)
+            else:
+                code = 2 if self.runner_mode == "fail" else self.recorded_output(plan, handle)
+            if task is not None:
+                task.containers[0].exitCode = code
             if handle["details"].get("kind") == "ec2":  # the runner instance shuts itself down
                 self.clients("ec2").terminate_instances(InstanceIds=[handle["id"]])
+
+    def _s3_json(self, uri: str) -> Any:
+        bucket, key = uri[5:].split("/", 1)
+        return json.loads(self.clients("s3").get_object(Bucket=bucket, Key=key)["Body"].read())
+
+    def run_real_runner(self, handle: dict[str, Any]) -> int:
+        """The runner container's process: ENTRYPOINT + the override ECS got (or the arguments of the
+        EC2 user-data's ``docker run``), the environment the task got, AWS at moto's endpoint, the
+        image's python3 being this interpreter. Returns its exit code."""
+        import base64
+        import os
+        import subprocess
+        import sys
+
+        from tests.runner_image import container_argv, docker_run
+
+        if handle["details"].get("kind") == "ec2":  # user-data: docker run IMAGE <arguments>
+            data = self.clients("ec2").describe_instance_attribute(
+                InstanceId=handle["id"], Attribute="userData"
+            )
+            script = base64.b64decode(data["UserData"]["Value"]).decode()
+            task_env, args = docker_run(script, str(self.settings.runner_image))
+            argv = container_argv(args)
+        else:
+            task = self.clients("ecs").describe_tasks(cluster=self.settings.ecs_cluster, tasks=[handle["id"]])
+            (override,) = task["tasks"][0]["overrides"]["containerOverrides"]
+            task_env = {e["name"]: e["value"] for e in override.get("environment", [])}
+            argv = container_argv(override["command"])
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PG", "BENCHWRIGHT_", "AWS_"))}
+        env.update(ENV)
+        env.update(task_env)
+        env["AWS_ENDPOINT_URL"] = self.endpoint
+        argv = [sys.executable, *argv[1:]] if argv[0] == "python3" else argv
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=240)
+        self.runner_runs += 1
+        self.runner_logs.append(done.stdout + done.stderr)
+        return done.returncode
+
+    def recorded_output(self, plan: dict[str, Any], handle: dict[str, Any]) -> int:
+        """A runner's output for a plan the real runner cannot run here: the runner's own output model
+        (so its shape is the runner's), sample documents that say they are samples."""
+        from benchwright.results import ResultDocument
+        from benchwright.runner.main import write_output
+        from benchwright.runner.plan import RunnerPlan
+
+        docs = sample_documents(plan, datetime.now(UTC) - timedelta(seconds=260))
+        write_output(
+            handle["result_pointer"],
+            RunnerPlan.model_validate(plan),
+            [ResultDocument.parse(d) for d in docs],
+            None,
+        )
+        return 0
 
     # -- executions -----------------------------------------------------------------------
     def execute(self, machine: str, payload: dict[str, Any], timeout_s: float = 120.0) -> dict[str, Any]:
@@ -396,18 +581,31 @@ def aws_world() -> Iterator[World]:
     from moto import mock_aws
     from moto.awslambda_simple.models import LambdaSimpleBackend
     from moto.moto_api import state_manager
+    from moto.rds.models import DBInstance
 
     import functions._common as common
     from benchwright.providers.aws.common import Clients
     from benchwright.providers.aws.config import AwsSettings
     from benchwright.providers.aws.pricing import AwsPriceBook, ExcerptPriceList
+    from tests.conftest import PG_PORT
 
     mp = pytest.MonkeyPatch()
     for key, value in ENV.items():
         mp.setenv(key, value)
     slack = SlackServer()
-    with mock_aws(config={"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}):
+    aws_config = {"stepfunctions": {"execute_state_machine": True}, "lambda": {"use_docker": False}}
+    login_password = secrets.token_urlsafe(24)
+    with mock_aws(config=aws_config), moto_endpoint() as endpoint, pg_login(WORLD_LOGIN, login_password):
         state_manager.set_transition(model_name="ecs::task", transition={"progression": "immediate"})
+        moto_endpoint_of = DBInstance.endpoint
+
+        def endpoint_of(db: Any) -> dict[str, Any]:  # rds_spec's instances are the local PostgreSQL
+            if db.db_name == WORLD_LOGIN:
+                return {"Address": "127.0.0.1", "Port": PG_PORT}
+            found: dict[str, Any] = moto_endpoint_of.fget(db)  # type: ignore[attr-defined]
+            return found
+
+        mp.setattr(DBInstance, "endpoint", property(endpoint_of))
         import boto3
 
         subnets, sg = runner_infrastructure("10.40", bucket="bw-results-test", cluster="bw-test")
@@ -428,7 +626,13 @@ def aws_world() -> Iterator[World]:
             slack_secret_arn=secret,
             sink="none",
         )
-        world = World(settings=settings, clients=Clients(settings), slack=slack)
+        world = World(
+            settings=settings,
+            clients=Clients(settings),
+            slack=slack,
+            endpoint=endpoint,
+            login_password=login_password,
+        )
         world.secrets.append(SLACK_SECRET_VALUE_MARK)
         mp.setattr(common, "_settings", settings)
         mp.setattr(common, "_clients", None)
@@ -480,7 +684,8 @@ def world(aws_world: World) -> World:
 
 
 def rds_spec(name: str = "rds-pg-ycsb", **target: Any) -> dict[str, Any]:
-    """A small AWS spec: RDS PostgreSQL, a Fargate runner in the target's AZ, YCSB workload A."""
+    """A small AWS spec: RDS PostgreSQL, a Fargate runner in the target's AZ, YCSB workload A of
+    2,000 operations (the world's stand-in runs it on the local PostgreSQL with the real runner)."""
     base_target = {
         "provider": "rds",
         "engine": "postgres",
@@ -489,6 +694,8 @@ def rds_spec(name: str = "rds-pg-ycsb", **target: Any) -> dict[str, Any]:
         "storage": {"type": "gp3", "size_gb": 100},
         "availability_zone": f"{REGION}a",
         "settings": {"max_connections": 500},
+        "username": WORLD_LOGIN,
+        "database": WORLD_LOGIN,
     }
     base_target.update(target)
     return {
@@ -499,7 +706,7 @@ def rds_spec(name: str = "rds-pg-ycsb", **target: Any) -> dict[str, Any]:
             "name": "ycsb",
             "files": ["workloada"],
             "properties": {"recordcount": 1000},
-            "phases": {"load": {"threads": 2}, "run": {"threads": 2, "duration_s": 240}},
+            "phases": {"load": {"threads": 2}, "run": {"threads": 2, "operation_count": 2000}},
         },
     }
 

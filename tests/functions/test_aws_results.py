@@ -24,7 +24,7 @@ from benchwright.providers.aws.store import S3ResultStore
 from benchwright.providers.aws.timestream import TimestreamSink
 from benchwright.results import MetricPoint, MetricSeries, ResultDocument
 from benchwright.runs import CellResult, RunRecord
-from tests.functions.aws_world import ENV, REGION, fake_documents
+from tests.functions.aws_world import ENV, REGION, sample_documents
 
 PRICES = Path(__file__).resolve().parents[1] / "data" / "pricing"
 
@@ -64,7 +64,7 @@ def record(run_id: str = "r-1", seconds: float = 240.0) -> RunRecord:
         ],
     }
     start = datetime(2026, 11, 22, 1, 0, tzinfo=UTC)
-    docs = [ResultDocument.parse(d) for d in fake_documents(plan, start, seconds)]
+    docs = [ResultDocument.parse(d) for d in sample_documents(plan, start, seconds)]
     metrics = [
         MetricSeries(
             name="CPUUtilization",

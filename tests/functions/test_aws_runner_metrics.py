@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -16,9 +15,12 @@ from benchwright.providers.aws.config import AwsSettings
 from benchwright.providers.aws.launcher import AwsRunnerLauncher
 from benchwright.providers.aws.merge import merge_runner_results
 from benchwright.providers.aws.targets import TARGETS
-from benchwright.providers.base import Credentials, MetricsWindow, PhasePlan, RunnerPlan
+from benchwright.providers.base import Credentials, MetricsWindow
 from benchwright.results import MetricPoint, MetricSeries, ResultDocument
-from tests.functions.aws_world import ENV, REGION, fake_documents, runner_infrastructure
+from benchwright.runner.entry import runner_arguments
+from benchwright.runner.main import write_output
+from benchwright.runner.plan import PhasePlan, RunnerPlan
+from tests.functions.aws_world import ENV, REGION, runner_infrastructure, sample_documents
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +94,8 @@ def test_fargate_runner_lands_in_the_chosen_az_and_records_the_az_id(
     subnet = next(d["value"] for d in task["attachments"][0]["details"] if d["name"] == "subnetId")
     assert subnet == handle.details["subnet"]
     override = task["overrides"]["containerOverrides"][0]
-    assert override["command"][:2] == ["runner", "--plan"] and override["command"][2].startswith("s3://")
+    assert override["command"] == runner_arguments(handle.details["plan"], handle.result_pointer)
+    assert handle.details["plan"].startswith("s3://")  # composed with the image: test_runner_argv.py
     assert {e["name"]: e["value"] for e in override["environment"]} == {
         "BENCHWRIGHT_DB_SECRET_ARN": "arn:aws:secretsmanager:x",
         "BENCHWRIGHT_AZ": expected,  # the result's host.availability_zone(_id)
@@ -114,9 +117,8 @@ def test_runner_results_come_back_from_s3_and_a_failed_task_says_why(aws: Any) -
     launcher = AwsRunnerLauncher(aws[1], aws[0], {"platform": "fargate"})
     handle = launcher.launch(plan("res-1"), Credentials(), target)
     assert launcher.results(handle) == []
-    docs = fake_documents(plan("res-1").model_dump(mode="json"), datetime.now(UTC))
-    bucket, key = handle.result_pointer[5:].split("/", 1)
-    aws[1]("s3").put_object(Bucket=bucket, Key=key, Body=json.dumps(docs))
+    docs = sample_documents(plan("res-1").model_dump(mode="json"), datetime.now(UTC))
+    write_output(handle.result_pointer, plan("res-1"), [ResultDocument.parse(d) for d in docs], None)
     assert [d.phase for d in launcher.results(handle)] == ["run"]
     launcher.stop(handle)
     assert launcher.status(handle) in ("succeeded", "failed")
@@ -194,7 +196,7 @@ def test_ec2_runner_instance_runs_the_same_command_and_terminates_itself(aws: An
     data = base64.b64decode(
         ec2.describe_instance_attribute(InstanceId=handle.id, Attribute="userData")["UserData"]["Value"]
     ).decode()
-    assert "runner --plan s3://" in data and "shutdown -h now" in data
+    assert " --plan s3://" in data and " runner --plan" not in data and "shutdown -h now" in data
     assert launcher.status(handle) in ("starting", "running")
     launcher.stop(handle)
     assert launcher.status(handle) == "failed"  # ended without a result document
@@ -202,8 +204,8 @@ def test_ec2_runner_instance_runs_the_same_command_and_terminates_itself(aws: An
 
 def test_fan_out_histograms_merge_exactly() -> None:
     now = datetime.now(UTC)
-    a = [ResultDocument.parse(d) for d in fake_documents(plan("m", 0, 2).model_dump(mode="json"), now)]
-    b = [ResultDocument.parse(d) for d in fake_documents(plan("m", 1, 2).model_dump(mode="json"), now)]
+    a = [ResultDocument.parse(d) for d in sample_documents(plan("m", 0, 2).model_dump(mode="json"), now)]
+    b = [ResultDocument.parse(d) for d in sample_documents(plan("m", 1, 2).model_dump(mode="json"), now)]
     merged = merge_runner_results([a, b])
     assert len(merged) == 1
     read = merged[0].operations["READ"]

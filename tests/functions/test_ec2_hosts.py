@@ -16,9 +16,10 @@ from benchwright.errors import ProvisioningFailed, SpecError
 from benchwright.providers.aws.common import Clients
 from benchwright.providers.aws.config import AwsSettings
 from benchwright.providers.aws.janitor import leftovers
-from benchwright.providers.aws.launcher import AwsRunnerLauncher, container_command
+from benchwright.providers.aws.launcher import AwsRunnerLauncher
 from benchwright.providers.aws.targets import TARGETS
 from benchwright.providers.base import Credentials, PhasePlan, RunnerPlan
+from benchwright.runner.entry import runner_arguments
 from tests.functions.aws_world import ENV, REGION, runner_infrastructure
 
 IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/benchwright-runner:abc123"
@@ -99,7 +100,7 @@ def test_an_ec2_runner_host_installs_docker_and_runs_what_fargate_runs(aws: Any)
     login = next(line for line in lines if "docker login" in line)
     assert "aws ecr get-login-password --region us-east-1" in login and IMAGE.split("/")[0] in login
     run = next(line for line in lines if line.startswith("docker run "))
-    command = container_command(handle.details["plan"], handle.result_pointer)
+    command = runner_arguments(handle.details["plan"], handle.result_pointer)
     assert run.endswith(f"{IMAGE} {' '.join(command)}")  # the ECS command override, word for word
     assert "--network host" in run and "BENCHWRIGHT_DB_SECRET_ARN=arn:aws:secretsmanager:x" in run
     assert "trap 'shutdown -h now' EXIT" in script  # it terminates itself even when docker fails

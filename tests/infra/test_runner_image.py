@@ -38,7 +38,7 @@ def test_dockerfile_uses_repo_root_context_and_runner_entrypoint() -> None:
     text = (ROOT / "runner-image" / "Dockerfile").read_text()
     assert "COPY src/ src/" in text and "COPY runner-image/entrypoint.sh" in text
     assert 'ENTRYPOINT ["/usr/local/bin/benchwright-runner"]' in text
-    assert "exec benchwright runner" in ENTRYPOINT.read_text()
+    assert "exec python3 -m benchwright.runner.main" in ENTRYPOINT.read_text()  # test_runner_argv.py
     for package in ("postgresql-client", "sysbench", "redis-tools", "memtier-benchmark"):  # the native tools
         assert f" {package}" in text, package
 

@@ -68,7 +68,9 @@ def test_happy_path_runs_every_stage_in_order_and_leaves_nothing(world: World) -
     assert world.leftovers("happy-1") == []
     record = run_record(world, "happy-1")
     assert record["status"] == "succeeded"
+    assert world.runner_runs == 1  # the real runner, against the stand-in PostgreSQL
     assert record["cells"][0]["phases"]["run"]["operations_total"] == 2000
+    assert record["cells"][0]["phases"]["run"]["engine"] == "postgres"
     assert record["cells"][0]["cost"]["total"] > 0
     assert record["cells"][0]["cost"]["monthly_nightly"] == pytest.approx(
         record["cells"][0]["cost"]["total"] * 30, rel=1e-3
@@ -190,6 +192,8 @@ def test_a_runner_that_fails_or_never_starts_fails_the_run_after_teardown(world:
     assert record["error"].startswith("RunnerFailed")
     if mode == "never_start":
         assert "CannotPullContainerError" in record["error"]
+    else:  # the real runner was refused by the database and said so in its output
+        assert "password authentication failed" in record["error"], record["error"]
 
 
 def test_a_database_that_never_becomes_reachable_times_out_then_tears_down(
@@ -232,7 +236,9 @@ def test_no_secret_reaches_state_logs_or_results(
         + capsys.readouterr().out
         + logs
         + world.all_text()
+        + "\n".join(world.runner_logs)
     )
     assert len(world.secrets) >= 2  # the Slack webhook token and at least one RDS-managed password
+    assert world.runner_runs >= 1 and world.runner_logs  # the real runner read and used the secret
     for secret in world.secrets:
         assert secret not in text

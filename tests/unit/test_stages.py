@@ -443,7 +443,7 @@ def test_launch_stage_gives_every_runner_the_same_start_at(world: dict[str, Any]
 def test_runner_passes_start_at_to_the_measured_phase_only_and_flags_a_late_start() -> None:
     from datetime import UTC, datetime
 
-    from benchwright.commands.runner import flag_late_start, phase_config
+    from benchwright.runner.main import flag_late_start, phase_config
 
     spec = parse_spec(FANOUT)
     plan = build_plan(spec, "r", "c", {}, runner_index=1, start_at=2000.0)

@@ -23,14 +23,14 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchwright.results import MetricSeries, ResultDocument
+from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV
+from benchwright.runner.plan import RunnerPlan
 
 if TYPE_CHECKING:  # runs.py is written by the store+report engineer; imported lazily to avoid cycles
     from benchwright.runs import CellResult, CostEstimate, RunRecord
 
 TargetStatus = Literal["creating", "ready", "failed", "deleted"]
 RunnerStatus = Literal["starting", "running", "succeeded", "failed"]
-
-PASSWORD_ENV = "BENCHWRIGHT_DB_PASSWORD"  # how a runner process receives the database password
 
 
 class _Model(BaseModel):
@@ -50,40 +50,8 @@ class Credentials(_Model):
         if self.password is not None:
             env[PASSWORD_ENV] = self.password
         if self.secret_arn:
-            env["BENCHWRIGHT_DB_SECRET_ARN"] = self.secret_arn
+            env[SECRET_ARN_ENV] = self.secret_arn
         return env
-
-
-class PhasePlan(_Model):
-    """One phase for ``benchwright runner``: the fields of ``engine.PhaseConfig``."""
-
-    workload: str
-    phase: Literal["load", "warmup", "run"]
-    engine: str
-    properties: dict[str, str] = Field(default_factory=dict)
-    threads: int = 1
-    processes: int | None = None
-    target: float | None = None
-    operation_count: int | None = None
-    max_seconds: float | None = None
-    interval_s: float = 1.0
-    seed: int | None = None
-    measured: bool = False  # the phase whose window the host / cloud metrics are aligned with
-
-
-class RunnerPlan(_Model):
-    """Everything one runner needs to run a cell's phases. No password: see ``Credentials``."""
-
-    run_id: str
-    cell_id: str
-    repeat: int = 0
-    runner_index: int = 0
-    runner_count: int = 1
-    connection: dict[str, str] = Field(default_factory=dict)  # redacted connection properties
-    phases: list[PhasePlan]
-    # Fan-out (runner_count > 1): wall-clock epoch seconds at which every runner releases the workers
-    # of its measured phase, so N hosts load the target together (see stages.plan.fanout_start_at).
-    start_at: float | None = Field(default=None, gt=0)
 
 
 class RunnerHandle(_Model):
@@ -91,7 +59,7 @@ class RunnerHandle(_Model):
 
     id: str
     runner_index: int = 0
-    result_pointer: str  # file path locally, s3://... on AWS: one JSON list of result documents
+    result_pointer: str  # file path locally, s3://... on AWS: one results.RunnerOutput
     log_pointer: str | None = None
     launched_at: datetime | None = None
     details: dict[str, str] = Field(default_factory=dict)  # pid, task ARN, AZ id ...

@@ -14,7 +14,7 @@ import time
 from collections.abc import Mapping
 
 from benchwright.experiments.models import EVENT_GIVE_UP_S
-from benchwright.providers.base import PhasePlan, RunnerPlan
+from benchwright.runner.plan import PhasePlan, RunnerPlan
 from benchwright.spec import BenchmarkSpec, enabled_phases, phase_seconds, workload_properties
 
 PHASES = ("load", "warmup", "run")
@@ -24,7 +24,7 @@ UNBOUNDED = 1 << 50
 # Fargate RunTask to RUNNING (ENI attach, image pull of a ~300 MB image, interpreter start) is
 # typically 30-90 s and can reach a few minutes under capacity pressure; an EC2 runner boots an
 # instance and installs the package from user-data (2-4 min). A runner that still comes up late
-# starts at once and flags its result ``late_start`` (commands/runner.py), so a margin too small
+# starts at once and flags its result ``late_start`` (runner/main.py), so a margin too small
 # costs synchronisation, never the run.
 START_MARGIN_S = {"local": 5.0, "fargate": 180.0, "ec2": 300.0}
 # The phases before the measured one (load, warm-up) are estimated (spec.phase_seconds); the

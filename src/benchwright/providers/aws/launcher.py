@@ -26,7 +26,8 @@ from benchwright.providers.base import (
     RunnerStatus,
     Target,
 )
-from benchwright.results import ResultDocument
+from benchwright.results import ResultDocument, RunnerOutput
+from benchwright.runner.entry import SECRET_ARN_ENV, runner_arguments
 
 CAPACITY_REASONS = ("RESOURCE", "Capacity", "capacity", "throttl", "AGENT")
 STARTING = {"PROVISIONING", "PENDING", "ACTIVATING"}
@@ -41,17 +42,6 @@ def launch_token(plan: RunnerPlan) -> str:
     [a-z0-9-]: valid as ECS RunTask ``clientToken`` / ``startedBy`` and EC2 ``ClientToken``."""
     key = "\x1f".join((plan.run_id, plan.cell_id, str(plan.repeat), str(plan.runner_index)))
     return "bw-" + hashlib.sha256(key.encode()).hexdigest()[:60]
-
-
-def runner_command(plan_uri: str, result_uri: str) -> list[str]:
-    """The one command every launcher runs (local subprocess, container, EC2 user-data)."""
-    return ["benchwright", "runner", "--plan", plan_uri, "--out", result_uri]
-
-
-def container_command(plan_uri: str, result_uri: str) -> list[str]:
-    """What follows the image's ENTRYPOINT: the ECS command override, and ``docker run IMAGE ...``
-    on an EC2 runner host (providers/aws/userdata.py), so both start the same thing."""
-    return runner_command(plan_uri, result_uri)[1:]  # the image's entrypoint is `benchwright`
 
 
 class AwsRunnerLauncher(RunnerLauncher):
@@ -99,7 +89,7 @@ class AwsRunnerLauncher(RunnerLauncher):
             resource_id = existing
         else:
             plan_uri = self.artifacts.put_json(f"{prefix}/plan.json", plan.model_dump(mode="json"))
-            env = {"BENCHWRIGHT_DB_SECRET_ARN": credentials.secret_arn} if credentials.secret_arn else {}
+            env = {SECRET_ARN_ENV: credentials.secret_arn} if credentials.secret_arn else {}
             # where the runner really is: the result's host.availability_zone(_id) (engine.host_facts)
             env |= {
                 "BENCHWRIGHT_AZ": where.availability_zone,
@@ -137,7 +127,8 @@ class AwsRunnerLauncher(RunnerLauncher):
         token = launch_token(plan)
         override: dict[str, Any] = {
             "name": self.config.runner_container,
-            "command": container_command(plan_uri, result_uri),
+            # ECS runs the image's ENTRYPOINT (runner.entry.RUNNER_ENTRYPOINT) + this, which replaces CMD
+            "command": runner_arguments(plan_uri, result_uri),
             "environment": [{"name": k, "value": v} for k, v in env.items()],
         }
         overrides: dict[str, Any] = {"containerOverrides": [override]}
@@ -222,7 +213,7 @@ class AwsRunnerLauncher(RunnerLauncher):
         token = launch_token(plan)
         tags = {**tags, LAUNCH_TOKEN_TAG: token}
         user_data = runner_user_data(
-            self.config.runner_image or "", container_command(plan_uri, result_uri), env, self.config.region
+            self.config.runner_image or "", runner_arguments(plan_uri, result_uri), env, self.config.region
         )
         args: dict[str, Any] = {
             "ImageId": self.config.runner_ami,
@@ -290,24 +281,31 @@ class AwsRunnerLauncher(RunnerLauncher):
         return "succeeded" if self.artifacts.exists(handle.result_pointer) else "failed"
 
     def failure(self, handle: RunnerHandle) -> str | None:
+        output = self.output(handle)
+        said = f": {output.error}" if output is not None and output.error else ""
         if handle.details.get("kind", "fargate") == "ec2":
-            return (
-                None
-                if self.artifacts.exists(handle.result_pointer)
-                else "runner instance ended without a result"
-            )
+            if output is None:
+                return "runner instance ended without a result"
+            return f"runner instance {handle.id}{said}" if said else None
         task = self._describe_task(handle)
         if task is None:
             return f"runner task {handle.id} not found"
         codes = [c.get("exitCode") for c in task.get("containers", [])]
-        return f"{task.get('stopCode', '')} {task.get('stoppedReason', '')} exit codes {codes}".strip()
+        stopped = f"{task.get('stopCode', '')} {task.get('stoppedReason', '')} exit codes {codes}".strip()
+        return stopped + said
+
+    def output(self, handle: RunnerHandle) -> RunnerOutput | None:
+        """What the runner wrote (None before its first write)."""
+        if not self.artifacts.exists(handle.result_pointer):
+            return None
+        try:
+            return RunnerOutput.parse(self.artifacts.get_json(handle.result_pointer))
+        except ValueError as exc:
+            raise RunnerFailed(f"runner output {handle.result_pointer} is unreadable: {exc}") from None
 
     def results(self, handle: RunnerHandle) -> list[ResultDocument]:
-        if not self.artifacts.exists(handle.result_pointer):
-            return []
-        data = self.artifacts.get_json(handle.result_pointer)
-        items = data if isinstance(data, list) else [data]
-        return [ResultDocument.parse(item) for item in items]
+        output = self.output(handle)
+        return output.documents if output is not None else []
 
     def stop(self, handle: RunnerHandle) -> None:
         if handle.details.get("kind", "fargate") == "ec2":

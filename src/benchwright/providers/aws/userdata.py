@@ -4,7 +4,7 @@ stock Amazon Linux 2023 host (the stack resolves the AMI from AWS's public SSM p
 Nothing is baked into an AMI, so the host installs what it needs at boot: Docker from the AL2023
 repositories (served from S3, so the S3 gateway endpoint carries them when the VPC has no NAT) and
 the image from ECR (the ECR API/Docker endpoints, or the NAT). The runner's arguments are the ECS
-task's command override (``launcher.container_command``); the container shares the host's network (latency as
+task's command override (``runner.entry.runner_arguments``); the container shares the host's network (latency as
 the host sees it) and the instance powers off afterwards, which terminates it.
 """
 

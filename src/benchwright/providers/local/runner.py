@@ -1,4 +1,4 @@
-"""The local runner launcher: `benchwright runner --plan ... --out ...` as a subprocess.
+"""The local runner launcher: the runner's entry point (``runner.entry``) as a subprocess.
 
 The plan file holds no password; the child gets it in ``BENCHWRIGHT_DB_PASSWORD`` (environment only).
 The child runs in its own session so a terminal Ctrl-C reaches the orchestrator alone, which then asks
@@ -8,7 +8,6 @@ the runner to stop (SIGINT) and collects the partial result the runner writes on
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import subprocess
@@ -19,6 +18,7 @@ from pathlib import Path
 import psutil
 
 import benchwright
+from benchwright.errors import RunnerFailed
 from benchwright.providers.base import (
     Credentials,
     RunnerHandle,
@@ -28,23 +28,20 @@ from benchwright.providers.base import (
     Target,
 )
 from benchwright.providers.local.pidfiles import register_process, unregister_process
-from benchwright.results import ResultDocument
+from benchwright.results import ResultDocument, RunnerOutput
+from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV, runner_argv
 
 _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
 
 
 def runner_command(plan: Path, out: Path) -> list[str]:
-    """`benchwright runner --plan P --out O`, via the runner module alone (faster start-up)."""
-    return [sys.executable, "-m", "benchwright.commands.runner", "--plan", str(plan), "--out", str(out)]
+    """The one runner argv, with this interpreter (the runner module alone: fast start-up)."""
+    return runner_argv(str(plan), str(out), python=sys.executable)
 
 
 def child_environment(credentials: Credentials) -> dict[str, str]:
     """Our environment plus the secret, minus any stale secret, with benchwright importable."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("BENCHWRIGHT_DB_PASSWORD", "BENCHWRIGHT_DB_SECRET_ARN")
-    }
+    env = {k: v for k, v in os.environ.items() if k not in (PASSWORD_ENV, SECRET_ARN_ENV)}
     env.update(credentials.environment())
     src = str(Path(benchwright.__file__).resolve().parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (src, env.get("PYTHONPATH", "")) if p)
@@ -124,21 +121,26 @@ class SubprocessLauncher(RunnerLauncher):
             _kill_group(proc.pid)
         unregister_process(handle.details.get("run_id", ""), "runner", proc.pid)
 
-    def _output(self, handle: RunnerHandle) -> dict[str, object]:
+    def _output(self, handle: RunnerHandle) -> RunnerOutput | None:
+        """What the runner wrote so far; None before its first write (it writes before any phase)."""
         try:
-            data = json.loads(Path(handle.result_pointer).read_text())
-        except (OSError, ValueError):
-            return {"documents": [], "error": None}
-        return data if isinstance(data, dict) else {"documents": [], "error": None}
+            text = Path(handle.result_pointer).read_text()
+        except OSError:
+            return None
+        try:
+            return RunnerOutput.parse(text)
+        except ValueError as exc:
+            raise RunnerFailed(f"runner output {handle.result_pointer} is unreadable: {exc}") from None
 
     def results(self, handle: RunnerHandle) -> list[ResultDocument]:
-        docs = self._output(handle).get("documents")
-        return [ResultDocument.parse(d) for d in docs] if isinstance(docs, list) else []
+        output = self._output(handle)
+        return output.documents if output is not None else []
 
     def failure(self, handle: RunnerHandle) -> str | None:
         proc = self._proc(handle)
         code = proc.poll() if proc is not None else None
-        error = self._output(handle).get("error")
+        output = self._output(handle)
+        error = output.error if output is not None else None
         if code in (0, None) and not error:
             return None
         tail = ""

@@ -1,0 +1,274 @@
+"""The runner's one entry point: run one cell's phases from a plan and write a ``RunnerOutput``.
+
+Every launcher starts it the same way (``runner.entry``): the local launcher as a subprocess, ECS and
+EC2 inside the runner image. After every phase the output is rewritten (atomically: a local rename,
+one S3 PUT) with all documents so far, so a crash or a stop request still leaves the phases already
+measured. SIGINT and SIGTERM stop the current phase cleanly: its partial document is kept, marked
+``aborted``, and no later phase starts.
+
+The password never appears in the plan or the arguments: it comes from ``BENCHWRIGHT_DB_PASSWORD``,
+or (on AWS) the runner reads the Secrets Manager secret named by ``BENCHWRIGHT_DB_SECRET_ARN`` itself
+and hands the password to its drivers and tools through that same environment variable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from benchwright.errors import BenchwrightError, SpecError, TargetUnreachable
+from benchwright.results import ResultDocument, RunnerOutput
+from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV
+from benchwright.runner.plan import PhasePlan, RunnerPlan
+
+if TYPE_CHECKING:
+    from benchwright.runner.engine import PhaseConfig
+
+EXIT_ABORTED = 3
+LATE_START_TOLERANCE_S = 1.0  # a release this much after start_at is no longer "together"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The runner's arguments; ``benchwright runner`` registers the same ones."""
+    parser.add_argument("--plan", required=True, help="plan JSON file or s3://bucket/key (aws extra)")
+    parser.add_argument(
+        "--out", required=True, help="where to write the result documents (file or s3://bucket/key)"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``python3 -m benchwright.runner.main`` (what every launcher starts)."""
+    parser = argparse.ArgumentParser(
+        prog="benchwright-runner", description="Run one matrix cell's phases from a plan file."
+    )
+    add_arguments(parser)
+    return parser
+
+
+# ---------------------------------------------------------------- AWS access (the aws extra)
+def _client(service: str, field: str) -> Any:
+    try:
+        import boto3
+    except ImportError:
+        raise SpecError(field, "AWS locations need the aws extra (pip install 'benchwright[aws]')") from None
+    return boto3.client(service)
+
+
+def _split_s3(uri: str) -> tuple[str, str]:
+    bucket, _, key = uri[5:].partition("/")
+    if not bucket or not key:
+        raise SpecError(uri, "not an s3://bucket/key location")
+    return bucket, key
+
+
+def password_from_secret(text: str, arn: str) -> str:
+    """The password in a secret: RDS-managed secrets hold ``{"username": ..., "password": ...}``;
+    a secret that is not a JSON object is the password itself (an ElastiCache AUTH token, say)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        if not text:
+            raise TargetUnreachable(f"database secret {arn}", "the secret is empty")
+        return text
+    password = data.get("password")
+    if not isinstance(password, str) or not password:
+        raise TargetUnreachable(
+            f"database secret {arn}", "no 'password' key in the secret (RDS-managed secrets have one)"
+        )
+    return password
+
+
+def resolve_secret(environ: dict[str, str] | None = None) -> None:
+    """On AWS: read the database secret named by ``BENCHWRIGHT_DB_SECRET_ARN`` and put its password in
+    ``BENCHWRIGHT_DB_PASSWORD``, where every driver, worker process and native tool looks for it.
+    An explicit password wins (local runs never set the ARN)."""
+    env = os.environ if environ is None else environ
+    arn = env.get(SECRET_ARN_ENV)
+    if not arn or env.get(PASSWORD_ENV):
+        return
+    try:
+        response = _client("secretsmanager", SECRET_ARN_ENV).get_secret_value(SecretId=arn)
+    except BenchwrightError:
+        raise
+    except Exception as exc:  # botocore's errors name the secret and the reason, never its value
+        raise TargetUnreachable(f"database secret {arn}", f"cannot read it: {exc}") from None
+    env[PASSWORD_ENV] = password_from_secret(str(response.get("SecretString") or ""), arn)
+
+
+# ---------------------------------------------------------------- plan in, output out
+def read_plan(source: str) -> RunnerPlan:
+    try:
+        if source.startswith("s3://"):
+            bucket, key = _split_s3(source)
+            body = _client("s3", "--plan").get_object(Bucket=bucket, Key=key)["Body"]
+            text = body.read().decode()
+        else:
+            text = Path(source).read_text()
+    except OSError as exc:
+        raise SpecError(source, f"cannot read the plan ({exc.strerror})") from None
+    try:
+        return RunnerPlan.model_validate_json(text)
+    except ValueError as exc:
+        raise SpecError(source, f"not a valid runner plan: {exc}") from None
+
+
+def write_output(out: str, plan: RunnerPlan, docs: list[ResultDocument], error: str | None) -> None:
+    """All documents so far, atomically (a local rename; one PUT on S3)."""
+    output = RunnerOutput(
+        run_id=plan.run_id,
+        cell_id=plan.cell_id,
+        runner_index=plan.runner_index,
+        documents=docs,
+        error=error,
+    )
+    payload = output.model_dump_json()
+    if out.startswith("s3://"):
+        bucket, key = _split_s3(out)
+        _client("s3", "--out").put_object(
+            Bucket=bucket, Key=key, Body=payload.encode(), ContentType="application/json"
+        )
+        return
+    path = Path(out)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(payload)
+    tmp.replace(path)
+
+
+def _progress_printer(phase: str, every_s: float = 2.0) -> Any:
+    """A progress line every few seconds (the orchestrator shows them on its console)."""
+    last = [0.0]
+
+    def show(elapsed: float, operations: int, rate: float) -> None:
+        if elapsed - last[0] >= every_s:
+            last[0] = elapsed
+            print(f"runner: phase {phase} {elapsed:.0f} s, {operations:,} ops, {rate:,.0f} ops/s", flush=True)
+
+    return show
+
+
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def phase_config(plan: RunnerPlan, phase: PhasePlan) -> PhaseConfig:
+    """The engine's config for one phase of the plan; the fan-out start instant goes to the measured one."""
+    from benchwright.runner.engine import PhaseConfig
+
+    return PhaseConfig(
+        workload=phase.workload,
+        phase="run" if phase.phase == "warmup" else phase.phase,
+        engine=phase.engine,
+        properties=dict(phase.properties),
+        threads=phase.threads,
+        processes=phase.processes,
+        target=phase.target,
+        operation_count=phase.operation_count,
+        max_seconds=phase.max_seconds,
+        interval_s=phase.interval_s,
+        seed=phase.seed,
+        run_id=plan.run_id,
+        start_at=plan.start_at if phase.measured else None,
+    )
+
+
+NATIVE_TOOL = "native.tool"  # workload property: measure the phases with pgbench / sysbench / redis-benchmark
+
+
+def measure_phase(config: PhaseConfig, plan: RunnerPlan, progress: Any) -> ResultDocument:
+    """One phase by our engine, or, with ``native.tool`` in the workload's properties, by the tool
+    users trust for it (runner/workloads/external/native.py): same settings, the tool's own numbers."""
+    tool = config.properties.get(NATIVE_TOOL)
+    if not tool:
+        from benchwright.runner.engine import run_phase
+
+        return run_phase(config, progress)
+    from benchwright.runner.workloads.external.native import run_native
+
+    phase = "load" if config.phase == "load" else "run"
+    return run_native(config.workload, phase, config.engine, config.properties, threads=config.threads,
+                      seconds=config.max_seconds, rate=config.target, tool=tool, run_id=plan.run_id)  # fmt: skip
+
+
+def flag_late_start(plan: RunnerPlan, phase: PhasePlan, doc: ResultDocument) -> None:
+    """A runner that came up after the shared start instant ran out of step with the others: say so."""
+    if not phase.measured or plan.start_at is None:
+        return
+    late = doc.started_at.timestamp() - plan.start_at
+    if late > LATE_START_TOLERANCE_S:
+        doc.flag(
+            "late_start",
+            "warning",
+            f"runner {plan.runner_index} of {plan.runner_count} started its measured phase {late:.1f} s "
+            "after the synchronised start: the runners did not drive the target together for that time",
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the plan's phases in order; the exit code says how it ended (0, 3 aborted, 130 stopped)."""
+    from benchwright.runner.server_stats import StatsProbe
+
+    plan = read_plan(args.plan)
+    out = str(args.out)
+    if not out.startswith("s3://"):
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    docs: list[ResultDocument] = []
+    write_output(out, plan, docs, None)
+    try:
+        resolve_secret()
+    except BenchwrightError as exc:
+        write_output(out, plan, docs, f"{type(exc).__name__}: {exc}")
+        raise
+    for phase in plan.phases:
+        if not args.quiet:
+            print(f"runner: phase {phase.phase} started ({phase.threads} threads)", flush=True)
+        config = phase_config(plan, phase)
+        stats = StatsProbe(config.engine, config.properties).start()
+        try:
+            doc = measure_phase(config, plan, None if args.quiet else _progress_printer(phase.phase))
+        except KeyboardInterrupt:
+            write_output(out, plan, docs, f"interrupted before phase {phase.phase} produced a result")
+            return 130
+        except BenchwrightError as exc:
+            write_output(out, plan, docs, f"{type(exc).__name__}: {exc}")
+            print(f"runner: phase {phase.phase} failed: {exc}", file=sys.stderr, flush=True)
+            return exc.exit_code
+        doc.phase = phase.phase
+        doc.cell = plan.cell_id
+        doc.server_stats = stats.finish()
+        flag_late_start(plan, phase, doc)
+        docs.append(doc)
+        write_output(out, plan, docs, None)
+        if not args.quiet:
+            print(
+                f"runner: phase {phase.phase} done: {doc.operations_total} ops, {doc.throughput:,.0f} ops/s"
+                + (" (aborted)" if doc.aborted else ""),
+                flush=True,
+            )
+        if doc.aborted:
+            reasons = "; ".join(f.message for f in doc.validity if f.severity == "invalid")
+            write_output(out, plan, docs, f"phase {phase.phase} aborted: {reasons}")
+            return EXIT_ABORTED
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python3 -m benchwright.runner.main --plan P --out O``: loads the runner alone, not the CLI."""
+    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        return run(args)
+    except BenchwrightError as exc:
+        print(f"benchwright-runner: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
