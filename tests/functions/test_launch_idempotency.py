@@ -14,7 +14,8 @@ from benchwright.providers.aws.common import Clients, resource_name
 from benchwright.providers.aws.config import AwsSettings
 from benchwright.providers.aws.launcher import LAUNCH_TOKEN_TAG, AwsRunnerLauncher, launch_token
 from benchwright.providers.aws.targets import TARGETS
-from benchwright.providers.base import Credentials, PhasePlan, RunnerPlan
+from benchwright.providers.base import Credentials
+from benchwright.runner.plan import PhasePlan, RunnerPlan
 from tests.functions.aws_world import ENV, REGION, runner_infrastructure
 
 

@@ -62,7 +62,7 @@ class Recorder:
     def note(self, client: Any, operation: str) -> None:
         handler = getattr(self.local, "handler", None)
         if handler is None or client in self.world.clients._clients.values():
-            return  # the test world's own calls (fake runners, secret scans) are not the handler's
+            return  # the test world's own calls (runners' outputs, secret scans) are not the handler's
         action = iam_action(client.meta.service_model.service_name, operation)
         with self.lock:
             self.calls.setdefault(handler, set()).add(action)

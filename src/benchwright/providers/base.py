@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchwright.results import MetricSeries, ResultDocument
 from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV
+from benchwright.runner.plan import PhasePlan as PhasePlan  # re-exported: the stages build plans
 from benchwright.runner.plan import RunnerPlan
 
 if TYPE_CHECKING:  # runs.py is written by the store+report engineer; imported lazily to avoid cycles
