@@ -11,7 +11,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from infra import constants as c
+from benchwright.providers.aws.config import ApiSettings
 from infra.config import StageConfig
 from infra.storage import Storage
 from infra.workflow import Workflow
@@ -52,12 +52,13 @@ class Api(Construct):
             log_group=log_group,
             tracing=lambda_.Tracing.ACTIVE,
             environment={
-                c.ENV_STAGE: stage.name,
-                c.ENV_BUCKET: storage.results.bucket_name,
-                c.ENV_BENCHMARK_SM: workflow.benchmark.state_machine_arn,
-                c.ENV_SUITE_SM: workflow.suite.state_machine_arn,
-                c.ENV_TEARDOWN_FUNCTION: teardown.function_name,
-                c.ENV_JANITOR_FUNCTION: janitor.function_name,
+                **ApiSettings.environment(
+                    results_bucket=storage.results.bucket_name,
+                    benchmark_state_machine=workflow.benchmark.state_machine_arn,
+                    suite_state_machine=workflow.suite.state_machine_arn,
+                    teardown_function=teardown.function_name,
+                    janitor_function=janitor.function_name,
+                ),
                 "POWERTOOLS_SERVICE_NAME": "benchwright-api",
             },
         )

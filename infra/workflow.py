@@ -25,6 +25,7 @@ from aws_cdk import aws_scheduler as scheduler
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
+from benchwright.providers.aws.config import AwsSettings
 from infra import constants as c
 from infra.bundling import lambda_code
 from infra.compute import RUNNER_CONTAINER, Compute
@@ -152,40 +153,43 @@ class Workflow(Construct):
         """The variables benchwright.providers.aws.config.AwsSettings.from_env reads (BENCHWRIGHT_*)."""
         s, net, cp = self.storage, self.network, self.compute
         stack = cdk.Stack.of(self)
-        env = {
-            "BENCHWRIGHT_REGION": stack.region,
-            "BENCHWRIGHT_STAGE": self.stage.name,
-            "BENCHWRIGHT_OWNER": self.stage.owner,
-            "BENCHWRIGHT_TTL_HOURS": str(self.stage.max_run_hours + 4),
-            "BENCHWRIGHT_RESULTS_BUCKET": s.results.bucket_name,
-            "BENCHWRIGHT_SUBNET_IDS": ",".join(net.subnet_ids_by_az().values()),
-            "BENCHWRIGHT_SECURITY_GROUP_IDS": net.target_sg.security_group_id,
-            "BENCHWRIGHT_RUNNER_SECURITY_GROUP": net.runner_sg.security_group_id,
-            "BENCHWRIGHT_DB_SUBNET_GROUP": net.db_subnet_group,
-            "BENCHWRIGHT_CACHE_SUBNET_GROUP": net.cache_subnet_group,
-            "BENCHWRIGHT_MEMORYDB_SUBNET_GROUP": net.memorydb_subnet_group,
-            "BENCHWRIGHT_ECS_CLUSTER": cp.cluster.cluster_name,
-            "BENCHWRIGHT_RUNNER_TASK_DEFINITION": cp.task_definition.task_definition_arn,
-            "BENCHWRIGHT_RUNNER_CONTAINER": RUNNER_CONTAINER,
-            "BENCHWRIGHT_RUNNER_INSTANCE_PROFILE": cp.instance_profile.instance_profile_name,
-            "BENCHWRIGHT_LAUNCH_TEMPLATE": cp.launch_template.launch_template_id or "",
-            "BENCHWRIGHT_RUNNER_AMI": cp.runner_ami,
-            "BENCHWRIGHT_RUNNER_IMAGE": cp.runner_image_uri,
-            "BENCHWRIGHT_EGRESS": self.stage.network.egress,
-            "BENCHWRIGHT_SINK": {"liveanalytics": "timestream"}.get(s.sink, s.sink),
-            "BENCHWRIGHT_SLACK_SECRET_ARN": s.slack_secret.secret_arn,
-            "BENCHWRIGHT_METRICS_NAMESPACE": c.METRICS_NAMESPACE,
-            "POWERTOOLS_SERVICE_NAME": "benchwright",
-            "POWERTOOLS_METRICS_NAMESPACE": c.METRICS_NAMESPACE,
-        }
+        env = AwsSettings.environment(
+            region=stack.region,
+            stage=self.stage.name,
+            owner=self.stage.owner,
+            ttl_hours=str(self.stage.max_run_hours + 4),
+            results_bucket=s.results.bucket_name,
+            subnet_ids=",".join(net.subnet_ids_by_az().values()),
+            security_group_ids=net.target_sg.security_group_id,
+            runner_security_group=net.runner_sg.security_group_id,
+            db_subnet_group=net.db_subnet_group,
+            cache_subnet_group=net.cache_subnet_group,
+            memorydb_subnet_group=net.memorydb_subnet_group,
+            ecs_cluster=cp.cluster.cluster_name,
+            runner_task_definition=cp.task_definition.task_definition_arn,
+            runner_container=RUNNER_CONTAINER,
+            runner_instance_profile=cp.instance_profile.instance_profile_name,
+            launch_template=cp.launch_template.launch_template_id or "",
+            runner_ami=cp.runner_ami,
+            runner_image=cp.runner_image_uri,
+            egress=self.stage.network.egress,
+            sink={"liveanalytics": "timestream"}.get(s.sink, s.sink),
+            slack_secret_arn=s.slack_secret.secret_arn,
+            metrics_namespace=c.METRICS_NAMESPACE,
+        )
+        env["POWERTOOLS_SERVICE_NAME"] = "benchwright"
+        env["POWERTOOLS_METRICS_NAMESPACE"] = c.METRICS_NAMESPACE
         if s.timestream_database:
-            env["BENCHWRIGHT_TIMESTREAM_DATABASE"] = s.timestream_database
-            env["BENCHWRIGHT_TIMESTREAM_TABLE"] = s.timestream_table or "results"
+            env |= AwsSettings.environment(
+                timestream_database=s.timestream_database, timestream_table=s.timestream_table or "results"
+            )
         if s.influx is not None:
-            env["BENCHWRIGHT_INFLUX_URL"] = s.influx_url
-            env["BENCHWRIGHT_INFLUX_ORG"] = INFLUX_ORG
-            env["BENCHWRIGHT_INFLUX_BUCKET"] = INFLUX_BUCKET
-            env["BENCHWRIGHT_INFLUX_TOKEN_SECRET_ARN"] = s.influx_token.secret_arn
+            env |= AwsSettings.environment(
+                influx_url=s.influx_url,
+                influx_org=INFLUX_ORG,
+                influx_bucket=INFLUX_BUCKET,
+                influx_token_secret_arn=s.influx_token.secret_arn,
+            )
         return env
 
     def function(self, state: str) -> lambda_.Function:

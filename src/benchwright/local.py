@@ -12,12 +12,10 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import secrets
 import signal
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +25,7 @@ from rich.markup import escape
 from benchwright.errors import BenchwrightError, RunnerFailed
 from benchwright.providers.base import Providers
 from benchwright.providers.local.pidfiles import register_run, unregister_run
-from benchwright.runs import RunRecord
+from benchwright.runs import RunRecord, new_run_id
 from benchwright.spec import (
     BenchmarkSpec,
     Cell,
@@ -42,10 +40,6 @@ from benchwright.stages import steps as st
 
 POLL_S = 0.2
 DEFAULT_ROOT = Path("benchwright-results")
-
-
-def new_run_id() -> str:
-    return f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
 
 
 # ---------------------------------------------------------------- reduced size for tests and CI

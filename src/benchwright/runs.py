@@ -7,7 +7,8 @@ second schema, so the document stays the single source of truth.
 
 from __future__ import annotations
 
-from datetime import datetime
+import secrets
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -16,6 +17,13 @@ from benchwright.results import MetricSeries, ResultDocument, ValidityFlag
 
 RunStatus = Literal["running", "succeeded", "failed", "aborted"]
 VerdictKind = Literal["faster", "slower", "no_change", "unstable", "no_history", "no_verdict"]
+
+
+def new_run_id(now: datetime | None = None) -> str:
+    """A run's id: its UTC start to the second plus 6 random hex digits (sortable, unique enough),
+    the same for local runs, API runs and suites (everywhere a run id is made)."""
+    now = now or datetime.now(UTC)
+    return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
 
 
 class _Model(BaseModel):

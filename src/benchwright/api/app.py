@@ -19,7 +19,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
 from benchwright import __version__
-from benchwright.api.backend import CloudBackend, RunNotFound, new_run_id
+from benchwright.api.backend import CloudBackend, RunNotFound
 from benchwright.api.models import (
     MAX_BODY_BYTES,
     RUN_ID_PATTERN,
@@ -34,6 +34,7 @@ from benchwright.api.models import (
     SubmitResponse,
 )
 from benchwright.errors import SpecError
+from benchwright.runs import new_run_id
 
 Status = Literal["RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"]
 ERRORS: dict[int, OpenAPIResponse] = {

@@ -8,10 +8,7 @@ backend under moto and the Lambda reuses one per container.
 from __future__ import annotations
 
 import json
-import os
-import secrets
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 RECORD_KEY = "runs/{run_id}/record.json"
@@ -38,11 +35,6 @@ def latest_run_states(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(seen.values())
 
 
-def new_run_id(now: datetime | None = None) -> str:
-    now = now or datetime.now(UTC)
-    return f"run-{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
-
-
 @dataclass
 class CloudBackend:
     """Step Functions + S3 behind the routes."""
@@ -57,14 +49,16 @@ class CloudBackend:
 
     @classmethod
     def from_env(cls) -> CloudBackend:
-        env = os.environ
+        from benchwright.providers.aws.config import ApiSettings
+
+        settings = ApiSettings.from_env()
         return cls(
-            benchmark_arn=env.get("BENCHWRIGHT_BENCHMARK_STATE_MACHINE", ""),
-            suite_arn=env.get("BENCHWRIGHT_SUITE_STATE_MACHINE", ""),
-            bucket=env.get("BENCHWRIGHT_RESULTS_BUCKET", ""),
-            teardown_function=env.get("BENCHWRIGHT_TEARDOWN_FUNCTION"),
-            janitor_function=env.get("BENCHWRIGHT_JANITOR_FUNCTION"),
-            region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION"),
+            benchmark_arn=settings.benchmark_state_machine,
+            suite_arn=settings.suite_state_machine,
+            bucket=settings.results_bucket,
+            teardown_function=settings.teardown_function,
+            janitor_function=settings.janitor_function,
+            region=settings.region,
         )
 
     def client(self, name: str) -> Any:

@@ -1,7 +1,10 @@
-"""Deployment settings of the AWS providers: one pydantic model, read once from the environment.
+"""Deployment settings: pydantic models read once from the environment, and the ONE source of the
+environment variables' names (``BENCHWRIGHT_`` + the field name in capitals).
 
-The CDK stack sets these variables on every Lambda (see ``ENVIRONMENT`` in functions/__init__.py);
-tests build the model directly. Defaults live here and nowhere else.
+``AwsSettings`` is what the workflow's Lambdas read, ``ApiSettings`` what the API's Lambda reads. The
+CDK stack writes their environments with ``environment(field=value, ...)``, which refuses a field the
+model does not have, so the stack cannot set a variable nothing reads or misspell one that is read.
+Tests build the models directly. Defaults live here and nowhere else.
 """
 
 from __future__ import annotations
@@ -15,9 +18,44 @@ from pydantic import BaseModel, ConfigDict, Field
 PREFIX = "BENCHWRIGHT_"
 
 
-class AwsSettings(BaseModel):
+class EnvSettings(BaseModel):
+    """Settings read from ``BENCHWRIGHT_<FIELD>`` variables; lists are comma-separated."""
+
     model_config = ConfigDict(extra="forbid")
 
+    @classmethod
+    def env_name(cls, field: str) -> str:
+        """The variable of one field: ``results_bucket`` -> ``BENCHWRIGHT_RESULTS_BUCKET``."""
+        if field not in cls.model_fields:
+            raise KeyError(f"{cls.__name__} has no setting {field!r}")
+        return PREFIX + field.upper()
+
+    @classmethod
+    def env_names(cls) -> list[str]:
+        return [cls.env_name(name) for name in cls.model_fields]
+
+    @classmethod
+    def environment(cls, **values: str | None) -> dict[str, str]:
+        """The variables that set these fields (for the stack); ``None`` values are left out."""
+        return {cls.env_name(field): value for field, value in values.items() if value is not None}
+
+    @classmethod
+    def _values_from_env(cls, env: Mapping[str, str]) -> dict[str, object]:
+        values: dict[str, object] = {}
+        for name, field in cls.model_fields.items():
+            raw = env.get(PREFIX + name.upper())
+            if raw is None:
+                continue
+            if field.annotation == list[str]:
+                values[name] = [part.strip() for part in raw.split(",") if part.strip()]
+            else:
+                values[name] = raw
+        if "region" in cls.model_fields and "region" not in values and env.get("AWS_REGION"):
+            values["region"] = env["AWS_REGION"]
+        return values
+
+
+class AwsSettings(EnvSettings):
     region: str = "us-east-1"
     stage: str = "dev"
     results_bucket: str = "benchwright-results"
@@ -52,24 +90,30 @@ class AwsSettings(BaseModel):
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> AwsSettings:
         """``BENCHWRIGHT_RESULTS_BUCKET`` -> results_bucket; lists are comma-separated."""
-        env = os.environ if env is None else env
-        values: dict[str, object] = {}
-        for name, field in cls.model_fields.items():
-            raw = env.get(PREFIX + name.upper())
-            if raw is None:
-                continue
-            if field.annotation == list[str]:
-                values[name] = [part.strip() for part in raw.split(",") if part.strip()]
-            else:
-                values[name] = raw
-        if "region" not in values and env.get("AWS_REGION"):
-            values["region"] = env["AWS_REGION"]
-        return cls.model_validate(values)
+        return cls.model_validate(cls._values_from_env(os.environ if env is None else env))
 
     def runner_security_groups(self) -> list[str]:
         return [self.runner_security_group] if self.runner_security_group else list(self.security_group_ids)
 
 
+class ApiSettings(EnvSettings):
+    """What the API's Lambda reads: where to start runs and find their records."""
+
+    region: str | None = None
+    results_bucket: str = ""
+    benchmark_state_machine: str = ""
+    suite_state_machine: str = ""
+    teardown_function: str | None = None
+    janitor_function: str | None = None
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> ApiSettings:
+        env = os.environ if env is None else env
+        values = cls._values_from_env(env)
+        values.setdefault("region", env.get("AWS_DEFAULT_REGION"))
+        return cls.model_validate(values)
+
+
 def env_names() -> list[str]:
-    """Every variable ``from_env`` reads (CDK sets them; a test checks the list)."""
-    return [PREFIX + name.upper() for name in AwsSettings.model_fields]
+    """Every variable ``AwsSettings.from_env`` reads (CDK sets them; a test checks the list)."""
+    return AwsSettings.env_names()

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import json
 import math
-import secrets
 from datetime import UTC, datetime
 from typing import Any
 
 from benchwright.errors import SpecError
 from benchwright.providers.base import ResultStore
-from benchwright.runs import CostEstimate, RunRecord, combined_cost
+from benchwright.runs import CostEstimate, RunRecord, combined_cost, new_run_id
 from benchwright.spec import cell_seconds, expand_matrix, parse_spec
 from benchwright.stages import RunState
 
@@ -24,11 +23,6 @@ POLL_BUDGET = 14  # 17 transitions on the happy path + 14 polls x 3 = 59
 MIN_POLL_S = 15
 MAX_CELLS = 64  # the cells travel in the state (256 KiB) and share one 25,000-event history
 MAX_STATE_BYTES = 200_000
-
-
-def new_run_id(now: datetime | None = None) -> str:
-    now = now or datetime.now(UTC)
-    return f"{now:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
 
 
 def poll_seconds_for(spec: Any, polls: int = POLL_BUDGET) -> int:
