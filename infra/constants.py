@@ -26,8 +26,6 @@ TAG_EXPIRES = "benchwright:expires-at"
 # Environment variables: their names come from the settings models the code reads
 # (benchwright.providers.aws.config: AwsSettings, ApiSettings; benchwright.runner.entry for the runner).
 
-METRICS_NAMESPACE = "BENCHWRIGHT_METRICS_NAMESPACE"
-
 METRICS_NAMESPACE = "Benchwright"
 METRIC_LEAKED = "LeakedResources"  # emitted by the janitor: resources found past expires-at
 METRIC_RUN_COST = "RunCostUSD"  # emitted by the Price stage: estimated cost of one run
