@@ -73,7 +73,18 @@ def text_tables(record: RunRecord) -> list[Table]:
         for source, name, value in headline(doc.server_stats)
     ]
     if stats_rows:
-        t = Table(title="Server statistics during the measured phase (delta; gauges: after)")
+        notes = sorted(
+            {
+                f"{cell}: {n}"
+                for cell, _, doc in _measured(record)
+                if doc.server_stats
+                for n in doc.server_stats.notes
+            }
+        )
+        t = Table(
+            title="Server statistics during the measured phase (delta; gauges: after)",
+            caption="\n".join(notes) or None,
+        )
         for col in ("cell", "rep", "source", "counter"):
             t.add_column(col)
         t.add_column("value", justify="right")
