@@ -250,3 +250,25 @@ def test_postgres_server_killed_mid_run_ends_with_a_flagged_partial_result(
     assert reads["OK"] > 100 and reads["ERROR"] >= 2
     assert set(run.extra["error_kinds"]) <= {"READ:ConnectionError", "READ:TargetUnreachable"}
     assert run.runtime_ms < 20_000  # it gave up after a few seconds of failures, not at the deadline
+
+
+def test_postgres_a_statement_the_server_refuses_fails_each_request_and_the_run_ends(pg_url: str) -> None:
+    """Reads of columns the table does not have: PREPARE fails for every request. Each is one
+    UndefinedColumn error, the loop keeps turning (no request starts the next from inside the last),
+    and after every request has failed for 3 s the run stops, flagged server_lost."""
+    props = {"postgres.url": pg_url, **MIX, "table": "loopcols", "fieldcount": "1"}
+    props.update(readproportion="1", updateproportion="0", insertproportion="0", scanproportion="0")
+    props.update(readmodifywriteproportion="0", operationcount="0", maxexecutiontime="60")
+    phase("postgres", props, "load")
+    run = phase(
+        "postgres", {**props, "fieldnameprefix": "nosuchcol", "readallfields": "false"}, "run", threads=2
+    )
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP TABLE loopcols")
+    assert LOOP in run.measurement.method
+    codes = {f.code for f in run.validity}
+    assert "server_lost" in codes and "worker_lost" not in codes
+    failed = run.operations["READ"].statuses
+    assert set(failed) == {"ERROR"} and failed["ERROR"] >= 300
+    assert run.extra["error_kinds"] == {"READ:UndefinedColumn": failed["ERROR"]}
+    assert run.runtime_ms < 30_000

@@ -136,6 +136,7 @@ class EventLoop:
         self.watched: dict[int, Connection] = {}
         self.buffer = bytearray(READ_BUFFER)
         self.idle: list[Connection] = []  # dropped (or not yet opened): to connect before the next request
+        self.later: list[Connection] = []  # connected, nothing in flight: their next request on the next turn
         self.closing = False  # no new requests: deadline, stop flag or abort
         self.failing_since = 0
         self.last_failed = ""
@@ -155,9 +156,14 @@ class EventLoop:
             while True:
                 if self.idle and not self.closing:
                     self._start_idle()
+                if self.later:
+                    later, self.later = self.later, []
+                    for waiting in later:
+                        if waiting.channel is not None:
+                            self._send_next(waiting)
                 watched = self.watched
                 if watched:
-                    for fd, mask in self.poller.poll(self.poll_timeout):
+                    for fd, mask in self.poller.poll(0 if self.later else self.poll_timeout):
                         conn = watched.get(fd)
                         if conn is None:
                             continue  # dropped by an earlier event of the same wake-up

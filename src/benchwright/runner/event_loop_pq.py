@@ -95,7 +95,9 @@ class PqEventLoop(EventLoop):
             return name
         if pgconn.status == _BAD:
             raise OperationalError("the connection to the server was lost")
-        self._finish(conn, result, time.perf_counter_ns())
+        # the server refused the statement: that request fails; the connection's next one starts
+        # on the loop's next turn, not from here (a statement refused every time must not recurse)
+        self._finish(conn, result, time.perf_counter_ns(), defer=True)
         return None
 
     def _want(self, conn: Connection, events: int) -> None:
@@ -137,7 +139,7 @@ class PqEventLoop(EventLoop):
             return
         self._finish(conn, result, time.perf_counter_ns())
 
-    def _finish(self, conn: Connection, result: Any, end: int) -> None:
+    def _finish(self, conn: Connection, result: Any, end: int, defer: bool = False) -> None:
         """The step's result is in: record the request or send its follow-up step."""
         conn.reply = None
         channel: Any = conn.channel
@@ -161,7 +163,10 @@ class PqEventLoop(EventLoop):
         conn.expected = 0
         if pgconn.transaction_status != _IDLE and not self._rolled_back(conn):
             return
-        self._send_next(conn)
+        if defer:
+            self.later.append(conn)
+        else:
+            self._send_next(conn)
 
     def _rolled_back(self, conn: Connection) -> bool:
         """A request ended inside a transaction (it failed part-way, or its check gave up): roll the
