@@ -18,8 +18,8 @@ from typing import Any
 import yaml
 
 from benchwright.providers.aws.pricing import SFN_PER_TRANSITION, workflow_cost
-from benchwright.providers.aws.suite import POLL_BUDGET, poll_seconds_for
 from benchwright.spec import PROVISION_S, expand_matrix, parse_spec, phase_seconds
+from benchwright.stages.suite import POLL_BUDGET, poll_seconds_for
 
 ROOT = Path(__file__).resolve().parents[1]
 LIMIT_TRANSITIONS = 60

@@ -6,7 +6,7 @@ from typing import Any
 
 from aws_lambda_powertools import Logger
 
-from benchwright.api.app import handle
+from functions.api_routes import handle
 
 logger = Logger(service="benchwright-api")
 

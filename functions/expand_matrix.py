@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchwright.providers.aws.suite import expand
+from benchwright.stages.suite import expand
 from functions._common import logger, metrics, tracer
 
 

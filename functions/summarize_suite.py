@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchwright.providers.aws import aws_providers
-from benchwright.providers.aws.suite import summarize
+from benchwright.stages.suite import summarize
 from functions._common import clients, logger, metrics, settings, tracer
 
 

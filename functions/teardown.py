@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchwright.providers.aws.outcome import record_outcome
 from benchwright.stages import stage_function
+from benchwright.stages.outcome import record_outcome
 from functions._common import dump, logger, metrics, parse_state, providers_for, tracer
 
 

@@ -13,7 +13,7 @@ import pytest
 import yaml
 from moto import mock_aws
 
-from benchwright.api import app as api
+import functions.api_routes as api
 from benchwright.api.backend import REPORT_KEY, CloudBackend
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -154,8 +154,8 @@ def test_submit_spec_starts_an_execution_named_by_the_run_id(cloud: CloudBackend
 def test_direct_benchmark_input_carries_a_poll_interval_sized_to_the_cell(cloud: CloudBackend) -> None:
     """The Wait states read poll_seconds: without it a long provisioning polls every 10 s and blows
     the ~60-transition budget; with it every check loop fits POLL_BUDGET rounds."""
-    from benchwright.providers.aws.suite import POLL_BUDGET, poll_seconds_for
     from benchwright.spec import cell_seconds, parse_spec
+    from benchwright.stages.suite import POLL_BUDGET, poll_seconds_for
 
     status, body = call(event("POST", "/runs", {"spec": quickstart()}))
     assert status == 201, body
@@ -342,7 +342,7 @@ def test_invalid_spec_names_the_field(cloud: CloudBackend) -> None:
 def test_openapi_document_is_up_to_date() -> None:
     checked_in = (ROOT / "docs" / "openapi.json").read_text()
     assert checked_in == api.openapi_json() + "\n", (
-        "regenerate: python -m benchwright.api.openapi docs/openapi.json"
+        "regenerate: python -m functions.api_routes docs/openapi.json"
     )
 
 

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from moto import mock_aws
 
-from benchwright.api import app as api
+import functions.api_routes as api
 from benchwright.api.backend import CloudBackend
 from tests.functions.test_api import PASS_ASL, REGION, Context, event
 

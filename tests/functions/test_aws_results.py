@@ -381,8 +381,8 @@ def test_settings_come_from_benchwright_environment_variables() -> None:
 
 # ---------------------------------------------------------------- suite ends and the janitor handler
 def test_expand_validates_every_cell_and_picks_a_poll_interval_within_the_transition_budget() -> None:
-    from benchwright.providers.aws.suite import POLL_BUDGET, expand
     from benchwright.spec import cell_seconds, parse_spec
+    from benchwright.stages.suite import POLL_BUDGET, expand
     from tests.functions.aws_world import rds_spec
 
     spec = rds_spec("expand-1")
@@ -395,7 +395,7 @@ def test_expand_validates_every_cell_and_picks_a_poll_interval_within_the_transi
 
 def test_expand_refuses_a_matrix_too_big_for_one_execution() -> None:
     from benchwright.errors import SpecError
-    from benchwright.providers.aws.suite import expand
+    from benchwright.stages.suite import expand
     from tests.functions.aws_world import rds_spec
 
     spec = rds_spec("expand-2")

@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 
 from benchwright.errors import RunnerFailed, SpecError
-from benchwright.providers.aws.cloudwatch import CloudWatchMetrics, credit_regime, judge_metrics
+from benchwright.judge.credits import cloud_window_flags, credit_regime, judge_credits
+from benchwright.merge import merge_runner_results
+from benchwright.providers.aws.cloudwatch import CloudWatchMetrics
 from benchwright.providers.aws.common import Clients
 from benchwright.providers.aws.config import AwsSettings
 from benchwright.providers.aws.launcher import AwsRunnerLauncher
-from benchwright.providers.aws.merge import merge_runner_results
 from benchwright.providers.aws.targets import TARGETS
 from benchwright.providers.base import Credentials, MetricsWindow
 from benchwright.results import MetricPoint, MetricSeries, ResultDocument
@@ -241,7 +242,7 @@ def test_get_metric_data_returns_the_window_with_t_relative_to_its_start(aws: An
     assert len(burst) == 1 and burst[0].source.startswith("cloudwatch:AWS/RDS")
     assert [p.value for p in burst[0].points] == [100.0, 80.0, 55.0, 30.0]
     assert burst[0].points[0].t == pytest.approx(30, abs=60)
-    flags = judge_metrics(series, window)
+    flags = judge_credits(series) + cloud_window_flags(series, (window.end - window.start).total_seconds())
     assert [f.code for f in flags] == ["credits_draining"]
 
 
@@ -260,5 +261,8 @@ def test_credit_regime(values: list[float], regime: str) -> None:
 
 def test_a_window_shorter_than_three_minutes_is_flagged() -> None:
     now = datetime.now(UTC)
-    flags = judge_metrics([], MetricsWindow(start=now, end=now + timedelta(seconds=90)))
+    cloud = MetricSeries(name="CPUUtilization", unit="Percent", source="cloudwatch:AWS/RDS", points=[])
+    window = MetricsWindow(start=now, end=now + timedelta(seconds=90))
+    flags = cloud_window_flags([cloud], (window.end - window.start).total_seconds())
     assert [(f.code, f.severity) for f in flags] == [("too_short_for_cloudwatch", "warning")]
+    assert cloud_window_flags([cloud], 180.0) == []

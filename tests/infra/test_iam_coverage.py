@@ -82,7 +82,7 @@ def recorded(aws_world: World) -> Iterator[dict[str, set[str]]]:
     import yaml
 
     from benchwright.providers.aws.common import lifecycle_tags, tag_list
-    from benchwright.providers.aws.suite import expand
+    from benchwright.stages.suite import expand
     from functions import HANDLERS
     from tests.statemachines.test_seed_experiments_aws import EXAMPLES, for_moto
 

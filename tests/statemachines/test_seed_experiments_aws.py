@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from benchwright.providers.aws.suite import expand
+from benchwright.stages.suite import expand
 from tests.functions.aws_world import World
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.aws.yaml"))

@@ -112,14 +112,15 @@ def test_saturated_client_severity_comes_from_the_policy() -> None:
     assert [(f.code, f.severity) for f in doc.validity] == [("client_saturated", "warning")]
 
 
-def test_burst_balance_drained_in_cell_metrics() -> None:
+def test_a_drained_burst_balance_in_cell_metrics_invalidates_the_cell() -> None:
     run = make_run(cells=[("gp2", {"storage": "gp2"}, noisy_series(1000, 30))])
     run.cells[0].metrics.append(
         MetricSeries(name="BurstBalance", unit="Percent", source="cloudwatch:AWS/RDS",
                      points=[MetricPoint(t=60.0 * i, value=v) for i, v in enumerate([100, 60, 20, 0.5])])
     )  # fmt: skip
     judge_run(run, {"collapse_drop": 0.4, "unknown_spec_field": 1})
-    assert "burst_balance_drained" in {f.code for f in run.cells[0].validity}
+    (flag,) = [f for f in run.cells[0].validity if f.code == "credits_exhausted"]
+    assert flag.severity == "invalid" and "BurstBalance" in flag.message and "0.5%" in flag.message
 
 
 def test_policy_rejects_nonsense_values() -> None:

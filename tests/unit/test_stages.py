@@ -535,9 +535,15 @@ def test_judge_warns_when_the_window_is_too_short_for_60_second_data(tmp_path: P
     assert state.valid is True
 
 
-def test_judge_ignores_host_metrics_for_cloud_labels(tmp_path: Path) -> None:
+def test_judge_gives_host_balances_the_same_judgement_but_no_cloudwatch_window_warning(
+    tmp_path: Path,
+) -> None:
+    """One credit judgement (judge/credits.py) whatever the source; the 60-second-data warning is
+    about CloudWatch series only."""
     _, cell = judged(tmp_path, [_series("BurstBalance", [100, 0], "proc:host")], window_s=12)
-    assert not any(f.code.startswith("credits_") or "cloudwatch" in f.code for f in cell.validity)
+    codes = {f.code: f.severity for f in cell.validity}
+    assert codes["credits_exhausted"] == "invalid"
+    assert "too_short_for_cloudwatch" not in codes
 
 
 def test_fanout_ycsb_load_splits_the_key_range_between_runners() -> None:

@@ -4,7 +4,8 @@ The engine already notes what only it can see (workers lost, interruption); this
 spec's validity policy to what is in the documents: a saturated client, too many errors, a window
 too short to mean anything (and shorter than CloudWatch's 60 s resolution can describe), a
 throughput collapse mid-run (change-point analysis; the drained-burst-bucket signature of seed
-experiment 3) and drained credit/burst balances in the host or cloud metrics.
+experiment 3) and credit/burst balances in the host or cloud metrics (judge/credits.py, the one
+credit judgement).
 """
 
 from __future__ import annotations
@@ -16,12 +17,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchwright.judge.changepoint import find_collapse
+from benchwright.judge.credits import judge_credits
 from benchwright.results import IntervalSample, MetricSeries, ResultDocument, ValidityFlag
 from benchwright.runs import CellResult, RunRecord
 
 MEASURED_PHASES = ("run",)
-BALANCE_PERCENT_METRICS = ("BurstBalance", "EBSIOBalance%", "EBSByteBalance%", "burst_balance")
-CREDIT_METRICS = ("CPUCreditBalance", "cpu_credit_balance")
 
 
 class ValidityPolicy(BaseModel):
@@ -149,38 +149,6 @@ def throughput_collapse(doc: ResultDocument, policy: ValidityPolicy | None = Non
     )
 
 
-def drained_balances(
-    series: Iterable[MetricSeries], policy: ValidityPolicy | None = None
-) -> list[ValidityFlag]:
-    """Flags for burst / IO / CPU credit balances that ran dry inside the window."""
-    policy = policy or ValidityPolicy()
-    flags: list[ValidityFlag] = []
-    for s in series:
-        if not s.points:
-            continue
-        low = min(p.value for p in s.points)
-        first_low = next(p.t for p in s.points if p.value == low)
-        if s.name in BALANCE_PERCENT_METRICS and low < policy.balance_floor_percent:
-            flags.append(
-                ValidityFlag(
-                    code="burst_balance_drained",
-                    severity="invalid",
-                    message=f"{s.name} ({s.source}) fell to {low:.1f}% at t={first_low:.0f} s: "
-                    "the volume was running on burst credits",
-                )
-            )
-        elif s.name in CREDIT_METRICS and low < policy.credit_floor:
-            flags.append(
-                ValidityFlag(
-                    code="cpu_credits_drained",
-                    severity="invalid",
-                    message=f"{s.name} ({s.source}) fell to {low:.1f} at t={first_low:.0f} s: "
-                    "the instance was throttled to its CPU baseline",
-                )
-            )
-    return flags
-
-
 def judge_cell(cell: CellResult, policy: ValidityPolicy | None = None) -> list[ValidityFlag]:
     """Judge every phase, then give the cell the measured phase's flags plus metric-based ones."""
     policy = policy or ValidityPolicy()
@@ -195,10 +163,13 @@ def judge_cell(cell: CellResult, policy: ValidityPolicy | None = None) -> list[V
             if doc is measured or f.severity == "invalid":
                 prefix = "" if doc is measured else f"{name} phase: "
                 found.append(ValidityFlag(code=f.code, severity=f.severity, message=prefix + f.message))
-    found.extend(drained_balances([*cell.metrics, *(measured.metrics if measured else [])], policy))
     for f in found:
         if not any(existing.code == f.code for existing in cell.validity):
             cell.validity.append(f)
+    balances = [*cell.metrics, *(measured.metrics if measured else [])]
+    for f in judge_credits(balances, policy.balance_floor_percent, policy.credit_floor):
+        if not any(e.code == f.code and e.message == f.message for e in cell.validity):
+            cell.validity.append(f)  # one flag per balance series: several may share a code
     return cell.validity
 
 

@@ -232,7 +232,7 @@ def _reset_moto(endpoint: str) -> None:
 def _reset_handler_caches() -> None:
     """The handlers cache settings and clients per cold start; each rehearsal is a new deployment."""
     import functions._common as common
-    from benchwright.api.app import set_backend
+    from functions.api_routes import set_backend
 
     common._settings = None
     common._clients = None

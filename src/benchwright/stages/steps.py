@@ -202,7 +202,7 @@ def _merge(group: list[ResultDocument]) -> ResultDocument:
     """Several runners' documents of one phase become one (histograms merged exactly)."""
     if len(group) == 1:
         return group[0]
-    from benchwright.providers.aws.merge import merge_documents
+    from benchwright.merge import merge_documents
 
     return merge_documents(group)
 
@@ -249,13 +249,10 @@ def _attach_operations(cell: Any, log: list[dict[str, Any]]) -> None:
 
 
 def _judge_cloud_metrics(state: RunState, cell: Any) -> None:
-    """CloudWatch series (AWS targets and runner hosts): label each credit balance's regime (full /
-    draining / exhausted: experiment 3's silent collapse) and warn when the measured window is too
-    short for 60-second data. Flags go on the cell, one per balance metric and source."""
-    cloud = [s for s in cell.metrics if s.source.startswith("cloudwatch:")]
-    if not cloud:
-        return
-    from benchwright.providers.aws.cloudwatch import judge_metrics
+    """CloudWatch series (AWS targets and runner hosts): warn when the measured window is too short
+    for 60-second data. Balances (full / draining / exhausted) are judged with every other series in
+    ``judge_cell`` (judge/credits.py)."""
+    from benchwright.judge.credits import cloud_window_flags
 
     window = state.window
     measured = cell.measured
@@ -263,8 +260,9 @@ def _judge_cloud_metrics(state: RunState, cell: Any) -> None:
         window = MetricsWindow(start=measured.started_at, end=measured.ended_at)
     if window is None:
         return
-    for flag in judge_metrics(cloud, window):
-        if not any(f.code == flag.code and f.message == flag.message for f in cell.validity):
+    seconds = (window.end - window.start).total_seconds()
+    for flag in cloud_window_flags(cell.metrics, seconds):
+        if not any(f.code == flag.code for f in cell.validity):
             cell.validity.append(flag)
 
 

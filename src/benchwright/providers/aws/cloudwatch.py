@@ -8,15 +8,15 @@ exhausted: the silent throughput collapse of experiment 3) and "the window is to
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any, Literal
+from typing import Any
 
 from benchwright.errors import RetryableIngestError
+from benchwright.judge.credits import CLOUDWATCH_PERIOD_S
 from benchwright.providers.aws.common import Clients, aws_call
 from benchwright.providers.base import MetricsSource, MetricsWindow, Target
-from benchwright.results import MetricPoint, MetricSeries, Severity, ValidityFlag
+from benchwright.results import MetricPoint, MetricSeries
 
-PERIOD_S = 60
-MIN_POINTS = 3
+PERIOD_S = CLOUDWATCH_PERIOD_S  # the judgement of a window and the queries agree on it
 DEFAULT_PAD_S = 120.0
 
 RDS_METRICS = [
@@ -66,7 +66,6 @@ NAMESPACE_METRICS = {
     "AWS/EC2": EC2_METRICS,
     "AWS/EBS": EBS_METRICS,
 }
-CREDIT_METRICS = {"BurstBalance", "CPUCreditBalance", "EBSIOBalance%", "EBSByteBalance%"}
 SUM_METRICS = {
     "NetworkBytesIn",
     "NetworkBytesOut",
@@ -81,8 +80,6 @@ SUM_METRICS = {
 # AWS/EBS reports operations as a count per period (Sum): divided by the period they are IOPS, what
 # RDS's ReadIOPS/WriteIOPS already are and what a plot next to them must show.
 PER_SECOND_METRICS = {"VolumeReadOps", "VolumeWriteOps"}
-
-CreditRegime = Literal["full", "draining", "exhausted"]
 
 
 def queries_for(dimension_sets: list[tuple[str, dict[str, str]]]) -> list[dict[str, Any]]:
@@ -107,47 +104,6 @@ def queries_for(dimension_sets: list[tuple[str, dict[str, str]]]) -> list[dict[s
                 }
             )
     return queries
-
-
-def credit_regime(series: MetricSeries) -> CreditRegime:
-    """exhausted: the balance touched ~0; draining: it fell by more than 10 % of its start; else full."""
-    values = [p.value for p in sorted(series.points, key=lambda p: p.t)]
-    if not values:
-        return "full"
-    if min(values) <= max(1.0, 0.01 * max(values)):
-        return "exhausted"
-    if values[-1] < values[0] * 0.9:
-        return "draining"
-    return "full"
-
-
-def judge_metrics(series: list[MetricSeries], window: MetricsWindow) -> list[ValidityFlag]:
-    """Flags from cloud metrics: credit regime per balance metric and a too-short window."""
-    flags: list[ValidityFlag] = []
-    seconds = (window.end - window.start).total_seconds()
-    if seconds < MIN_POINTS * PERIOD_S:
-        flags.append(
-            ValidityFlag(
-                code="too_short_for_cloudwatch",
-                severity="warning",
-                message=f"the measured window is {seconds:.0f} s: CloudWatch keeps 60-second data, so under "
-                f"{MIN_POINTS} points describe it; run for at least {MIN_POINTS * PERIOD_S} s",
-            )
-        )
-    for s in series:
-        if s.name.split("|")[0] in CREDIT_METRICS and s.points:
-            regime = credit_regime(s)
-            severity: Severity = (
-                "invalid" if regime == "exhausted" else ("warning" if regime == "draining" else "info")
-            )
-            flags.append(
-                ValidityFlag(
-                    code=f"credits_{regime}",
-                    severity=severity,
-                    message=f"{s.name} ({s.source}): credit regime {regime}",
-                )
-            )
-    return flags
 
 
 class CloudWatchMetrics(MetricsSource):

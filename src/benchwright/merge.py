@@ -1,4 +1,5 @@
-"""Merge the result documents of N fan-out runners into one per phase, exactly.
+"""Merge the result documents of N fan-out runners into one per phase, exactly (the results layer:
+any orchestrator's stages use it, local or cloud).
 
 Histograms are added (HdrHistogram ``add``), so merged percentiles are those of all operations, not
 an average of percentiles. Throughputs add (the runners ran over the same synchronised window);

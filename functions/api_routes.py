@@ -1,5 +1,7 @@
 """Routes of the Benchwright API (powertools APIGatewayRestResolver, validation on) and the Lambda
-entry point ``handle``.
+entry point ``handle``. The framework lives here, in functions/; the core (benchwright.api: request
+and response models, the Step Functions / S3 backend) does not import powertools.
+``python -m functions.api_routes docs/openapi.json`` writes the OpenAPI document.
 
 Documented outcomes, never a 500 for anything the caller sends:
 400 malformed JSON or an invalid spec (``field`` names the culprit), 401 an event without an IAM
@@ -143,8 +145,8 @@ def submit(request: Annotated[SubmitRequest, Body()]) -> Response[str]:
 
 
 def _poll(spec: dict[str, Any]) -> int:
-    from benchwright.providers.aws.suite import poll_seconds_for
     from benchwright.spec import parse_spec
+    from benchwright.stages.suite import poll_seconds_for
 
     return poll_seconds_for(parse_spec(spec))
 
@@ -289,3 +291,21 @@ def openapi_json() -> str:
         version=__version__,
         summary="Submit database benchmarks and read their results (IAM / SigV4 authorization).",
     )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write the OpenAPI document to the path given (stdout without one)."""
+    import sys
+    from pathlib import Path as FilePath
+
+    args = sys.argv[1:] if argv is None else argv
+    text = openapi_json() + "\n"
+    if args:
+        FilePath(args[0]).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

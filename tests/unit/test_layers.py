@@ -1,0 +1,85 @@
+"""Layers point one way: CLI / API / functions -> stages -> providers -> runner, results, judge.
+
+Every module's imports (top level and inside functions) are read from its syntax tree, so a lazy
+import cannot hide an upward dependency.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[2] / "src" / "benchwright"
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every module name ``path`` imports (``from a.b import c`` gives ``a.b`` and ``a.b.c``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def modules(*parts: str) -> list[Path]:
+    paths: list[Path] = []
+    for part in parts:
+        target = SRC / part
+        paths += sorted(target.rglob("*.py")) if target.is_dir() else [target.with_suffix(".py")]
+    assert paths and all(p.exists() for p in paths), parts
+    return paths
+
+
+def offenders(paths: list[Path], forbidden: tuple[str, ...]) -> list[str]:
+    return sorted(
+        f"{path.relative_to(SRC)} imports {name}"
+        for path in paths
+        for name in imports_of(path)
+        if any(name == f or name.startswith(f + ".") for f in forbidden)
+    )
+
+
+UPPER = (
+    "benchwright.cli",
+    "benchwright.commands",
+    "benchwright.api",
+    "benchwright.local",
+    "benchwright.rehearse",
+)
+
+
+def test_providers_import_nothing_from_the_stages_or_above() -> None:
+    assert offenders(modules("providers"), ("benchwright.stages", *UPPER)) == []
+
+
+def test_stages_import_no_cloud_or_local_provider() -> None:
+    forbidden = ("benchwright.providers.aws", "benchwright.providers.local", *UPPER)
+    assert offenders(modules("stages"), forbidden) == []
+
+
+def test_the_runner_results_and_judge_import_nothing_above_them() -> None:
+    paths = modules("runner", "judge", "results", "runs", "merge")
+    assert offenders(paths, ("benchwright.providers", "benchwright.stages", *UPPER)) == []
+
+
+def test_nothing_in_the_core_imports_the_lambda_framework() -> None:
+    assert offenders(modules("."), ("aws_lambda_powertools",)) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ("from benchwright.stages import RunState", {"benchwright.stages", "benchwright.stages.RunState"}),
+        ("def f():\n    import benchwright.stages.steps\n", {"benchwright.stages.steps"}),
+        ("from . import sibling", set()),
+    ],
+)
+def test_the_check_sees_top_level_and_lazy_imports(tmp_path: Path, source: str, expected: set[str]) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(source)
+    assert imports_of(path) == expected
