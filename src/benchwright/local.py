@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -25,6 +24,7 @@ from rich.markup import escape
 from benchwright.errors import BenchwrightError, RunnerFailed
 from benchwright.providers.base import Providers
 from benchwright.providers.local.pidfiles import register_run, unregister_run
+from benchwright.runner.progress import RunnerEvent
 from benchwright.runs import RunRecord, new_run_id
 from benchwright.spec import (
     BenchmarkSpec,
@@ -154,13 +154,6 @@ def sigint_deferred() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-_STARTED = re.compile(r"runner: phase (?P<phase>\w+) started")
-_PROGRESS = re.compile(
-    r"runner: phase (?P<phase>\w+) (?P<t>[\d.]+) s, (?P<ops>[\d,]+) ops, (?P<rate>[\d,.]+) ops/s"
-)
-_DONE = re.compile(r"runner: phase (?P<phase>\w+) done")
-
-
 class LogTail:
     """New lines of the runners' logs since the last call: the runner's progress on our console."""
 
@@ -201,22 +194,21 @@ class Orchestrator:
     progress: Any = None  # a report.text.RunProgress on a terminal: bars across cells and phases
 
     def runner_line(self, label: str, cell: str, line: str) -> None:
-        """A runner log line: drives the progress bars, or is echoed when there are none."""
-        started = _STARTED.search(line)
-        moving = _PROGRESS.search(line)
-        if self.progress is not None:
-            if started:
-                self.progress.start_phase(cell, started["phase"], self.expected.get(started["phase"]))
-            elif moving:
-                self.progress.phase_callback(
-                    float(moving["t"]),
-                    int(moving["ops"].replace(",", "")),
-                    float(moving["rate"].replace(",", "")),
-                )
-            elif _DONE.search(line):
-                self.progress.finish_phase()
-            if moving:
-                return
+        """A runner log line: a progress event (``RunnerEvent``, one JSON line) drives the progress
+        bars or is shown as its human line; anything else (a tool's output, an error) is echoed."""
+        event = RunnerEvent.parse_line(line)
+        if event is not None:
+            if self.progress is not None:
+                if event.event == "phase_started":
+                    self.progress.start_phase(cell, event.phase, self.expected.get(event.phase))
+                elif event.event == "progress":
+                    self.progress.phase_callback(
+                        event.elapsed_s or 0.0, event.operations or 0, event.ops_per_s or 0.0
+                    )
+                    return
+                elif event.event == "phase_done":
+                    self.progress.finish_phase()
+            line = event.human()
         self.say(f"{label} {escape(line)}")
 
     expected: dict[str, float] = field(default_factory=dict)

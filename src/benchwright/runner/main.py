@@ -25,6 +25,7 @@ from benchwright.errors import BenchwrightError, SpecError, TargetUnreachable
 from benchwright.results import ResultDocument, RunnerOutput
 from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV
 from benchwright.runner.plan import PhasePlan, RunnerPlan
+from benchwright.runner.progress import RunnerEvent
 
 if TYPE_CHECKING:
     from benchwright.runner.engine import PhaseConfig
@@ -142,14 +143,20 @@ def write_output(out: str, plan: RunnerPlan, docs: list[ResultDocument], error: 
     tmp.replace(path)
 
 
+def emit(event: RunnerEvent) -> None:
+    """One progress event, one JSON line on stdout (the orchestrator reads it with ``RunnerEvent``)."""
+    print(event.line(), flush=True)
+
+
 def _progress_printer(phase: str, every_s: float = 2.0) -> Any:
-    """A progress line every few seconds (the orchestrator shows them on its console)."""
+    """A progress event every few seconds (the orchestrator shows it as a bar or a line)."""
     last = [0.0]
 
     def show(elapsed: float, operations: int, rate: float) -> None:
         if elapsed - last[0] >= every_s:
             last[0] = elapsed
-            print(f"runner: phase {phase} {elapsed:.0f} s, {operations:,} ops, {rate:,.0f} ops/s", flush=True)
+            emit(RunnerEvent(event="progress", phase=phase, elapsed_s=elapsed, operations=operations,
+                             ops_per_s=rate))  # fmt: skip
 
     return show
 
@@ -229,7 +236,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     for phase in plan.phases:
         if not args.quiet:
-            print(f"runner: phase {phase.phase} started ({phase.threads} threads)", flush=True)
+            emit(RunnerEvent(event="phase_started", phase=phase.phase, threads=phase.threads))
         config = phase_config(plan, phase)
         stats = StatsProbe(config.engine, config.properties).start()
         try:
@@ -239,7 +246,7 @@ def run(args: argparse.Namespace) -> int:
             return 130
         except BenchwrightError as exc:
             write_output(out, plan, docs, f"{type(exc).__name__}: {exc}")
-            print(f"runner: phase {phase.phase} failed: {exc}", file=sys.stderr, flush=True)
+            emit(RunnerEvent(event="phase_failed", phase=phase.phase, message=str(exc)))
             return exc.exit_code
         doc.phase = phase.phase
         doc.cell = plan.cell_id
@@ -248,11 +255,8 @@ def run(args: argparse.Namespace) -> int:
         docs.append(doc)
         write_output(out, plan, docs, None)
         if not args.quiet:
-            print(
-                f"runner: phase {phase.phase} done: {doc.operations_total} ops, {doc.throughput:,.0f} ops/s"
-                + (" (aborted)" if doc.aborted else ""),
-                flush=True,
-            )
+            emit(RunnerEvent(event="phase_done", phase=phase.phase, operations=doc.operations_total,
+                             ops_per_s=doc.throughput, aborted=doc.aborted))  # fmt: skip
         if doc.aborted:
             reasons = "; ".join(f.message for f in doc.validity if f.severity == "invalid")
             write_output(out, plan, docs, f"phase {phase.phase} aborted: {reasons}")
