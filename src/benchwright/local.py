@@ -381,6 +381,7 @@ def run_spec(
     run_id: str | None = None,
     max_cells: int | None = None,
     stop_at_plateau: bool = False,
+    keep_going: bool = True,
 ) -> RunOutcome:
     console = console or Console()
     run_id = run_id or new_run_id()
@@ -406,7 +407,11 @@ def run_spec(
     def finish(rec: RunRecord, status: str = "succeeded", error: str | None = None) -> RunRecord:
         if "done" in finished:
             return finished["done"]
-        rec.status = status if rec.status == "running" else rec.status  # type: ignore[assignment]
+        failed_cells = providers.extras.get("failed_cells") or []
+        if failed_cells and status == "succeeded":  # --keep-going ran the rest; the run still failed
+            status, error = "failed", f"{len(failed_cells)} cell(s) failed: " + "; ".join(failed_cells)
+        # a failed cell outranks the "succeeded" a later cell stored
+        rec.status = status if rec.status in ("running", "succeeded") else rec.status  # type: ignore[assignment]
         rec.error = error or rec.error
         rec.ended_at = utcnow()
         rec.environment = {**_environment(), **rec.environment}
@@ -443,7 +448,7 @@ def run_spec(
         bars = run_progress(steps_list, console)
     try:
         with bars as orch.progress:
-            _run_cells(orch, spec, run_id, order, providers, stop_at_plateau)
+            _run_cells(orch, spec, run_id, order, providers, stop_at_plateau, keep_going)
     except _CellFailed as failed:
         outcome_status, error, interrupted = (
             failed.outcome.status,
@@ -520,10 +525,14 @@ def _run_cells(
     order: list[tuple[Cell, int]],
     providers: Providers,
     stop_at_plateau: bool = False,
+    keep_going: bool = True,
 ) -> None:
+    """Every (cell, repeat) in order. A failed cell does not stop the others (``keep_going``); the run
+    then fails naming every failed cell. Ctrl-C always stops at once."""
     from benchwright.experiments.plateau import PlateauWatch
 
     watch = PlateauWatch.for_spec(spec) if stop_at_plateau else None
+    failed: list[CellOutcome] = []
     for cell, repeat in order:
         if watch is not None and watch.skips(cell.parameters):
             continue
@@ -538,7 +547,13 @@ def _run_cells(
         )
         outcome = orch.run_cell(state)
         if outcome.status != "succeeded":
-            raise _CellFailed(outcome)
+            if outcome.interrupted or not keep_going:
+                raise _CellFailed(outcome)
+            failed.append(outcome)
+            providers.extras.setdefault("failed_cells", []).append(
+                f"{outcome.state.cell_id} #{outcome.state.repeat + 1}: {outcome.error}"
+            )
+            continue
         if watch is not None and repeat == spec.repeats - 1:
             record = providers.store.get_run(run_id)
             measured = [
@@ -550,6 +565,10 @@ def _run_cells(
             if said:
                 orch.say(said)
                 providers.extras.setdefault("warnings", []).append(said)
+    if failed:
+        names = "; ".join(f"{o.state.cell_id} #{o.state.repeat + 1}: {o.error}" for o in failed)
+        summary = f"{len(failed)} of {len(order)} cell(s) failed ({names})"
+        raise _CellFailed(CellOutcome(failed[0].state, failed[0].status, summary))
 
 
 def run_suite(
@@ -559,6 +578,7 @@ def run_suite(
     console: Console | None = None,
     max_cells: int | None = None,
     stop_at_plateau: bool = False,
+    keep_going: bool = True,
 ) -> list[RunOutcome]:
     outcomes: list[RunOutcome] = []
     for spec in suite.benchmarks:
@@ -569,7 +589,9 @@ def run_suite(
             out_dir = DEFAULT_ROOT / run_id
         else:
             out_dir = out if len(suite.benchmarks) == 1 else out / spec.name
-        outcome = run_spec(spec, out_dir, providers_factory, console, run_id, max_cells, stop_at_plateau)
+        outcome = run_spec(
+            spec, out_dir, providers_factory, console, run_id, max_cells, stop_at_plateau, keep_going
+        )
         outcomes.append(outcome)
         if outcome.interrupted:
             break

@@ -40,6 +40,12 @@ def register(subparsers: Any) -> None:
         "--max-cells", type=int, metavar="N", help="run only the first N matrix cells of each benchmark"
     )
     p.add_argument(
+        "--keep-going",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="a failed cell does not stop the others (default); --no-keep-going stops at the first",
+    )
+    p.add_argument(
         "--fail-on",
         choices=("invalid", "regression"),
         action="append",
@@ -88,7 +94,9 @@ def handle(args: argparse.Namespace) -> int:
 
     if args.max_cells is not None and args.max_cells < 1:
         raise SpecError("--max-cells", "must be at least 1")
-    outcomes = run_suite(suite, args.out, providers_for, console, args.max_cells, args.stop_at_plateau)
+    outcomes = run_suite(
+        suite, args.out, providers_for, console, args.max_cells, args.stop_at_plateau, args.keep_going
+    )
     code = 0
     for outcome in outcomes:
         console.rule(f"{outcome.record.spec_name}: {outcome.record.status}")
