@@ -227,13 +227,26 @@ def test_a_failure_in_any_stage_still_tears_down(
         raise ProvisioningFailed(f"injected failure in {stage}")
 
     monkeypatch.setattr(steps, stage, boom)
-    outcome = run_spec(parse_spec(SPEC), world["out"], world["factory"], quiet())
+    outcome = run_spec(parse_spec(SPEC), world["out"], world["factory"], quiet(), keep_going=False)
     assert outcome.record.status == "failed"
     assert "injected failure" in (outcome.record.error or "")
     expected = [] if stage == "provision_target" else ["db-1"]  # the first cell failed, no later one started
     assert FakeTarget.deleted == expected
     assert len(FakeTarget.created) == len(expected)
     assert world["store"].get_run(outcome.record.run_id).status == "failed"
+
+
+def test_keep_going_tries_every_cell_and_tears_each_down(
+    world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def boom(state: RunState, providers: Providers) -> RunState:
+        raise ProvisioningFailed("injected failure in check_target")
+
+    monkeypatch.setattr(steps, "check_target", boom)
+    outcome = run_spec(parse_spec(SPEC), world["out"], world["factory"], quiet())
+    assert outcome.record.status == "failed"
+    assert "2 of 2 cell(s) failed" in (outcome.record.error or "")
+    assert FakeTarget.deleted == ["db-1", "db-2"]
 
 
 def test_a_dead_runner_keeps_its_partial_result_marked_aborted(tmp_path: Path) -> None:
@@ -251,7 +264,7 @@ def test_a_dead_runner_keeps_its_partial_result_marked_aborted(tmp_path: Path) -
             artifacts=DirectoryArtifacts(out),
         )
 
-    outcome = run_spec(parse_spec(SPEC), tmp_path, factory, quiet())
+    outcome = run_spec(parse_spec(SPEC), tmp_path, factory, quiet(), keep_going=False)
     assert outcome.record.status == "aborted"
     assert "exited with -9" in (outcome.record.error or "")
     cell = outcome.record.cells[0]
