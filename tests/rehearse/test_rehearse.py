@@ -1,0 +1,203 @@
+"""`benchwright rehearse` end to end, and the faults it rehearses. Each test runs the real state
+machines with the real handlers against moto in server mode, the runner image in a container and a
+stand-in PostgreSQL; after each: the run's status and (partial) result are recorded, nothing is left
+in the account, no container and no stand-in."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchwright.rehearse.hooks import Faults
+from benchwright.rehearse.run import Outcome, rehearse
+from tests.rehearse.conftest import ROOT, assert_clean, rds_spec
+
+
+def one_record(outcome: Outcome) -> dict[str, Any]:
+    assert len(outcome.records) == 1, [r.get("run_id") for r in outcome.records]
+    return outcome.records[0]
+
+
+def documents(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """phase -> result document of the record's one cell."""
+    assert record["cells"], record.get("error")
+    return dict(record["cells"][0]["phases"])
+
+
+def xfail_if_slack_secret_refused(out: Path, slack: list[Any]) -> None:
+    """Fault 5 of issue 9: the Slack secret as docs/deploy.md says to store it is refused. Until the
+    fix lands the rehearsal shows it; the test names it instead of passing on an empty list."""
+    if not slack and "is not an http(s) URL" in (out / "lambda.log").read_text():
+        pytest.xfail("fault 5: the Slack secret {'webhook_url': ...} is refused (finish-stage fixes it)")
+
+
+def asl_retries(state: str, error: str) -> bool:
+    asl = json.loads((ROOT / "statemachines" / "benchmark.asl.json").read_text())
+    return any(error in r.get("ErrorEquals", []) for r in asl["States"][state].get("Retry", []))
+
+
+def test_one_cell_rds_postgres_end_to_end(runner_image: str, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    outcome = rehearse(rds_spec(tmp_path), out, image=runner_image, timeout_s=600)
+    record = one_record(outcome)
+    assert record["status"] == "succeeded", record.get("error")
+    run = documents(record)["run"]
+    assert run["operations_total"] > 0 and run["runtime_ms"] >= 7000  # the 8 s phase really ran
+    assert record["cost"]["total"] > 0  # priced from the AWS price list excerpt
+    assert outcome.transitions_per_cell <= 60
+    execution = json.loads((out / "execution.json").read_text())
+    assert execution["executions"][0]["status"] == "SUCCEEDED"
+    assert execution["transitions_per_cell"] == outcome.transitions_per_cell
+    # the container ran the image's ENTRYPOINT with RunTask's command override, as ECS composes it
+    logs = list((out / "containers").glob("*.log"))
+    assert len(logs) == 1
+    (container,) = execution["containers"]
+    assert container["entrypoint"] is None and container["exit_code"] == 0
+    assert container["args"][0] == "--plan" and container["args"][1].startswith("s3://"), container["args"]
+    slack = json.loads((out / "slack.json").read_text())
+    assert_clean(outcome)
+    xfail_if_slack_secret_refused(out, slack)
+    assert [post["status"] for post in slack] == [200]
+    assert_clean(outcome)
+    # no secret in what the run wrote: the stand-in's password never left Secrets Manager + the runner
+    text = json.dumps(outcome.records) + (out / "execution.json").read_text()
+    assert "rehearsaltoken" not in text  # the Slack webhook's secret part
+
+
+def test_runner_container_killed_mid_run(runner_image: str, tmp_path: Path) -> None:
+    outcome = rehearse(
+        rds_spec(tmp_path, run_s=20),
+        tmp_path / "out",
+        image=runner_image,
+        faults=Faults(kill_runner_after_s=12),
+        timeout_s=600,
+    )
+    record = one_record(outcome)
+    assert record["status"] == "failed"
+    assert "137" in (record.get("error") or ""), record.get("error")  # SIGKILL, as ECS reports it
+    assert any("killed runner container" in e for e in outcome.events)
+    assert "load" in documents(record)  # the phase that finished before the kill is kept
+    assert_clean(outcome)
+
+
+def test_target_whose_creation_fails(runner_image: str, tmp_path: Path) -> None:
+    spec = rds_spec(tmp_path, name="rehearse-bad-params", settings={"shared_buffers": "not-a-size"})
+    outcome = rehearse(spec, tmp_path / "out", image=runner_image, timeout_s=600)
+    record = one_record(outcome)
+    assert record["status"] == "failed"
+    assert (record.get("error") or "").startswith("ProvisioningFailed"), record.get("error")
+    # the stand-in PostgreSQL refused the parameter group's setting; RDS reported incompatible-parameters
+    assert any("stand-in" in e and "failed" in e and "shared_buffers" in e for e in outcome.events), (
+        outcome.events
+    )
+    assert not (tmp_path / "out" / "containers").exists()  # no runner was started
+    assert_clean(outcome)
+
+
+def test_throttling_on_a_lambda(runner_image: str, tmp_path: Path) -> None:
+    outcome = rehearse(
+        rds_spec(tmp_path, run_s=3),
+        tmp_path / "out",
+        image=runner_image,
+        faults=Faults(throttle={"CheckRunner": 1}),
+        timeout_s=600,
+    )
+    record = one_record(outcome)
+    assert "throttled CheckRunner" in outcome.events
+    if asl_retries("CheckRunner", "Lambda.TooManyRequestsException"):
+        assert record["status"] == "succeeded", record.get("error")
+    else:  # without a Retry, Step Functions' Lambda.TooManyRequestsException fails the run
+        assert record["status"] == "failed"
+        assert "TooManyRequests" in (record.get("error_type") or "") + (record.get("error") or "")
+    assert_clean(outcome)
+
+
+def test_slack_down(runner_image: str, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    outcome = rehearse(
+        rds_spec(tmp_path, run_s=3), out, image=runner_image, faults=Faults(slack_down=True), timeout_s=600
+    )
+    record = one_record(outcome)
+    assert record["status"] == "succeeded", record.get("error")  # a lost message does not fail the run
+    slack = json.loads((out / "slack.json").read_text())
+    assert_clean(outcome)
+    xfail_if_slack_secret_refused(out, slack)
+    assert slack and all(post["status"] == 500 for post in slack)
+    assert_clean(outcome)
+
+
+def test_execution_aborted_from_outside(runner_image: str, tmp_path: Path) -> None:
+    from benchwright.rehearse.stack import synth_template
+
+    template = synth_template(None)
+    rules = [r for r in template["Resources"].values() if r["Type"] == "AWS::Events::Rule"]
+    if not any("aws.states" in json.dumps(r["Properties"].get("EventPattern", {})) for r in rules):
+        pytest.xfail("fault 8: no EventBridge rule tears down an ABORTED execution (cloud-infra adds it)")
+    outcome = rehearse(
+        rds_spec(tmp_path, run_s=20),
+        tmp_path / "out",
+        image=runner_image,
+        faults=Faults(abort_after_state="CheckRunner"),
+        timeout_s=600,
+    )
+    assert [e["status"] for e in outcome.executions] == ["ABORTED"]
+    assert any(e.startswith("event ABORTED") for e in outcome.events), outcome.events
+    record = one_record(outcome)
+    assert record["status"] in {"failed", "cancelled", "aborted"}, record["status"]
+    assert_clean(outcome)
+
+
+def test_second_launch_runner_attempt(runner_image: str, tmp_path: Path) -> None:
+    if not asl_retries("LaunchRunner", "Lambda.ServiceException"):
+        pytest.xfail("fault 8: LaunchRunner is not retried on Lambda.ServiceException (cloud-infra adds it)")
+    out = tmp_path / "out"
+    outcome = rehearse(
+        rds_spec(tmp_path, run_s=3),
+        out,
+        image=runner_image,
+        faults=Faults(service_error_after={"LaunchRunner"}),
+        timeout_s=600,
+    )
+    record = one_record(outcome)
+    assert record["status"] == "succeeded", record.get("error")
+    assert len(list((out / "containers").glob("*.log"))) == 1  # the retry started no second runner
+    assert_clean(outcome)
+
+
+def test_a_run_that_exhausts_burst_credits_is_labelled_as_experiment_3s(
+    runner_image: str, tmp_path: Path
+) -> None:
+    """gp2 and T-class buckets empty at the start (as after a long load): the AWS/RDS series the
+    rehearsal publishes carry the model's balances, and the judge marks the cell invalid."""
+    outcome = rehearse(
+        rds_spec(tmp_path, run_s=3), tmp_path / "out", image=runner_image, faults=Faults(credits_start=0.0),
+        timeout_s=600,
+    )  # fmt: skip
+    record = one_record(outcome)
+    cell = record["cells"][0]
+    names = {m["name"] for m in cell["metrics"]}
+    assert {"CPUUtilization", "ReadIOPS", "WriteIOPS", "BurstBalance", "CPUCreditBalance"} <= names
+    exhausted = [f for f in cell["validity"] if f["code"] == "credits_exhausted"]
+    assert exhausted and all(f["severity"] == "invalid" for f in exhausted), cell["validity"]
+    assert any("BurstBalance" in f["message"] for f in exhausted)
+    assert_clean(outcome)
+
+
+def test_the_nightly_schedule_starts_the_suite_with_its_own_input(runner_image: str, tmp_path: Path) -> None:
+    """The stack synthesized with this spec as its nightly suite; the schedule's target input (what
+    EventBridge Scheduler sends) starts the suite state machine, which runs the cell and summarises."""
+    outcome = rehearse(
+        rds_spec(tmp_path, run_s=3), tmp_path / "out", image=runner_image, nightly=True, timeout_s=900
+    )
+    (execution,) = outcome.executions
+    assert "suitestatemachine" in execution["execution_arn"] and execution["status"] == "SUCCEEDED"
+    assert execution["cells"] == 1 and outcome.transitions_per_cell <= 60
+    by_id = {r["run_id"]: r for r in outcome.records}
+    suite_id = execution["execution_arn"].rsplit(":", 1)[-1]  # the run is named after its execution
+    assert set(by_id) == {suite_id, f"{suite_id}-000"}, sorted(by_id)
+    assert by_id[suite_id]["status"] == "succeeded" and by_id[f"{suite_id}-000"]["status"] == "succeeded"
+    assert documents(by_id[f"{suite_id}-000"])["run"]["operations_total"] > 0
+    assert_clean(outcome)
