@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from benchwright.api import app as api
+import functions.api_routes as api
 from benchwright.api.backend import CloudBackend
 from tests.functions.aws_world import REGION, World, rds_spec
 from tests.functions.test_api import Context, event
