@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 from typing import Annotated, Any, Literal
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
@@ -42,6 +43,7 @@ Status = Literal["RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"]
 ERRORS: dict[int, OpenAPIResponse] = {
     400: {"description": "malformed JSON or invalid spec"},
     401: {"description": "no IAM identity on the request (SigV4 required)"},
+    403: {"description": "the run was submitted by another identity (admins see all)"},
     404: {"description": "unknown run id"},
     413: {"description": "body larger than 256 KiB"},
     422: {"description": "body or parameters do not fit the schema"},
@@ -85,6 +87,42 @@ def _bad_spec(exc: SpecError) -> Response[str]:
     return error(400, "invalid_spec", exc.detail, exc.field or None)
 
 
+class Forbidden(Exception):
+    """The caller is neither the run's submitter nor an admin."""
+
+
+@resolver.exception_handler(Forbidden)
+def _forbidden(exc: Forbidden) -> Response[str]:
+    return error(403, "forbidden", f"run {exc.args[0]!r} was submitted by another identity")
+
+
+ADMIN_ENV = "BENCHWRIGHT_API_ADMINS"  # comma list: principal ARNs or IAM role names that see every run
+MAX_RUNS_PER_REQUEST = 20  # a suite POST starts one execution per benchmark: bounded
+MAX_JSON_DEPTH = 64
+
+
+def caller() -> str:
+    """The SigV4 identity of the current request (checked present by ``_precheck``)."""
+    context = resolver.current_event.raw_event.get("requestContext") or {}
+    identity = context.get("identity") or {}
+    return str(identity.get("userArn") or identity.get("caller") or "")
+
+
+def is_admin(principal: str) -> bool:
+    admins = [a.strip() for a in os.environ.get(ADMIN_ENV, "").split(",") if a.strip()]
+    role = principal.split(":assumed-role/", 1)[1].split("/", 1)[0] if ":assumed-role/" in principal else None
+    return any(principal == a or (role is not None and role == a) for a in admins)
+
+
+def authorize(run_id: str) -> None:
+    """Reading or cancelling a run needs the identity recorded at submit, or an admin's."""
+    who = caller()
+    if is_admin(who):
+        return
+    if backend().owner(run_id) != who:
+        raise Forbidden(run_id)
+
+
 @resolver.exception_handler(RunNotFound)
 def _not_found(exc: RunNotFound) -> Response[str]:
     return error(404, "run_not_found", f"no run with id {exc.args[0]!r}")
@@ -97,16 +135,34 @@ def _no_route(exc: Exception) -> Response[str]:
     )
 
 
+def _with_tags(spec: Any, tags: dict[str, str]) -> Any:
+    """The request's tags merged in BEFORE validation, so they pass the spec's own tag rules."""
+    if not tags or not isinstance(spec, dict):
+        return spec
+    own = spec.get("tags")
+    return {**spec, "tags": {**(own if isinstance(own, dict) else {}), **tags}}
+
+
 def _validate(request: SubmitRequest) -> list[dict[str, Any]]:
     """The benchmarks to start, each normalised, after the spec models have accepted them."""
     from benchwright.spec import parse_spec, parse_suite
 
     if request.suite is not None:
-        suite = parse_suite(request.suite)
+        data = dict(request.suite)
+        benchmarks = data.get("benchmarks")
+        if isinstance(benchmarks, list):
+            if len(benchmarks) > MAX_RUNS_PER_REQUEST:
+                raise SpecError(
+                    "suite.benchmarks",
+                    f"{len(benchmarks)} benchmarks would start {len(benchmarks)} runs; one request starts "
+                    f"at most {MAX_RUNS_PER_REQUEST}",
+                )
+            data["benchmarks"] = [_with_tags(b, request.tags) for b in benchmarks]
+        suite = parse_suite(data)
         for i, bench in enumerate(suite.benchmarks):
             _cloud_only(bench.target.provider, bench.runner.platform, f"benchmarks[{i}].")
         return [b.model_dump(mode="json") for b in suite.benchmarks]
-    spec = parse_spec(request.spec)
+    spec = parse_spec(_with_tags(request.spec, request.tags))
     _cloud_only(spec.target.provider, spec.runner.platform, "")
     return [spec.model_dump(mode="json")]
 
@@ -128,9 +184,10 @@ def _cloud_only(provider: str, platform: str, prefix: str) -> None:
 )
 def submit(request: Annotated[SubmitRequest, Body()]) -> Response[str]:
     started: list[StartedRun] = []
+    owner = caller()
     for spec in _validate(request):
         run_id = new_run_id()
-        spec["tags"] = {**spec.get("tags", {}), **request.tags}
+        backend().set_owner(run_id, owner)
         payload: dict[str, Any]
         if spec.get("matrix") or int(spec.get("repeats", 1)) > 1:
             kind, payload = "suite", {"run_id": run_id, "spec": spec, "trigger": "api"}
@@ -195,12 +252,17 @@ def list_runs(
     status: Annotated[Status | None, Query()] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
 ) -> RunList:
-    return RunList(runs=[_summary(kind, e) for kind, e in backend().list_runs(status, limit)])
+    who = caller()
+    runs = backend().list_runs(status, limit)
+    if not is_admin(who):  # a caller lists the runs it submitted
+        runs = [(kind, e) for kind, e in runs if backend().owner(_summary(kind, e).run_id) == who]
+    return RunList(runs=[_summary(kind, e) for kind, e in runs])
 
 
 @resolver.get("/runs/<run_id>", summary="Status, summary, validity and cost of a run", responses=ERRORS)
 def get_run(run_id: Annotated[str, Path(pattern=RUN_ID_PATTERN)]) -> RunDetail:
     kind, execution = backend().describe(run_id)
+    authorize(run_id)
     base = _summary(kind, execution).model_dump()
     record = backend().record(run_id) or {}
     summary, validity = _cells(record)
@@ -221,6 +283,7 @@ def get_report(
     expires_in: Annotated[int, Query(ge=60, le=43200)] = 3600,
 ) -> ReportLink:
     backend().describe(run_id)
+    authorize(run_id)
     url = backend().report_url(run_id, expires_in)
     if url is None:
         raise RunNotFound(f"{run_id} (no report yet)")
@@ -230,6 +293,7 @@ def get_report(
 @resolver.post("/runs/<run_id>/cancel", summary="Stop a run and tear down what it created", responses=ERRORS)
 def cancel(run_id: Annotated[str, Path(pattern=RUN_ID_PATTERN)]) -> CancelResponse:
     _, execution = backend().describe(run_id)
+    authorize(run_id)
     if execution["status"] != "RUNNING":
         return CancelResponse(run_id=run_id, status="ALREADY_FINISHED", teardown_started=False)
     backend().stop(execution["executionArn"], "cancelled through the API")
@@ -258,10 +322,27 @@ def _precheck(event: dict[str, Any]) -> Response[str] | None:
         return error(413, "body_too_large", f"the body has {len(raw)} bytes; the limit is {MAX_BODY_BYTES}")
     if raw.strip():
         try:
-            json.loads(raw)
+            data = json.loads(raw)
         except (ValueError, UnicodeDecodeError):
             return error(400, "malformed_json", "the body is not valid JSON")
+        except RecursionError:
+            return error(400, "too_deep", f"the body is nested more than {MAX_JSON_DEPTH} levels deep")
+        if _depth(data) > MAX_JSON_DEPTH:
+            return error(400, "too_deep", f"the body is nested more than {MAX_JSON_DEPTH} levels deep")
     return None
+
+
+def _depth(data: Any) -> int:
+    """Nesting depth, iteratively (the validators below recurse: a deep body must stop here)."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth > MAX_JSON_DEPTH:
+            return depth
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def _as_event(response: Response[str]) -> dict[str, Any]:

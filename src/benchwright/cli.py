@@ -9,13 +9,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import math
 import signal
 import sys
 from collections.abc import Sequence
 from types import FrameType
 
 from benchwright import __version__
-from benchwright.errors import BenchwrightError
+from benchwright.errors import BenchwrightError, SpecError
 from benchwright.results import redact_text
 
 # Each module has register(subparsers); the subcommand's handler is stored as args.handler.
@@ -87,6 +88,19 @@ def _reap_orphans(command: str | None) -> None:
     reap_orphans(lambda line: print(f"benchwright: {line}", file=sys.stderr))
 
 
+SIGNED = frozenset({"seed"})  # the only numeric options that may be negative
+
+
+def check_numbers(args: argparse.Namespace) -> None:
+    """No command takes a negative or non-finite count, size, duration or rate (`tpcb -R -10` used
+    to run and report nonsense latency); refused before anything connects."""
+    for dest, value in vars(args).items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or dest in SIGNED:
+            continue
+        if not math.isfinite(value) or value < 0:
+            raise SpecError(f"--{dest.replace('_', '-')}", f"must be a finite number >= 0, got {value}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     first = next((a for a in args_list if not a.startswith("-")), None)
@@ -94,6 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(args_list)
     _stop_signals_as_ctrl_c()
     try:
+        check_numbers(args)
         _reap_orphans(args.command)
         return int(args.handler(args) or 0)
     except BenchwrightError as exc:

@@ -299,7 +299,12 @@ class Orchestrator:
     def _salvage(self, state: RunState, interrupted: bool, error: BaseException | None) -> RunState:
         """Stop runners, keep what they measured, judge and store it marked as a partial result."""
         p = self.providers
-        aborted = interrupted or isinstance(error, RunnerFailed)
+        # a runner that stopped part-way gives a partial (aborted) result; one that never reached the
+        # target, or refused its input, measured nothing: that run failed
+        never_ran = any(
+            f"{kind}:" in str(error) for kind in ("TargetUnreachable", "SpecError", "SchemaMissing")
+        )
+        aborted = interrupted or (isinstance(error, RunnerFailed) and not never_ran)
         status = "aborted" if aborted else "failed"
         message = "interrupted (Ctrl-C)" if interrupted else f"{type(error).__name__}: {error}"
         label = escape(f"[{state.cell_id} #{state.repeat + 1}]")

@@ -16,7 +16,7 @@ import itertools
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -43,15 +43,35 @@ _AZ_ID = re.compile(r"^[a-z]{3,4}\d-az\d+$")  # euw1-az2
 _SECRET_ARN = re.compile(r"^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:.+$")
 
 
+def _numeric(annotation: Any) -> bool:
+    """int / float (also inside Optional / unions), but not a bool field."""
+    if annotation is bool:
+        return False
+    if annotation in (int, float):
+        return True
+    return any(_numeric(a) for a in get_args(annotation))
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_bool_as_number(cls, data: Any) -> Any:
+        # pydantic's lax mode reads `threads: true` as 1; a boolean is never a count or a size
+        if isinstance(data, dict):
+            for name, field in cls.model_fields.items():
+                value = data.get(name)
+                if isinstance(value, bool) and _numeric(field.annotation):
+                    raise ValueError(f"{name}: expected a number, got {str(value).lower()}")
+        return data
 
 
 # Settings a spec may not give a local server: where it listens, which files it reads or runs, its
 # password. The tool sets these itself; from a spec they would open the server or the machine.
 _RESERVED_SETTINGS = re.compile(
     r"^(include.*|bind|bind[-_]address|listen_addresses|port|unixsocket.*|unix_socket.*|socket|dir|"
-    r"datadir|data_directory|pid[-_]file|dbfilename|logfile|log[-_]error|requirepass|masterauth|"
+    r"datadir|data_directory|tmpdir|pid[-_]file|dbfilename|logfile|log[-_]error|requirepass|masterauth|"
     r"protected[-_]mode|daemonize|rename-command|loadmodule|hba_file|ident_file|config_file|"
     r"archive_command|restore_command|shared_preload_libraries|local_preload_libraries|"
     r"session_preload_libraries|dynamic_library_path|ssl_.*_file|plugin[-_]load.*|plugin[-_]dir|"
@@ -765,6 +785,24 @@ def _check_driver(spec: BenchmarkSpec, props: dict[str, str], q: Any) -> None:
         return
 
 
+def _check_known(spec: BenchmarkSpec, prefix: str) -> None:
+    """Keys in Benchwright's own namespaces (tpcc., redisbench., redis. ...) must exist: a typo is an
+    error with a suggestion, not a silently measured default."""
+    from benchwright.runner.workloads.known_keys import check_known_keys
+
+    sources = [("workload.properties", _str_props(spec.workload.properties))]
+    for name in ("load", "warmup", "run"):
+        p = getattr(spec.workload.phases, name)
+        if p is not None:
+            sources.append((f"workload.phases.{name}.properties", _str_props(p.properties)))
+    for where, props in sources:
+        try:
+            check_known_keys(props)
+        except SpecError as exc:
+            full = ".".join(x for x in (prefix, where, exc.field) if x)
+            raise SpecError(full, exc.detail) from None
+
+
 def check_workload(spec: BenchmarkSpec, prefix: str = "") -> list[str]:
     """Registry, capability and property checks; returns the workload's warnings."""
     from benchwright.runner.workloads.base import check_capability, workload_class
@@ -799,6 +837,7 @@ def check_workload(spec: BenchmarkSpec, prefix: str = "") -> list[str]:
         props = workload_properties(spec)
     except SpecError as exc:
         raise _requalify(exc, prefix) if ":" not in (exc.field or "") else exc from None
+    _check_known(spec, prefix)
     _check_driver(spec, props, q)
     _check_native_tool(spec, props, q)
     validate = getattr(cls, "validate_properties", None)

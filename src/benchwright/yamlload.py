@@ -97,7 +97,10 @@ def loads(text: str, where: str = "spec") -> Any:
     """Parse one YAML document strictly; every problem is a ``SpecError`` naming ``where``:line."""
     if len(text) > MAX_FILE_BYTES:
         raise SpecError(where, f"larger than {MAX_FILE_BYTES // 1024} KiB")
-    loader = StrictLoader(text)
+    try:
+        loader = StrictLoader(text)
+    except yaml.YAMLError as exc:  # the reader refuses control characters up front
+        raise SpecError(where, f"invalid YAML ({getattr(exc, 'problem', None) or exc})") from None
     try:
         node = loader.get_single_node()
         if node is None:

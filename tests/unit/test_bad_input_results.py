@@ -144,3 +144,41 @@ workload:
     assert (
         record.status == "succeeded" and record.cells and record.cells[0].phases["run"].operations_total > 0
     )
+
+
+@pytest.mark.servers
+def test_an_endpoint_the_runner_cannot_reach_is_stored_failed_not_aborted(tmp_path: Path) -> None:
+    spec = tmp_path / "s.yaml"
+    spec.write_text(
+        f"""
+name: unreachable
+target: {{provider: endpoint, engine: redis, hosts: ["127.0.0.1:{REDIS_PORT}"], password_env: BW_TEST_PW}}
+workload: {{name: redis-bench, properties: {{redisbench.requests: 100}}}}
+"""
+    )
+    store = tmp_path / "store.sqlite"
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchwright.cli",
+            "run",
+            str(spec),
+            "--out",
+            str(tmp_path / "out"),
+            "--store",
+            str(store),
+        ],
+        capture_output=True,
+        text=True,
+        env={
+            **__import__("os").environ,
+            "BW_TEST_PW": "wrong-password",
+            "BENCHWRIGHT_STATE_DIR": str(tmp_path / "st"),
+        },
+        timeout=300,
+    )
+    assert result.returncode == 1, result.stdout[-2000:]
+    with SQLiteResultStore(store) as s:
+        (record,) = s.history("unreachable")
+    assert record.status == "failed" and "authentication failed" in (record.error or "")

@@ -241,7 +241,7 @@ def test_a_setting_cannot_inject_a_config_directive(engine: str, settings: dict[
         "target": {"provider": "local", "engine": engine, "settings": settings},
         "workload": {
             "name": "sql" if engine != "redis" else "redis-bench",
-            "properties": {"sql.statements": "SELECT 1"} if engine != "redis" else {},
+            "properties": {"sql.script": "SELECT 1"} if engine != "redis" else {},
         },
     }
     with pytest.raises(SpecError) as err:

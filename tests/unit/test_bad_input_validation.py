@@ -110,3 +110,130 @@ def test_a_suite_names_the_benchmark_over_the_limit() -> None:
     with pytest.raises(SpecError) as err:
         parse_suite({"suite": "s", "benchmarks": [BASE, big]})
     assert err.value.field == "benchmarks[1].matrix"
+
+
+# ---------------------------------------------------------------- item 12: values checked at validation
+def with_props(props: dict[str, Any], workload: str = "ycsb", engine: str = "redis") -> dict[str, Any]:
+    data = copy.deepcopy(BASE)
+    data["target"]["engine"] = engine
+    data["workload"] = {"name": workload, "properties": props}
+    if workload == "ycsb":
+        data["workload"]["files"] = ["workloada"]
+    return data
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "suggestion"),
+    [
+        (
+            with_props({"tpcc.warehouse": 2}, "tpcc", "postgres"),
+            "workload.properties.tpcc.warehouse",
+            "tpcc.warehouses",
+        ),
+        (with_props({"tpcb.scal": 2}, "tpcb", "postgres"), "workload.properties.tpcb.scal", "tpcb.scale"),
+        (
+            with_props({"redisbench.clientz": 2}, "redis-bench"),
+            "workload.properties.redisbench.clientz",
+            "redisbench.clients",
+        ),
+        (with_props({"redis.datatyp": "hash"}), "workload.properties.redis.datatyp", "redis.datatype"),
+    ],
+)
+def test_a_typo_in_our_namespaces_is_refused_with_a_suggestion(
+    data: Any, field: str, suggestion: str
+) -> None:
+    with pytest.raises(SpecError) as err:
+        parse_spec(data)
+    assert err.value.field == field
+    assert f"did you mean {suggestion}?" in err.value.detail
+
+
+def test_a_typo_in_a_phase_override_is_named_too() -> None:
+    data = with_props({})
+    data["workload"]["phases"] = {"run": {"properties": {"redis.timeot": 3}}}
+    with pytest.raises(SpecError) as err:
+        parse_spec(data)
+    assert err.value.field == "workload.phases.run.properties.redis.timeot"
+
+
+def test_every_key_the_source_reads_is_known() -> None:
+    """The list of known keys must not fall behind the code: every literal "ns.key" in src/ is in it."""
+    import re
+
+    from benchwright.runner.workloads.known_keys import KNOWN
+
+    src = Path(__file__).resolve().parents[2] / "src" / "benchwright"
+    prefixes = "|".join(re.escape(p) for p in KNOWN)
+    missing = set()
+    for path in src.rglob("*.py"):
+        for key in re.findall(rf'"((?:{prefixes})[a-z_0-9]+)"', path.read_text()):
+            prefix = next(p for p in KNOWN if key.startswith(p))
+            if key.removeprefix(prefix) not in KNOWN[prefix] and not key.endswith(".py"):
+                missing.add(f"{key} ({path.name})")
+    assert missing <= {"redis.conf (servers.py)"}, sorted(missing)
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_a_boolean_is_not_a_count(value: bool) -> None:
+    data = copy.deepcopy(BASE)
+    data["workload"]["phases"] = {"run": {"threads": value}}
+    with pytest.raises(SpecError, match="threads: expected a number"):
+        parse_spec(data)
+    data["workload"]["phases"] = {"run": {"threads": 3}}
+    assert parse_spec(data).workload.phases.run is not None
+
+
+def test_recordcount_zero_is_refused() -> None:
+    with pytest.raises(SpecError) as err:
+        parse_spec(with_props({"recordcount": 0}))
+    assert err.value.field == "workload.properties.recordcount"
+
+
+def test_a_record_larger_than_the_generator_makes_is_refused_not_truncated() -> None:
+    with pytest.raises(SpecError) as err:
+        parse_spec(with_props({"fieldlength": 8000, "fieldcount": 10}))
+    assert err.value.field == "workload.properties.fieldlength" and "80,000" in err.value.detail
+    parse_spec(with_props({"fieldlength": 6000, "fieldcount": 10}))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["tpcb", "run", "--url", "postgresql://u@127.0.0.1:1/x", "-R", "-10", "-T", "1"],
+        ["tpcb", "run", "--url", "postgresql://u@127.0.0.1:1/x", "-T", "-2"],
+        ["sql", "postgres", "-f", "/dev/null", "-T", "nan"],
+        ["oltp", "run", "point_select", "--url", "postgresql://u@127.0.0.1:1/x", "--threads", "-1"],
+        ["redis-bench", "-p", "1", "-n", "-5"],
+    ],
+)
+def test_negative_or_non_finite_numbers_are_refused_before_connecting(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from benchwright.cli import main
+
+    assert main(argv) == 2
+    assert "must be a finite number >= 0" in capsys.readouterr().err
+
+
+def test_redisbench_datasize_is_not_allocated_at_validation() -> None:
+    data = with_props({"redisbench.datasize": 400_000_000}, "redis-bench")
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    parse_spec(data)
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100_000  # KiB; 400 MB before
+    with pytest.raises(SpecError, match="proto-max-bulk-len"):
+        parse_spec(with_props({"redisbench.datasize": 2**30}, "redis-bench"))
+
+
+def test_an_estimate_over_a_day_needs_yes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from benchwright.cli import main
+
+    spec = tmp_path / "long.yaml"
+    spec.write_text(
+        "name: long\ntarget: {provider: local, engine: redis}\n"
+        "workload: {name: redis-bench, phases: {run: {duration_s: 80000}}}\nrepeats: 3\n"
+    )
+    out = tmp_path / "out"
+    assert main(["run", str(spec), "--out", str(out)]) == 2
+    assert "--yes" in capsys.readouterr().err and not out.exists()  # nothing was started
+    assert main(["validate", str(spec)]) == 0
+    assert "over a day" in capsys.readouterr().out

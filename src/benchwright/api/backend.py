@@ -13,6 +13,7 @@ from typing import Any
 
 RECORD_KEY = "runs/{run_id}/record.json"
 REPORT_KEY = "runs/{run_id}/report.html"
+OWNER_KEY = "runs/{run_id}/owner.json"  # the IAM identity that submitted the run (written at submit)
 
 
 class RunNotFound(Exception):
@@ -134,6 +135,22 @@ class CloudBackend:
                 FunctionName=function, InvocationType="Event", Payload=json.dumps(payload).encode()
             )
         return bool(invocations)
+
+    # ------------------------------------------------------------------ ownership
+    def set_owner(self, run_id: str, owner: str) -> None:
+        body = json.dumps({"owner": owner, "submitted_at": datetime.now(UTC).isoformat()})
+        self.client("s3").put_object(Bucket=self.bucket, Key=OWNER_KEY.format(run_id=run_id), Body=body)
+
+    def owner(self, run_id: str) -> str | None:
+        """Who submitted the run; None for a run without the record (only an admin sees those)."""
+        s3 = self.client("s3")
+        try:
+            body = s3.get_object(Bucket=self.bucket, Key=OWNER_KEY.format(run_id=run_id))["Body"].read()
+            data = json.loads(body)
+        except (s3.exceptions.NoSuchKey, ValueError):
+            return None
+        owner = data.get("owner") if isinstance(data, dict) else None
+        return owner if isinstance(owner, str) else None
 
     # ------------------------------------------------------------------ results bucket
     def record(self, run_id: str) -> dict[str, Any] | None:

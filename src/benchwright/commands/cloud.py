@@ -12,9 +12,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from benchwright.errors import BenchwrightError, SpecError
+from benchwright.errors import BenchwrightError
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -83,13 +81,17 @@ def call_api(url: str, method: str, path: str, body: dict[str, Any] | None = Non
 
 def submit_body(path: str) -> dict[str, Any]:
     """The POST /runs body for a spec file: a suite stays a suite, a single benchmark is a spec."""
-    from benchwright.spec import load_suite
+    from benchwright.spec import load_suite, spec_dict
+    from benchwright.yamlload import load_file
 
-    load_suite(path)  # validate locally first: one clear error naming the field, before any request
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    if not isinstance(data, dict):
-        raise SpecError(path, "a spec must be a mapping")
-    return {"suite": data} if "suite" in data else {"spec": data}
+    # validate locally first (one clear error naming the field, before any request); what is sent is
+    # the validated spec, its property files already inlined: the service never reads a path
+    suite = load_suite(path)
+    data = load_file(path)
+    if isinstance(data, dict) and "suite" in data:
+        benchmarks = [spec_dict(b) for b in suite.benchmarks]
+        return {"suite": {"suite": suite.suite, "description": suite.description, "benchmarks": benchmarks}}
+    return {"spec": spec_dict(suite.benchmarks[0])}
 
 
 def _print(doc: dict[str, Any]) -> None:
@@ -105,12 +107,17 @@ def _destroy(args: Any) -> int:
 
 
 def _submit(args: Any) -> int:
+    from benchwright.commands.validate import check_estimate
+    from benchwright.spec import load_suite
+
+    body = submit_body(args.spec)
+    suite = load_suite(args.spec)
+    check_estimate(suite, args.yes)
     if args.max_usd is not None:  # refused here, before the API creates anything
         from benchwright.experiments.budget import enforce
-        from benchwright.spec import load_suite
 
-        enforce(load_suite(args.spec), args.max_usd, args.prices)
-    _print(call_api(_api_url(args), "POST", "/runs", submit_body(args.spec)))
+        enforce(suite, args.max_usd, args.prices)
+    _print(call_api(_api_url(args), "POST", "/runs", body))
     return 0
 
 
@@ -152,4 +159,5 @@ def register(subparsers: Any) -> None:
             from benchwright.commands.validate import add_budget_arguments
 
             add_budget_arguments(p)
+            p.add_argument("--yes", action="store_true", help="submit even when the estimate exceeds a day")
         p.set_defaults(handler=handler)

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchwright.commands.show import add_store_argument, open_existing_store
+from benchwright.errors import SpecError
 from benchwright.providers.local.sqlite_store import StoreError
 from benchwright.report.text import VERDICT_STYLE
 from benchwright.report.units import fmt_latency, fmt_rate
@@ -30,6 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     with open_existing_store(args.store) as store:
+        if args.limit < 1:
+            raise SpecError("--limit", "must be at least 1 (the newest N runs)")
         rows = store.history_rows(args.name, limit=args.limit)
         if not rows:
             known = ", ".join(store.spec_names()) or "none yet"

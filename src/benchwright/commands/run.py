@@ -15,7 +15,7 @@ from rich.console import Console
 
 from benchwright.commands.compare import exit_code, invalid_cells
 from benchwright.commands.paths import output_dir
-from benchwright.commands.validate import add_budget_arguments
+from benchwright.commands.validate import add_budget_arguments, check_estimate
 from benchwright.errors import SpecError
 from benchwright.experiments.budget import enforce
 from benchwright.report.text import print_summary
@@ -58,6 +58,13 @@ def register(subparsers: Any) -> None:
         "within the noise (validity.min_effect)",
     )
     add_budget_arguments(p)
+    p.add_argument("--yes", action="store_true", help="run even when the estimate exceeds a day")
+    p.add_argument(
+        "--files-root",
+        type=Path,
+        metavar="DIR",
+        help="read workload property files from DIR (default: the spec's directory)",
+    )
     p.set_defaults(handler=handle)
 
 
@@ -76,7 +83,7 @@ def handle(args: argparse.Namespace) -> int:
     from benchwright.local import run_suite, scale_down
     from benchwright.providers.local import default_notifier, local_providers, open_local_store
 
-    suite = load_suite(args.spec)
+    suite = load_suite(args.spec, args.files_root)
     _check_local(suite)
     enforce(suite, args.max_usd, args.prices)  # before anything is created
     if args.quick:
@@ -85,6 +92,7 @@ def handle(args: argparse.Namespace) -> int:
             description=suite.description,
             benchmarks=[scale_down(b) for b in suite.benchmarks],
         )
+    check_estimate(suite, args.yes)
     console = Console()
     store = open_local_store(args.store)
 

@@ -10,7 +10,7 @@ import argparse
 import json
 from pathlib import Path
 
-from benchwright.errors import BenchwrightError
+from benchwright.errors import BenchwrightError, SpecError
 from benchwright.providers.local.sqlite_store import (
     STORE_ENV,
     SQLiteResultStore,
@@ -40,18 +40,42 @@ def open_existing_store(path: Path | None) -> SQLiteResultStore:
     return SQLiteResultStore(resolved)
 
 
+def _first_problem(exc: Exception) -> str:
+    """One line for a schema mismatch: the first field and what is wrong with it."""
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError) and exc.errors():
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "(top level)"
+        more = f" and {exc.error_count() - 1} more" if exc.error_count() > 1 else ""
+        return f"{where}: {first.get('msg')}{more}"
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
 def run_from_file(path: Path) -> RunRecord:
     """A RunRecord JSON file, or one result document wrapped as a one-cell run."""
+    from benchwright.yamlload import read_text
+
     try:
-        raw = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise BenchwrightError(f"{path}: cannot read a run or result document ({exc})") from None
+        raw = json.loads(read_text(path, "run or result document", 256 << 20))
+    except (SpecError, ValueError, RecursionError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else _first_problem(exc)
+        raise BenchwrightError(f"{path}: cannot read a run or result document ({reason})") from None
     if isinstance(raw, dict) and "spec_name" in raw:
-        return RunRecord.model_validate(raw)
+        try:
+            return RunRecord.model_validate(raw)
+        except ValueError as exc:
+            raise BenchwrightError(
+                f"{path}: not a run record of this version ({_first_problem(exc)})"
+            ) from None
+    if not isinstance(raw, dict):
+        raise BenchwrightError(f"{path}: neither a run record nor a result document (not a JSON object)")
     try:
         doc = ResultDocument.parse(raw)
     except ValueError as exc:
-        raise BenchwrightError(f"{path}: neither a run record nor a result document ({exc})") from None
+        raise BenchwrightError(
+            f"{path}: neither a run record nor a result document ({_first_problem(exc)})"
+        ) from None
     cell = CellResult(cell_id=doc.cell or doc.workload, phases={doc.phase: doc})
     return RunRecord(run_id=doc.run_id or path.stem, spec_name=doc.workload, started_at=doc.started_at,
                      ended_at=doc.ended_at, status="succeeded", cells=[cell])  # fmt: skip

@@ -125,10 +125,12 @@ def register(subparsers: Any) -> None:
 
 
 def _read(path: Path, flag: str) -> str:
+    from benchwright.yamlload import read_text
+
     try:
-        return path.read_text()
-    except OSError as exc:
-        raise SpecError(flag, f"cannot read {path}: {exc.strerror}") from None
+        return read_text(path, "SQL file", 16 << 20)
+    except SpecError as exc:
+        raise SpecError(flag, f"{path}: {exc.detail}") from None
 
 
 def handle(args: argparse.Namespace) -> int:

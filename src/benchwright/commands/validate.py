@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
+from benchwright.errors import SpecError
 from benchwright.experiments.budget import SpecBudget, check_budget, suite_budgets
 from benchwright.spec import BenchmarkSpec, SuiteSpec, cell_seconds, check_workload, expand_matrix, load_suite
 
@@ -21,6 +23,12 @@ def register(subparsers: Any) -> None:
         "--quick", action="store_true", help="show the reduced-size version `run --quick` would run"
     )
     add_budget_arguments(p)
+    p.add_argument(
+        "--files-root",
+        type=Path,
+        metavar="DIR",
+        help="read workload property files from DIR (default: the spec's directory)",
+    )
     p.set_defaults(handler=handle)
 
 
@@ -119,8 +127,24 @@ def show(suite: SuiteSpec, console: Console, budgets: list[SpecBudget] | None = 
     return grand
 
 
+LONG_RUN_S = 86_400.0  # an estimate over a day is more likely a mistake than a plan: it needs --yes
+
+
+def check_estimate(suite: SuiteSpec, yes: bool) -> float:
+    """The suite's estimated duration; over a day, refused unless the user said --yes."""
+    from benchwright.spec import estimate_duration
+
+    total = sum(estimate_duration(spec) for spec in suite.benchmarks)
+    if total > LONG_RUN_S and not yes:
+        raise SpecError(
+            "--yes",
+            f"the estimated duration is {fmt_duration(total)} (over a day); pass --yes to run it anyway",
+        )
+    return total
+
+
 def handle(args: argparse.Namespace) -> int:
-    suite = load_suite(args.spec)
+    suite = load_suite(args.spec, args.files_root)
     if args.quick:
         from benchwright.local import scale_down
 
@@ -131,12 +155,16 @@ def handle(args: argparse.Namespace) -> int:
         )
     console = Console()
     budgets = suite_budgets(suite, args.prices)
-    show(suite, console, budgets)
+    total = show(suite, console, budgets)
     if len(suite.benchmarks) > 1:
         total = sum(b.total_usd for b in budgets)
         console.print(f"suite {suite.suite}: estimated cost {total:,.2f} USD", highlight=False)
     check_budget(budgets, args.max_usd)
     if args.max_usd is not None:
         console.print(f"within the budget of {args.max_usd:,.2f} USD", highlight=False)
+    if total > LONG_RUN_S:
+        console.print(
+            "[yellow]warning:[/yellow] over a day: `run` and `submit` will ask for --yes", highlight=False
+        )
     console.print(f"[green]valid:[/green] {args.spec}", highlight=False)
     return 0

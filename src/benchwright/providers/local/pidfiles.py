@@ -54,18 +54,28 @@ def _safe(run_id: str) -> str:
     return path_component(run_id or "no-run")
 
 
+# Runs this process orchestrates. Servers and runners are recorded only for these: a target created
+# elsewhere (a workflow stage in a short-lived process, a test fixture) is owned by whoever created
+# it and must never be reaped because its creator exited.
+_OWN_RUNS: set[str] = set()
+
+
 def register_run(run_id: str, store: str | None, out_dir: str | None) -> None:
+    _OWN_RUNS.add(run_id)
     pid = os.getpid()
     data = {"pid": pid, "started": _started(pid), "store": store, "out_dir": out_dir, "run_id": run_id}
     _write(live_dir() / _safe(run_id) / "orchestrator.json", data)
 
 
 def unregister_run(run_id: str) -> None:
+    _OWN_RUNS.discard(run_id)
     shutil.rmtree(live_dir() / _safe(run_id), ignore_errors=True)
 
 
 def register_process(run_id: str, kind: str, pid: int, directory: str | None = None) -> None:
     """A server (kind "server", its data ``directory``) or a runner (kind "runner", a session leader)."""
+    if run_id not in _OWN_RUNS:
+        return
     owner = os.getpid()
     data = {
         "kind": kind,
@@ -157,14 +167,10 @@ def reap_orphans(say: Callable[[str], None] = lambda _: None) -> int:
         return 0
     cleaned = 0
     for run_dir in runs:
-        orchestrator = _read(run_dir / "orchestrator.json") or {}
+        orchestrator = _read(run_dir / "orchestrator.json")
+        if orchestrator is None or _alive(orchestrator.get("pid"), orchestrator.get("started")):
+            continue  # still running (or being written): not ours to touch
         entries = [e for e in (_read(p) for p in run_dir.glob("*-*.json")) if e and e.get("kind")]
-        if orchestrator:
-            owner_alive = _alive(orchestrator.get("pid"), orchestrator.get("started"))
-        else:
-            owner_alive = any(_alive(e.get("owner"), e.get("owner_started")) for e in entries)
-        if owner_alive:
-            continue
         stopped = []
         for entry in entries:
             if _stop(entry):

@@ -82,6 +82,42 @@ def _tail(path: Path, lines: int = 5) -> str:
     return " | ".join(stamp.sub("", line.strip()) for line in text[-lines:])
 
 
+def _traversable_by_others(path: Path) -> bool:
+    """Every directory on the way has o+x: a server running as its own user can reach inside."""
+    for d in [path, *path.parents]:
+        try:
+            if not d.stat().st_mode & 0o001:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def _parent_dir(user: str | None) -> str | None:
+    """Where server directories go: $TMPDIR, unless the server's own user could not reach it there
+    (a private $TMPDIR such as /root/tmp); then /tmp. None: tempfile's default."""
+    default = Path(tempfile.gettempdir())
+    if user is None or _traversable_by_others(default):
+        return None
+    for candidate in (Path("/tmp"), Path("/var/tmp")):
+        if candidate.is_dir() and _traversable_by_others(candidate):
+            return str(candidate)
+    raise ProvisioningFailed(
+        f"{default}: the {user} user cannot reach the temporary directory; set TMPDIR to one it can (o+x)"
+    )
+
+
+def tool_errors(output: str, limit: int = 1500) -> str:
+    """A failed tool's output for the error message: its error lines first (a 'Permission denied'
+    early in the output must not be cut away), then its last lines, bounded."""
+    lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
+    words = ("error", "denied", "fatal", "cannot", "can't", "failed", "not permitted")
+    important = [line for line in lines if any(w in line.lower() for w in words)]
+    chosen = list(dict.fromkeys([*important, *lines[-3:]]))
+    text = " | ".join(chosen)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _setting_value(value: Any) -> str:
     if isinstance(value, bool):
         return "on" if value else "off"
@@ -101,7 +137,9 @@ class LocalServer(Target):
         if port is not None and port_in_use(int(port)):
             raise ProvisioningFailed(f"127.0.0.1:{port}: port already in use (target.port)")
         port = int(port) if port is not None else free_port()
-        base = Path(tempfile.mkdtemp(prefix=f"benchwright-{self.engine}-"))
+        base = Path(
+            tempfile.mkdtemp(prefix=f"benchwright-{self.engine}-", dir=_parent_dir(_os_user(self.os_user)))
+        )
         os.chmod(base, 0o755)
         user = _os_user(self.os_user)
         password = secrets.token_urlsafe(18)
@@ -388,7 +426,7 @@ class PostgresServer(LocalServer):
         )
         pwfile.unlink()
         if result.returncode != 0:
-            raise ProvisioningFailed(f"postgres: initdb failed: {result.stderr.strip()[-300:]}")
+            raise ProvisioningFailed(f"postgres: initdb failed: {tool_errors(result.stderr)}")
         lines = ["listen_addresses = '127.0.0.1'", f"port = {port}", f"unix_socket_directories = '{data}'"]
         for key, value in self.settings.get("settings", {}).items():
             text = _setting_value(value).replace("'", "''")
@@ -426,6 +464,7 @@ class MariaDbServer(LocalServer):
             "bind-address = 127.0.0.1",
             f"socket = {base / 'mysqld.sock'}",
             f"pid-file = {base / 'mysqld.pid'}",
+            f"tmpdir = {base}",  # not $TMPDIR: the mysql user may not be able to write there
             "skip-name-resolve",
         ]
         lines += [
@@ -451,7 +490,7 @@ class MariaDbServer(LocalServer):
         )
         if result.returncode != 0:
             raise ProvisioningFailed(
-                f"mysql: mariadb-install-db failed: {(result.stderr or result.stdout).strip()[-300:]}"
+                f"mysql: mariadb-install-db failed: {tool_errors((result.stderr or '') + (result.stdout or ''))}"
             )
         _chown(base, user)
 

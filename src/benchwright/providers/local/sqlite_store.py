@@ -220,8 +220,35 @@ class SQLiteResultStore(ResultStore):
             self._conn.execute("PRAGMA foreign_keys=ON")
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._migrate()
+            # a damaged page found now, not after the benchmark whose result it would lose
+            check = self._conn.execute("PRAGMA quick_check(1)").fetchone()
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path}: not a usable result store ({exc})") from exc
+            raise StoreError(
+                f"{self.path}: not a usable result store ({exc}); {self.repair_hint()}"
+            ) from None
+        if check is None or check[0] != "ok":
+            raise StoreError(f"{self.path}: the store is damaged ({check}); {self.repair_hint()}")
+
+    def repair_hint(self) -> str:
+        return (
+            f"move it away and start a new one, or recover what it holds: "
+            f"sqlite3 {self.path} .recover | sqlite3 {self.path.with_suffix('.recovered.sqlite')}"
+        )
+
+    def _record(self, document: str) -> RunRecord:
+        """A stored document, or a StoreError naming the store, the run and how to remove it."""
+        try:
+            return RunRecord.model_validate_json(document)
+        except ValueError as exc:
+            try:
+                run_id = json.loads(document).get("run_id", "?")
+            except (ValueError, AttributeError):
+                run_id = "?"
+            raise StoreError(
+                f"{self.path}: run {run_id} is stored in a form this Benchwright cannot read "
+                f"({str(exc).splitlines()[0]}); remove it with: sqlite3 {self.path} "
+                f"\"DELETE FROM runs WHERE run_id = '{run_id}'\" (or upgrade Benchwright)"
+            ) from None
 
     # ------------------------------------------------------------ lifecycle
     def close(self) -> None:
@@ -300,7 +327,7 @@ class SQLiteResultStore(ResultStore):
 
     def get_run(self, run_id: str) -> RunRecord | None:
         row = self._conn.execute("SELECT document FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-        return RunRecord.model_validate_json(row[0]) if row else None
+        return self._record(row[0]) if row else None
 
     def find_run(self, prefix: str) -> RunRecord | None:
         """A run by full id or unique id prefix (what a user types); ambiguity is an error."""
@@ -323,7 +350,13 @@ class SQLiteResultStore(ResultStore):
             "SELECT document FROM runs WHERE spec_name = ? ORDER BY started_at DESC LIMIT ?",
             (spec_name, limit),
         ).fetchall()
-        return [RunRecord.model_validate_json(r[0]) for r in rows]
+        records = []
+        for (document,) in rows:
+            try:
+                records.append(self._record(document))
+            except StoreError:  # one unreadable document does not hide the rest of the history
+                continue
+        return records
 
     def suite_runs(self, suite: str) -> list[RunRecord]:
         """The newest run of each benchmark of a suite (runs tagged ``suite: NAME``), in run order."""
@@ -334,7 +367,10 @@ class SQLiteResultStore(ResultStore):
         ).fetchall()
         newest: dict[str, RunRecord] = {}
         for (document,) in rows:
-            record = RunRecord.model_validate_json(document)
+            try:
+                record = self._record(document)
+            except StoreError:
+                continue
             newest.setdefault(record.spec_name, record)
         return sorted(newest.values(), key=lambda r: r.started_at)
 

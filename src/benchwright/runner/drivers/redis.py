@@ -127,6 +127,10 @@ class RedisDriver(KeyValueDriver, RedisCommandsDriver):
             if "connecting to" in message:  # "Error 111 connecting to h:p. Connection refused."
                 message = message.rsplit(". ", 1)[-1].rstrip(".")
             raise TargetUnreachable(self.endpoint(), message) from None
+        except redis.exceptions.InvalidResponse as exc:  # a port that speaks another protocol
+            raise TargetUnreachable(
+                self.endpoint(), f"does not answer in the Redis protocol ({exc})"
+            ) from None
 
     def _open(self) -> None:
         """Let redis-py connect (and authenticate, select the db), then take over its socket."""

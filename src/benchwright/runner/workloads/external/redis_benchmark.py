@@ -191,6 +191,19 @@ def to_document(
     return doc
 
 
+def _reachable(host: str, port: str, timeout_s: float = 5.0) -> None:
+    """redis-benchmark retries a refused connection forever (`-p 1` never returns): try it first."""
+    import socket
+
+    from benchwright.errors import TargetUnreachable
+
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout_s):
+            pass
+    except (OSError, ValueError) as exc:
+        raise TargetUnreachable(f"{host}:{port}", f"cannot connect ({exc})") from None
+
+
 def run(
     settings: RedisBenchSettings,
     connection: Mapping[str, str],
@@ -201,6 +214,7 @@ def run(
     """Run redis-benchmark with our settings (full report form, so the distribution is kept)."""
     path = find_tool(TOOL, binary)
     argv, secrets = build_argv(path, settings, connection)
+    _reachable(connection.get("redis.host", "127.0.0.1"), connection.get("redis.port", "6379"))
     result = run_tool(argv, echo=echo)
     check_exit(result, TOOL, secrets)
     parsed = parse(result.output, settings.requests, settings.clients)

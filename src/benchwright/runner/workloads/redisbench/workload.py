@@ -17,6 +17,7 @@ pipelines, so a test runs ceil(n / P) x P requests (n rounded up to a multiple o
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -81,6 +82,9 @@ def _send(send: Callable[[bytes, int], Any], data: bytes, count: int) -> Status:
     return Status.OK
 
 
+MAX_DATASIZE = 512 * 1024 * 1024  # Redis' default proto-max-bulk-len
+
+
 @register
 class RedisBench(Workload):
     name: ClassVar[str] = "redis-bench"
@@ -99,8 +103,17 @@ class RedisBench(Workload):
         self.keyspace = _int_setting(props, "redisbench.keyspace", 0, 0)
         self.requests = _int_setting(props, "redisbench.requests", 100_000, 1)
         self.pipeline = _int_setting(props, "redisbench.pipeline", 1, 1)
-        self.value = b"x" * self.datasize
+        if self.datasize > MAX_DATASIZE:
+            raise SpecError(
+                "redisbench.datasize",
+                f"{self.datasize:,} bytes exceeds {MAX_DATASIZE:,}, Redis' largest value (proto-max-bulk-len)",
+            )
         self._server_run_id: str | None = None
+
+    @functools.cached_property
+    def value(self) -> bytes:
+        """The SET value, made when the run needs it (validation builds the workload too)."""
+        return b"x" * self.datasize
 
     @property
     def pipelines_per_test(self) -> int:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from benchwright.errors import PropertyFileError, SpecError
 
+MAX_RECORD_BYTES = 1 << 16  # ycsb.workload.VALUE_POOL: values are slices of a pool this long
 PACKAGED = ("workloada", "workloadb", "workloadc", "workloadd", "workloade", "workloadf")
 DISTRIBUTIONS = ("uniform", "zipfian", "latest", "hotspot", "sequential", "exponential")
 LENGTH_DISTRIBUTIONS = ("constant", "uniform", "zipfian")
@@ -235,7 +236,7 @@ def unknown_keys(props: dict[str, str]) -> list[str]:
 
 def core_settings(props: dict[str, str]) -> CoreSettings:
     """Validate and type the properties; raise SpecError naming the first bad key."""
-    recordcount = _int(props, "recordcount", 1000)
+    recordcount = _int(props, "recordcount", 1000, 1)  # 0: no key to read, the workers die
     insertstart = _int(props, "insertstart", 0)
     insertcount = _int(props, "insertcount", max(0, recordcount - insertstart))
     if insertstart + insertcount > recordcount and "insertcount" in props:
@@ -259,6 +260,13 @@ def core_settings(props: dict[str, str]) -> CoreSettings:
         raise SpecError("readproportion", f"operation proportions must sum to 1, got {total:g} ({named})")
     fieldlength = _int(props, "fieldlength", 100, 1)
     minfieldlength = _int(props, "minfieldlength", 1, 1)
+    fieldcount = _int(props, "fieldcount", 10, 1)
+    if fieldlength * fieldcount > MAX_RECORD_BYTES:
+        raise SpecError(
+            "fieldlength",
+            f"fieldlength x fieldcount = {fieldlength * fieldcount:,} bytes exceeds {MAX_RECORD_BYTES:,}, "
+            "the largest record the value generator makes (values would be cut short)",
+        )
     if minfieldlength > fieldlength:
         raise SpecError("minfieldlength", f"{minfieldlength} exceeds fieldlength {fieldlength}")
     minscan = _int(props, "minscanlength", 1, 1)
@@ -275,7 +283,7 @@ def core_settings(props: dict[str, str]) -> CoreSettings:
         insertstart=insertstart,
         insertcount=insertcount,
         maxexecutiontime=maxtime or None,
-        fieldcount=_int(props, "fieldcount", 10, 1),
+        fieldcount=fieldcount,
         fieldlength=fieldlength,
         minfieldlength=minfieldlength,
         fieldlengthdistribution=_choice(props, "fieldlengthdistribution", "constant", LENGTH_DISTRIBUTIONS),

@@ -23,9 +23,14 @@ from benchwright.runner.drivers.base import Capability, Driver, KeyValueDriver
 from benchwright.runner.event_loop import Request
 from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, register, split
 from benchwright.runner.workloads.ycsb import generators as g
-from benchwright.runner.workloads.ycsb.properties import CoreSettings, core_settings, unknown_keys
+from benchwright.runner.workloads.ycsb.properties import (
+    MAX_RECORD_BYTES,
+    CoreSettings,
+    core_settings,
+    unknown_keys,
+)
 
-VALUE_POOL = 1 << 16  # random printable characters values are sliced from
+VALUE_POOL = MAX_RECORD_BYTES  # random printable characters values are sliced from
 KEY_CACHE = 1 << 16  # hashed keys remembered per process (see key_function)
 
 

@@ -1,0 +1,57 @@
+"""The properties Benchwright's own namespaces define, so a typo is an error with a suggestion.
+
+``tpcc.warehouse`` or ``redisbench.clientz`` used to be ignored silently and the run measured the
+default instead. Keys in these namespaces must be one of the names below; anything else is refused
+at validation with difflib's closest match. Namespaces owned by YCSB bindings or native tools (``db.``,
+``jdbc.``, ``pgbench.`` ...) are not checked here. tests/unit/test_bad_input_validation.py checks
+that every literal ``namespace.key`` in the source is listed.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from benchwright.errors import SpecError
+from benchwright.runner.workloads.oltp.workload import DEFAULTS as OLTP_COUNTS
+
+_RAND = {"rand_type", "rand_spec_iter", "rand_spec_pct", "rand_spec_res", "rand_pareto_h", "rand_zipfian_exp"}
+KNOWN: dict[str, frozenset[str]] = {
+    "tpcc.": frozenset({"warehouses", "batch", "mix", "think_time"}),
+    "tpcb.": frozenset({"scale", "fillfactor", "script", "protocol", "batch"}),
+    "oltp.": frozenset({"test", "batch", "skip_trx", *OLTP_COUNTS, *_RAND}),
+    "redisbench.": frozenset({"tests", "datasize", "keyspace", "requests", "pipeline", "clients"}),
+    "sql.": frozenset({"file", "init", "init_file", "script", "transaction"}),
+    "redis.": frozenset(
+        {
+            "host",
+            "port",
+            "db",
+            "password",
+            "username",
+            "tls",
+            "tls_verify",
+            "timeout",
+            "connect_timeout",
+            "datatype",
+            "cluster",
+        }
+    ),
+    "postgres.": frozenset({"url", "password", "timeout", "connect_timeout", "ddl_suffix", "primary_key"}),
+    "mysql.": frozenset({"url", "connect_timeout"}),
+    "client.": frozenset({"model"}),
+    "null.": frozenset({"url", "records", "fail_every"}),
+}
+
+
+def check_known_keys(props: dict[str, str]) -> None:
+    """Refuse a key in one of our namespaces that we do not define, suggesting the nearest one."""
+    for key in props:
+        for prefix, names in KNOWN.items():
+            if not key.startswith(prefix):
+                continue
+            name = key.removeprefix(prefix)
+            if name in names:
+                break
+            close = difflib.get_close_matches(name, sorted(names), n=1, cutoff=0.6)
+            hint = f"did you mean {prefix}{close[0]}?" if close else f"known: {', '.join(sorted(names))}"
+            raise SpecError(key, f"unknown property ({hint})")
