@@ -209,17 +209,37 @@ def test_a_user_value_becomes_one_safe_path_component(value: str) -> None:
 
 
 def test_a_matrix_value_cannot_write_outside_out(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
     from benchwright.providers.local import DirectoryArtifacts
     from benchwright.stages import RunState
     from benchwright.stages.steps import _cell_key
 
-    state = RunState(run_id="r", spec_name="t", cell_id="x=../../../tmp/x", repeat=0, spec={})
-    key = _cell_key(state)
     out = tmp_path / "out"
-    pointer = Path(DirectoryArtifacts(out).put_json(f"{key}/cell.json", {}))
+    artifacts = DirectoryArtifacts(out)
+    state = RunState(run_id="r", spec_name="t", cell_id="x=../../../tmp/x", repeat=0, spec={})
+    key = _cell_key(state, SimpleNamespace(artifacts=artifacts))
+    pointer = Path(artifacts.put_json(f"{key}/cell.json", {}))
     assert pointer.resolve().is_relative_to(out.resolve())
     with pytest.raises(ValueError):
-        DirectoryArtifacts(out).put_json("../escape.json", {})
+        artifacts.put_json("../escape.json", {})
+
+
+def test_cell_artifacts_in_a_shared_bucket_carry_the_run_id() -> None:
+    """Item 8: S3 keys were default/repeat-0/cell.json for every run; a retried or overlapping
+    execution stored another run's numbers."""
+    from types import SimpleNamespace
+
+    from benchwright.providers.aws.s3 import S3Artifacts
+    from benchwright.stages import RunState
+    from benchwright.stages.steps import _cell_key
+
+    s3 = SimpleNamespace(artifacts=S3Artifacts(None, "bucket"))
+    keys = {
+        _cell_key(RunState(run_id=run, spec_name="t", cell_id="default", repeat=0, spec={}), s3)
+        for run in ("run-a", "run-b")
+    }
+    assert keys == {"runs/run-a/cells/default/repeat-0", "runs/run-b/cells/default/repeat-0"}
 
 
 # ---------------------------------------------------------------- 4. settings injection

@@ -38,11 +38,16 @@ def _target(state: RunState, providers: Providers) -> Target:
     return providers.target(state.spec["target"], state.run_id, state.target)
 
 
-def _cell_key(state: RunState) -> str:
-    """Where a cell's artifacts go: the cell id (built from matrix values) made one safe component."""
+def _cell_key(state: RunState, providers: Providers) -> str:
+    """Where a cell's artifacts go: the cell id (built from matrix values) made one safe component.
+    A store shared by runs (S3) gets the run id in front, so a retried or overlapping execution never
+    writes over another run's cell; a per-run store (the local out directory) does not need it."""
     from benchwright.specguard import path_component
 
-    return f"{path_component(state.cell_id)}/repeat-{state.repeat}"
+    key = f"{path_component(state.cell_id)}/repeat-{state.repeat}"
+    if getattr(providers.artifacts, "per_run", False):
+        return key
+    return f"runs/{path_component(state.run_id)}/cells/{key}"
 
 
 # ---------------------------------------------------------------- stages
@@ -140,7 +145,7 @@ def record_results(state: RunState, providers: Providers) -> RunState:
     for handle in state.runners:
         found = providers.launcher.results(handle)
         docs.extend(found)
-        key = f"{_cell_key(state)}/runner-{handle.runner_index}-documents.json"
+        key = f"{_cell_key(state, providers)}/runner-{handle.runner_index}-documents.json"
         pointers.append(providers.artifacts.put_json(key, [json.loads(d.model_dump_json()) for d in found]))
     window = state.window
     measured = [d for d in docs if d.phase == "run"] or docs[-1:]
@@ -163,7 +168,7 @@ def collect_metrics(state: RunState, providers: Providers) -> RunState:
         watch(state.runners)
     series = providers.metrics.collect(target, window)
     pointer = providers.artifacts.put_json(
-        f"{_cell_key(state)}/metrics.json", [json.loads(s.model_dump_json()) for s in series]
+        f"{_cell_key(state, providers)}/metrics.json", [json.loads(s.model_dump_json()) for s in series]
     )
     return state.advance("collect_metrics", metrics_pointer=pointer)
 
@@ -231,7 +236,7 @@ def judge_results(state: RunState, providers: Providers) -> RunState:
                 )
             )
     pointer = providers.artifacts.put_json(
-        f"{_cell_key(state)}/cell.json", json.loads(cell.model_dump_json())
+        f"{_cell_key(state, providers)}/cell.json", json.loads(cell.model_dump_json())
     )
     extra = (
         {"result_pointers": [*state.result_pointers, pointer]} if pointer not in state.result_pointers else {}

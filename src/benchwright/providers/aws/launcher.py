@@ -63,7 +63,10 @@ class AwsRunnerLauncher(RunnerLauncher):
         return kind
 
     def _prefix(self, plan: RunnerPlan) -> str:
-        return f"runs/{plan.run_id}/{plan.cell_id}/runner-{plan.runner_index}"
+        from benchwright.specguard import path_component
+
+        cell = path_component(plan.cell_id)
+        return f"runs/{path_component(plan.run_id)}/{cell}/repeat-{plan.repeat}/runner-{plan.runner_index}"
 
     def launch(self, plan: RunnerPlan, credentials: Credentials, target: Target) -> RunnerHandle:
         if credentials.password:

@@ -32,6 +32,8 @@ def local_target(settings: Mapping[str, Any], run_id: str, handle: Mapping[str, 
 class DirectoryArtifacts(ArtifactStore):
     """JSON files under the run's output directory; the pointer is the file path."""
 
+    per_run = True  # one directory per run: keys need no run id
+
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
 
