@@ -23,6 +23,7 @@ from rich.markup import escape
 
 from benchwright.errors import BenchwrightError, RunnerFailed
 from benchwright.providers.base import Providers
+from benchwright.providers.local.fallback_store import FallbackStore
 from benchwright.providers.local.pidfiles import register_run, unregister_run
 from benchwright.runner.progress import RunnerEvent
 from benchwright.runs import RunRecord, new_run_id
@@ -392,6 +393,8 @@ def run_spec(
     run_id = run_id or new_run_id()
     out_dir.mkdir(parents=True, exist_ok=True)
     providers = providers_factory(out_dir, spec)
+    warnings: list[str] = providers.extras.setdefault("warnings", [])
+    providers.store = FallbackStore(providers.store, out_dir, warnings.append)
     cells: list[Cell] = expand_matrix(spec)
     order = [(c, r) for c in cells for r in range(spec.repeats)][:max_cells]
     providers.extras["notify_cell"] = (order[-1][0].cell_id, order[-1][1])
@@ -428,11 +431,11 @@ def run_spec(
         history: list[RunRecord] = []
         with contextlib.suppress(Exception):
             history = providers.store.history(rec.spec_name, limit=20)
-        _save(rec, providers, out_dir)  # results first: the record is durable before the report
+        providers.store.save_run(rec)  # results first: the record is durable before the report
         try:
             report = write_report(rec, out_dir, history)
             rec.report = str(report) if report else None
-            _save(rec, providers, out_dir)
+            providers.store.save_run(rec)
         except OSError as exc:
             providers.extras.setdefault("warnings", []).append(f"report not written ({exc})")
         finished["done"] = rec
@@ -495,26 +498,6 @@ def _all_failed(record: RunRecord) -> str | None:
     if runs and len(reasons) == runs:
         return "; ".join(reasons[:3])
     return None
-
-
-def _save(record: RunRecord, providers: Providers, out_dir: Path) -> None:
-    """Save to the store; if it cannot be written, keep the record in the out directory and say so."""
-    try:
-        providers.store.save_run(record)
-        return
-    except Exception as exc:
-        where = getattr(providers.store, "path", "the result store")
-        problem = f"{type(exc).__name__}: {exc}"
-    fallback = out_dir / "run.json"
-    try:
-        fallback.write_text(record.model_dump_json(indent=1))
-        note = f"the run is kept in {fallback} (`benchwright show {fallback}` reads it)"
-    except OSError as exc:
-        note = f"and {fallback} could not be written either ({exc})"
-    warnings = providers.extras.setdefault("warnings", [])
-    message = f"{where} could not be written ({problem}); {note}"
-    if message not in warnings:
-        warnings.append(message)
 
 
 class _CellFailed(Exception):

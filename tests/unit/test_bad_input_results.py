@@ -3,6 +3,7 @@ run of nothing but failed operations is a failure (non-zero exit, status failed)
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -182,3 +183,45 @@ workload: {{name: redis-bench, properties: {{redisbench.requests: 100}}}}
     with SQLiteResultStore(store) as s:
         (record,) = s.history("unreachable")
     assert record.status == "failed" and "authentication failed" in (record.error or "")
+
+
+@pytest.mark.servers
+def test_a_full_disk_under_the_store_never_turns_a_measured_run_into_failed_with_no_cells(
+    tmp_path: Path,
+) -> None:
+    """SQLite's max_page_count makes the real store answer exactly as on a full disk (SQLITE_FULL)."""
+    import io
+
+    from rich.console import Console
+
+    from benchwright.local import run_spec
+    from benchwright.providers.local import local_providers
+    from benchwright.spec import parse_spec
+
+    spec = parse_spec(
+        {
+            "name": "disk-full",
+            "target": {"provider": "endpoint", "engine": "redis", "hosts": [f"127.0.0.1:{REDIS_PORT}"],
+                       "password_env": "BW_TEST_PW", "db": 5},
+            "workload": {"name": "redis-bench", "properties": {"redisbench.requests": 200}},
+        }
+    )  # fmt: skip
+    store = SQLiteResultStore(tmp_path / "store.sqlite")
+    pages = store._conn.execute("PRAGMA page_count").fetchone()[0]
+    store._conn.execute(f"PRAGMA max_page_count = {pages + 1}")  # room for the "running" row only
+    out = tmp_path / "out"
+    os_env = __import__("os").environ
+    os_env["BW_TEST_PW"] = PASSWORD
+    try:
+        outcome = run_spec(
+            spec, out, lambda d, _s: local_providers(d, store=store), Console(file=io.StringIO())
+        )
+    finally:
+        del os_env["BW_TEST_PW"]
+    assert outcome.record.status == "succeeded", outcome.record.error
+    assert outcome.record.cells and outcome.record.cells[0].phases["run"].operations_total > 0
+    assert any("database or disk is full" in w and "run.json" in w for w in outcome.warnings), (
+        outcome.warnings
+    )
+    kept = json.loads((out / "run.json").read_text())
+    assert kept["status"] == "succeeded" and kept["cells"]

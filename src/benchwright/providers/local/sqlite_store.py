@@ -266,7 +266,8 @@ class SQLiteResultStore(ResultStore):
         try:
             yield self._conn
         except BaseException:
-            self._conn.execute("ROLLBACK")
+            if self._conn.in_transaction:  # SQLITE_FULL and some I/O errors have rolled back already:
+                self._conn.execute("ROLLBACK")  # a second ROLLBACK would hide the real error
             raise
         self._conn.execute("COMMIT")
 
