@@ -179,10 +179,10 @@ def check_cells(data: Any, prefix: str = "") -> int:
     cloud = provider not in (None, "local", "endpoint")
     limit = CLOUD_MAX_CELLS if cloud else MAX_CELLS
     if cells > limit:
-        where = "AWS workflow runs" if cloud else "a spec may have"
+        whose = "one AWS workflow execution's limit" if cloud else "the limit for one spec"
         raise SpecError(
             f"{prefix + '.' if prefix else ''}matrix",
-            f"expands to {cells:,} cells; {where} at most {limit} (split it into several specs)",
+            f"expands to {cells:,} cells, more than {limit} ({whose}); split it into several specs",
         )
     return cells
 
