@@ -33,6 +33,7 @@ KNOWN: dict[str, frozenset[str]] = {
             "timeout",
             "connect_timeout",
             "datatype",
+            "command_group",
             "cluster",
         }
     ),
