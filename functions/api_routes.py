@@ -114,13 +114,16 @@ def is_admin(principal: str) -> bool:
     return any(principal == a or (role is not None and role == a) for a in admins)
 
 
-def authorize(run_id: str) -> None:
-    """Reading or cancelling a run needs the identity recorded at submit, or an admin's."""
+def authorize(run_id: str, cancel: bool = False) -> None:
+    """A submitted run is its submitter's (and the admins'). A run nobody submitted through the API
+    (the nightly schedule) is the team's: any caller may read it, only an admin may cancel it."""
     who = caller()
     if is_admin(who):
         return
-    if backend().owner(run_id) != who:
-        raise Forbidden(run_id)
+    owner = backend().owner(run_id)
+    if owner == who or (owner is None and not cancel):
+        return
+    raise Forbidden(run_id)
 
 
 @resolver.exception_handler(RunNotFound)
@@ -255,7 +258,7 @@ def list_runs(
     who = caller()
     runs = backend().list_runs(status, limit)
     if not is_admin(who):  # a caller lists the runs it submitted
-        runs = [(kind, e) for kind, e in runs if backend().owner(_summary(kind, e).run_id) == who]
+        runs = [(kind, e) for kind, e in runs if backend().owner(_summary(kind, e).run_id) in (who, None)]
     return RunList(runs=[_summary(kind, e) for kind, e in runs])
 
 
@@ -293,7 +296,7 @@ def get_report(
 @resolver.post("/runs/<run_id>/cancel", summary="Stop a run and tear down what it created", responses=ERRORS)
 def cancel(run_id: Annotated[str, Path(pattern=RUN_ID_PATTERN)]) -> CancelResponse:
     _, execution = backend().describe(run_id)
-    authorize(run_id)
+    authorize(run_id, cancel=True)
     if execution["status"] != "RUNNING":
         return CancelResponse(run_id=run_id, status="ALREADY_FINISHED", teardown_started=False)
     backend().stop(execution["executionArn"], "cancelled through the API")

@@ -96,3 +96,14 @@ def test_a_password_in_a_spec_is_refused_by_the_api(cloud: CloudBackend) -> None
     spec["workload"].setdefault("properties", {})["redis.password"] = "hunter2"
     status, body = call(event("POST", "/runs", {"spec": spec}))
     assert status == 400 and "password_env" in body["message"] and "hunter2" not in json.dumps(body)
+
+
+def test_a_scheduled_run_is_readable_by_any_caller_and_cancelled_only_by_an_admin(
+    cloud: CloudBackend,
+) -> None:
+    run_id = "run-20260101-000000-abcdef"  # started by the schedule: no submitter recorded
+    cloud.start("benchmark", run_id, {"run_id": run_id})
+    status, _ = call(as_caller(event("GET", f"/runs/{run_id}"), BOB))
+    assert status == 200
+    status, body = call(as_caller(event("POST", f"/runs/{run_id}/cancel"), BOB))
+    assert status == 403 and body["error"] == "forbidden"
