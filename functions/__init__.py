@@ -17,8 +17,8 @@ HANDLERS: dict[str, str] = {
     "JudgeResults": "functions.judge_results.handler",
     "StoreResults": "functions.store_results.handler",
     "PriceRun": "functions.price_run.handler",
-    "Notify": "functions.notify.handler",
     "Teardown": "functions.teardown.handler",
+    "FinishRun": "functions.finish_run.handler",
     "ExpandMatrix": "functions.expand_matrix.handler",
     "SummarizeSuite": "functions.summarize_suite.handler",
 }

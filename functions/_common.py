@@ -22,7 +22,7 @@ logger = Logger(service="benchwright")
 tracer = Tracer(service="benchwright")
 metrics = Metrics(namespace="Benchwright", service="benchwright")
 
-CAUGHT_KEYS = ("caught", "notify_caught", "teardown_caught")
+CAUGHT_KEYS = ("caught", "teardown_caught")
 _settings: AwsSettings | None = None
 _clients: Clients | None = None
 # Replacements for tests and offline dry runs: "probe" (readiness), "prices" (a PriceBook).
@@ -81,8 +81,10 @@ def parse_state(event: dict[str, Any]) -> RunState:
     for key in CAUGHT_KEYS:
         if key in caught:
             name, message = caught_error(caught[key])
-            if key == "notify_caught":  # a lost notification does not fail the run
-                logger.warning("notification failed", extra={"run_id": state.run_id, "error_type": name})
+            if key == "teardown_caught" and state.status == "failed":
+                # the run had already failed: keep its first error, note the teardown's as a warning
+                warning = f"teardown failed: {name}: {message}"
+                state = state.model_copy(update={"warnings": [*state.warnings, warning]})
                 continue
             state = state.model_copy(update={"status": "failed", "error": message, "error_type": name})
     return state
@@ -94,7 +96,7 @@ def run_stage(stage: str, event: dict[str, Any]) -> dict[str, Any]:
     logger.append_keys(run_id=state.run_id, cell_id=state.cell_id, stage=stage)
     providers = providers_for(state, stage)
     new_state = stage_function(stage)(state, providers)
-    for warning in providers.extras.get("warnings", []):  # e.g. Slack down: reported, not fatal
+    for warning in new_state.warnings[len(state.warnings) :]:  # e.g. Slack down: reported, not fatal
         logger.warning(warning)
     metrics.add_dimension(name="stage", value=stage)
     metrics.add_metric(name="StageCompleted", unit=MetricUnit.Count, value=1)
@@ -104,6 +106,7 @@ def run_stage(stage: str, event: dict[str, Any]) -> dict[str, Any]:
             "status": new_state.status,
             "target_status": new_state.target_status,
             "runner_status": new_state.runner_status,
+            "notification": new_state.notification,
         },
     )
     return dump(new_state)

@@ -13,18 +13,16 @@ say what happened. Every step is idempotent: the API's cancel and this rule may 
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
 
 from benchwright.api.backend import latest_run_states
 from benchwright.errors import SpecError
-from benchwright.providers.aws import aws_providers
 from benchwright.providers.aws.janitor import sweep_run
 from benchwright.runs import RunRecord
-from benchwright.stages import stage_function
-from functions._common import clients, logger, metrics, parse_state, providers_for, settings, tracer
+from benchwright.stages import RunState, stage_function
+from functions._common import clients, logger, metrics, parse_state, providers_for, tracer
 
 ENDED = {"ABORTED", "TIMED_OUT"}
 
@@ -58,7 +56,7 @@ def history_states(execution_arn: str) -> list[dict[str, Any]]:
 
 
 def tear_down_cell(raw: dict[str, Any], reason: str) -> str | None:
-    """Run the teardown stage on one cell's last state and mark a suite cell's own record; the
+    """Run the teardown stage on one cell's last state and close a suite cell's own record; the
     problem as text (the tag sweep that follows deletes what this could not)."""
     state = parse_state(raw)
     problem = None
@@ -67,32 +65,35 @@ def tear_down_cell(raw: dict[str, Any], reason: str) -> str | None:
             stage_function("teardown")(state, providers_for(state))
         except Exception as exc:
             problem = f"{state.run_id}: {type(exc).__name__}: {exc}"
-    mark_aborted(state.run_id, state.spec, state.spec_name, reason, announce=False)
+    if state.suite_run_id:  # a suite's cell: its own record says aborted; the suite run is finished below
+        mark_aborted(state.run_id, state.spec, state.spec_name, reason, suite_run_id=state.suite_run_id)
     return problem
 
 
 def mark_aborted(
-    run_id: str, spec: dict[str, Any], spec_name: str, reason: str, announce: bool = True
+    run_id: str, spec: dict[str, Any], spec_name: str, reason: str, suite_run_id: str | None = None
 ) -> RunRecord:
-    """The run's record says ``aborted`` and why (kept as is when it already finished); the run (not
-    each suite cell) is announced like a failed one."""
-    providers = aws_providers(spec, settings(), clients=clients(), ingest=False)
+    """Finish the run as ``aborted`` with the reason (kept as is when it already finished), through the
+    same finish stage every run ends with: final status, report, and the message ``notify.on`` asks
+    for (a suite's cell, ``suite_run_id`` set, only closes its own record)."""
+    state = RunState(
+        run_id=run_id,
+        spec_name=spec_name,
+        spec=spec,
+        status="aborted",
+        error=reason,
+        suite_run_id=suite_run_id,
+    )
+    providers = providers_for(state, "finish_run")
     record = providers.store.get_run(run_id)
-    if record is None:
-        record = RunRecord(run_id=run_id, spec_name=spec_name, spec=spec, started_at=datetime.now(UTC))
-    if record.status in ("succeeded", "failed"):
+    if record is not None and record.status in ("succeeded", "failed"):
         return record
-    record.status = "aborted"
-    record.error = reason
-    record.ended_at = datetime.now(UTC)
-    providers.store.save_run(record)
-    if not announce:
-        return record
-    try:
-        providers.notifier.notify(record)
-    except Exception as exc:  # a notification never changes the outcome
-        logger.warning("notification failed", extra={"error_type": type(exc).__name__})
-    return record
+    finished = stage_function("finish_run")(state, providers)
+    for warning in finished.warnings:
+        logger.warning(warning)
+    return providers.store.get_run(run_id) or RunRecord(
+        run_id=run_id, spec_name=spec_name, status="aborted", started_at=state.created_at
+    )
 
 
 def abort(event: dict[str, Any]) -> dict[str, Any]:

@@ -183,8 +183,7 @@ def _pricing(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute
 
 def _teardown(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
     """Delete by tag; look at the runners first (only running ones are stopped); read the window's
-    metrics once more (a failed run still gets its CloudWatch series); the Slack secret comes with
-    NEEDS_SLACK because a failed run is announced from here."""
+    metrics once more (a failed run still gets its CloudWatch series)."""
     _describe(fn)
     _delete(fn)
     _check_runner(fn, compute)
@@ -221,8 +220,9 @@ GRANTS: dict[str, Grant] = {
     "Judge": lambda fn, st, s, cp: _history(fn, s),
     "Ingest": lambda fn, st, s, cp: _ingest(fn, s),
     "Price": _pricing,
-    "Notify": lambda fn, st, s, cp: _history(fn, s),
-    "SummarizeSuite": lambda fn, st, s, cp: _history(fn, s),
+    # the finish reads its history from the S3 run records (bucket grants below) and posts to Slack
+    "FinishRun": _nothing,
+    "SummarizeSuite": _nothing,
     "Teardown": _teardown,
     "Janitor": _sweep,
     "AbortTeardown": _abort,
@@ -232,15 +232,16 @@ GRANTS: dict[str, Grant] = {
 GRANTS["JudgeResults"] = GRANTS["Judge"]
 GRANTS["StoreResults"] = GRANTS["Ingest"]
 GRANTS["PriceRun"] = GRANTS["Price"]
-# Notify posts the summary; Teardown announces a failed run (the failure path skips Notify).
-NEEDS_SLACK = {"Notify", "Teardown", "AbortTeardown"}
+# FinishRun announces every run (success or failure); SummarizeSuite finishes a suite run the same way;
+# AbortTeardown finishes an execution that was aborted or timed out.
+NEEDS_SLACK = {"FinishRun", "SummarizeSuite", "AbortTeardown"}
 NO_BUCKET = {"InfluxToken"}  # the sink's custom resource touches its two secrets and nothing else
 READ_ONLY_BUCKET = {
     "ValidateSpec",
     "ExpandMatrix",
     "Judge",
     "JudgeResults",
-    "Notify",
+    "FinishRun",
     "SummarizeSuite",
     "Price",
     "PriceRun",

@@ -40,6 +40,8 @@ IN_VPC = {"CheckTarget", "Ingest", "StoreResults", "InfluxToken"}
 JANITOR = "Janitor"
 INFLUX_TOKEN = "InfluxToken"  # functions/influx_token.py: the custom resource behind the sink's token
 ABORT = "AbortTeardown"  # functions/abort_teardown.py: teardown for executions that never reach theirs
+# The states that finish a run read up to 10 whole earlier records from S3 (verdict, trend chart).
+FINISHING = {"FinishRun", "SummarizeSuite"}
 SCHEDULER_INPUT_LIMIT = 8000  # EventBridge Scheduler target input is at most 8192 characters
 
 
@@ -211,7 +213,7 @@ class Workflow(Construct):
             code=self.code,
             handler=handler_for(state, self.handlers),
             timeout=cdk.Duration.minutes(15 if state in {"Teardown", JANITOR} else 5),
-            memory_size=512,
+            memory_size=1024 if state in FINISHING else 512,
             environment=self.environment(),
             log_group=log_group,
             tracing=lambda_.Tracing.ACTIVE,

@@ -1,10 +1,11 @@
 """The local orchestrator: the same stages as the Step Functions workflow, in the ASL's order, on one machine.
 
-For every matrix cell and repeat it walks ``STAGE_ORDER`` (the two ``check_`` stages polled by
-``wait_until``), and tears the target down in ``finally``. Ctrl-C or a crashing runner still tears
-down, and the measured part is judged and stored with the run marked ``aborted``; any other failure
-marks it ``failed``. When the last cell is done the run gets its verdict against history, its
-report, and its notification.
+For every matrix cell and repeat it walks the cell's stages (``CELL_STAGES``; the two ``check_``
+stages polled by ``wait_until``), and tears the target down in ``finally``. Ctrl-C or a crashing
+runner still tears down, and the measured part is judged and stored with the run marked ``aborted``;
+any other failure marks it ``failed``. When the last cell is done (or one failed), ``finish_run``
+runs once for the run, as it does after the AWS workflow's Teardown: final status, verdict against
+history, report, and the notification the spec asks for.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from benchwright.spec import (
     is_zip,
     spec_dict,
 )
-from benchwright.stages import STAGE_ORDER, RunState, stage_function, utcnow
+from benchwright.stages import CELL_STAGES, RunState, stage_function, utcnow
 from benchwright.stages import steps as st
 
 POLL_S = 0.2
@@ -192,6 +193,7 @@ class Orchestrator:
     providers: Providers
     console: Console = field(default_factory=Console)
     events: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # shown after the summary (a plateau reached ...)
     progress: Any = None  # a report.text.RunProgress on a terminal: bars across cells and phases
 
     def runner_line(self, label: str, cell: str, line: str) -> None:
@@ -224,7 +226,7 @@ class Orchestrator:
         interrupted = False
         error: BaseException | None = None
         try:
-            for stage in STAGE_ORDER[:-1]:
+            for stage in CELL_STAGES:
                 if stage == "check_target":
                     state = wait_until(state, p, stage, lambda s: s.target_status == "ready")
                     self.say(f"{label} target ready: {_describe(state)}")
@@ -393,11 +395,12 @@ def run_spec(
     run_id = run_id or new_run_id()
     out_dir.mkdir(parents=True, exist_ok=True)
     providers = providers_factory(out_dir, spec)
-    warnings: list[str] = providers.extras.setdefault("warnings", [])
-    providers.store = FallbackStore(providers.store, out_dir, warnings.append)
+    # results first: a store that cannot be written keeps the record in <out>/run.json and says so
+    warnings: list[str] = []
+    store = FallbackStore(providers.store, out_dir, warnings.append)
+    providers.store = store
     cells: list[Cell] = expand_matrix(spec)
     order = [(c, r) for c in cells for r in range(spec.repeats)][:max_cells]
-    providers.extras["notify_cell"] = (order[-1][0].cell_id, order[-1][1])
     record = RunRecord(
         run_id=run_id,
         spec_name=spec.name,
@@ -408,46 +411,23 @@ def run_spec(
         tags=dict(spec.tags),
     )
     providers.store.save_run(record)
-    store_path = getattr(providers.store, "path", None)
+    store_path = getattr(store.inner, "path", None)
     register_run(run_id, str(store_path) if store_path else None, str(out_dir))
-    finished: dict[str, RunRecord] = {}
-
-    def finish(rec: RunRecord, status: str = "succeeded", error: str | None = None) -> RunRecord:
-        if "done" in finished:
-            return finished["done"]
-        failed_cells = providers.extras.get("failed_cells") or []
-        if failed_cells and status == "succeeded":  # --keep-going ran the rest; the run still failed
-            status, error = "failed", f"{len(failed_cells)} cell(s) failed: " + "; ".join(failed_cells)
-        # a failed cell outranks the "succeeded" a later cell stored
-        rec.status = status if rec.status in ("running", "succeeded") else rec.status  # type: ignore[assignment]
-        rec.error = error or rec.error
-        rec.ended_at = utcnow()
-        rec.environment = {**_environment(), **rec.environment}
-        failed = _all_failed(rec)
-        if rec.status == "succeeded" and failed:
-            rec.status, rec.error = "failed", failed
-        with contextlib.suppress(Exception):
-            rec.verdict = _verdict(rec, providers, spec)
-        history: list[RunRecord] = []
-        with contextlib.suppress(Exception):
-            history = providers.store.history(rec.spec_name, limit=20)
-        providers.store.save_run(rec)  # results first: the record is durable before the report
-        try:
-            report = write_report(rec, out_dir, history)
-            rec.report = str(report) if report else None
-            providers.store.save_run(rec)
-        except OSError as exc:
-            providers.extras.setdefault("warnings", []).append(f"report not written ({exc})")
-        finished["done"] = rec
-        return rec
-
-    providers.extras["finish_run"] = finish
     orch = Orchestrator(providers, console)
     limited = f" (the first {len(order)} only)" if len(order) < len(cells) * spec.repeats else ""
     orch.say(
         f"run {run_id}: {spec.name}, {len(cells)} cell(s) x {spec.repeats} repeat(s){limited}, results in {out_dir}"
     )
-    outcome_status, error, interrupted = "succeeded", None, False
+    # the run as the finish stage sees it: the whole spec, the run's start, and how it ended
+    run_state = RunState(
+        run_id=run_id,
+        spec_name=spec.name,
+        spec=spec_dict(spec),
+        created_at=record.started_at,
+        status="running",
+        poll_seconds=POLL_S,
+    )
+    interrupted = False
     bars: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
     if console.is_terminal:
         from benchwright.report.text import run_progress
@@ -458,46 +438,31 @@ def run_spec(
         with bars as orch.progress:
             _run_cells(orch, spec, run_id, order, providers, stop_at_plateau, keep_going)
     except _CellFailed as failed:
-        outcome_status, error, interrupted = (
-            failed.outcome.status,
-            failed.outcome.error,
-            failed.outcome.interrupted,
+        interrupted = failed.outcome.interrupted
+        run_state = run_state.model_copy(
+            update={
+                "status": failed.outcome.status,
+                "error": failed.outcome.error,  # already "<ErrorType>: <message>"
+            }
         )
     except KeyboardInterrupt:  # between cells: nothing is running, nothing to tear down
-        outcome_status, error, interrupted = "aborted", "interrupted (Ctrl-C)", True
+        interrupted = True
+        run_state = run_state.model_copy(update={"status": "aborted", "error": "interrupted (Ctrl-C)"})
     finally:
-        stored = providers.store.get_run(run_id) or record
         with sigint_deferred():
-            final = finish(stored, outcome_status, error)
-            if not providers.extras.get("notified"):
-                try:
-                    providers.notifier.notify(final)
-                except Exception as exc:  # a notification never loses a result
-                    providers.extras.setdefault("warnings", []).append(f"notification failed: {exc}")
+            run_state = stage_function("finish_run")(run_state, providers)
         stop_all = getattr(providers.metrics, "stop_all", None)
         if callable(stop_all):
             stop_all()
+    final = providers.store.get_run(run_id) or record
     try:
         (out_dir / "run.json").write_text(final.model_dump_json(indent=1))
     except OSError as exc:
-        providers.extras.setdefault("warnings", []).append(f"{out_dir / 'run.json'} not written ({exc})")
+        warnings.append(f"{out_dir / 'run.json'} not written ({exc})")
     unregister_run(run_id)
     report = Path(final.report) if final.report else None
-    return RunOutcome(final, out_dir, report, interrupted, list(providers.extras.get("warnings", [])))
-
-
-def _all_failed(record: RunRecord) -> str | None:
-    """A run whose measured phases did nothing but fail is a failed run, whatever its throughput."""
-    reasons = [
-        f"{cell.cell_id}: {why}"
-        for cell in record.cells
-        for name, doc in cell.phases.items()
-        if name == "run" and (why := doc.all_failed())
-    ]
-    runs = sum(1 for cell in record.cells if "run" in cell.phases)
-    if runs and len(reasons) == runs:
-        return "; ".join(reasons[:3])
-    return None
+    warnings = list(dict.fromkeys([*orch.warnings, *warnings, *run_state.warnings]))
+    return RunOutcome(final, out_dir, report, interrupted, warnings)
 
 
 class _CellFailed(Exception):
@@ -538,9 +503,6 @@ def _run_cells(
             if outcome.interrupted or not keep_going:
                 raise _CellFailed(outcome)
             failed.append(outcome)
-            providers.extras.setdefault("failed_cells", []).append(
-                f"{outcome.state.cell_id} #{outcome.state.repeat + 1}: {outcome.error}"
-            )
             continue
         if watch is not None and repeat == spec.repeats - 1:
             record = providers.store.get_run(run_id)
@@ -552,7 +514,7 @@ def _run_cells(
             said = watch.observe(cell.parameters, measured)
             if said:
                 orch.say(said)
-                providers.extras.setdefault("warnings", []).append(said)
+                orch.warnings.append(said)
     if failed:
         names = "; ".join(f"{o.state.cell_id} #{o.state.repeat + 1}: {o.error}" for o in failed)
         summary = f"{len(failed)} of {len(order)} cell(s) failed ({names})"
@@ -586,45 +548,7 @@ def run_suite(
     return outcomes
 
 
-# ---------------------------------------------------------------- verdict, report, environment
-def _verdict(record: RunRecord, providers: Providers, spec: BenchmarkSpec) -> Any:
-    from benchwright.judge.compare import compare_with_history
-
-    history = providers.store.history(record.spec_name, limit=20)
-    return compare_with_history(record, history, min_effect=spec.validity.min_effect)
-
-
-def write_report(record: RunRecord, out_dir: Path, history: list[RunRecord] | None = None) -> Path | None:
-    """The HTML report (benchwright.report.html); a plain page if rendering fails, so the run is never lost."""
-    from benchwright.report.html import write_report as render
-
-    path = out_dir / "report.html"
-    try:
-        return render(record, path, [h for h in history or [] if h.run_id != record.run_id])
-    except Exception as exc:  # a broken report never loses the run: fall back
-        path.write_text(_fallback_html(record, f"<p>report generation failed: {type(exc).__name__}</p>"))
-        return path
-
-
-def _fallback_html(record: RunRecord, note: str) -> str:
-    from html import escape
-
-    rows = []
-    for cell in record.cells:
-        for phase, doc in cell.phases.items():
-            flags = "; ".join(f"{f.severity}: {f.code}" for f in cell.validity) if phase == "run" else ""
-            rows.append(
-                f"<tr><td>{escape(cell.cell_id)}</td><td>{cell.repeat + 1}</td><td>{escape(phase)}</td>"
-                f"<td>{doc.operations_total}</td><td>{doc.throughput:,.0f}</td><td>{escape(flags)}</td></tr>"
-            )
-    return (
-        "<!doctype html><meta charset=utf-8><title>Benchwright " + escape(record.spec_name) + "</title>"
-        f"<h1>{escape(record.spec_name)}</h1><p>run {escape(record.run_id)}: {escape(record.status)}</p>{note}"
-        "<table border=1><tr><th>cell</th><th>repeat</th><th>phase</th><th>operations</th><th>ops/s</th>"
-        "<th>validity</th></tr>" + "".join(rows) + "</table>"
-    )
-
-
+# ---------------------------------------------------------------- environment
 def _environment() -> dict[str, Any]:
     from benchwright.runner.engine import host_facts
 

@@ -119,3 +119,6 @@ class RunRecord(_Model):
     report: str | None = None  # where the HTML report is (path or URL)
     tags: dict[str, str] = Field(default_factory=dict)
     error: str | None = None
+    # A cell of an AWS suite keeps its own record; the suite's record (this id) is the run that history,
+    # verdicts and reports see, so stores leave such a cell record out of a spec's history.
+    suite_run_id: str | None = None

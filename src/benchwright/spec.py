@@ -529,8 +529,25 @@ class SlackSpec(_Model):
 
 
 class NotifySpec(_Model):
+    """When the finish stage sends the run's message (benchwright.stages.finish.should_notify):
+    always; success (the run succeeded); failure (failed or aborted); regression (slower than its
+    history, or failed or aborted)."""
+
     slack: SlackSpec | None = None
-    on: Literal["always", "failure", "regression"] = "always"
+    on: Literal["always", "success", "failure", "regression"] = "always"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _yaml_on(cls, data: Any) -> Any:
+        """YAML 1.1 (PyYAML) reads a bare ``on:`` key as the boolean True: ``notify: {on: failure}``
+        arrives as ``{True: "failure"}``. Map that key back to "on"."""
+        if isinstance(data, dict) and True in data:
+            data = dict(data)
+            value = data.pop(True)
+            if "on" in data:
+                raise ValueError("'on' is given twice")
+            data["on"] = value
+        return data
 
 
 # ================================================================ the spec

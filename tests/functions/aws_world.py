@@ -27,11 +27,12 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.receivers import SlackWebhookReceiver
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
@@ -57,38 +58,11 @@ class FakeContext:
 
 
 # ---------------------------------------------------------------- Slack stand-in
-class SlackServer:
-    """Records webhook posts on 127.0.0.1; ``status`` decides the answer (500 = Slack down)."""
+class SlackServer(SlackWebhookReceiver):
+    """Slack's incoming webhook as Slack checks it (tests/receivers.py); ``down = 500`` is Slack down."""
 
     def __init__(self) -> None:
-        self.posts: list[dict[str, Any]] = []
-        self.status = 200
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                outer.posts.append({"path": self.path, "body": json.loads(body or b"{}")})
-                self.send_response(outer.status)
-                self.end_headers()
-                self.wfile.write(b"ok" if outer.status == 200 else b"down")
-
-            def log_message(self, *args: Any) -> None:
-                return None
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    @property
-    def url(self) -> str:
-        return (
-            f"http://127.0.0.1:{self.server.server_address[1]}/services/T000/B000/{SLACK_SECRET_VALUE_MARK}"
-        )
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(token=SLACK_SECRET_VALUE_MARK)
 
 
 # ---------------------------------------------------------------- moto for other processes
@@ -265,11 +239,13 @@ class World:
         self.ready_after = 0
         self.probe_calls = 0
         self.runner_mode = "ok"
-        self.slack.status = 200
+        self.slack.down = None
+        self.slack.requests = 0
         self.slack.posts.clear()
         self.runner_logs.clear()
         self.runner_runs = 0
         assert not self.world_errors, self.world_errors  # a broken world must not pass silently
+        self.slack.refused.clear()
 
     # -- probe ----------------------------------------------------------------------------
     def probe(self, host: str, port: int) -> bool:
@@ -610,7 +586,8 @@ def aws_world() -> Iterator[World]:
 
         subnets, sg = runner_infrastructure("10.40", bucket="bw-results-test", cluster="bw-test")
         secret = boto3.client("secretsmanager", region_name=REGION).create_secret(
-            Name="bw-slack", SecretString=slack.url
+            Name="bw-slack",
+            SecretString=json.dumps({"webhook_url": slack.url}),  # as docs/deploy.md says
         )["ARN"]
         settings = AwsSettings(
             region=REGION,

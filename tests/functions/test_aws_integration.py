@@ -114,7 +114,7 @@ def test_the_report_lands_next_to_the_record_and_the_api_presigns_it(world: Worl
     html = obj["Body"].read().decode()
     assert obj["ContentType"].startswith("text/html")
     assert html.startswith("<!DOCTYPE html>") and "report-1" in html
-    assert "succeeded" in html and "cost:" in html  # re-rendered after PriceRun and the final status
+    assert "succeeded" in html and "cost:" in html  # rendered once, after PriceRun and the final status
     assert "report generation failed" not in html
 
     backend = CloudBackend(benchmark_arn="", suite_arn="", bucket=bucket, region=world.settings.region)
@@ -122,8 +122,8 @@ def test_the_report_lands_next_to_the_record_and_the_api_presigns_it(world: Worl
     assert url is not None and "runs/report-1/report.html" in url and "Signature" in url
 
 
-def test_a_report_that_cannot_render_becomes_a_plain_page_and_the_record_is_kept(
-    world: World, monkeypatch: pytest.MonkeyPatch
+def test_a_report_that_cannot_render_is_a_warning_and_the_record_is_kept(
+    world: World, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     import benchwright.report.html as html_report
 
@@ -134,12 +134,11 @@ def test_a_report_that_cannot_render_becomes_a_plain_page_and_the_record_is_kept
     result = world.execute("benchmark", run_input(rds_spec("report-2"), "report-2"))
 
     assert result["status"] == "SUCCEEDED", (result["cause"], world.calls)
-    body = world.clients("s3").get_object(
-        Bucket=world.settings.results_bucket, Key="runs/report-2/report.html"
-    )
-    page = body["Body"].read().decode()
-    assert "report generation failed: ValueError" in page and "report-2" in page
-    assert world.record("report-2")["cells"][0]["phases"]["run"]["operations_total"] == 2000
+    record = world.record("report-2")
+    assert record["status"] == "succeeded" and record["report"] is None  # one renderer, no stand-in page
+    assert record["cells"][0]["phases"]["run"]["operations_total"] == 2000
+    assert "report not written (ValueError: chart exploded)" in caplog.text
+    assert len(world.slack.posts) == 1 and "open the report" not in json.dumps(world.slack.posts[0].body)
 
 
 def test_a_failed_run_still_gets_a_report_with_its_error(world: World) -> None:
@@ -226,7 +225,7 @@ def test_an_unpriced_run_emits_no_cost(capsys: pytest.CaptureFixture) -> None:
 
 # ---------------------------------------------------------------- who ingests
 def test_only_store_results_writes_the_time_series_sink(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Later saves (price, final status, suite summary) would re-ingest the same points from Lambdas
+    """Later saves (price, the finish, suite summary) would re-ingest the same points from Lambdas
     that have neither the sink's grants nor, for InfluxDB, the VPC."""
     import functions._common as common
     from benchwright.providers.aws.config import AwsSettings
@@ -243,9 +242,7 @@ def test_only_store_results_writes_the_time_series_sink(monkeypatch: pytest.Monk
     monkeypatch.setattr(common, "_settings", settings)
     monkeypatch.setattr(common, "_clients", None)
     state = RunState(run_id="r", spec_name="s", spec=rds_spec("ingest-1"))
-    sinks = {
-        stage: common.providers_for(state, stage).store.inner.sink for stage in ("store_results", "price_run")
-    }
-    sinks["teardown"] = common.providers_for(state).store.inner.sink
+    stages = ("store_results", "price_run", "teardown", "finish_run")
+    sinks = {stage: common.providers_for(state, stage).store.sink for stage in stages}  # type: ignore[attr-defined]
     assert isinstance(sinks["store_results"], TimestreamSink)
-    assert sinks["price_run"] is None and sinks["teardown"] is None
+    assert [sinks[s] for s in stages[1:]] == [None, None, None]

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +14,7 @@ from botocore.stub import ANY, Stubber
 from benchwright.errors import IngestFailed, RetryableIngestError
 from benchwright.providers.aws.common import Clients, lifecycle_tags, tag_list
 from benchwright.providers.aws.config import AwsSettings
-from benchwright.providers.aws.influx import InfluxSink, line, lines
+from benchwright.providers.aws.influx import InfluxSink, line
 from benchwright.providers.aws.points import Row, rows
 from benchwright.providers.aws.pricing import AwsPriceBook, PriceList, workflow_cost
 from benchwright.providers.aws.s3 import S3Artifacts
@@ -25,6 +23,7 @@ from benchwright.providers.aws.timestream import TimestreamSink
 from benchwright.results import MetricPoint, MetricSeries, ResultDocument
 from benchwright.runs import CellResult, RunRecord
 from tests.functions.aws_world import ENV, REGION, sample_documents
+from tests.receivers import InfluxWriteReceiver
 
 PRICES = Path(__file__).resolve().parents[1] / "data" / "pricing"
 
@@ -157,52 +156,94 @@ def test_line_protocol_escapes_tags_and_types_fields() -> None:
     )
 
 
-class Recorder(BaseHTTPRequestHandler):
-    requests: list[tuple[str, str, bytes]] = []
-    status = 204
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        if self.headers.get("Content-Encoding") == "gzip":
-            import gzip
-
-            body = gzip.decompress(body)
-        Recorder.requests.append((self.path, self.headers.get("Authorization", ""), body))
-        self.send_response(Recorder.status)
-        self.end_headers()
-
-    def log_message(self, *args: Any) -> None:
-        return None
-
-
 @pytest.fixture
-def influx() -> Iterator[str]:
-    Recorder.requests = []
-    Recorder.status = 204
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+def influx() -> Iterator[InfluxWriteReceiver]:
+    """InfluxDB's v2 write API as InfluxDB checks it (tests/receivers.py), on 127.0.0.1."""
+    receiver = InfluxWriteReceiver(token="op-token-123", org="benchwright", bucket="results")
+    yield receiver
+    receiver.close()
 
 
-def test_influxdb_sink_posts_line_protocol_with_the_token(influx: str) -> None:
-    sent = InfluxSink(influx, "tok-123", "benchwright", "results").write(record())
+def test_influxdb_sink_writes_what_the_v2_write_api_accepts(influx: InfluxWriteReceiver) -> None:
+    run = record()
+    expected = list(rows(run))
 
-    assert sent == 251
-    path, auth, body = Recorder.requests[0]
-    assert path.startswith("/api/v2/write?") and "bucket=results" in path and "precision=ns" in path
-    assert auth == "Token tok-123"
-    assert body.decode().splitlines() == list(lines(record()))
+    sent = InfluxSink(influx.url, "op-token-123", "benchwright", "results").write(run)
+
+    assert influx.refused == []
+    assert sent == len(expected) == len(influx.points) == 251
+    assert {(w.org, w.bucket, w.precision) for w in influx.writes} == {("benchwright", "results", "ns")}
+    for row, point in zip(expected, influx.points, strict=True):
+        assert point.measurement == f"benchwright_{row.measurement}"
+        assert point.tags == {k: v for k, v in row.tags.items() if v != ""}
+        assert point.fields == pytest.approx(row.fields)
+        assert {k: type(v) for k, v in point.fields.items()} == {k: type(v) for k, v in row.fields.items()}
+        assert point.timestamp == int(row.time.timestamp() * 1_000_000) * 1000
 
 
-@pytest.mark.parametrize(("status", "error"), [(503, RetryableIngestError), (400, IngestFailed)])
-def test_influxdb_errors_are_named(influx: str, status: int, error: type[Exception]) -> None:
-    Recorder.status = status
+@pytest.mark.parametrize(
+    ("case", "error", "said"),
+    [
+        ("wrong_token", IngestFailed, "HTTP 401"),
+        ("unknown_bucket", IngestFailed, "HTTP 404"),
+        ("down", RetryableIngestError, "HTTP 503"),
+    ],
+)
+def test_influxdb_refusals_are_named_without_the_token(
+    influx: InfluxWriteReceiver, case: str, error: type[Exception], said: str
+) -> None:
+    token, bucket = "op-token-123", "results"
+    if case == "wrong_token":
+        token = "not-the-token-456"
+    elif case == "unknown_bucket":
+        bucket = "nope"
+    else:
+        influx.down = True
     with pytest.raises(error) as caught:
-        InfluxSink(influx, "tok-123", "benchwright", "results").write(record())
-    assert "tok-123" not in str(caught.value)
+        InfluxSink(influx.url, token, "benchwright", bucket).write(record())
+    assert said in str(caught.value) and token not in str(caught.value)
+    assert influx.points == []
+
+
+def test_the_sink_reads_its_token_from_its_own_secret_in_either_shape(
+    aws: tuple[AwsSettings, Clients], influx: InfluxWriteReceiver
+) -> None:
+    from benchwright.providers.aws import LazyInfluxSink
+
+    config, clients = aws
+    shapes = {
+        "json": json.dumps({"token": "op-token-123"}),
+        "bare": "op-token-123",
+        # what Timestream for InfluxDB keeps for signing in: not a token (this used to be sent: 401)
+        "admin": json.dumps({"username": "admin", "password": "adminPw-789", "organization": "benchwright"}),
+    }
+    for shape, value in shapes.items():
+        arn = clients("secretsmanager").create_secret(Name=f"bw-influx-{shape}", SecretString=value)["ARN"]
+        settings = config.model_copy(
+            update={
+                "sink": "influxdb",
+                "influx_url": influx.url,
+                "influx_bucket": "results",
+                "influx_token_secret_arn": arn,
+            }
+        )
+        sink = LazyInfluxSink(settings, clients)
+        if shape == "admin":
+            with pytest.raises(IngestFailed, match="holds no API token") as caught:
+                sink.write(record(f"r-{shape}"))
+            assert "adminPw-789" not in str(caught.value)
+        else:
+            assert sink.write(record(f"r-{shape}")) == 251
+    assert {p.tags["run_id"] for p in influx.points} == {"r-json", "r-bare"}
+    assert influx.refused == []
+
+
+@pytest.mark.parametrize("text", ["", "   ", "two words", "{not json", '{"token": ""}', "[1, 2]"])
+def test_a_secret_that_is_not_a_token_is_refused(text: str) -> None:
+    from benchwright.providers.aws.influx import token_from_secret
+
+    with pytest.raises(IngestFailed, match="token"):
+        token_from_secret(text)
 
 
 def test_store_writes_s3_first_and_keeps_it_when_the_sink_fails(aws: Any) -> None:
@@ -348,19 +389,25 @@ def test_a_caught_error_becomes_the_states_error_and_status() -> None:
     assert dump(state)["poll_seconds"] == 3  # ASL Wait needs a whole number
 
 
-def test_a_lost_notification_does_not_fail_the_state() -> None:
+def test_a_teardown_failure_after_a_failed_run_keeps_the_first_error() -> None:
     from functions._common import parse_state
 
+    cause = json.dumps({"errorMessage": "task exited 137"})
     state = parse_state(
         {
             "run_id": "r",
             "spec_name": "s",
             "spec": {},
             "status": "running",
-            "notify_caught": {"Error": "NotifyFailed", "Cause": "{}"},
+            "caught": {"Error": "RunnerFailed", "Cause": cause},
+            "teardown_caught": {
+                "Error": "TeardownFailed",
+                "Cause": json.dumps({"errorMessage": "target: x"}),
+            },
         }
     )
-    assert state.status == "running" and state.error is None
+    assert (state.status, state.error_type, state.error) == ("failed", "RunnerFailed", "task exited 137")
+    assert state.warnings == ["teardown failed: TeardownFailed: target: x"]
 
 
 def test_settings_come_from_benchwright_environment_variables() -> None:

@@ -184,14 +184,15 @@ def test_the_stages_that_write_report_sink_and_announce_failures_make_those_call
     recorded: dict[str, set[str]],
 ) -> None:
     """The recording is real: the calls this suite is about show up under the right handler."""
-    assert "s3:PutObject" in recorded["functions.store_results.handler"]  # record + report.html
-    assert "secretsmanager:GetSecretValue" in recorded["functions.teardown.handler"]  # Slack on failure
+    assert "s3:PutObject" in recorded["functions.store_results.handler"]  # the record
+    assert "s3:PutObject" in recorded["functions.finish_run.handler"]  # final record + report.html
+    assert "secretsmanager:GetSecretValue" in recorded["functions.finish_run.handler"]  # Slack
     assert "rds:DeleteDBInstance" in recorded["functions.janitor.handler"]
     assert "ecs:RunTask" in recorded["functions.launch_runner.handler"]
     assert "timestream:WriteRecords" in recorded["functions.store_results.handler"]
     assert "cloudwatch:GetMetricData" in recorded["functions.collect_metrics.handler"]
     assert "pricing:GetProducts" not in recorded["functions.price_run.handler"]  # excerpts stand in
-    for later in ("price_run", "teardown", "summarize_suite"):  # only StoreResults ingests
+    for later in ("price_run", "teardown", "finish_run", "summarize_suite"):  # only StoreResults ingests
         assert not any(a.startswith("timestream:") for a in recorded[f"functions.{later}.handler"]), later
 
 
@@ -202,7 +203,8 @@ def test_the_stages_that_write_report_sink_and_announce_failures_make_those_call
         ("store_results", "timestream:DescribeEndpoints"),
         ("price_run", "pricing:GetProducts"),
         ("price_run", "cloudwatch:PutMetricData"),
-        ("teardown", "secretsmanager:GetSecretValue"),
+        ("finish_run", "secretsmanager:GetSecretValue"),
+        ("summarize_suite", "secretsmanager:GetSecretValue"),
         ("janitor", "ecs:ListTasks"),
         ("janitor", "ecs:StopTask"),
         ("janitor", "ec2:DeleteNetworkInterface"),

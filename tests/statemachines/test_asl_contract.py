@@ -49,11 +49,33 @@ def test_task_states_follow_the_stage_order() -> None:
 
 def test_every_state_after_validation_catches_into_teardown() -> None:
     states = BENCHMARK["States"]
-    for name in ASL_STATE_NAMES[1:-1]:
+    for name in ASL_STATE_NAMES[1 : ASL_STATE_NAMES.index("Teardown")]:
         catchers = [c for c in states[name]["Catch"] if "States.ALL" in c["ErrorEquals"]]
         assert catchers and catchers[0]["Next"] == "Teardown", name
-    assert states["Teardown"]["Catch"][0]["Next"] == "RunFailed"
-    assert states["Outcome?"]["Choices"][0]["Next"] == "RunFailed"
+    assert states["Teardown"]["Next"] == "FinishRun"
+    assert states["Teardown"]["Catch"][0]["Next"] == "FinishRun"  # a failed teardown is still finished
+    assert states["FinishRun"]["Next"] == "Outcome?"
+    assert states["FinishRun"]["Catch"][0]["Next"] == "RunFailed"
+    assert [c["Next"] for c in states["Outcome?"]["Choices"]] == ["RunFailed", "RunFailed"]
+
+
+def edges(state: dict[str, Any]) -> list[str]:
+    """Every state this one can go to (Next, Default, Choices, Catch)."""
+    out = [state[k] for k in ("Next", "Default") if k in state]
+    out += [c["Next"] for c in state.get("Choices", [])] + [c["Next"] for c in state.get("Catch", [])]
+    return out
+
+
+@pytest.mark.parametrize("definition", [BENCHMARK, SUITE["States"]["RunCells"]["ItemProcessor"]])
+def test_finish_run_is_on_every_path_that_created_something(definition: dict[str, Any]) -> None:
+    """The only way to an end (except InvalidSpec, where nothing exists) is through FinishRun."""
+    states = definition["States"]
+    ends = {n for n, s in states.items() if s["Type"] in ("Succeed", "Fail") or s.get("End")}
+    for name, state in states.items():
+        for target in edges(state):
+            if target in ends and target != "InvalidSpec":
+                assert name in ("FinishRun", "Outcome?"), f"{name} -> {target} skips FinishRun"
+    assert all(t == "Outcome?" or t == "RunFailed" for t in edges(states["FinishRun"]))
 
 
 def walk(node: Any, key: str) -> list[Any]:

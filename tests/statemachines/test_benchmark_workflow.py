@@ -8,6 +8,7 @@ resource tagged with the run id is left.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -60,8 +61,8 @@ def test_happy_path_runs_every_stage_in_order_and_leaves_nothing(world: World) -
         "JudgeResults",
         "StoreResults",
         "PriceRun",
-        "Notify",
         "Teardown",
+        "FinishRun",
     ]
     assert 11 < len(entered(result)) <= MAX_TRANSITIONS
     assert result["output"]["status"] == "succeeded" and result["output"]["torn_down"] is True
@@ -75,7 +76,45 @@ def test_happy_path_runs_every_stage_in_order_and_leaves_nothing(world: World) -
     assert record["cells"][0]["cost"]["monthly_nightly"] == pytest.approx(
         record["cells"][0]["cost"]["total"] * 30, rel=1e-3
     )
-    assert len(world.slack.posts) == 1
+    assert len(world.slack.posts) == 1 and world.slack.refused == []
+    message = world.slack.posts[0].body
+    text = json.dumps(message)
+    assert message["text"].startswith("rds-pg-ycsb happy-1: succeeded, verdict")
+    assert ":hourglass:" not in text and "running" not in message["text"]
+    assert "ops/$" in text  # cost and ops per dollar of the run
+    link = re.search(r"<(http[^|>]+)\|open the report>", text)
+    assert link is not None and "X-Amz-Signature=" in link[1]  # a presigned S3 URL of the report
+    assert record["report"] == f"s3://{world.settings.results_bucket}/runs/happy-1/report.html"
+    assert record["environment"]["notification"] == "sent"
+    html = world.clients("s3").get_object(
+        Bucket=world.settings.results_bucket, Key="runs/happy-1/report.html"
+    )
+    assert html["ContentType"].startswith("text/html") and b"happy-1" in html["Body"].read()
+
+
+def test_a_run_is_judged_against_the_s3_history(world: World) -> None:
+    spec = rds_spec("rds-history")
+    for i in range(1, 5):
+        result = world.execute("benchmark", run_input(spec, f"history-{i}"))
+        assert result["status"] == "SUCCEEDED", result["cause"]
+
+    assert run_record(world, "history-1")["verdict"]["kind"] == "no_history"
+    assert run_record(world, "history-2")["verdict"]["kind"] == "no_verdict"  # one earlier run: no variance
+    verdict = run_record(world, "history-4")["verdict"]
+    assert verdict["kind"] in ("no_change", "unstable", "faster", "slower")  # against history-1..3 in S3
+    assert f"*{verdict['kind'].replace('_', ' ')}*" in json.dumps(world.slack.posts[-1].body)
+    assert len(world.slack.posts) == 4
+
+
+def test_notify_on_failure_sends_nothing_for_a_run_that_succeeded(world: World) -> None:
+    spec = rds_spec("rds-quiet")
+    spec["notify"] = {"on": "failure"}
+
+    result = world.execute("benchmark", run_input(spec, "quiet-1"))
+
+    assert result["status"] == "SUCCEEDED", result["cause"]
+    assert world.slack.requests == 0
+    assert run_record(world, "quiet-1")["environment"]["notification"] == "skipped (notify.on: failure)"
 
 
 def test_wait_loop_polls_until_the_database_accepts_connections(world: World) -> None:
@@ -127,7 +166,7 @@ def test_a_failure_at_any_stage_tears_down_and_fails_the_run(
 
     assert result["status"] == "FAILED"
     assert result["error"] == "RunFailed"
-    assert world.calls[-1] == "Teardown"
+    assert world.calls[-2:] == ["Teardown", "FinishRun"]
     assert world.leftovers(run_id) == []
     record = run_record(world, run_id)
     assert record["status"] == "failed"
@@ -152,7 +191,7 @@ def test_throttling_that_never_ends_is_bounded_then_torn_down(world: World) -> N
 
     assert result["status"] == "FAILED"
     assert world.calls.count("ProvisionTarget") == 5  # 1 + MaxAttempts 4
-    assert world.calls[-1] == "Teardown"
+    assert world.calls[-2:] == ["Teardown", "FinishRun"]
     assert run_record(world, "throttle-2")["error"].startswith("RetryableProvisioningError")
     assert world.leftovers("throttle-2") == []  # the parameter group made before the failure is gone too
 
@@ -186,7 +225,7 @@ def test_a_runner_that_fails_or_never_starts_fails_the_run_after_teardown(world:
     result = world.execute("benchmark", run_input(rds_spec(), run_id))
 
     assert result["status"] == "FAILED"
-    assert "CheckRunner" in world.calls and world.calls[-1] == "Teardown"
+    assert "CheckRunner" in world.calls and world.calls[-2:] == ["Teardown", "FinishRun"]
     assert world.leftovers(run_id) == []
     record = run_record(world, run_id)
     assert record["error"].startswith("RunnerFailed")
@@ -212,12 +251,12 @@ def test_a_database_that_never_becomes_reachable_times_out_then_tears_down(
 
 
 def test_slack_down_does_not_fail_the_run(world: World, caplog: pytest.LogCaptureFixture) -> None:
-    world.slack.status = 500
+    world.slack.down = 500
 
     result = world.execute("benchmark", run_input(rds_spec(), "slack-1"))
 
     assert result["status"] == "SUCCEEDED", result["cause"]
-    assert len(world.slack.posts) == 1  # it was tried
+    assert world.slack.requests == 1 and world.slack.posts == []  # it was tried
     assert "notification failed: NotifyFailed: slack: webhook answered HTTP 500" in caplog.text
     assert world.leftovers("slack-1") == []
 

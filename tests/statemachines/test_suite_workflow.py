@@ -31,6 +31,41 @@ def test_suite_runs_every_cell_and_merges_them_into_one_record(world: World) -> 
         f"threads={t},type={s}" for t in (2, 4) for s in ("gp3", "gp2")
     )
     assert record["status"] == "succeeded"
+    assert record["report"] == f"s3://{world.settings.results_bucket}/runs/suite-1/report.html"
+    assert record["verdict"]["kind"] == "no_history"
+    # one message for the suite run, with every cell in it; no message per cell
+    assert len(world.slack.posts) == 1 and world.slack.refused == []
+    message = json.dumps(world.slack.posts[0].body)
+    assert "suite-1" in message and all(
+        f"threads={t},type={s}" in message for t in (2, 4) for s in ("gp3", "gp2")
+    )
+    # the cells' own records are closed but are not history: the next suite run compares with suite-1
+    cell = json.loads(
+        world.clients("s3")
+        .get_object(Bucket=world.settings.results_bucket, Key="runs/suite-1-000/record.json")["Body"]
+        .read()
+    )
+    assert cell["status"] == "succeeded" and cell["suite_run_id"] == "suite-1" and cell["report"] is None
+    history = world.clients("s3").list_objects_v2(
+        Bucket=world.settings.results_bucket, Prefix="history/rds-matrix/"
+    )
+    assert [k["Key"].rsplit("_", 1)[-1] for k in history["Contents"]] == ["suite-1"]
+
+
+def test_a_second_suite_run_gets_a_verdict_against_the_first(world: World) -> None:
+    spec = matrix_spec()
+    spec["name"] = "rds-matrix-twice"
+    for run_id in ("twice-1", "twice-2"):
+        result = world.execute("suite", {"spec": spec, "run_id": run_id, "poll_seconds": 0})
+        assert result["status"] == "SUCCEEDED", result["cause"]
+    body = world.clients("s3").get_object(
+        Bucket=world.settings.results_bucket, Key="runs/twice-2/record.json"
+    )
+    verdict = json.loads(body["Body"].read())["verdict"]
+    # compared with twice-1 (and not with its cells): one earlier run has no between-run variance
+    assert verdict["kind"] == "no_verdict" and "one run" in verdict["message"]
+    assert len(world.slack.posts) == 2
+    assert f"verdict {verdict['kind'].replace('_', ' ')}" in world.slack.posts[1].body["text"]
 
 
 def test_a_failing_cell_is_torn_down_and_the_other_cells_still_run(world: World) -> None:
@@ -48,6 +83,8 @@ def test_a_failing_cell_is_torn_down_and_the_other_cells_still_run(world: World)
     assert [s for r, s in statuses.items() if r != "suite-2-001"] == ["succeeded"] * 3
     for run_id in statuses:
         assert world.leftovers(run_id) == []
+    assert len(world.slack.posts) == 1  # one message for the suite, naming the failed cell
+    assert "suite-2-001: failed" in json.dumps(world.slack.posts[0].body)
 
 
 def test_an_invalid_suite_spec_fails_before_anything_is_created(world: World) -> None:

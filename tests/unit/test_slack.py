@@ -1,56 +1,32 @@
-"""Slack: the Block Kit message, delivery to a recording webhook on 127.0.0.1, and Slack being down."""
+"""Slack: the Block Kit message, delivery through slack_sdk to a receiver on 127.0.0.1 that checks
+what Slack's incoming webhooks accept (tests/receivers.py), the webhook secret's shapes, Slack down."""
 
 from __future__ import annotations
 
 import json
 import logging
 import socket
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
-from pathlib import Path
 
 import pytest
 
 from benchwright.errors import NotifyFailed
 from benchwright.judge import judge_run
-from benchwright.providers.local.notify import MultiNotifier, SlackNotifier, deliver
-from benchwright.providers.local.sqlite_store import SQLiteResultStore
+from benchwright.providers.local.notify import MultiNotifier, SlackNotifier, webhook_url
 from benchwright.report.sample import make_run, noisy_series, step_series, sweep_run
 from benchwright.report.slack import MAX_CELLS, build_message
 from benchwright.runs import CostEstimate, RunRecord, Verdict
+from tests.receivers import SlackWebhookReceiver, slack_problem
 
 SECRET_PATH = "/services/T000/B000/s3cr3tT0ken"
 
 
-class Recorder:
-    def __init__(self, status: int = 200) -> None:
-        self.status = status
-        self.requests: list[tuple[str, dict]] = []
-
-
 @pytest.fixture
-def webhook() -> Iterator[tuple[str, Recorder]]:
-    """A webhook on 127.0.0.1 that records every JSON payload and answers ``recorder.status``."""
-    recorder = Recorder()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers["Content-Length"]))
-            recorder.requests.append((self.path, json.loads(body)))
-            self.send_response(recorder.status)
-            self.end_headers()
-            self.wfile.write(b"ok" if recorder.status == 200 else b"internal_error")
-
-        def log_message(self, *args: object) -> None:
-            return None
-
-    server = HTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}{SECRET_PATH}", recorder
-    server.shutdown()
-    server.server_close()
+def slack() -> Iterator[SlackWebhookReceiver]:
+    """Slack's incoming webhook as Slack checks it (tests/receivers.py), on 127.0.0.1."""
+    receiver = SlackWebhookReceiver(token="s3cr3tT0ken")
+    yield receiver
+    receiver.close()
 
 
 def a_run() -> RunRecord:
@@ -95,30 +71,82 @@ def test_unknown_cost_and_no_verdict_are_said_plainly() -> None:
 
 
 def test_notifier_posts_one_message_and_never_logs_the_webhook(
-    webhook: tuple[str, Recorder], caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+    slack: SlackWebhookReceiver, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    url, recorder = webhook
-    monkeypatch.setenv("TEAM_SLACK_WEBHOOK", url)
+    monkeypatch.setenv("TEAM_SLACK_WEBHOOK", slack.url)
     caplog.set_level(logging.DEBUG)
     notifier = SlackNotifier(env_var="TEAM_SLACK_WEBHOOK")
-    notifier.notify(a_run())
-    assert len(recorder.requests) == 1
-    path, payload = recorder.requests[0]
-    assert path == SECRET_PATH
-    assert payload["blocks"][0]["type"] == "header"
-    assert "run-42" in payload["text"]
+    assert notifier.notify(a_run(), "https://bucket.example/run-42/report.html?X-Amz-Signature=abc") is True
+    assert slack.refused == [] and len(slack.posts) == 1
+    post = slack.posts[0]
+    assert post.path == SECRET_PATH and post.content_type.startswith("application/json")
+    assert post.body["blocks"][0]["type"] == "header"
+    assert "run-42" in post.body["text"]
+    assert "<https://bucket.example/run-42/report.html?X-Amz-Signature=abc|" in json.dumps(post.body)
     assert "s3cr3tT0ken" not in caplog.text and "127.0.0.1:" not in caplog.text
     assert "run-42" in caplog.text  # it did log, just not the secret
     assert "s3cr3tT0ken" not in repr(notifier)
 
 
+def test_a_long_matrix_with_long_names_is_a_message_slack_accepts(slack: SlackWebhookReceiver) -> None:
+    cells = [
+        (f"threads={i},storage=gp3-{'x' * 120}", {"i": i}, noisy_series(100, 5, seed=i)) for i in range(60)
+    ]
+    run = judge_run(make_run("big-" + "y" * 200, "b1", cells, with_metrics=False))
+    run.error = "RunnerFailed: " + "z" * 5000
+    SlackNotifier(webhook_url=slack.url).notify(run, "https://r.example/" + "q" * 1500)
+    assert slack.refused == [] and len(slack.posts) == 1
+
+
+def test_the_receiver_refuses_what_slack_refuses(slack: SlackWebhookReceiver) -> None:
+    """The contract's other half: a message over Slack's limits is refused with Slack's answer."""
+    section = {"type": "section", "text": {"type": "mrkdwn", "text": "a"}}
+    assert slack_problem({"text": "hi", "blocks": [section] * 50}) is None
+    assert slack_problem({"text": "hi", "blocks": [section] * 51}) == "invalid_blocks"
+    long = {"type": "section", "text": {"type": "mrkdwn", "text": "a" * 3001}}
+    assert slack_problem({"blocks": [long]}) == "invalid_blocks"
+    assert slack_problem({}) == "no_text"
+    with pytest.raises(NotifyFailed, match="HTTP 400 \\(invalid_blocks\\)"):
+        from benchwright.providers.local.notify import send
+
+        send(slack.url, {"text": "hi", "blocks": [long]})
+    assert slack.posts == []
+
+
+@pytest.mark.parametrize(
+    ("secret", "expected"),
+    [
+        (
+            '{"webhook_url": "https://hooks.slack.com/services/T/B/x"}',
+            "https://hooks.slack.com/services/T/B/x",
+        ),
+        ("https://hooks.slack.com/services/T/B/x", "https://hooks.slack.com/services/T/B/x"),
+        (" https://hooks.slack.com/services/T/B/x\n", "https://hooks.slack.com/services/T/B/x"),
+        ("{}", None),  # what the stack creates: Slack not configured
+        ("", None),
+        ('{"webhook_url": ""}', None),
+    ],
+)
+def test_webhook_secret_shapes(secret: str, expected: str | None) -> None:
+    assert webhook_url(secret) == expected
+
+
+@pytest.mark.parametrize(
+    "secret", ["hooks.slack.com/x-s3cr3t", '{"webhook_url": "s3cr3t"}', "{not json s3cr3t"]
+)
+def test_a_webhook_secret_without_a_url_is_refused_without_repeating_it(secret: str) -> None:
+    with pytest.raises(NotifyFailed) as raised:
+        webhook_url(secret)
+    assert "s3cr3t" not in str(raised.value)
+
+
 @pytest.mark.parametrize("failure", ["http_500", "connection_refused"])
-def test_slack_down_raises_notify_failed_and_the_run_is_kept(
-    failure: str, webhook: tuple[str, Recorder], tmp_path: Path, caplog: pytest.LogCaptureFixture
+def test_slack_down_raises_notify_failed(
+    failure: str, slack: SlackWebhookReceiver, caplog: pytest.LogCaptureFixture
 ) -> None:
-    url, recorder = webhook
+    url = slack.url
     if failure == "http_500":
-        recorder.status = 500
+        slack.down = 500
     else:
         with socket.socket() as s:  # a port that was free a moment ago: nothing listens there
             s.bind(("127.0.0.1", 0))
@@ -126,19 +154,10 @@ def test_slack_down_raises_notify_failed_and_the_run_is_kept(
         url = f"http://127.0.0.1:{port}{SECRET_PATH}"
     caplog.set_level(logging.DEBUG)
     notifier = SlackNotifier(webhook_url=url, timeout_s=5)
-    run = a_run()
     with pytest.raises(NotifyFailed) as raised:
-        notifier.notify(run)
+        notifier.notify(a_run())
     assert "s3cr3tT0ken" not in str(raised.value)
     assert ("HTTP 500" in str(raised.value)) == (failure == "http_500")
-
-    with SQLiteResultStore(tmp_path / "s.sqlite") as store:
-        store.save_run(run)  # results are durable before notifications
-        message = deliver(notifier, run, store)
-        assert message is not None and message.startswith("slack:")
-        kept = store.get_run("run-42")
-    assert kept is not None and kept.cells == run.cells
-    assert kept.environment["notification"].startswith("failed: slack:")
     assert "s3cr3tT0ken" not in caplog.text
 
 
@@ -149,14 +168,13 @@ def test_missing_webhook_variable_names_the_variable(monkeypatch: pytest.MonkeyP
 
 
 def test_multi_notifier_tries_every_notifier(
-    webhook: tuple[str, Recorder], monkeypatch: pytest.MonkeyPatch
+    slack: SlackWebhookReceiver, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    url, recorder = webhook
     monkeypatch.delenv("NO_SUCH_WEBHOOK", raising=False)
-    both = MultiNotifier(SlackNotifier(env_var="NO_SUCH_WEBHOOK"), SlackNotifier(webhook_url=url))
-    run = a_run()
-    assert deliver(both, run) is not None
-    assert len(recorder.requests) == 1
+    both = MultiNotifier(SlackNotifier(env_var="NO_SUCH_WEBHOOK"), SlackNotifier(webhook_url=slack.url))
+    with pytest.raises(NotifyFailed, match="NO_SUCH_WEBHOOK"):
+        both.notify(a_run())
+    assert len(slack.posts) == 1
 
 
 def test_message_groups_flags_and_shows_numbers_before_and_after() -> None:

@@ -32,7 +32,7 @@ from benchwright.report.sample import make_document
 from benchwright.results import MetricPoint, MetricSeries, ResultDocument
 from benchwright.runs import RunRecord
 from benchwright.spec import parse_spec
-from benchwright.stages import ASL_STATE_NAMES, STAGE_ORDER, RunState, asl_state_name, steps
+from benchwright.stages import ASL_STATE_NAMES, CELL_STAGES, STAGE_ORDER, RunState, asl_state_name, steps
 from benchwright.stages.plan import build_plan
 
 ASL = Path(__file__).resolve().parents[2] / "statemachines" / "benchmark.asl.json"
@@ -64,7 +64,7 @@ def test_stage_order_matches_the_asl() -> None:
 def test_asl_names_are_the_stage_names_in_pascal_case() -> None:
     assert asl_state_name("provision_target") == "ProvisionTarget"
     assert len(STAGE_ORDER) == len(set(STAGE_ORDER))
-    assert STAGE_ORDER[0] == "validate_spec" and STAGE_ORDER[-1] == "teardown"
+    assert STAGE_ORDER[0] == "validate_spec" and STAGE_ORDER[-2:] == ["teardown", "finish_run"]
 
 
 # ---------------------------------------------------------------- in-memory providers
@@ -151,8 +151,9 @@ class RecordingNotifier(Notifier):
     def __init__(self) -> None:
         self.records: list[RunRecord] = []
 
-    def notify(self, record: RunRecord) -> None:
+    def notify(self, record: RunRecord, report_url: str | None = None) -> bool:
         self.records.append(record)
+        return True
 
 
 def fake_target(settings: Mapping[str, Any], run_id: str, handle: Mapping[str, str] | None = None) -> Target:
@@ -219,7 +220,7 @@ def test_the_password_reaches_the_launcher_but_never_the_plan_state_or_results(w
             assert "s3cret-pw" not in path.read_text(errors="replace"), path
 
 
-@pytest.mark.parametrize("stage", [s for s in STAGE_ORDER if s not in ("validate_spec", "teardown")])
+@pytest.mark.parametrize("stage", [s for s in CELL_STAGES if s != "validate_spec"])
 def test_a_failure_in_any_stage_still_tears_down(
     world: dict[str, Any], stage: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -381,17 +382,6 @@ def test_slack_from_the_spec_gets_one_message_per_run(
     assert len(received) == 1
     assert "fake" in json.dumps(received[0])
     assert f"{server.server_port}/hook" not in outcome.record.model_dump_json()  # the webhook is never stored
-
-
-def test_notify_on_failure_skips_a_successful_run() -> None:
-    from benchwright.providers.local import ConditionalNotifier
-
-    inner = RecordingNotifier()
-    record = RunRecord(run_id="r", spec_name="s", started_at="2026-01-01T00:00:00Z", status="succeeded")
-    ConditionalNotifier(inner, "failure").notify(record)
-    assert inner.records == []
-    ConditionalNotifier(inner, "failure").notify(record.model_copy(update={"status": "aborted"}))
-    assert len(inner.records) == 1
 
 
 # ---------------------------------------------------------------- fan-out: synchronised start

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -201,10 +201,14 @@ class ResultStore(ABC):
 
 
 class Notifier(ABC):
-    """Posts a run summary somewhere (Slack, stdout). Failing to notify never loses a result."""
+    """Posts a run summary somewhere (Slack, stdout). Failing to notify never loses a result.
+
+    Whether to notify at all is the finish stage's decision (``notify.on``); a notifier only sends.
+    ``report_url`` is a link the reader can open (a presigned URL on AWS, a path locally). Returns
+    whether a message went out (False: nowhere to send it, e.g. an empty Slack secret)."""
 
     @abstractmethod
-    def notify(self, record: RunRecord) -> None: ...
+    def notify(self, record: RunRecord, report_url: str | None = None) -> bool: ...
 
 
 class PriceBook(ABC):
@@ -226,6 +230,14 @@ class ArtifactStore(ABC):
     @abstractmethod
     def get_json(self, pointer: str) -> Any: ...
 
+    @abstractmethod
+    def put_report(self, run_id: str, html: str) -> str:
+        """Store the run's HTML report where readers look for it; returns its pointer."""
+
+    def share(self, pointer: str, expires_s: int) -> str:
+        """A link to ``pointer`` a reader can open (a presigned URL on AWS); locally the path itself."""
+        return pointer
+
 
 TargetFactory = Callable[[Mapping[str, Any], str, Mapping[str, str] | None], Target]
 
@@ -245,4 +257,3 @@ class Providers:
     notifier: Notifier
     prices: PriceBook
     artifacts: ArtifactStore
-    extras: dict[str, Any] = field(default_factory=dict)  # e.g. report output directory

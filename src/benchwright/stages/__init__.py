@@ -62,6 +62,10 @@ class RunState(BaseModel):
     error: str | None = None
     error_type: str | None = None
     torn_down: bool = False
+    # finish (stages.finish): a suite cell's run is finished by its suite (SummarizeSuite) instead
+    suite_run_id: str | None = None
+    notification: str | None = None  # "sent", "skipped (notify.on: ...)" or "failed: ..."
+    warnings: list[str] = Field(default_factory=list)  # reported, never fatal (Slack down, no report)
 
     def advance(self, stage: str, **changes: Any) -> RunState:
         """A copy with ``changes`` applied and ``stage`` recorded as done."""
@@ -81,9 +85,11 @@ STAGE_ORDER: list[str] = [
     "judge_results",
     "store_results",
     "price_run",
-    "notify",
     "teardown",
+    "finish_run",
 ]
+# What one cell runs before its teardown (the local orchestrator's loop; teardown runs on every path).
+CELL_STAGES: list[str] = STAGE_ORDER[: STAGE_ORDER.index("teardown")]
 
 
 def asl_state_name(stage: str) -> str:
@@ -96,16 +102,17 @@ ASL_STATE_NAMES: list[str] = [asl_state_name(s) for s in STAGE_ORDER]
 
 def stage_function(name: str) -> Stage:
     """The function for a stage name (imported lazily so a Lambda loads only what it needs)."""
-    from benchwright.stages import steps
+    from benchwright.stages import finish, steps
 
     if name not in STAGE_ORDER:
         raise KeyError(f"unknown stage {name!r} (one of {', '.join(STAGE_ORDER)})")
-    fn: Stage = getattr(steps, name)
+    fn: Stage = getattr(finish if name == "finish_run" else steps, name)
     return fn
 
 
 __all__ = [
     "ASL_STATE_NAMES",
+    "CELL_STAGES",
     "STAGE_ORDER",
     "Providers",
     "RunState",

@@ -293,6 +293,7 @@ def _record(state: RunState, providers: Providers) -> Any:
             status="running",
             started_at=state.created_at,
             tags=dict(spec.get("tags") or {}),
+            suite_run_id=state.suite_run_id,  # a suite's cell: not history on its own
         )
     return record
 
@@ -325,26 +326,6 @@ def price_run(state: RunState, providers: Providers) -> RunState:
     record.cost = combined_cost([c.cost for c in record.cells if c.cost is not None])
     providers.store.save_run(record)
     return state.advance("price_run", cost_total=cost.total)
-
-
-def notify(state: RunState, providers: Providers) -> RunState:
-    """Post the run's summary when this is the run's last cell (``extras['notify_cell']`` says which)."""
-    last = providers.extras.get("notify_cell")
-    if last is not None and last != (state.cell_id, state.repeat):
-        return state.advance("notify")
-    record = providers.store.get_run(state.run_id)
-    if record is not None:
-        finish = providers.extras.get("finish_run")
-        if callable(finish):
-            record = finish(record)
-        providers.extras["notified"] = True
-        try:
-            providers.notifier.notify(record)
-        except Exception as exc:  # a notification never loses a result
-            providers.extras.setdefault("warnings", []).append(
-                f"notification failed: {type(exc).__name__}: {exc}"
-            )
-    return state.advance("notify")
 
 
 def teardown(state: RunState, providers: Providers) -> RunState:

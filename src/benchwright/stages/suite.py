@@ -1,5 +1,6 @@
 """The suite workflow's two ends: expand a spec into one run state per matrix cell and repeat, and
-merge the cells' run records into the suite's record afterwards.
+merge the cells' run records into the suite's record afterwards (the SummarizeSuite handler then runs
+the finish stage on it: one verdict, one report and one message per suite run).
 
 Each cell gets its own run id (``<suite run id>-<n>``): cells run in parallel under the Map, so they
 must not share resource names or read-modify-write one record. SummarizeSuite gathers them into one
@@ -62,10 +63,17 @@ def expand(event: dict[str, Any]) -> dict[str, Any]:
             parameters=cell.parameters,
             spec=cell.spec.model_dump(mode="json"),
             poll_seconds=poll,
+            suite_run_id=run_id,  # the suite's FinishRun (after SummarizeSuite) finishes the run
         ).model_dump(mode="json")
         for i, (cell, repeat) in enumerate(cells)
     ]
-    result = {"run_id": run_id, "spec_name": spec.name, "cells": states}
+    # "suite_spec", not "spec": an output with run_id and spec reads as a cell's run state (api.backend)
+    result = {
+        "run_id": run_id,
+        "spec_name": spec.name,
+        "suite_spec": spec.model_dump(mode="json"),
+        "cells": states,
+    }
     size = len(json.dumps(result))
     if size > MAX_STATE_BYTES:
         raise SpecError(
@@ -81,12 +89,19 @@ def summarize(event: dict[str, Any], store: ResultStore) -> dict[str, Any]:
     record: RunRecord | None = store.get_run(run_id)
     spec_name = str(event.get("spec_name") or "suite")
     if record is None:
-        record = RunRecord(run_id=run_id, spec_name=spec_name, started_at=datetime.now(UTC))
+        record = RunRecord(
+            run_id=run_id,
+            spec_name=spec_name,
+            spec=dict(event.get("spec") or {}),
+            started_at=datetime.now(UTC),
+            tags=dict((event.get("spec") or {}).get("tags") or {}),
+        )
     errors: list[str] = []
     costs: list[CostEstimate] = []
     for i, item in enumerate(results):
         cell_record = store.get_run(str(item.get("run_id") or cell_run_id(run_id, i)))
         if cell_record is not None:
+            record.started_at = min(record.started_at, cell_record.started_at)
             record.cells.extend(
                 c
                 for c in cell_record.cells
@@ -103,6 +118,7 @@ def summarize(event: dict[str, Any], store: ResultStore) -> dict[str, Any]:
     record.ended_at = datetime.now(UTC)
     store.save_run(record)
     return {
+        "error": record.error,
         "run_id": run_id,
         "cells": len(results),
         "failed": failed,

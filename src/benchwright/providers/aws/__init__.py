@@ -27,7 +27,8 @@ def make_sink(config: AwsSettings, clients: Clients) -> Any:
 
 
 class LazyInfluxSink:
-    """Fetches the InfluxDB token from Secrets Manager only when something is written."""
+    """Fetches the InfluxDB API token from its own secret only when something is written
+    (``{"token": ...}`` or the bare token: benchwright.providers.aws.influx)."""
 
     def __init__(self, config: AwsSettings, clients: Clients) -> None:
         self.config = config
@@ -35,14 +36,15 @@ class LazyInfluxSink:
 
     def write(self, record: Any) -> int:
         from benchwright.errors import IngestFailed
-        from benchwright.providers.aws.influx import InfluxSink
+        from benchwright.providers.aws.influx import InfluxSink, token_from_secret
         from benchwright.providers.aws.secrets import secret_value
 
         if not self.config.influx_url or not self.config.influx_token_secret_arn:
             raise IngestFailed(
                 "influxdb sink: BENCHWRIGHT_INFLUX_URL and BENCHWRIGHT_INFLUX_TOKEN_SECRET_ARN are needed"
             )
-        token = secret_value(self.clients, self.config.influx_token_secret_arn, fatal=IngestFailed)
+        arn = self.config.influx_token_secret_arn
+        token = token_from_secret(secret_value(self.clients, arn, fatal=IngestFailed), f"secret {arn}")
         sink = InfluxSink(self.config.influx_url, token, self.config.influx_org, self.config.influx_bucket)
         return sink.write(record)
 
@@ -63,7 +65,6 @@ def aws_providers(
     from benchwright.providers.aws.launcher import AwsRunnerLauncher
     from benchwright.providers.aws.notify import notifier_for
     from benchwright.providers.aws.pricing import AwsPriceBook, PriceList
-    from benchwright.providers.aws.report import ReportingStore
     from benchwright.providers.aws.s3 import S3Artifacts
     from benchwright.providers.aws.store import S3ResultStore
     from benchwright.providers.aws.targets import TARGETS
@@ -84,14 +85,10 @@ def aws_providers(
         target=target,
         launcher=AwsRunnerLauncher(clients, config, spec.get("runner") or {}),
         metrics=CloudWatchMetrics(clients),
-        # every saved record re-renders runs/<run id>/report.html and points record.report at it
-        store=ReportingStore(
-            S3ResultStore(artifacts, make_sink(config, clients) if ingest else None), artifacts
-        ),
+        store=S3ResultStore(artifacts, make_sink(config, clients) if ingest else None),
         notifier=notifier_for(spec, clients, config.slack_secret_arn),
         prices=AwsPriceBook(PriceList(clients, config.region)),
         artifacts=artifacts,
-        extras={"clients": clients, "config": config},
     )
 
 

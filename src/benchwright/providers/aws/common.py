@@ -77,7 +77,9 @@ class Clients:
 
             session = self._session or shared_session()
             region = "us-east-1" if service == "pricing" else self.settings.region
-            cfg = Config(retries={"mode": "standard", "max_attempts": 3})
+            # S3 signs with SigV4 so presigned report links work in every region
+            signing = {"signature_version": "s3v4"} if service == "s3" else {}
+            cfg = Config(retries={"mode": "standard", "max_attempts": 3}, **signing)
             with _LOCK:
                 client = self._clients.get(service)
                 if client is None:

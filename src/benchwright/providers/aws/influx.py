@@ -2,10 +2,23 @@
 
 Idempotent by run id by construction: a point is keyed by measurement, tag set and timestamp, so
 writing the same run again overwrites identical points.
+
+The token. InfluxDB's write API takes ``Authorization: Token <API token>``; the admin credentials
+Timestream for InfluxDB keeps in its own secret (``{"username", "password", ...}``) are for signing in,
+not a token, and sending them gets 401. The sink therefore reads its own secret
+(``BENCHWRIGHT_INFLUX_TOKEN_SECRET_ARN``) holding an operator (or write) API token, in either shape:
+
+- ``{"token": "<API token>"}`` (what the stack's custom resource writes; other keys are ignored), or
+- the bare token string.
+
+A secret without a token (such as the admin credentials) is refused with a message saying which
+shape is expected, never with its contents. Org and bucket come from ``BENCHWRIGHT_INFLUX_ORG`` and
+``BENCHWRIGHT_INFLUX_BUCKET``.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 from benchwright.errors import IngestFailed, RetryableIngestError
@@ -38,6 +51,29 @@ def line(row: Row) -> str:
     fields = ",".join(f"{_escape_tag(k)}={_field(v)}" for k, v in row.fields.items())
     ns = int(row.time.timestamp() * 1_000_000) * 1000
     return f"{_escape_measurement(MEASUREMENT_PREFIX + row.measurement)}{tags} {fields} {ns}"
+
+
+def token_from_secret(text: str, where: str = "the InfluxDB token secret") -> str:
+    """The API token from the secret's text (see the module docstring); IngestFailed otherwise."""
+    value = text.strip()
+    if value.startswith("{"):
+        try:
+            data = json.loads(value)
+        except ValueError:
+            raise IngestFailed(
+                f'{where} is not valid JSON (expected {{"token": ...}} or the bare token)'
+            ) from None
+        token = data.get("token") if isinstance(data, dict) else None
+        if not isinstance(token, str) or not token.strip():
+            keys = ", ".join(sorted(data)) if isinstance(data, dict) else type(data).__name__
+            raise IngestFailed(
+                f'{where} holds no API token (keys: {keys}); it needs {{"token": ...}} or the bare '
+                "token, not the admin sign-in credentials"
+            )
+        return token.strip()
+    if not value or any(c.isspace() for c in value):
+        raise IngestFailed(f'{where} is empty or not a token (expected {{"token": ...}} or the bare token)')
+    return value
 
 
 def lines(record: RunRecord) -> Iterator[str]:

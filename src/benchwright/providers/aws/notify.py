@@ -1,4 +1,8 @@
-"""Slack from AWS: the webhook comes from Secrets Manager, the message is the local one (report/slack)."""
+"""Slack from AWS: the webhook comes from Secrets Manager, the message is the local one (report/slack).
+
+The secret holds ``{"webhook_url": "https://hooks.slack.com/..."}`` (docs/deploy.md) or the bare URL;
+the stack creates it as ``{}``, which means "no Slack" (nothing is sent and the run notes it).
+"""
 
 from __future__ import annotations
 
@@ -15,24 +19,25 @@ from benchwright.runs import RunRecord
 class SecretsSlackNotifier(Notifier):
     """Reads the webhook at send time (never at import, never logged) and delegates the post."""
 
-    def __init__(self, clients: Clients, secret_arn: str, report_location: str | None = None) -> None:
+    def __init__(self, clients: Clients, secret_arn: str) -> None:
         self.clients = clients
         self.secret_arn = secret_arn
-        self.report_location = report_location
 
     def __repr__(self) -> str:
         return f"SecretsSlackNotifier(secret_arn={self.secret_arn!r})"
 
-    def notify(self, record: RunRecord) -> None:
-        from benchwright.providers.local.notify import SlackNotifier
+    def notify(self, record: RunRecord, report_url: str | None = None) -> bool:
+        from benchwright.providers.local.notify import SlackNotifier, webhook_url
 
-        url = secret_value(self.clients, self.secret_arn, fatal=NotifyFailed)
-        SlackNotifier(webhook_url=url, report_location=self.report_location).notify(record)
+        url = webhook_url(secret_value(self.clients, self.secret_arn, fatal=NotifyFailed))
+        if url is None:
+            return False
+        return SlackNotifier(webhook_url=url).notify(record, report_url)
 
 
 class NoNotifier(Notifier):
-    def notify(self, record: RunRecord) -> None:
-        return None
+    def notify(self, record: RunRecord, report_url: str | None = None) -> bool:
+        return False
 
 
 def notifier_for(spec: Mapping[str, Any], clients: Clients, default_secret: str | None) -> Notifier:

@@ -10,6 +10,8 @@ from benchwright.errors import IngestFailed, RetryableIngestError
 from benchwright.providers.aws.common import Clients, aws_call
 from benchwright.providers.base import ArtifactStore
 
+REPORT_KEY = "runs/{run_id}/report.html"
+
 
 def split_uri(pointer: str) -> tuple[str, str]:
     """``s3://bucket/key`` -> (bucket, key); anything else is an error naming the pointer."""
@@ -45,6 +47,35 @@ class S3Artifacts(ArtifactStore):
 
     def get_json(self, pointer: str) -> Any:
         return json.loads(self.get_bytes(pointer))
+
+    def put_report(self, run_id: str, html: str) -> str:
+        """``runs/<run id>/report.html``, next to the record (the API presigns the same key)."""
+        key = REPORT_KEY.format(run_id=run_id)
+        aws_call(
+            f"s3 put {self.uri(key)}",
+            self.clients("s3").put_object,
+            Bucket=self.bucket,
+            Key=key,
+            Body=html.encode("utf-8"),
+            ContentType="text/html; charset=utf-8",
+            retryable=RetryableIngestError,
+            fatal=IngestFailed,
+        )
+        return self.uri(key)
+
+    def share(self, pointer: str, expires_s: int) -> str:
+        """A presigned GET of the object (SigV4; valid for ``expires_s`` or until the signing role's
+        session ends, whichever comes first)."""
+        bucket, key = split_uri(pointer)
+        url: str = aws_call(
+            f"s3 presign {pointer}",
+            self.clients("s3").generate_presigned_url,
+            "get_object",
+            Params={"Bucket": bucket, "Key": key},
+            ExpiresIn=expires_s,
+            fatal=IngestFailed,
+        )
+        return url
 
     def get_bytes(self, pointer: str) -> bytes:
         bucket, key = split_uri(pointer)

@@ -2,7 +2,9 @@
 
 A failing sink raises ``RetryableIngestError`` / ``IngestFailed`` *after* the S3 write, so the
 workflow's retry re-runs an idempotent save and the raw document is never lost.
-Layout: ``runs/<run id>/record.json`` and an index key per spec, ``history/<spec>/<started>_<run id>``.
+Layout: ``runs/<run id>/record.json`` and an index key per spec, ``history/<spec>/<started>_<run id>``
+(none for a suite's cell record: the suite's record is the run history and verdicts compare with).
+These records are the history on AWS: the finish stage reads them for the verdict and the trend chart.
 """
 
 from __future__ import annotations
@@ -30,10 +32,11 @@ class S3ResultStore(ResultStore):
 
     def save_run(self, record: RunRecord) -> None:
         self.artifacts.put_json(record_key(record.run_id), record.model_dump_json())
-        stamp = record.started_at.strftime("%Y%m%dT%H%M%S")
-        self.artifacts.put_json(
-            f"history/{record.spec_name}/{stamp}_{record.run_id}", {"run_id": record.run_id}
-        )
+        if record.suite_run_id is None:  # a suite's cell is history only as part of its suite's record
+            stamp = record.started_at.strftime("%Y%m%dT%H%M%S")
+            self.artifacts.put_json(
+                f"history/{record.spec_name}/{stamp}_{record.run_id}", {"run_id": record.run_id}
+            )
         if self.sink is not None and record.cells:
             self.last_written = self.sink.write(record)
 

@@ -50,6 +50,15 @@ class DirectoryArtifacts(ArtifactStore):
     def get_json(self, pointer: str) -> Any:
         return json.loads(Path(pointer).read_text())
 
+    def put_report(self, run_id: str, html: str) -> str:
+        """``<out dir>/report.html``: the run's directory is already its own."""
+        path = self.root / "report.html"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".html.tmp")
+        tmp.write_text(html, encoding="utf-8")
+        tmp.replace(path)
+        return str(path)
+
 
 class FreePriceBook(PriceBook):
     """Local runs cost nothing we can price: a zero estimate that says so."""
@@ -63,29 +72,15 @@ class FreePriceBook(PriceBook):
 
 
 class SilentNotifier(Notifier):
-    def notify(self, record: Any) -> None:
-        return None
-
-
-class ConditionalNotifier(Notifier):
-    """Applies the spec's ``notify.on``: always, only on failure, or only on a regression verdict."""
-
-    def __init__(self, inner: Notifier, on: str) -> None:
-        self.inner = inner
-        self.on = on
-
-    def notify(self, record: Any) -> None:
-        if self.on == "failure" and record.status == "succeeded":
-            return
-        if self.on == "regression" and not (record.verdict is not None and record.verdict.kind == "slower"):
-            return
-        self.inner.notify(record)
+    def notify(self, record: Any, report_url: str | None = None) -> bool:
+        return False
 
 
 def default_notifier(spec_notify: Mapping[str, Any] | None) -> Notifier:
     """Slack when the spec configures a webhook environment variable; otherwise silent.
 
     A Secrets Manager webhook is an AWS-side setting: locally it is skipped (the run is unaffected).
+    ``notify.on`` is applied by the finish stage (benchwright.stages.finish), not here.
     """
     slack = (spec_notify or {}).get("slack") or {}
     env = slack.get("webhook_env")
@@ -93,7 +88,7 @@ def default_notifier(spec_notify: Mapping[str, Any] | None) -> Notifier:
         return SilentNotifier()
     from benchwright.providers.local.notify import SlackNotifier
 
-    return ConditionalNotifier(SlackNotifier(env_var=env), str((spec_notify or {}).get("on", "always")))
+    return SlackNotifier(env_var=env)
 
 
 def open_local_store(path: str | Path | None = None) -> ResultStore:
@@ -116,5 +111,4 @@ def local_providers(
         notifier=notifier if notifier is not None else SilentNotifier(),
         prices=FreePriceBook(),
         artifacts=DirectoryArtifacts(out_dir),
-        extras={"out_dir": str(out_dir)},
     )

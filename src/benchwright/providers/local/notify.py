@@ -3,19 +3,21 @@
 The webhook URL is a secret: it comes from an environment variable named in the spec (or, on AWS,
 from Secrets Manager, passed in by the caller) and is never logged, stored or put in an error
 message. slack_sdk logs the URL at debug level, so it gets a muted logger of its own. A failed post
-raises NotifyFailed; ``deliver`` turns that into a note on the run so a result is never lost to
-Slack being down.
+raises NotifyFailed; the finish stage (benchwright.stages.finish) notes it on the run, so a result is
+never lost to Slack being down.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+from typing import Any
 
 from rich.console import Console
 
 from benchwright.errors import NotifyFailed
-from benchwright.providers.base import Notifier, ResultStore
+from benchwright.providers.base import Notifier
 from benchwright.report.slack import build_message
 from benchwright.report.text import print_summary
 from benchwright.runs import RunRecord
@@ -31,55 +33,81 @@ def _muted_logger() -> logging.Logger:
     return quiet
 
 
+def webhook_url(secret: str) -> str | None:
+    """The webhook URL from a secret's text: ``{"webhook_url": "https://..."}`` (what docs/deploy.md tells
+    an operator to store) or the bare URL. Empty, ``{}`` or a JSON object without the key: None (Slack
+    not configured). Anything else raises NotifyFailed without repeating the value (it is a secret)."""
+    text = secret.strip()
+    if not text or text == "{}":
+        return None
+    if text.startswith("{"):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            raise NotifyFailed("slack: the webhook secret is not valid JSON") from None
+        url = value.get("webhook_url") if isinstance(value, dict) else None
+        if url in (None, ""):
+            return None
+        text = str(url).strip()
+    if not text.startswith(("https://", "http://")):
+        raise NotifyFailed('slack: the webhook secret holds no http(s) URL (expected {"webhook_url": ...})')
+    return text
+
+
 class SlackNotifier(Notifier):
-    """Posts one Block Kit message per run to an incoming webhook."""
+    """Posts one Block Kit message per run to an incoming webhook (slack_sdk's WebhookClient)."""
 
     def __init__(
         self,
         webhook_url: str | None = None,
         env_var: str = DEFAULT_WEBHOOK_ENV,
         timeout_s: int = 10,
-        report_location: str | None = None,
     ) -> None:
         self._url = webhook_url
         self.env_var = env_var
         self.timeout_s = timeout_s
-        self.report_location = report_location
 
     def __repr__(self) -> str:  # never show the URL
         return f"SlackNotifier(env_var={self.env_var!r})"
 
     def _webhook(self) -> str:
-        url = self._url or os.environ.get(self.env_var, "")
-        if not url:
+        raw = self._url if self._url is not None else os.environ.get(self.env_var, "")
+        if not raw:
             raise NotifyFailed(f"slack: no webhook URL (environment variable {self.env_var} is not set)")
-        if not url.startswith(("https://", "http://")):
-            raise NotifyFailed(f"slack: the webhook in {self.env_var} is not an http(s) URL")
+        url = webhook_url(raw)
+        if url is None:
+            raise NotifyFailed(f"slack: the webhook in {self.env_var} holds no URL")
         return url
 
-    def notify(self, record: RunRecord) -> None:
-        from slack_sdk.webhook import WebhookClient
-
-        client = WebhookClient(self._webhook(), timeout=self.timeout_s, logger=_muted_logger())
-        message = build_message(record, self.report_location)
-        try:
-            response = client.send(text=message["text"], blocks=message["blocks"])
-        except Exception as exc:  # connection refused, DNS, TLS, timeout: all "Slack unreachable"
-            raise NotifyFailed(f"slack: webhook unreachable ({type(exc).__name__})") from None
-        if response.status_code != 200:
-            body = (response.body or "")[:120].replace("\n", " ")
-            raise NotifyFailed(f"slack: webhook answered HTTP {response.status_code} ({body})")
+    def notify(self, record: RunRecord, report_url: str | None = None) -> bool:
+        send(self._webhook(), build_message(record, report_url), self.timeout_s)
         log.info("posted run %s to Slack", record.run_id)
+        return True
+
+
+def send(url: str, message: dict[str, Any], timeout_s: int = 10) -> None:
+    """POST one message; NotifyFailed (never naming the URL) unless Slack answers 200."""
+    from slack_sdk.webhook import WebhookClient
+
+    client = WebhookClient(url, timeout=timeout_s, logger=_muted_logger())
+    try:
+        response = client.send(text=message["text"], blocks=message["blocks"])
+    except Exception as exc:  # connection refused, DNS, TLS, timeout: all "Slack unreachable"
+        raise NotifyFailed(f"slack: webhook unreachable ({type(exc).__name__})") from None
+    if response.status_code != 200:
+        body = (response.body or "")[:120].replace("\n", " ")
+        raise NotifyFailed(f"slack: webhook answered HTTP {response.status_code} ({body})")
 
 
 class ConsoleNotifier(Notifier):
-    """Prints the run summary to the terminal (the local default)."""
+    """Prints the run summary to the terminal."""
 
     def __init__(self, console: Console | None = None) -> None:
         self.console = console
 
-    def notify(self, record: RunRecord) -> None:
+    def notify(self, record: RunRecord, report_url: str | None = None) -> bool:
         print_summary(record, self.console)
+        return True
 
 
 class MultiNotifier(Notifier):
@@ -88,29 +116,13 @@ class MultiNotifier(Notifier):
     def __init__(self, *notifiers: Notifier) -> None:
         self.notifiers = list(notifiers)
 
-    def notify(self, record: RunRecord) -> None:
-        failures = []
+    def notify(self, record: RunRecord, report_url: str | None = None) -> bool:
+        failures, sent = [], False
         for notifier in self.notifiers:
             try:
-                notifier.notify(record)
+                sent = notifier.notify(record, report_url) or sent
             except NotifyFailed as exc:
                 failures.append(str(exc))
         if failures:
             raise NotifyFailed("; ".join(failures))
-
-
-def deliver(notifier: Notifier, record: RunRecord, store: ResultStore | None = None) -> str | None:
-    """Notify, and on NotifyFailed note it on the run (``environment["notification"]``), re-save the
-    run when a store is given, and return the message. The run itself is never at risk."""
-    try:
-        notifier.notify(record)
-    except NotifyFailed as exc:
-        log.warning("run %s: notification failed: %s", record.run_id, exc)
-        record.environment["notification"] = f"failed: {exc}"
-        if store is not None:
-            store.save_run(record)
-        return str(exc)
-    record.environment["notification"] = "sent"
-    if store is not None:
-        store.save_run(record)
-    return None
+        return sent

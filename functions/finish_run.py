@@ -1,4 +1,4 @@
-"""Notify: Post the run summary to Slack (webhook from Secrets Manager)."""
+"""FinishRun: final status, verdict against the S3 history, HTML report, Slack when notify.on says so."""
 
 from __future__ import annotations
 
@@ -11,4 +11,4 @@ from functions._common import logger, metrics, run_stage, tracer
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return run_stage("notify", event)
+    return run_stage("finish_run", event)
