@@ -517,7 +517,7 @@ def _run_cells(
                 orch.warnings.append(said)
     if failed:
         names = "; ".join(f"{o.state.cell_id} #{o.state.repeat + 1}: {o.error}" for o in failed)
-        summary = f"{len(failed)} of {len(order)} cell(s) failed ({names})"
+        summary = f"{len(failed)} cell(s) failed (of {len(order)}): {names}"
         raise _CellFailed(CellOutcome(failed[0].state, failed[0].status, summary))
 
 
