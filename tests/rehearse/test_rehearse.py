@@ -9,8 +9,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from benchwright.rehearse.hooks import Faults
 from benchwright.rehearse.run import Outcome, rehearse
 from tests.rehearse.conftest import ROOT, assert_clean, rds_spec
@@ -25,13 +23,6 @@ def documents(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """phase -> result document of the record's one cell."""
     assert record["cells"], record.get("error")
     return dict(record["cells"][0]["phases"])
-
-
-def xfail_if_slack_secret_refused(out: Path, slack: list[Any]) -> None:
-    """Fault 5 of issue 9: the Slack secret as docs/deploy.md says to store it is refused. Until the
-    fix lands the rehearsal shows it; the test names it instead of passing on an empty list."""
-    if not slack and "is not an http(s) URL" in (out / "lambda.log").read_text():
-        pytest.xfail("fault 5: the Slack secret {'webhook_url': ...} is refused (finish-stage fixes it)")
 
 
 def asl_retries(state: str, error: str) -> bool:
@@ -59,7 +50,6 @@ def test_one_cell_rds_postgres_end_to_end(runner_image: str, tmp_path: Path) -> 
     assert container["args"][0] == "--plan" and container["args"][1].startswith("s3://"), container["args"]
     slack = json.loads((out / "slack.json").read_text())
     assert_clean(outcome)
-    xfail_if_slack_secret_refused(out, slack)
     assert [post["status"] for post in slack] == [200]
     assert_clean(outcome)
     # no secret in what the run wrote: the stand-in's password never left Secrets Manager + the runner
@@ -124,7 +114,6 @@ def test_slack_down(runner_image: str, tmp_path: Path) -> None:
     assert record["status"] == "succeeded", record.get("error")  # a lost message does not fail the run
     slack = json.loads((out / "slack.json").read_text())
     assert_clean(outcome)
-    xfail_if_slack_secret_refused(out, slack)
     assert slack and all(post["status"] == 500 for post in slack)
     assert_clean(outcome)
 
@@ -134,8 +123,8 @@ def test_execution_aborted_from_outside(runner_image: str, tmp_path: Path) -> No
 
     template = synth_template(None)
     rules = [r for r in template["Resources"].values() if r["Type"] == "AWS::Events::Rule"]
-    if not any("aws.states" in json.dumps(r["Properties"].get("EventPattern", {})) for r in rules):
-        pytest.xfail("fault 8: no EventBridge rule tears down an ABORTED execution (cloud-infra adds it)")
+    # fault 8: an EventBridge rule tears down an execution aborted from outside
+    assert any("aws.states" in json.dumps(r["Properties"].get("EventPattern", {})) for r in rules)
     outcome = rehearse(
         rds_spec(tmp_path, run_s=20),
         tmp_path / "out",
@@ -151,8 +140,7 @@ def test_execution_aborted_from_outside(runner_image: str, tmp_path: Path) -> No
 
 
 def test_second_launch_runner_attempt(runner_image: str, tmp_path: Path) -> None:
-    if not asl_retries("LaunchRunner", "Lambda.ServiceException"):
-        pytest.xfail("fault 8: LaunchRunner is not retried on Lambda.ServiceException (cloud-infra adds it)")
+    assert asl_retries("LaunchRunner", "Lambda.ServiceException")  # fault 8: retried with backoff
     out = tmp_path / "out"
     outcome = rehearse(
         rds_spec(tmp_path, run_s=3),
