@@ -6,8 +6,11 @@ in the account, no container and no stand-in."""
 from __future__ import annotations
 
 import json
+import secrets
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from benchwright.rehearse.hooks import Faults
 from benchwright.rehearse.run import Outcome, rehearse
@@ -188,4 +191,40 @@ def test_the_nightly_schedule_starts_the_suite_with_its_own_input(runner_image: 
     assert set(by_id) == {suite_id, f"{suite_id}-000"}, sorted(by_id)
     assert by_id[suite_id]["status"] == "succeeded" and by_id[f"{suite_id}-000"]["status"] == "succeeded"
     assert documents(by_id[f"{suite_id}-000"])["run"]["operations_total"] > 0
+    assert_clean(outcome)
+
+
+def test_no_password_or_canary_variable_in_any_artifact(
+    runner_image: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 14's canary, on the cloud path: the stand-in's password (issued by Secrets Manager in
+    RDS's shape) and a canary environment variable of the process that runs the Lambdas appear in
+    no artifact of the rehearsal: records, execution histories, Slack posts, Lambda and container logs."""
+    from benchwright.providers.local import servers
+
+    issued: list[str] = []
+    credentials = servers.LocalServer.credentials
+
+    def recording(self: servers.LocalServer) -> Any:
+        found = credentials(self)
+        if found.password:
+            issued.append(found.password)
+        return found
+
+    monkeypatch.setattr(servers.LocalServer, "credentials", recording)
+    canary = "bwcanary" + secrets.token_hex(8)
+    monkeypatch.setenv("BENCHWRIGHT_CANARY_VARIABLE", canary)
+    out = tmp_path / "out"
+    outcome = rehearse(rds_spec(tmp_path, run_s=3), out, image=runner_image, timeout_s=600)
+    record = one_record(outcome)
+    assert record["status"] == "succeeded", record.get("error")
+    assert issued, "the stand-in issued no password: the check below would pass on nothing"
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert any(p.name == "lambda.log" for p in files) and any(p.suffix == ".log" for p in files)
+    texts = {str(p): p.read_bytes().decode("utf-8", "replace") for p in files}
+    texts["outcome"] = json.dumps([outcome.records, outcome.executions, outcome.slack, outcome.events])
+    for where, text in texts.items():
+        assert canary not in text, where
+        for password in set(issued):
+            assert password not in text, where
     assert_clean(outcome)

@@ -1,8 +1,8 @@
 """Issuing a spec's events while the runner measures: the local orchestrator's side.
 
 The orchestrator already tails the runner's log while it polls (local.py); the schedule reads the
-same lines. The runner prints ``runner: phase NAME started`` as it sets the measured phase up and
-releases its clients a moment later (``engine.START_DELAY_NS`` after connecting), so the events are
+same lines. The runner reports a ``phase_started`` progress event (runner/progress.py) as it sets the
+measured phase up and releases its clients a moment later (``engine.START_DELAY_NS`` after connecting), so the events are
 timed from that line: ``at_s`` is approximate by a fraction of a second, and what counts is the
 instant each event was really issued, which the event log keeps (UTC) and the availability analysis
 places on the result's own clock (experiments/availability.py).
@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from benchwright.providers.base import Target
+from benchwright.runner.progress import RunnerEvent
 
 START_DELAY_S = 0.2  # engine.START_DELAY_NS: clients are released this long after the phase is set up
 
@@ -29,7 +30,7 @@ class EventSchedule:
         self, events: list[dict[str, Any]], measured_phase: str, target: Callable[[], Target]
     ) -> None:
         self.pending = sorted(events, key=lambda e: float(e["at_s"]))
-        self.marker = f"runner: phase {measured_phase} started"
+        self.measured_phase = measured_phase
         self.target = target
         self.t0: float | None = None
         self.log: list[dict[str, Any]] = []
@@ -44,7 +45,10 @@ class EventSchedule:
         return cls(list(events), measured_phase, target) if events else None
 
     def feed(self, line: str) -> None:
-        if self.t0 is None and self.marker in line:
+        if self.t0 is not None:
+            return
+        event = RunnerEvent.parse_line(line)
+        if event is not None and event.event == "phase_started" and event.phase == self.measured_phase:
             self.t0 = time.monotonic() + START_DELAY_S
 
     def poll(self) -> list[str]:
