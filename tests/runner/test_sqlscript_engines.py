@@ -123,4 +123,5 @@ def test_sql_on_redis_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[s
         main(["sql", "postgres", "-f", str(tmp_path / "missing.sql"), "--url", "postgresql://u@127.0.0.1/x"])
         == 2
     )
-    assert "-f: cannot read" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "-f: " in err and "missing.sql: cannot read the SQL file" in err  # the option and the file
