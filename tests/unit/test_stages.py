@@ -246,7 +246,7 @@ def test_keep_going_tries_every_cell_and_tears_each_down(
     monkeypatch.setattr(steps, "check_target", boom)
     outcome = run_spec(parse_spec(SPEC), world["out"], world["factory"], quiet())
     assert outcome.record.status == "failed"
-    assert "2 of 2 cell(s) failed" in (outcome.record.error or "")
+    assert "2 cell(s) failed (of 2)" in (outcome.record.error or "")
     assert FakeTarget.deleted == ["db-1", "db-2"]
 
 
