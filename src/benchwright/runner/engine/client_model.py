@@ -1,0 +1,85 @@
+"""Which client model a phase runs and how many worker processes it gets: the event loop (many
+connections per process, for drivers that lend a channel) or a thread per client."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from benchwright.runner.engine.config import PhaseConfig
+from benchwright.runner.event_loop import Connection, EventLoop
+from benchwright.runner.workloads.base import ThreadInfo, Workload
+
+
+def _event_loop_connections(
+    workload: Any,
+    config: PhaseConfig,
+    drivers: list[Any],
+    thread_indexes: list[int],
+    thread_limits: list[int | None],
+    seed: int,
+) -> list[Connection] | None:
+    """This process's clients as event-loop connections, or None to run a thread each: when the
+    phase is paced (threads keep the schedules), ``client.model=threads`` asks for threads, the
+    workload has no wire requests for the driver or a driver lends no channel (Redis over TLS,
+    MySQL)."""
+    if not _wants_event_loop(workload, config):
+        return None
+    connections = []
+    for slot, t in enumerate(thread_indexes):
+        info = ThreadInfo(index=t, count=config.threads, seed=seed * 7919 + t)
+        driver = drivers[slot]
+        if driver.event_loop_channel() is None:
+            return None
+        requests = workload.wire_requests(config.phase, driver, info)
+        if requests is None:
+            return None
+        connection = Connection(_channel_of(driver), driver.drop_channel, requests, thread_limits[slot])
+        connection.index = t
+        connections.append(connection)
+    return connections
+
+
+def _loop_class(driver: Any) -> type[EventLoop]:
+    """The loop that speaks the driver's channel: RESP over a socket, or libpq's non-blocking API."""
+    from benchwright.runner.event_loop_pq import PqChannel, PqEventLoop
+
+    return PqEventLoop if isinstance(driver.event_loop_channel(), PqChannel) else EventLoop
+
+
+def _wants_event_loop(workload: Any, config: PhaseConfig) -> bool:
+    """The phase could run on event loops, if its drivers lend channels."""
+    return (
+        not config.target
+        and config.properties.get("client.model", "auto") != "threads"
+        and type(workload).wire_requests is not Workload.wire_requests
+    )
+
+
+def _channel_of(driver: Any) -> Callable[[], Any]:
+    def open_channel() -> Any:
+        channel = driver.event_loop_channel()
+        assert channel is not None, "a driver that lent a channel once lends one again"
+        return channel
+
+    return open_channel
+
+
+PROCESSES_PER_CORE = 2
+CLIENTS_PER_LOOP = 50  # connections one event-loop process drives before the default adds another
+
+
+def default_processes(threads: int, event_loop: bool = False) -> int:
+    """Two worker processes per core for threads: threads in one process queue for the GIL, and
+    measured here (4 clients, 2 cores) PostgreSQL point selects cost 14 us of client CPU with 4
+    processes against 23 us with 2, while Redis GETs cost the same either way
+    (benchmarks/bench_ycsb.py --only split). Event loops switch nothing and get cheaper the more
+    connections share a wake-up, so one process drives up to ``CLIENTS_PER_LOOP`` connections, as
+    redis-benchmark's one thread drives its 50 clients: YCSB C on Redis with 4 clients cost 24 us of
+    client CPU per GET in one process against 62 us in two, on a busy 2-core host; redis-bench with
+    50 clients 28-30 us against 33 us. More connections get more processes, up to one per core; a
+    process that runs out of core is flagged ``client_saturated`` (add ``processes``)."""
+    if event_loop:
+        return max(1, min(-(-threads // CLIENTS_PER_LOOP), os.cpu_count() or 1))
+    return max(1, min(threads, PROCESSES_PER_CORE * (os.cpu_count() or 1)))
