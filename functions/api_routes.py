@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 from typing import Annotated, Any, Literal
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
@@ -37,6 +36,7 @@ from benchwright.api.models import (
     SubmitResponse,
 )
 from benchwright.errors import SpecError
+from benchwright.providers.aws.config import ApiSettings
 from benchwright.runs import new_run_id
 
 Status = Literal["RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"]
@@ -96,7 +96,6 @@ def _forbidden(exc: Forbidden) -> Response[str]:
     return error(403, "forbidden", f"run {exc.args[0]!r} was submitted by another identity")
 
 
-ADMIN_ENV = "BENCHWRIGHT_API_ADMINS"  # comma list: principal ARNs or IAM role names that see every run
 MAX_RUNS_PER_REQUEST = 20  # a suite POST starts one execution per benchmark: bounded
 MAX_JSON_DEPTH = 64
 
@@ -109,7 +108,7 @@ def caller() -> str:
 
 
 def is_admin(principal: str) -> bool:
-    admins = [a.strip() for a in os.environ.get(ADMIN_ENV, "").split(",") if a.strip()]
+    admins = ApiSettings.from_env().api_admins  # the stage's api_admins (infra/config.py)
     role = principal.split(":assumed-role/", 1)[1].split("/", 1)[0] if ":assumed-role/" in principal else None
     return any(principal == a or (role is not None and role == a) for a in admins)
 

@@ -58,6 +58,7 @@ class Api(Construct):
                     suite_state_machine=workflow.suite.state_machine_arn,
                     teardown_function=teardown.function_name,
                     janitor_function=janitor.function_name,
+                    api_admins=",".join(stage.api_admins) or None,
                 ),
                 "POWERTOOLS_SERVICE_NAME": "benchwright-api",
             },

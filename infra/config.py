@@ -44,6 +44,8 @@ LIVEANALYTICS_CLOSED = (
 
 _NAME = re.compile(r"^[a-z][a-z0-9-]{1,24}$")
 _ACCOUNT = re.compile(r"^\d{12}$")
+_ADMIN_ARN = re.compile(r"^arn:aws[a-z-]*:(iam|sts)::\d{12}:(role|user|assumed-role)/[\w+=,.@/-]{1,512}$")
+_ROLE_NAME = re.compile(r"^[\w+=,.@-]{1,64}$")  # what IAM accepts as a role name
 _CRON_FIELD = re.compile(r"^[0-9A-Za-z*?,/\-#L W]+$")
 
 
@@ -155,6 +157,9 @@ class StageConfig(_Model):
     results_retention_days: int = Field(default=400, ge=30, le=3650)
     janitor_rate_minutes: int = Field(default=60, ge=5, le=1440)
     max_run_hours: int = Field(default=8, ge=1, le=48)
+    # Who may read and cancel every run through the API (others see only the runs they submitted):
+    # IAM role names or user/role ARNs.
+    api_admins: list[str] = Field(default_factory=list, max_length=50)
 
     @field_validator("name", "owner")
     @classmethod
@@ -168,6 +173,16 @@ class StageConfig(_Model):
     def _account(cls, value: str | None) -> str | None:
         if value is not None and not _ACCOUNT.match(value):
             raise ValueError(f"{value!r} is not a 12-digit AWS account id")
+        return value
+
+    @field_validator("api_admins")
+    @classmethod
+    def _admins(cls, value: list[str]) -> list[str]:
+        for admin in value:
+            if not (_ADMIN_ARN.match(admin) or _ROLE_NAME.match(admin)):
+                raise ValueError(
+                    f"{admin!r} is neither an IAM role name nor an arn:aws:iam::ACCOUNT:(role|user)/NAME ARN"
+                )
         return value
 
     @field_validator("region")

@@ -41,7 +41,9 @@ def test_another_identity_cannot_read_or_cancel_a_run(cloud: CloudBackend) -> No
 
 
 def test_an_admin_role_sees_every_run(cloud: CloudBackend, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("BENCHWRIGHT_API_ADMINS", "bench-admin")
+    from benchwright.providers.aws.config import ApiSettings
+
+    monkeypatch.setenv(ApiSettings.env_name("api_admins"), "bench-admin")
     run_id = started(call(event("POST", "/runs", {"spec": quickstart()}))[1])
     status, _ = call(as_caller(event("GET", f"/runs/{run_id}"), ADMIN))
     assert status == 200

@@ -9,8 +9,15 @@ import pytest
 
 from tests.infra.test_stack import SUITE, _with_node, synth
 
+ADMINS = ["bench-admin", "arn:aws:iam::123456789012:role/perf-lead"]
+
 
 @pytest.fixture(scope="session")
 def stack() -> Iterator[tuple[Any, dict[str, Any]]]:
     _with_node()
-    yield synth({"schedule": {"suite": [SUITE], "cron": "cron(30 3 * * ? *)", "timezone": "Europe/Berlin"}})
+    yield synth(
+        {
+            "schedule": {"suite": [SUITE], "cron": "cron(30 3 * * ? *)", "timezone": "Europe/Berlin"},
+            "api_admins": ADMINS,
+        }
+    )

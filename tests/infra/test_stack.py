@@ -244,6 +244,20 @@ def test_lambdas_get_the_settings_the_aws_providers_read(stack: Any) -> None:
     assert required <= set(fn["Properties"]["Environment"]["Variables"])
 
 
+def test_the_api_gets_the_stages_admins(stack: Any) -> None:
+    from benchwright.providers.aws.config import ApiSettings
+    from tests.infra.conftest import ADMINS
+
+    _, doc = stack
+    fn = next(
+        f for f in resources(doc, "AWS::Lambda::Function").values()
+        if f["Properties"]["Handler"] == "functions.api.handler"
+    )  # fmt: skip
+    name = ApiSettings.env_name("api_admins")
+    value = fn["Properties"]["Environment"]["Variables"][name]
+    assert ApiSettings.from_env({name: value}).api_admins == ADMINS
+
+
 @pytest.mark.parametrize(
     ("stage", "field"),
     [
@@ -259,6 +273,8 @@ def test_lambdas_get_the_settings_the_aws_providers_read(stack: Any) -> None:
         pytest.param({"sink": {"kind": "prometheus"}}, "stage.sink.kind", id="sink"),
         pytest.param({"budget": {"daily_usd": -1}}, "stage.budget.daily_usd", id="budget"),
         pytest.param({"surprise": 1}, "stage.surprise", id="unknown-field"),
+        pytest.param({"api_admins": ["arn:aws:s3:::bucket"]}, "stage.api_admins", id="admin-not-iam"),
+        pytest.param({"api_admins": ["two words"]}, "stage.api_admins", id="admin-not-a-name"),
     ],
 )
 def test_invalid_stage_config_names_the_field(stage: dict[str, Any], field: str) -> None:

@@ -105,6 +105,7 @@ class ApiSettings(EnvSettings):
     suite_state_machine: str = ""
     teardown_function: str | None = None
     janitor_function: str | None = None
+    api_admins: list[str] = []  # IAM role names or principal ARNs that may read and cancel every run
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> ApiSettings:
