@@ -1,0 +1,71 @@
+"""How long a spec will take: provisioning, each phase, teardown, for every cell and repeat.
+
+An estimate, not a measurement: it sizes the polling interval, the runner's deadline, the suite's
+poll counts and the budget check before a run.
+"""
+
+from __future__ import annotations
+
+from benchwright.spec.checks import enabled_phases, str_props, workload_properties
+from benchwright.spec.matrix import expand_matrix
+from benchwright.spec.model import BenchmarkSpec
+
+PROVISION_S = {
+    "local": 5.0,
+    "endpoint": 1.0,
+    "rds": 900.0,
+    "aurora": 1200.0,
+    "elasticache": 900.0,
+    "memorydb": 1200.0,
+    "ec2": 420.0,
+}
+TEARDOWN_S = {
+    "local": 2.0,
+    "endpoint": 0.0,
+    "rds": 600.0,
+    "aurora": 900.0,
+    "elasticache": 600.0,
+    "memorydb": 900.0,
+    "ec2": 120.0,
+}
+ASSUMED_OPS_PER_S = 5000.0  # an unpaced phase bounded only by its operation count
+
+
+def phase_seconds(spec: BenchmarkSpec, phase: str) -> float:
+    p = getattr(spec.workload.phases, phase)
+    if p is None or not p.enabled or phase not in enabled_phases(spec):
+        return 0.0
+    props = str_props({**spec.workload.properties, **p.properties})
+    duration = p.duration_s or _float(props.get("maxexecutiontime"))
+    count = p.operation_count or _float(props.get("recordcount" if phase == "load" else "operationcount"))
+    rate = p.target_rate or _float(props.get("target")) or ASSUMED_OPS_PER_S
+    by_count = count / rate if count else None
+    if spec.workload.name == "redis-bench" and props.get("redisbench.requests"):  # -n per test
+        tests = len([t for t in props.get("redisbench.tests", "set,get").split(",") if t.strip()])
+        count = (_float(props["redisbench.requests"]) or 0.0) * max(tests, 1)
+        by_count = count / rate
+    if phase == "load" and not p.operation_count:
+        from benchwright.experiments.sizing import load_seconds
+
+        by_count = load_seconds(spec.workload.name, workload_properties(spec, "load")) or by_count
+    if duration and by_count:
+        return min(duration, by_count)
+    return duration or by_count or 60.0
+
+
+def _float(v: str | None) -> float | None:
+    try:
+        return float(v) if v else None
+    except ValueError:
+        return None
+
+
+def cell_seconds(spec: BenchmarkSpec) -> float:
+    provider = spec.target.provider
+    phases = sum(phase_seconds(spec, ph) for ph in ("load", "warmup", "run"))
+    return PROVISION_S[provider] + phases + TEARDOWN_S[provider] + 3.0  # runner start, judge, store
+
+
+def estimate_duration(spec: BenchmarkSpec) -> float:
+    """Seconds for the whole spec: every matrix cell times the repeats, run one after another."""
+    return sum(cell_seconds(c.spec) for c in expand_matrix(spec)) * spec.repeats

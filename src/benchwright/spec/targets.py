@@ -1,0 +1,298 @@
+"""The ``target`` section: one model per provider, a discriminated union on ``provider``.
+
+Each model owns its target's defaults and cross-field rules (storage IOPS per GB, serverless ACUs,
+the EC2 templates' node counts), so a provider reads typed, already-checked fields.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from benchwright.spec._base import (
+    AZ_ID_RE,
+    AZ_NAME_RE,
+    ENV_NAME_RE,
+    Engine,
+    Scalar,
+    StrictModel,
+    settings_names,
+)
+
+
+class _TargetBase(StrictModel):
+    engine: Engine
+    settings: dict[str, Scalar] = Field(default_factory=dict)  # server settings / parameter group
+
+    _check_settings = field_validator("settings")(settings_names)
+
+
+class LocalTarget(_TargetBase):
+    """A throwaway server on 127.0.0.1 in a fresh data directory, removed afterwards."""
+
+    provider: Literal["local"]
+    port: int | None = Field(default=None, ge=1024, le=65535)  # None: a free port
+    startup_timeout_s: float = Field(default=60.0, gt=0, le=600)
+
+
+class EndpointTarget(_TargetBase):
+    """An existing database: nothing is created or deleted. The password comes from an env var."""
+
+    provider: Literal["endpoint"]
+    hosts: list[str] = Field(min_length=1)  # host:port, several for client-side spreading
+    database: str | None = None
+    user: str | None = None
+    password_env: str | None = None  # name of the environment variable, never the password
+    tls: bool = False
+    db: int = Field(default=0, ge=0)  # redis logical database
+
+    @field_validator("hosts")
+    @classmethod
+    def _hosts(cls, hosts: list[str]) -> list[str]:
+        for i, h in enumerate(hosts):
+            host, _, port = h.rpartition(":")
+            if not host or not port.isdigit() or not 0 < int(port) < 65536:
+                raise ValueError(f"hosts[{i}] {h!r} must be host:port")
+        return hosts
+
+    @field_validator("password_env")
+    @classmethod
+    def _password_env(cls, v: str | None) -> str | None:
+        if v is not None and not ENV_NAME_RE.match(v):
+            raise ValueError("must be the NAME of an environment variable (A-Z, 0-9, _), not the password")
+        return v
+
+
+StorageType = Literal["magnetic", "gp2", "gp3", "io1", "io2"]
+
+
+class RdsStorage(StrictModel):
+    type: StorageType = "gp3"
+    size_gb: int = Field(ge=5, le=65536)
+    iops: int | None = Field(default=None, ge=1000, le=256000)
+    throughput_mbps: int | None = Field(default=None, ge=125, le=4000)
+
+    @model_validator(mode="after")
+    def _rules(self) -> RdsStorage:
+        t, size, iops = self.type, self.size_gb, self.iops
+        if t == "magnetic":
+            if iops is not None or self.throughput_mbps is not None:
+                raise ValueError("magnetic storage takes no iops / throughput_mbps")
+            if size > 3072:
+                raise ValueError("magnetic storage is at most 3072 GB")
+        if t in ("gp2", "gp3") and size < 20:
+            raise ValueError(f"{t} storage needs size_gb >= 20")
+        if t == "gp2" and (iops is not None or self.throughput_mbps is not None):
+            raise ValueError(
+                "gp2 IOPS follow the size (3 per GB, burst to 3000): drop iops, or use gp3/io1/io2"
+            )
+        if t in ("io1", "io2"):
+            if iops is None:
+                raise ValueError(f"{t} storage needs iops")
+            if size < 100:
+                raise ValueError(f"{t} storage needs size_gb >= 100")
+            ratio = 50 if t == "io1" else 1000
+            if iops > size * ratio:
+                raise ValueError(f"{t} allows at most {ratio} IOPS per GB ({size * ratio} for {size} GB)")
+        if t == "gp3" and iops is not None and size < 400 and iops != 3000:
+            raise ValueError("gp3 below 400 GB has a fixed baseline of 3000 IOPS")
+        return self
+
+
+def _instance_class(prefix: str) -> Any:
+    def check(cls: Any, v: str) -> str:
+        if not re.match(rf"^{re.escape(prefix)}[a-z0-9-]+\.[a-z0-9]+$", v):
+            raise ValueError(f"{v!r} is not an instance class of the form {prefix}FAMILY.SIZE")
+        return v
+
+    return classmethod(check)
+
+
+class RdsTarget(_TargetBase):
+    """RDS for PostgreSQL / MySQL; ``settings`` become a DB parameter group."""
+
+    provider: Literal["rds"]
+    engine: Literal["postgres", "mysql"]
+    engine_version: str = Field(min_length=1)
+    instance_class: str
+    storage: RdsStorage
+    multi_az: bool = False
+    availability_zone: str | None = None
+    database: str = "bench"
+    username: str = "bench"
+
+    _ic = field_validator("instance_class")(_instance_class("db."))
+
+    @model_validator(mode="after")
+    def _rules(self) -> RdsTarget:
+        if self.multi_az and self.availability_zone:
+            raise ValueError("availability_zone cannot be set with multi_az (RDS picks the standby's AZ)")
+        if self.engine == "mysql" and self.storage.type == "io2" and self.storage.size_gb < 100:
+            raise ValueError("io2 needs size_gb >= 100")
+        return self
+
+
+class ServerlessV2(StrictModel):
+    min_acu: float = Field(ge=0, le=256)
+    max_acu: float = Field(ge=1, le=256)
+
+    @model_validator(mode="after")
+    def _range(self) -> ServerlessV2:
+        if self.min_acu > self.max_acu:
+            raise ValueError("min_acu must not exceed max_acu")
+        if (self.min_acu * 2) % 1:
+            raise ValueError("min_acu must be a multiple of 0.5")
+        return self
+
+
+class AuroraTarget(_TargetBase):
+    """Aurora PostgreSQL / MySQL: a cluster and its instances (``db.serverless`` for serverless v2)."""
+
+    provider: Literal["aurora"]
+    engine: Literal["postgres", "mysql"]
+    engine_version: str = Field(min_length=1)
+    instance_class: str = "db.serverless"
+    instances: int = Field(default=1, ge=1, le=16)
+    serverless_v2: ServerlessV2 | None = None
+    storage_type: Literal["aurora", "aurora-iopt1"] = "aurora"
+    availability_zone: str | None = None
+    database: str = "bench"
+    username: str = "bench"
+
+    _ic = field_validator("instance_class")(_instance_class("db."))
+
+    @model_validator(mode="after")
+    def _rules(self) -> AuroraTarget:
+        serverless = self.instance_class == "db.serverless"
+        if serverless and self.serverless_v2 is None:
+            raise ValueError("instance_class db.serverless needs serverless_v2: {min_acu, max_acu}")
+        if self.serverless_v2 is not None and not serverless:
+            raise ValueError("serverless_v2 needs instance_class: db.serverless")
+        return self
+
+
+class ElastiCacheTarget(_TargetBase):
+    """An ElastiCache Redis / Valkey replication group pinned to an AZ."""
+
+    provider: Literal["elasticache"]
+    engine: Literal["redis"]
+    cache_engine: Literal["redis", "valkey"] = "redis"
+    engine_version: str = Field(min_length=1)
+    node_type: str
+    replicas: int = Field(default=0, ge=0, le=5)
+    availability_zone: str
+    cluster_mode: bool = False
+    shards: int = Field(default=1, ge=1, le=500)
+    tls: bool = True
+
+    _nt = field_validator("node_type")(_instance_class("cache."))
+
+    @field_validator("availability_zone")
+    @classmethod
+    def _az(cls, v: str) -> str:
+        if not (AZ_NAME_RE.match(v) or AZ_ID_RE.match(v)):
+            raise ValueError(f"{v!r} is not an AZ name (eu-west-1a) or AZ id (euw1-az1)")
+        return v
+
+    @model_validator(mode="after")
+    def _rules(self) -> ElastiCacheTarget:
+        if self.shards > 1 and not self.cluster_mode:
+            raise ValueError("shards > 1 needs cluster_mode: true")
+        return self
+
+
+class MemoryDbTarget(_TargetBase):
+    """A MemoryDB cluster (durable Redis-compatible)."""
+
+    provider: Literal["memorydb"]
+    engine: Literal["redis"]
+    cache_engine: Literal["redis", "valkey"] = "redis"
+    engine_version: str = Field(min_length=1)
+    node_type: str
+    shards: int = Field(default=1, ge=1, le=500)
+    replicas_per_shard: int = Field(default=1, ge=0, le=5)
+    tls: Literal[True] = True  # MemoryDB always uses TLS
+
+    _nt = field_validator("node_type")(_instance_class("db."))
+
+
+VolumeType = Literal["standard", "gp2", "gp3", "io1", "io2", "st1", "sc1"]
+
+
+class Ec2Volume(StrictModel):
+    type: VolumeType = "gp3"
+    size_gb: int = Field(ge=1, le=65536)
+    iops: int | None = Field(default=None, ge=100, le=256000)
+    throughput_mbps: int | None = Field(default=None, ge=125, le=1000)
+
+    @model_validator(mode="after")
+    def _rules(self) -> Ec2Volume:
+        if self.type in ("io1", "io2") and self.iops is None:
+            raise ValueError(f"{self.type} volumes need iops")
+        if self.type in ("standard", "gp2", "st1", "sc1") and self.iops is not None:
+            raise ValueError(f"{self.type} volumes take no iops")
+        if self.type == "io1" and self.iops and self.iops > self.size_gb * 50:
+            raise ValueError(f"io1 allows at most 50 IOPS per GB ({self.size_gb * 50} for {self.size_gb} GB)")
+        return self
+
+
+class Ec2Target(_TargetBase):
+    """Self-managed on EC2 from a user-data template (experiment 1's YugabyteDB, experiment 4's ARDB)."""
+
+    provider: Literal["ec2"]
+    template: Literal["yugabytedb-3node", "redis-protocol"]
+    instance_type: str
+    volume: Ec2Volume | None = None  # None: the instance store (i3, m6id ...) or the root volume
+    nodes: int = Field(default=1, ge=1, le=9)
+    replication_factor: int = Field(default=1, ge=1, le=7)
+    version: str | None = None  # e.g. YugabyteDB 2024.2.0.0, Redis 7.2
+    server: Literal["redis", "ardb", "valkey", "keydb"] | None = None  # redis-protocol template only
+    availability_zones: list[str] | None = None  # one per node; None = spread over the VPC's AZs
+    presplit: list[str] | None = None  # yugabytedb: SPLIT AT VALUES for usertable
+
+    @field_validator("instance_type")
+    @classmethod
+    def _it(cls, v: str) -> str:
+        if not re.match(r"^[a-z][a-z0-9-]*\.[a-z0-9]+$", v):
+            raise ValueError(f"{v!r} is not an EC2 instance type such as m6i.4xlarge")
+        return v
+
+    @model_validator(mode="after")
+    def _rules(self) -> Ec2Target:
+        if self.template == "yugabytedb-3node":
+            if self.engine != "postgres":
+                raise ValueError("yugabytedb-3node serves YSQL: engine must be postgres")
+            if "nodes" not in self.model_fields_set:
+                self.nodes = 3
+            if "replication_factor" not in self.model_fields_set:
+                self.replication_factor = 3
+            if self.nodes != 3:
+                raise ValueError("yugabytedb-3node has exactly 3 nodes")
+            if self.replication_factor not in (1, 3):
+                raise ValueError("replication_factor must be 1 or 3 on 3 nodes")
+            if self.server is not None:
+                raise ValueError("server applies to the redis-protocol template only")
+        else:
+            if self.engine != "redis":
+                raise ValueError("redis-protocol serves the Redis protocol: engine must be redis")
+            if self.nodes != 1 or self.replication_factor != 1:
+                raise ValueError("redis-protocol is a single server (nodes: 1)")
+            if self.server is None:
+                self.server = "redis"
+            if self.presplit is not None:
+                raise ValueError("presplit applies to yugabytedb-3node only")
+        if self.availability_zones is not None and len(self.availability_zones) != self.nodes:
+            raise ValueError(
+                f"availability_zones lists {len(self.availability_zones)} AZs for {self.nodes} nodes"
+            )
+        return self
+
+
+TargetSpec = Annotated[
+    LocalTarget | EndpointTarget | RdsTarget | AuroraTarget | ElastiCacheTarget | MemoryDbTarget | Ec2Target,
+    Field(discriminator="provider"),
+]
+PROVIDERS = ("local", "endpoint", "rds", "aurora", "elasticache", "memorydb", "ec2")
+CLOUD_PROVIDERS = ("rds", "aurora", "elasticache", "memorydb", "ec2")
