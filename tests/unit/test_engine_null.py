@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import signal
+import subprocess
+import sys
+
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, run_phase
 from benchwright.runner.measure import decode_histogram
@@ -48,3 +53,42 @@ def test_max_execution_time_bounds_an_endless_run() -> None:
     doc = _run({"operationcount": "0", "maxexecutiontime": "1"}, threads=1, processes=1)
     assert 0.9 <= doc.runtime_ms / 1000 < 5
     assert doc.operations_total > 0
+
+
+INTERRUPTED_CHILD = """
+import sys
+from benchwright.runner.engine import PhaseConfig, run_phase
+from benchwright.runner.workloads.ycsb.properties import load_properties
+
+def progress(elapsed, ops, rate):
+    if ops:
+        print("running", flush=True)
+
+props = load_properties(["workloada"], {"operationcount": "0", "maxexecutiontime": "60"})
+config = PhaseConfig(workload="ycsb", phase="run", engine="null", properties=props, threads=2, processes=2)
+print(run_phase(config, progress).model_dump_json(), flush=True)
+"""
+
+
+def test_an_interrupt_stops_the_workers_and_keeps_a_flagged_partial_result() -> None:
+    """Ctrl-C in the parent (SIGINT to it alone): the workers are told to stop, their reports are
+    kept, and the document says it is partial."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPTED_CHILD], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline().strip() == "running"  # the workers are measuring
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=45)  # far below the 60 s the phase would otherwise run
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == 0, err
+    doc = ResultDocument.parse(json.loads(out.strip().splitlines()[-1]))
+    assert doc.aborted
+    codes = {f.code for f in doc.validity}
+    assert "interrupted" in codes and "worker_lost" not in codes  # both workers reported
+    assert doc.operations_total > 0
+    assert doc.runtime_ms < 45_000

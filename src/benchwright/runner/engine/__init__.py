@@ -15,8 +15,9 @@ operation's latency runs from its scheduled start, so a stall in the server is c
 operation that should have been sent during it (no coordinated omission).
 
 The modules, in the order a phase meets them:
-``config`` (what crosses the process boundary), ``phase`` (the parent: set up, start, collect, flag),
-``client_model`` (event loop or threads, how many processes), ``worker`` (one worker process),
+``config`` (what crosses the process boundary), ``phase`` (the parent's steps: set up, lay out,
+run, flag, finish), ``client_model`` (event loop or threads, how many processes), ``processes`` (the
+parent's handle on the worker processes: start, release, collect), ``worker`` (one worker process),
 ``thread_loop`` (the per-operation hot loop of the thread model), ``periods`` (live progress by
 reporting period) and ``document`` (the merged result document).
 """
@@ -24,7 +25,8 @@ reporting period) and ``document`` (the merged result document).
 from benchwright.runner.engine.config import ERROR_ABORT_S, PhaseConfig, ProgressFn
 from benchwright.runner.engine.document import ensure_complete, host_facts
 from benchwright.runner.engine.periods import Period, PeriodProgress, _PeriodTracker, _PeriodUpdate
-from benchwright.runner.engine.phase import run_phase, start_method
+from benchwright.runner.engine.phase import run_phase
+from benchwright.runner.engine.processes import start_method
 from benchwright.runner.engine.thread_loop import _thread_loop
 
 __all__ = [

@@ -45,9 +45,7 @@ def _thread_loop(
     failing_since = 0
     streak = 0
     give_up_ns = int(give_up_s * NS)
-    now = perf()
-    if now < start_ns:
-        time.sleep((start_ns - now) / NS)
+    _sleep_until(start_ns)
     for done, (name, call) in enumerate(ops, 1):
         if pace_ns:
             now = perf()
@@ -94,6 +92,13 @@ def _thread_loop(
                 recorder.flush()  # keeps the pending buffers small when intervals are long
     _close_window(windows, failing_since, None, streak)
     return None
+
+
+def _sleep_until(start_ns: int) -> None:
+    """Wait for the common start instant (before the first operation: not on the hot path)."""
+    now = time.perf_counter_ns()
+    if now < start_ns:
+        time.sleep((start_ns - now) / NS)
 
 
 def _close_window(

@@ -25,7 +25,7 @@ from benchwright.runner.engine.config import (
 from benchwright.runner.engine.periods import _SealedIntervals
 from benchwright.runner.engine.thread_loop import _thread_loop
 from benchwright.runner.measure import LatencyKind, Recorder
-from benchwright.runner.workloads.base import ThreadInfo, workload_class
+from benchwright.runner.workloads.base import ThreadInfo, Workload, workload_class
 
 
 class _Lag:
@@ -72,124 +72,30 @@ def _worker_main(
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     workload = workload_class(config.workload)(config.properties)
-    drivers = []
-    try:
-        for t in thread_indexes:
-            driver = new_driver(config.engine, config.properties, t)
-            driver.connect()
-            drivers.append(driver)
-    except Exception as exc:
-        for d in drivers:
-            with contextlib.suppress(Exception):
-                d.close()
-        ready.put((process_index, f"{exc}"))
+    drivers = _connect_drivers(config, thread_indexes)
+    if isinstance(drivers, str):
+        ready.put((process_index, drivers))
         return
     ready.put((process_index, None))
     start_ns = start_at.get()
     if start_ns is None:  # the parent gave up (another worker failed to connect)
-        for d in drivers:
-            d.close()
+        _close_all(drivers)
         return
 
-    latency_kind: LatencyKind = "response_time" if config.target else "service_time"
-    interval_ns = int(config.interval_s * NS)
-    # One recorder per thread: no shared state on the hot path; folded together after the join.
-    recorders = [Recorder(start_ns, latency_kind, interval_ns) for _ in thread_indexes]
-    deadline = start_ns + int(config.max_seconds * NS) if config.max_seconds else 1 << 62
-    pace_ns = int(NS * config.threads / config.target) if config.target else 0
-    # A forked worker inherits the parent's random state: draw a fresh seed from the OS instead.
-    seed = config.seed if config.seed is not None else random.SystemRandom().randrange(1 << 30)
-    errors: dict[str, int] = {}
-    reasons: list[str] = []
-    give_up_s = float(config.properties.get("client.give_up_s") or ERROR_ABORT_S)
-    windows: dict[int, list[tuple[int, int | None, int]]] = {t: [] for t in thread_indexes}
-    stopped_ns = [0] * len(thread_indexes)  # per thread: when it stopped, after the start instant
-
-    def run_thread(slot: int) -> None:
-        t = thread_indexes[slot]
-        info = ThreadInfo(index=t, count=config.threads, seed=seed * 7919 + t)
-        ops = workload.operations(config.phase, drivers[slot], info)
-        try:
-            reason = _thread_loop(
-                ops,
-                recorders[slot],
-                drivers[slot].recover,
-                thread_limits[slot],
-                deadline,
-                start_ns + (pace_ns * slot // max(1, len(thread_indexes)) if pace_ns else 0),
-                pace_ns,
-                stop,
-                errors,
-                give_up_s,
-                windows[t],
-            )
-        finally:
-            stopped_ns[slot] = time.perf_counter_ns() - start_ns
-            recorders[slot].seal()  # this thread's last interval is final: live progress may use it
-        if reason:
-            reasons.append(reason)
-            stop.set()  # a dead server: stop everyone, keep what was measured
-
-    def total_operations() -> int:
-        return sum(r.total_operations() for r in recorders)
-
+    clients = _Clients(config, workload, drivers, thread_indexes, thread_limits, start_ns, stop)
     lag = _Lag()
     lag.start()
     cpu0 = os.times()  # the measured window only: imports and connecting are not charged
-
-    sealed = _SealedIntervals(process_index, recorders, stopped_ns)
-
-    def publish() -> None:
-        while True:
-            finished = done.is_set()  # read first: the last round then sees every thread sealed
-            progress[process_index] = total_operations()
-            if live:
-                update = sealed.collect()
-                if update is not None:
-                    reports.put(update)
-            if finished:
-                return
-            done.wait(LIVE_PUBLISH_S if live else PUBLISH_S)
-
-    done = threading.Event()
-    publisher = threading.Thread(target=publish, daemon=True)
+    publisher = _Publisher(process_index, clients, progress, reports, live)
     publisher.start()
-    connections = _event_loop_connections(workload, config, drivers, thread_indexes, thread_limits, seed)
-    if connections is not None:
-        loop = _loop_class(drivers[0])(connections, recorders[0], deadline, stop, errors, give_up_s, windows)
-        for unused in recorders[1:]:
-            unused.seal()  # the loop records into recorders[0] only: these hold no interval back
-        reason = loop.run(start_ns)
-        if reason:
-            reasons.append(reason)
-            stop.set()
-    elif len(thread_indexes) == 1:
-        run_thread(0)  # one thread per process: run it here, no hand-offs between threads
-    else:
-        threads = [
-            threading.Thread(target=run_thread, args=(i,), name=f"worker-{t}")
-            for i, t in enumerate(thread_indexes)
-        ]
-        for th in threads:
-            th.start()
-        for th in threads:
-            th.join()
-    ended_ns = time.perf_counter_ns() - start_ns
-    for slot, finished in enumerate(recorders):  # every client has stopped, however it ran
-        finished.seal()
-        stopped_ns[slot] = stopped_ns[slot] or ended_ns
-    wall = max(1e-9, (time.perf_counter_ns() - start_ns) / NS)  # from the common start instant
-    done.set()
-    publisher.join()
-    recorder = recorders[0]
-    for other in recorders[1:]:
-        recorder.absorb(other)
+    event_loop = clients.run()
+    wall = clients.seal_all()
+    publisher.finish()
+    recorder = clients.merged()
     cpu1 = os.times()
     progress[process_index] = recorder.total_operations()
     lag_p99 = lag.stop()
-    for d in drivers:
-        with contextlib.suppress(Exception):
-            d.close()
+    _close_all(drivers)
     reports.put(
         WorkerReport(
             process_index=process_index,
@@ -199,13 +105,192 @@ def _worker_main(
             wall_s=wall,
             peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             lag_p99_ms=lag_p99,
-            error_kinds=errors,
-            failure_windows=[
-                (t, (a - start_ns) / NS, None if b is None else (b - start_ns) / NS, n)
-                for t, runs in windows.items()
-                for a, b, n in runs
-            ],
-            aborted_reason=reasons[0] if reasons else None,
-            event_loop=connections is not None,
+            error_kinds=clients.errors,
+            failure_windows=clients.failure_windows(),
+            aborted_reason=clients.reasons[0] if clients.reasons else None,
+            event_loop=event_loop,
         )
     )
+
+
+def _connect_drivers(config: PhaseConfig, thread_indexes: list[int]) -> list[Any] | str:
+    """One connected driver per client, or the first error (the drivers already open are closed)."""
+    drivers: list[Any] = []
+    try:
+        for t in thread_indexes:
+            driver = new_driver(config.engine, config.properties, t)
+            driver.connect()
+            drivers.append(driver)
+    except Exception as exc:
+        _close_all(drivers)
+        return f"{exc}"
+    return drivers
+
+
+def _close_all(drivers: list[Any]) -> None:
+    for d in drivers:
+        with contextlib.suppress(Exception):
+            d.close()
+
+
+class _Clients:
+    """One worker process's clients and what they record: a recorder per client (no shared state on
+    the hot path; folded together after the join), the pacing schedule, the error counts, the runs
+    of failures and the reasons any client gave up."""
+
+    def __init__(
+        self,
+        config: PhaseConfig,
+        workload: Workload,
+        drivers: list[Any],
+        thread_indexes: list[int],
+        thread_limits: list[int | None],
+        start_ns: int,
+        stop: Any,
+    ) -> None:
+        self.config = config
+        self.workload = workload
+        self.drivers = drivers
+        self.thread_indexes = thread_indexes
+        self.thread_limits = thread_limits
+        self.start_ns = start_ns
+        self.stop = stop
+        latency_kind: LatencyKind = "response_time" if config.target else "service_time"
+        interval_ns = int(config.interval_s * NS)
+        self.recorders = [Recorder(start_ns, latency_kind, interval_ns) for _ in thread_indexes]
+        self.deadline = start_ns + int(config.max_seconds * NS) if config.max_seconds else 1 << 62
+        self.pace_ns = int(NS * config.threads / config.target) if config.target else 0
+        # A forked worker inherits the parent's random state: draw a fresh seed from the OS instead.
+        self.seed = config.seed if config.seed is not None else random.SystemRandom().randrange(1 << 30)
+        self.errors: dict[str, int] = {}
+        self.reasons: list[str] = []
+        self.give_up_s = float(config.properties.get("client.give_up_s") or ERROR_ABORT_S)
+        self.windows: dict[int, list[tuple[int, int | None, int]]] = {t: [] for t in thread_indexes}
+        self.stopped_ns = [0] * len(thread_indexes)  # per client: when it stopped, after the start instant
+
+    def run(self) -> bool:
+        """Run every client to its end; True when they shared an event loop."""
+        c = self.config
+        connections = _event_loop_connections(
+            self.workload, c, self.drivers, self.thread_indexes, self.thread_limits, self.seed
+        )
+        if connections is not None:
+            loop = _loop_class(self.drivers[0])(
+                connections,
+                self.recorders[0],
+                self.deadline,
+                self.stop,
+                self.errors,
+                self.give_up_s,
+                self.windows,
+            )
+            for unused in self.recorders[1:]:
+                unused.seal()  # the loop records into recorders[0] only: these hold no interval back
+            self._gave_up(loop.run(self.start_ns))
+        elif len(self.thread_indexes) == 1:
+            self.run_thread(0)  # one thread per process: run it here, no hand-offs between threads
+        else:
+            threads = [
+                threading.Thread(target=self.run_thread, args=(i,), name=f"worker-{t}")
+                for i, t in enumerate(self.thread_indexes)
+            ]
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join()
+        return connections is not None
+
+    def run_thread(self, slot: int) -> None:
+        """One client on the thread model (its loop gets every value it needs as a local)."""
+        t = self.thread_indexes[slot]
+        c = self.config
+        info = ThreadInfo(index=t, count=c.threads, seed=self.seed * 7919 + t)
+        ops = self.workload.operations(c.phase, self.drivers[slot], info)
+        pace_ns = self.pace_ns
+        try:
+            reason = _thread_loop(
+                ops,
+                self.recorders[slot],
+                self.drivers[slot].recover,
+                self.thread_limits[slot],
+                self.deadline,
+                self.start_ns + (pace_ns * slot // max(1, len(self.thread_indexes)) if pace_ns else 0),
+                pace_ns,
+                self.stop,
+                self.errors,
+                self.give_up_s,
+                self.windows[t],
+            )
+        finally:
+            self.stopped_ns[slot] = time.perf_counter_ns() - self.start_ns
+            self.recorders[slot].seal()  # this client's last interval is final: live progress may use it
+        self._gave_up(reason)
+
+    def _gave_up(self, reason: str | None) -> None:
+        if reason:
+            self.reasons.append(reason)
+            self.stop.set()  # a dead server: stop everyone, keep what was measured
+
+    def seal_all(self) -> float:
+        """Every client has stopped, however it ran: seal its recorder and note when it stopped.
+        Returns the wall time since the common start instant."""
+        ended_ns = time.perf_counter_ns() - self.start_ns
+        for slot, finished in enumerate(self.recorders):
+            finished.seal()
+            self.stopped_ns[slot] = self.stopped_ns[slot] or ended_ns
+        return max(1e-9, (time.perf_counter_ns() - self.start_ns) / NS)
+
+    def total_operations(self) -> int:
+        return sum(r.total_operations() for r in self.recorders)
+
+    def merged(self) -> Recorder:
+        """Every client's recorder folded into the first."""
+        recorder = self.recorders[0]
+        for other in self.recorders[1:]:
+            recorder.absorb(other)
+        return recorder
+
+    def failure_windows(self) -> list[tuple[int, float, float | None, int]]:
+        """Each client's runs of failures, in seconds after the start instant."""
+        start_ns = self.start_ns
+        return [
+            (t, (a - start_ns) / NS, None if b is None else (b - start_ns) / NS, n)
+            for t, runs in self.windows.items()
+            for a, b, n in runs
+        ]
+
+
+class _Publisher:
+    """A thread that publishes the process's operation count (and, ``live``, the intervals every
+    client has sealed) until ``finish``; its last round runs after every client has stopped."""
+
+    def __init__(
+        self, process_index: int, clients: _Clients, progress: Any, reports: Any, live: bool
+    ) -> None:
+        self.process_index = process_index
+        self.clients = clients
+        self.progress = progress
+        self.reports = reports
+        self.live = live
+        self.sealed = _SealedIntervals(process_index, clients.recorders, clients.stopped_ns)
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._publish, daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def finish(self) -> None:
+        self.done.set()
+        self.thread.join()
+
+    def _publish(self) -> None:
+        while True:
+            finished = self.done.is_set()  # read first: the last round then sees every client sealed
+            self.progress[self.process_index] = self.clients.total_operations()
+            if self.live:
+                update = self.sealed.collect()
+                if update is not None:
+                    self.reports.put(update)
+            if finished:
+                return
+            self.done.wait(LIVE_PUBLISH_S if self.live else PUBLISH_S)
