@@ -21,6 +21,7 @@ from benchwright.runner.measure import (
     decode_histogram,
     encode_histogram,
     new_histogram,
+    record_counts,
 )
 
 NS = 1_000_000_000
@@ -167,3 +168,29 @@ def test_fast_statistics_equal_hdrh_statistics(seed: int) -> None:
         assert hist.get_stddev() == ref.get_stddev()
         for q in (0, 0.01, 1, 50, 90, 95, 99, 99.9, 99.999, 100):
             assert hist.get_value_at_percentile(q) == ref.get_value_at_percentile(q)
+
+
+def test_record_counts_equals_record_value_for_every_value_and_edge() -> None:
+    """The inline fold gives hdrh's own buckets, totals, min and max, including values it refuses."""
+    rng = random.Random(5)
+    values = [0, 1, 2, 1023, 1024, 2047, 2048, 2049, HIGHEST_US, HIGHEST_US + 1, 2 * HIGHEST_US, -1]
+    values += [int(rng.lognormvariate(6, 3)) for _ in range(20_000)]
+    counted: dict[int, int] = {}
+    for v in values:
+        counted[v] = counted.get(v, 0) + rng.randrange(1, 4)
+    expected = new_histogram()
+    for value, count in counted.items():
+        expected.record_value(value, count)
+    a, b = new_histogram(), new_histogram()
+    b.record_value(7, 2)  # one already holding counts: the fold adds to them
+    expected_b = new_histogram()
+    expected_b.record_value(7, 2)
+    for value, count in counted.items():
+        expected_b.record_value(value, count)
+    squares = record_counts((a, b), counted)
+    same_histogram(a, expected)
+    same_histogram(b, expected_b)
+    probe = new_histogram()  # record_value says which values it takes (negative, too high: refused)
+    kept = [(v, n) for v, n in counted.items() if probe.record_value(v)]
+    assert len(kept) < len(counted)  # the refused edges were exercised
+    assert squares == sum(v * v * n for v, n in kept)
