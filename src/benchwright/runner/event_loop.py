@@ -228,9 +228,20 @@ class EventLoop:
         return True
 
     def _send_next(self, conn: Connection) -> None:
-        if self.closing or conn.finished or not self._next_request(conn):
+        """The connection's next request, sent now. Hot path (once per operation): what
+        ``finished`` and ``_next_request`` do is written out here, saving two calls per operation."""
+        limit = conn.limit
+        if self.closing or (limit is not None and conn.issued >= limit):
             self._unregister(conn)  # done: the loop ends when no connection is left in the poller
             return
+        request = next(conn.requests, None)
+        if request is None:
+            conn.limit = conn.issued  # the workload has nothing more for this connection
+            self._unregister(conn)
+            return
+        conn.name, conn.payload, conn.expected, conn.check = request
+        conn.got, conn.failed = 0, None
+        conn.issued += 1
         conn.started_ns = time.perf_counter_ns()
         self._begin(conn)
 
@@ -248,9 +259,27 @@ class EventLoop:
         conn.channel.sock.settimeout(conn.timeout)
 
     def _begin(self, conn: Connection) -> None:
-        """Send the step in ``conn.payload``."""
-        conn.unsent = memoryview(conn.payload)
-        self._write(conn)
+        """Send the step in ``conn.payload``. Hot path: a request goes out in one ``send`` almost
+        always, so that case neither slices a memoryview nor asks the poller for anything;
+        ``_write`` finishes a partial send when the socket is writable again."""
+        payload = conn.payload
+        assert conn.channel is not None
+        try:
+            sent = conn.channel.sock.send(payload)
+        except BlockingIOError:
+            sent = 0
+        except OSError:
+            self._fail(conn, "ConnectionError", time.perf_counter_ns())
+            return
+        if sent == len(payload):
+            if conn.events != READ:
+                self.poller.modify(conn.fd, READ)
+                conn.events = READ
+            return
+        conn.unsent = memoryview(payload)[sent:]
+        if conn.events != READ | WRITE:
+            self.poller.modify(conn.fd, READ | WRITE)
+            conn.events = READ | WRITE
 
     def _write(self, conn: Connection) -> None:
         assert conn.channel is not None
@@ -299,15 +328,20 @@ class EventLoop:
             conn.got, conn.failed = got, failed
             return
         end = time.perf_counter_ns()
+        # hot path, once per operation: _succeeded and _count written out
         if failed is None:
             if conn.check is None:
                 self.recorder.record(conn.name, conn.started_ns, end, Status.OK)
-                self._succeeded(conn, end)
+                self.failing_since = 0
+                if conn.failing_since:
+                    self._close_window(conn, end)
             elif self._checked(conn, reply, end):
                 return  # a follow-up step is on its way
         else:
             self._record_failure(conn, type(failed).__name__, end)
-        self._count()
+        self.recorded += 1
+        if not self.recorded & 0xFFFF:
+            self.recorder.flush()  # keeps the pending buffers small when intervals are long
         conn.expected = 0
         self._send_next(conn)
 
@@ -327,7 +361,9 @@ class EventLoop:
             self._begin(conn)
             return True
         self.recorder.record(conn.name, conn.started_ns, end, outcome)
-        self._succeeded(conn, end)
+        self.failing_since = 0  # _succeeded, written out (once per operation)
+        if conn.failing_since:
+            self._close_window(conn, end)
         return False
 
     # ------------------------------------------------------------------ failures
