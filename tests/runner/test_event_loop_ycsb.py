@@ -272,3 +272,107 @@ def test_postgres_a_statement_the_server_refuses_fails_each_request_and_the_run_
     assert set(failed) == {"ERROR"} and failed["ERROR"] >= 300
     assert run.extra["error_kinds"] == {"READ:UndefinedColumn": failed["ERROR"]}
     assert run.runtime_ms < 30_000
+
+
+# ------------------------------------------------------------------ the Redis loop's faults
+# The redis-bench loop's fault tests (tests/runner/test_event_loop.py) for YCSB on Redis: a dropped
+# connection, a killed server, a server that stops answering. Each acts only on a redis-server this
+# test started itself (private_redis, 127.0.0.1).
+READS_ONLY = {"readproportion": "1", "updateproportion": "0", "insertproportion": "0"}
+READS_ONLY |= {"scanproportion": "0", "readmodifywriteproportion": "0", "insertcount": "200"}
+
+
+def private_client(props: dict[str, str]) -> redis.Redis:
+    return redis.Redis(host=props["redis.host"], port=int(props["redis.port"]))
+
+
+def wait_for_gets(client: redis.Redis, count: int) -> None:
+    """Until the server has answered ``count`` GETs (bounded: 60 s): the run is under way."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        calls = client.info("commandstats").get("cmdstat_get", {}).get("calls", 0)
+        if calls >= count:
+            return
+        time.sleep(0.02)  # polling the server's own counters: a readiness probe
+    raise AssertionError(f"no {count} GETs within 60 s")
+
+
+def test_redis_connections_dropped_mid_run_reconnect_and_go_on(
+    private_redis: tuple[subprocess.Popen[bytes], dict[str, str]],
+) -> None:
+    _, server = private_redis
+    props = {**server, **MIX, **READS_ONLY, "redis.datatype": "string", "fieldcount": "1"}
+    props.update(operationcount="0", maxexecutiontime="3")
+    phase("redis", props, "load")
+    client = private_client(server)
+
+    def drop() -> None:
+        wait_for_gets(client, 300)
+        client.client_kill_filter(_type="normal", skipme=True)  # every run connection, mid-request
+
+    killer = threading.Thread(target=drop)
+    killer.start()
+    run = phase("redis", props, "run", threads=3)
+    killer.join()
+    client.close()
+    assert LOOP in run.measurement.method and not run.aborted
+    reads = run.operations["READ"].statuses
+    assert 1 <= reads.get("ERROR", 0) <= 3  # at most the request in flight on each dropped connection
+    assert set(run.extra["error_kinds"]) == {"READ:ConnectionError"}
+    assert reads["OK"] > 300 and run.intervals[-1].operations.get("READ", 0) > 0  # and on it went
+
+
+def test_redis_server_killed_mid_run_ends_with_a_flagged_partial_result(
+    private_redis: tuple[subprocess.Popen[bytes], dict[str, str]],
+) -> None:
+    proc, server = private_redis
+    props = {**server, **MIX, **READS_ONLY, "redis.datatype": "string", "fieldcount": "1"}
+    props.update(operationcount="0", maxexecutiontime="60")
+    phase("redis", props, "load")
+    client = private_client(server)
+
+    def kill() -> None:
+        wait_for_gets(client, 300)
+        proc.kill()
+        proc.wait()
+
+    killer = threading.Thread(target=kill)
+    killer.start()
+    run = phase("redis", props, "run", threads=2)
+    killer.join()
+    client.close()
+    assert LOOP in run.measurement.method
+    assert run.aborted and any(f.code == "server_lost" for f in run.validity)
+    reads = run.operations["READ"].statuses
+    assert reads["OK"] >= 300 and reads["ERROR"] >= 2
+    assert set(run.extra["error_kinds"]) <= {"READ:ConnectionError", "READ:TargetUnreachable"}
+    assert run.runtime_ms < 20_000  # it gave up after a few seconds of failures, not at the deadline
+
+
+def test_redis_server_that_stops_answering_is_a_timeout_and_the_run_goes_on(
+    private_redis: tuple[subprocess.Popen[bytes], dict[str, str]],
+) -> None:
+    """CLIENT PAUSE: the server takes the requests and answers none for 1.5 s. Each request in flight
+    fails after redis.timeout as a TimeoutError (not a hang), its connection is reopened, and once
+    the pause ends the reads succeed again; 1.5 s of failures is under the 3 s give-up."""
+    _, server = private_redis
+    props = {**server, **MIX, **READS_ONLY, "redis.datatype": "string", "fieldcount": "1"}
+    props.update(operationcount="0", maxexecutiontime="4", **{"redis.timeout": "0.3"})
+    phase("redis", props, "load")
+    client = private_client(server)
+
+    def pause() -> None:
+        wait_for_gets(client, 300)
+        client.execute_command("CLIENT", "PAUSE", 1500, "ALL")
+
+    pauser = threading.Thread(target=pause)
+    pauser.start()
+    run = phase("redis", props, "run", threads=2)
+    pauser.join()
+    client.close()
+    assert LOOP in run.measurement.method and not run.aborted
+    kinds = run.extra["error_kinds"]
+    assert kinds.get("READ:TimeoutError", 0) >= 2  # at least the request in flight on each connection
+    assert set(kinds) <= {"READ:TimeoutError", "READ:ConnectionError", "READ:TargetUnreachable"}
+    assert run.operations["READ"].max_us >= 300_000
+    assert run.intervals[-1].operations.get("READ", 0) > 0  # answered again after the pause
