@@ -5,6 +5,9 @@ back, and the connection goes on."""
 
 from __future__ import annotations
 
+import subprocess
+import threading
+import time
 from typing import Any
 
 import psycopg
@@ -12,6 +15,7 @@ import pytest
 
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, run_phase
+from tests.runner.conftest import kill_group
 
 pytestmark = pytest.mark.servers
 
@@ -101,3 +105,110 @@ def test_a_server_error_mid_transaction_fails_it_rolls_it_back_and_the_next_one_
         "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in%'",
     )
     assert leftover == [(0,)]
+
+
+# ------------------------------------------------------------------ the loop's faults mid-transaction
+# As the redis-bench loop's tests (tests/runner/test_event_loop.py) and YCSB's: a dropped connection,
+# a killed server, a server that does not answer, here with transactions in flight. Each acts only on
+# a PostgreSQL this test started itself (private_postgres, 127.0.0.1).
+BALANCED = (
+    "SELECT (SELECT sum(abalance) FROM pgbench_accounts) = (SELECT sum(bbalance) FROM pgbench_branches)"
+)
+
+
+def wait_for_history(url: str, count: int) -> None:
+    """Until ``count`` transactions have committed (their history rows; bounded: 60 s)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if rows(url, "SELECT count(*) FROM pgbench_history")[0][0] >= count:
+            return
+        time.sleep(0.02)  # polling the server's tables: a readiness probe
+    raise AssertionError(f"no {count} committed transactions within 60 s")
+
+
+def test_sessions_dropped_mid_transaction_fail_those_only_and_the_run_goes_on(
+    private_postgres: tuple[subprocess.Popen[bytes], str],
+) -> None:
+    _, url = private_postgres
+    phase("tpcb", {"postgres.url": url}, "load", threads=2)
+
+    def terminate() -> None:
+        wait_for_history(url, 100)
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+
+    killer = threading.Thread(target=terminate)
+    killer.start()
+    run = phase("tpcb", {"postgres.url": url}, "run", threads=3, max_seconds=3)
+    killer.join()
+    assert LOOP in run.measurement.method and not run.aborted
+    done = run.operations["tpcb-like"].statuses
+    assert 1 <= done.get("ERROR", 0) <= 3  # at most the transaction in flight on each session
+    assert set(run.extra["error_kinds"]) <= {"tpcb-like:ConnectionError", "tpcb-like:AdminShutdown"}
+    assert done["OK"] > 100 and run.intervals[-1].operations.get("tpcb-like", 0) > 0
+    # a transaction cut off part-way left nothing behind: one history row per committed one
+    assert rows(url, "SELECT count(*) FROM pgbench_history") == [(done["OK"],)]
+    assert rows(url, BALANCED) == [(True,)]
+
+
+def test_server_killed_mid_transaction_ends_with_a_flagged_partial_result(
+    private_postgres: tuple[subprocess.Popen[bytes], str],
+) -> None:
+    proc, url = private_postgres
+    phase("tpcb", {"postgres.url": url}, "load", threads=2)
+
+    def kill() -> None:
+        wait_for_history(url, 100)
+        kill_group(proc)
+
+    killer = threading.Thread(target=kill)
+    killer.start()
+    run = phase("tpcb", {"postgres.url": url}, "run", threads=2, max_seconds=60)
+    killer.join()
+    assert LOOP in run.measurement.method
+    assert run.aborted and any(f.code == "server_lost" for f in run.validity)
+    done = run.operations["tpcb-like"].statuses
+    assert done["OK"] >= 100 and done["ERROR"] >= 2
+    assert set(run.extra["error_kinds"]) <= {"tpcb-like:ConnectionError", "tpcb-like:TargetUnreachable"}
+    assert run.runtime_ms < 20_000  # it gave up after a few seconds of failures, not at the deadline
+
+
+def test_a_statement_that_gets_no_answer_is_a_timeout_and_the_run_goes_on(
+    private_postgres: tuple[subprocess.Popen[bytes], str],
+) -> None:
+    """Row locks held elsewhere on every branch: each transaction waits at its branch update (the
+    4th statement); past postgres.timeout it fails as a TimeoutError and its session is replaced.
+    Once the locks go, transactions commit again, and nothing of a failed one stays."""
+    _, url = private_postgres
+    phase("tpcb", {"postgres.url": url}, "load", threads=2)
+    props = {"postgres.url": url, "postgres.timeout": "0.3"}
+    with psycopg.connect(url) as blocker:
+        released = threading.Event()
+
+        def hold() -> None:
+            try:
+                wait_for_history(url, 100)
+                blocker.execute("SELECT * FROM pgbench_branches FOR UPDATE")
+                deadline = time.monotonic() + 1.5
+                while time.monotonic() < deadline and not released.is_set():
+                    released.wait(0.05)  # the fault lasts 1.5 s: under the 3 s give-up
+            finally:
+                blocker.rollback()
+
+        holder = threading.Thread(target=hold)
+        holder.start()
+        run = phase("tpcb", props, "run", threads=2, max_seconds=5)
+        released.set()
+        holder.join()
+    assert LOOP in run.measurement.method and not run.aborted
+    kinds = run.extra["error_kinds"]
+    assert kinds.get("tpcb-like:TimeoutError", 0) >= 2
+    assert set(kinds) <= {"tpcb-like:TimeoutError", "tpcb-like:ConnectionError"}
+    assert run.operations["tpcb-like"].max_us >= 300_000
+    assert run.intervals[-1].operations.get("tpcb-like", 0) > 0  # committing again after the locks
+    done = run.operations["tpcb-like"].statuses
+    assert rows(url, "SELECT count(*) FROM pgbench_history") == [(done["OK"],)]
+    assert rows(url, BALANCED) == [(True,)]
