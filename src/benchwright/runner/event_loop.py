@@ -314,8 +314,9 @@ class EventLoop:
         reply = None
         try:
             parser.feed(self.buffer, 0, n)
+            gets = parser.gets  # once per reply of a pipeline: bound once
             while got < expected:
-                reply = parser.gets()
+                reply = gets()
                 if reply is False:
                     break
                 got += 1

@@ -107,8 +107,11 @@ def resp_factory(test: str, value: bytes, keys: KeySource, repeat: int = 1) -> C
     if count == 1:
         return lambda: layout % digits()
     if type(keys) is KeySource and keys.keyspace:  # the common case, inlined: 16 keys per pipeline
+        # the digits are formatted by the one % of the whole pipeline (%012d in the layout, as
+        # KeySource.digits formats them), not one bytes object per key first
+        numbered = template.replace(b"%", b"%%").replace(_SLOT, b"%012d") * repeat
         draw, keyspace = keys.rng.random, keys.keyspace
-        return lambda: layout % tuple([b"%012d" % int(draw() * keyspace) for _ in range(count)])
+        return lambda: numbered % tuple([int(draw() * keyspace) for _ in range(count)])
     return lambda: layout % tuple([digits() for _ in range(count)])
 
 
