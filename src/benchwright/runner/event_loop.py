@@ -109,6 +109,13 @@ class Connection:
         return self.limit is not None and self.issued >= self.limit
 
 
+def sleep_until(start_ns: int) -> None:
+    """Wait for the common start instant (before the first request: not on the hot path)."""
+    wait_ns = start_ns - time.perf_counter_ns()
+    if wait_ns > 0:
+        time.sleep(wait_ns / NS)
+
+
 class EventLoop:
     """Runs ``connections`` until each reaches its limit, the deadline passes or ``stop`` is set."""
 
@@ -146,9 +153,7 @@ class EventLoop:
     def run(self, start_ns: int = 0) -> str | None:
         """Wait for the common start instant, then run; return a reason when the loop gave up
         because every request failed for a while."""
-        wait_ns = start_ns - time.perf_counter_ns()
-        if wait_ns > 0:
-            time.sleep(wait_ns / NS)
+        sleep_until(start_ns)
         self.idle = list(self.connections)
         reason: str | None = None
         next_tick = time.perf_counter_ns()
@@ -179,14 +184,19 @@ class EventLoop:
                     next_tick = now + int(TICK_S * NS)
                     reason = self._tick(now) or reason
         finally:
-            for conn in self.connections:
-                self._close_window(conn, None)
-                self._unregister(conn)
-                if conn.channel is not None:  # hand the connection back as the driver lent it
-                    with contextlib.suppress(Exception):
-                        self._detach(conn)
-            if hasattr(self.poller, "close"):  # epoll holds a descriptor; poll does not
-                self.poller.close()
+            self._release()
+
+    def _release(self) -> None:
+        """The loop is over: close every run of failures, hand each connection back as the driver
+        lent it and close the poller."""
+        for conn in self.connections:
+            self._close_window(conn, None)
+            self._unregister(conn)
+            if conn.channel is not None:
+                with contextlib.suppress(Exception):
+                    self._detach(conn)
+        if hasattr(self.poller, "close"):  # epoll holds a descriptor; poll does not
+            self.poller.close()
 
     def _tick(self, now: int) -> str | None:
         if now >= self.deadline_ns or self.stop.is_set():

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from benchwright.runner.engine.config import ERROR_ABORT_S, NS
+from benchwright.runner.event_loop import sleep_until
 from benchwright.runner.measure import Recorder, Status
 from benchwright.runner.workloads.base import Operation
 
@@ -45,7 +46,7 @@ def _thread_loop(
     failing_since = 0
     streak = 0
     give_up_ns = int(give_up_s * NS)
-    _sleep_until(start_ns)
+    sleep_until(start_ns)
     for done, (name, call) in enumerate(ops, 1):
         if pace_ns:
             now = perf()
@@ -92,13 +93,6 @@ def _thread_loop(
                 recorder.flush()  # keeps the pending buffers small when intervals are long
     _close_window(windows, failing_since, None, streak)
     return None
-
-
-def _sleep_until(start_ns: int) -> None:
-    """Wait for the common start instant (before the first operation: not on the hot path)."""
-    now = time.perf_counter_ns()
-    if now < start_ns:
-        time.sleep((start_ns - now) / NS)
 
 
 def _close_window(

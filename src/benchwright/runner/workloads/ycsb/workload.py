@@ -204,7 +204,8 @@ class YcsbWorkload(Workload):
         read_modify_write = make.read_modify_write
         exponential = s.requestdistribution == "exponential"
         latest = exponential or s.requestdistribution == "latest"
-        writeallfields = s.writeallfields
+        write_values = _value_writer(values, s.writeallfields, choose_field, names)
+        read_one_field = _field_chooser(read_fields, choose_field, names)
 
         def next_key() -> str:
             if latest:
@@ -225,16 +226,6 @@ class YcsbWorkload(Workload):
                 if number < recordcount:
                     number = min(high, recordcount - 1)
             return key(number)
-
-        def write_values() -> dict[str, str]:
-            record = next(values)
-            if writeallfields:
-                return record
-            name = choose_field(names)
-            return {name: record[name]}
-
-        def read_one_field() -> list[str] | None:
-            return read_fields if read_fields is None else [choose_field(names)]
 
         next_op = ops.next
         while True:
@@ -296,6 +287,35 @@ class _Calls:
     ) -> Operation:
         d = self.driver
         return "READ-MODIFY-WRITE", partial(_read_modify_write, d.read, d.update, table, key, fields, values)
+
+
+def _value_writer(
+    values: Iterator[dict[str, str]],
+    writeallfields: bool,
+    choose_field: Callable[[list[str]], str],
+    names: list[str],
+) -> Callable[[], dict[str, str]]:
+    """The values of an update or read-modify-write: the whole next record (``writeallfields``) or
+    one field of it chosen at random. Chosen once per thread, so the per-operation call tests
+    nothing."""
+    if writeallfields:
+        return values.__next__
+
+    def one_field() -> dict[str, str]:
+        record = next(values)
+        name = choose_field(names)
+        return {name: record[name]}
+
+    return one_field
+
+
+def _field_chooser(
+    read_fields: list[str] | None, choose_field: Callable[[list[str]], str], names: list[str]
+) -> Callable[[], list[str] | None]:
+    """The fields a scan or read-modify-write reads: all (None, ``readallfields``) or one at random."""
+    if read_fields is None:
+        return lambda: None
+    return lambda: [choose_field(names)]
 
 
 def _read_modify_write(
