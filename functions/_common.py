@@ -15,12 +15,13 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 
 from benchwright.providers.aws import AwsSettings, Clients, aws_providers
+from benchwright.providers.aws.names import METRICS_NAMESPACE
 from benchwright.providers.base import Providers
 from benchwright.stages import RunState, stage_function
 
 logger = Logger(service="benchwright")
 tracer = Tracer(service="benchwright")
-metrics = Metrics(namespace="Benchwright", service="benchwright")
+metrics = Metrics(namespace=METRICS_NAMESPACE, service="benchwright")
 
 CAUGHT_KEYS = ("caught", "teardown_caught")
 _settings: AwsSettings | None = None

@@ -13,6 +13,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 
 from benchwright.errors import SpecError
 from benchwright.providers.aws.janitor import sweep, sweep_run
+from benchwright.providers.aws.names import METRIC_LEAKED
 from functions._common import clients, logger, metrics, settings, tracer
 
 
@@ -41,6 +42,6 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         logger.info("janitor run sweep", extra={**report.as_dict(), "reason": str(event.get("reason", ""))})
         return {"run_id": run_id, **report.as_dict()}
     report = sweep(clients(), owner=settings().owner, dry_run=dry_run)
-    metrics.add_metric(name="LeakedResources", unit=MetricUnit.Count, value=len(report.deleted))
+    metrics.add_metric(name=METRIC_LEAKED, unit=MetricUnit.Count, value=len(report.deleted))
     logger.info("janitor sweep", extra=report.as_dict())
     return report.as_dict()

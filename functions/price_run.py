@@ -11,10 +11,9 @@ from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
 
+from benchwright.providers.aws.names import METRIC_RUN_COST, METRICS_NAMESPACE
 from functions._common import logger, metrics, run_stage, tracer
 
-NAMESPACE = "Benchwright"
-METRIC = "RunCostUSD"
 DIMENSIONS = {"service": "benchwright"}
 
 
@@ -23,10 +22,10 @@ def publish_cost(cost_total: float | None) -> bool:
     if cost_total is None:
         return False
     with single_metric(
-        name=METRIC,
+        name=METRIC_RUN_COST,
         unit=MetricUnit.NoUnit,
         value=float(cost_total),
-        namespace=NAMESPACE,
+        namespace=METRICS_NAMESPACE,
         default_dimensions=DIMENSIONS,
     ):
         pass

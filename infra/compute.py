@@ -17,9 +17,9 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from benchwright.providers.aws.common import RESOURCE_PREFIX
+from benchwright.providers.aws.names import RESOURCE_PREFIX, RUN_ID_TAG
 from infra.config import StageConfig
-from infra.constants import REPO_ROOT, TAG_RUN_ID
+from infra.constants import REPO_ROOT
 from infra.network import Network
 
 RUNNER_CONTAINER = "runner"
@@ -62,7 +62,7 @@ def db_secret_statements(stack: cdk.Stack) -> list[iam.PolicyStatement]:
         iam.PolicyStatement(
             actions=["secretsmanager:GetSecretValue"],
             resources=["*"],
-            conditions={"Null": {f"secretsmanager:ResourceTag/{TAG_RUN_ID}": "false"}},
+            conditions={"Null": {f"secretsmanager:ResourceTag/{RUN_ID_TAG}": "false"}},
         )
     )
     return statements

@@ -1,4 +1,5 @@
-"""Names shared by the stack, the Lambda code and the docs: tags, metrics, paths.
+"""Paths and runtime of the stack's own build. Names the stack shares with the code (tags, metrics,
+the resource prefix) live in benchwright.providers.aws.names, environment names in the settings models.
 
 The Lambda handlers (functions/, providers/aws/) read their wiring from environment variables whose
 names the settings models own (benchwright.providers.aws.config); the stack writes them through those
@@ -16,16 +17,5 @@ FUNCTIONS = REPO_ROOT / "functions"
 LAMBDA_PYTHON = "3.12"  # the Lambda runtime; the local bundler installs wheels for exactly this
 LAMBDA_PLATFORM = "manylinux2014_x86_64"
 
-# Tags on every resource the stack and every run creates; the janitor sweeps by them.
-TAG_MANAGED = "benchwright:managed"
-TAG_STAGE = "benchwright:stage"
-TAG_OWNER = "benchwright:owner"
-TAG_RUN_ID = "benchwright:run-id"
-TAG_EXPIRES = "benchwright:expires-at"
-
 # Environment variables: their names come from the settings models the code reads
 # (benchwright.providers.aws.config: AwsSettings, ApiSettings; benchwright.runner.entry for the runner).
-
-METRICS_NAMESPACE = "Benchwright"
-METRIC_LEAKED = "LeakedResources"  # emitted by the janitor: resources found past expires-at
-METRIC_RUN_COST = "RunCostUSD"  # emitted by the Price stage: estimated cost of one run

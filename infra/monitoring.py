@@ -16,7 +16,7 @@ from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sns_subscriptions as subs
 from constructs import Construct
 
-from infra import constants as c
+from benchwright.providers.aws import names
 from infra.config import StageConfig
 from infra.workflow import Workflow
 
@@ -61,8 +61,8 @@ class Monitoring(Construct):
                 treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
             )
         leaked = cloudwatch.Metric(
-            namespace=c.METRICS_NAMESPACE,
-            metric_name=c.METRIC_LEAKED,
+            namespace=names.METRICS_NAMESPACE,
+            metric_name=names.METRIC_LEAKED,
             dimensions_map=METRIC_DIMENSIONS,
             statistic="Maximum",
             period=cdk.Duration.hours(1),
@@ -77,8 +77,8 @@ class Monitoring(Construct):
             treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
         )
         spend = cloudwatch.Metric(
-            namespace=c.METRICS_NAMESPACE,
-            metric_name=c.METRIC_RUN_COST,
+            namespace=names.METRICS_NAMESPACE,
+            metric_name=names.METRIC_RUN_COST,
             dimensions_map=METRIC_DIMENSIONS,
             statistic="Sum",
             period=cdk.Duration.days(1),
@@ -103,7 +103,7 @@ class Monitoring(Construct):
                 budget_type="COST",
                 time_unit="DAILY",
                 budget_limit=budgets.CfnBudget.SpendProperty(amount=stage.budget.daily_usd, unit="USD"),
-                cost_filters={"TagKeyValue": [f"user:{c.TAG_STAGE}${stage.name}"]},
+                cost_filters={"TagKeyValue": [f"user:{names.STAGE_TAG}${stage.name}"]},
             ),
             notifications_with_subscribers=[
                 budgets.CfnBudget.NotificationWithSubscribersProperty(

@@ -14,7 +14,7 @@ import aws_cdk as cdk
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 
-from infra import constants as c
+from benchwright.providers.aws import names
 from infra.compute import Compute, db_secret_statements
 from infra.config import StageConfig
 from infra.storage import Storage
@@ -56,7 +56,7 @@ def _describe(fn: lambda_.Function) -> None:
 
 
 def _create(fn: lambda_.Function, stage: StageConfig, compute: Compute) -> None:
-    fn.add_to_role_policy(_statement(CREATE, ["*"], Null={f"aws:RequestTag/{c.TAG_RUN_ID}": "false"}))
+    fn.add_to_role_policy(_statement(CREATE, ["*"], Null={f"aws:RequestTag/{names.RUN_ID_TAG}": "false"}))
     # RDS-managed master passwords: RDS creates and tags the secret on our behalf (a forward access
     # session); the function itself cannot create or tag any secret directly.
     fn.add_to_role_policy(
@@ -66,7 +66,7 @@ def _create(fn: lambda_.Function, stage: StageConfig, compute: Compute) -> None:
             Bool={"aws:ViaAWSService": "true"},
         )
     )
-    fn.add_to_role_policy(_statement(MODIFY, ["*"], Null={f"aws:ResourceTag/{c.TAG_RUN_ID}": "false"}))
+    fn.add_to_role_policy(_statement(MODIFY, ["*"], Null={f"aws:ResourceTag/{names.RUN_ID_TAG}": "false"}))
     fn.add_to_role_policy(_statement(["iam:PassRole"], [compute.instance_role.role_arn]))
     stack = cdk.Stack.of(fn)
     uses = [
@@ -79,7 +79,7 @@ def _create(fn: lambda_.Function, stage: StageConfig, compute: Compute) -> None:
 
 
 def _delete(fn: lambda_.Function) -> None:
-    fn.add_to_role_policy(_statement(DELETE, ["*"], Null={f"aws:ResourceTag/{c.TAG_RUN_ID}": "false"}))
+    fn.add_to_role_policy(_statement(DELETE, ["*"], Null={f"aws:ResourceTag/{names.RUN_ID_TAG}": "false"}))
 
 
 def _read_run_secrets(fn: lambda_.Function) -> None:
@@ -122,7 +122,9 @@ def _metrics(fn: lambda_.Function) -> None:
 def _put_metric(fn: lambda_.Function) -> None:
     fn.add_to_role_policy(
         _statement(
-            ["cloudwatch:PutMetricData"], ["*"], StringEquals={"cloudwatch:namespace": c.METRICS_NAMESPACE}
+            ["cloudwatch:PutMetricData"],
+            ["*"],
+            StringEquals={"cloudwatch:namespace": names.METRICS_NAMESPACE},
         )
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import aws_cdk as cdk
 from constructs import Construct
 
-from infra import constants as c
+from benchwright.providers.aws import names
 from infra.api import Api
 from infra.compute import Compute
 from infra.config import StageConfig
@@ -22,7 +22,11 @@ class BenchwrightStack(cdk.Stack):
         self, scope: Construct, cid: str, *, stage: StageConfig, build_image: bool, **kw: object
     ) -> None:
         super().__init__(scope, cid, **kw)  # type: ignore[arg-type]
-        for key, value in {c.TAG_MANAGED: "true", c.TAG_STAGE: stage.name, c.TAG_OWNER: stage.owner}.items():
+        for key, value in {
+            names.MANAGED_TAG: "true",
+            names.STAGE_TAG: stage.name,
+            names.OWNER_TAG: stage.owner,
+        }.items():
             cdk.Tags.of(self).add(key, value)
         self.network = Network(self, "Network", stage=stage)
         self.storage = Storage(self, "Storage", stage=stage, network=self.network)

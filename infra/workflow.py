@@ -25,6 +25,7 @@ from aws_cdk import aws_scheduler as scheduler
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
+from benchwright.providers.aws import names
 from benchwright.providers.aws.config import AwsSettings
 from infra import constants as c
 from infra.bundling import lambda_code
@@ -177,10 +178,10 @@ class Workflow(Construct):
             egress=self.stage.network.egress,
             sink={"liveanalytics": "timestream"}.get(s.sink, s.sink),
             slack_secret_arn=s.slack_secret.secret_arn,
-            metrics_namespace=c.METRICS_NAMESPACE,
+            metrics_namespace=names.METRICS_NAMESPACE,
         )
         env["POWERTOOLS_SERVICE_NAME"] = "benchwright"
-        env["POWERTOOLS_METRICS_NAMESPACE"] = c.METRICS_NAMESPACE
+        env["POWERTOOLS_METRICS_NAMESPACE"] = names.METRICS_NAMESPACE
         if s.timestream_database:
             env |= AwsSettings.environment(
                 timestream_database=s.timestream_database, timestream_table=s.timestream_table or "results"

@@ -204,13 +204,20 @@ def test_price_run_emits_run_cost_for_the_daily_spend_alarm(
     assert value == pytest.approx(cost) and value > 0
 
 
-def test_the_alarm_watches_exactly_the_metric_price_run_emits() -> None:
-    from functions.price_run import DIMENSIONS, METRIC, NAMESPACE
-    from infra import constants as c
+def test_the_alarm_watches_exactly_the_metric_price_run_emits(capsys: pytest.CaptureFixture) -> None:
+    """What publish_cost really prints (its EMF record), against what the DailySpend alarm reads."""
+    from benchwright.providers.aws import names
+    from functions.price_run import publish_cost
     from infra.monitoring import METRIC_DIMENSIONS
 
-    assert (NAMESPACE, METRIC) == (c.METRICS_NAMESPACE, c.METRIC_RUN_COST)
-    assert dict(METRIC_DIMENSIONS) == DIMENSIONS
+    capsys.readouterr()
+    assert publish_cost(1.5) is True
+    (emf,) = emf_records(capsys.readouterr().out, names.METRIC_RUN_COST)
+    (directive,) = emf["_aws"]["CloudWatchMetrics"]
+    assert directive["Namespace"] == names.METRICS_NAMESPACE
+    assert [m["Name"] for m in directive["Metrics"]] == [names.METRIC_RUN_COST]
+    assert directive["Dimensions"] == [sorted(METRIC_DIMENSIONS)]
+    assert {k: emf[k] for k in METRIC_DIMENSIONS} == dict(METRIC_DIMENSIONS)
 
 
 def test_an_unpriced_run_emits_no_cost(capsys: pytest.CaptureFixture) -> None:

@@ -10,9 +10,10 @@ import pytest
 from botocore.stub import ANY, Stubber
 
 from benchwright.errors import ProvisioningFailed, RetryableProvisioningError
-from benchwright.providers.aws.common import EXPIRES_TAG, OWNER_TAG, RUN_ID_TAG, Clients
+from benchwright.providers.aws.common import Clients
 from benchwright.providers.aws.config import AwsSettings
 from benchwright.providers.aws.janitor import leftovers
+from benchwright.providers.aws.names import EXPIRES_TAG, OWNER_TAG, RUN_ID_TAG
 from benchwright.providers.aws.targets import TARGETS
 from tests.functions.aws_world import ENV, REGION
 

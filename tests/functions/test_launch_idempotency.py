@@ -12,7 +12,8 @@ import pytest
 
 from benchwright.providers.aws.common import Clients, resource_name
 from benchwright.providers.aws.config import AwsSettings
-from benchwright.providers.aws.launcher import LAUNCH_TOKEN_TAG, AwsRunnerLauncher, launch_token
+from benchwright.providers.aws.launcher import AwsRunnerLauncher, launch_token
+from benchwright.providers.aws.names import LAUNCH_TOKEN_TAG
 from benchwright.providers.aws.targets import TARGETS
 from benchwright.providers.base import Credentials
 from benchwright.runner.plan import PhasePlan, RunnerPlan

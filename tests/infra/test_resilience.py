@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from benchwright.providers.aws.common import RESOURCE_PREFIX
+from benchwright.providers.aws.names import RESOURCE_PREFIX, RUN_ID_TAG
 from tests.infra.test_stack import actions_of, resources, statements_of
 
 
@@ -81,7 +81,7 @@ def test_no_policy_grants_every_rds_managed_secret(stack: Any) -> None:
     for name, st in readers:
         if st["Resource"] == "*":  # then only secrets tagged as ours: a run's, or our databases'
             condition = json.dumps(st["Condition"])
-            assert "benchwright:run-id" in condition or f"{RESOURCE_PREFIX}*" in condition, (name, st)
+            assert RUN_ID_TAG in condition or f"{RESOURCE_PREFIX}*" in condition, (name, st)
             assert "aws:rds:primaryDB" in condition or "Null" in st["Condition"], (name, st)
     creators = [(n, st) for n, st in _statements(doc) if "secretsmanager:CreateSecret" in actions_of([st])]
     assert creators
@@ -117,8 +117,9 @@ def test_the_runner_reads_only_secrets_of_databases_the_workflow_names(stack: An
 def test_the_budget_filters_on_the_stage_tag_every_run_resource_carries(stack: Any) -> None:
     """Fault 10: the Budget filtered on a tag no target carried. The run's resources get their tags
     from lifecycle_tags, with the stage the stack hands every Lambda (BENCHWRIGHT_STAGE)."""
-    from benchwright.providers.aws.common import STAGE_TAG, lifecycle_tags
+    from benchwright.providers.aws.common import lifecycle_tags
     from benchwright.providers.aws.config import AwsSettings
+    from benchwright.providers.aws.names import STAGE_TAG
 
     _, doc = stack
     (budget,) = resources(doc, "AWS::Budgets::Budget").values()

@@ -14,16 +14,7 @@ from typing import Any, TypeVar
 
 from benchwright.errors import BenchwrightError, ProvisioningFailed, RetryableProvisioningError
 from benchwright.providers.aws.config import AwsSettings
-
-RUN_ID_TAG = "benchwright:run-id"
-OWNER_TAG = "benchwright:owner"
-EXPIRES_TAG = "benchwright:expires-at"
-# The deployment (stage) a resource belongs to: the stage's AWS Budget filters on it, so every
-# resource a run creates carries it (the stack's own resources get it from CDK's stack tags).
-STAGE_TAG = "benchwright:stage"
-# Every DB instance / cluster / cache a run creates is named with this prefix (``resource_name``): the
-# stack's IAM lets runners read only the RDS-managed secrets of databases so named.
-RESOURCE_PREFIX = "bw-"
+from benchwright.providers.aws.names import EXPIRES_TAG, OWNER_TAG, RESOURCE_PREFIX, RUN_ID_TAG, STAGE_TAG
 
 THROTTLING = {
     "Throttling",

@@ -15,6 +15,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from benchwright.providers.aws.names import METRICS_NAMESPACE
+
 PREFIX = "BENCHWRIGHT_"
 
 
@@ -75,7 +77,7 @@ class AwsSettings(EnvSettings):
     egress: Literal["nat", "endpoints"] = "nat"  # endpoints: no internet, only AWS endpoints + S3
     runner_instance_profile: str | None = None  # name or ARN
     launch_template: str | None = None  # optional EC2 launch template for runner instances
-    metrics_namespace: str = "Benchwright"
+    metrics_namespace: str = METRICS_NAMESPACE
     sink: Literal["timestream", "influxdb", "none"] = "none"
     timestream_database: str = "benchwright"
     timestream_table: str = "results"

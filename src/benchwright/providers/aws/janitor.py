@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from benchwright.providers.aws.common import EXPIRES_TAG, OWNER_TAG, RUN_ID_TAG, Clients, paginate
+from benchwright.providers.aws.common import Clients, paginate
+from benchwright.providers.aws.names import EXPIRES_TAG, OWNER_TAG, RUN_ID_TAG
 from benchwright.providers.aws.targets.ec2 import delete_eni_later_ok
 from benchwright.providers.aws.targets.rds import delete_parameter_group_later_ok
 

@@ -16,24 +16,22 @@ from benchwright.errors import ProvisioningFailed, RetryableProvisioningError, R
 from benchwright.providers.aws import placement as placement_mod
 from benchwright.providers.aws.common import Clients, aws_call, ignore_not_found, lifecycle_tags, tag_list
 from benchwright.providers.aws.config import AwsSettings
+from benchwright.providers.aws.names import LAUNCH_TOKEN_TAG
 from benchwright.providers.aws.s3 import S3Artifacts
 from benchwright.providers.aws.userdata import runner_user_data
 from benchwright.providers.base import (
     Credentials,
     RunnerHandle,
     RunnerLauncher,
-    RunnerPlan,
     RunnerStatus,
     Target,
 )
 from benchwright.results import ResultDocument, RunnerOutput
-from benchwright.runner.entry import SECRET_ARN_ENV, runner_arguments
+from benchwright.runner.entry import AZ_ENV, AZ_ID_ENV, SECRET_ARN_ENV, runner_arguments
+from benchwright.runner.plan import RunnerPlan
 
 CAPACITY_REASONS = ("RESOURCE", "Capacity", "capacity", "throttl", "AGENT")
 STARTING = {"PROVISIONING", "PENDING", "ACTIVATING"}
-# EC2 runners carry their launch token as a tag too: a retried launch finds the instance by it even
-# where the ClientToken's own idempotency does not reach (another API endpoint, a stand-in).
-LAUNCH_TOKEN_TAG = "benchwright:launch-token"
 
 
 def launch_token(plan: RunnerPlan) -> str:
@@ -94,10 +92,7 @@ class AwsRunnerLauncher(RunnerLauncher):
             plan_uri = self.artifacts.put_json(f"{prefix}/plan.json", plan.model_dump(mode="json"))
             env = {SECRET_ARN_ENV: credentials.secret_arn} if credentials.secret_arn else {}
             # where the runner really is: the result's host.availability_zone(_id) (engine.host_facts)
-            env |= {
-                "BENCHWRIGHT_AZ": where.availability_zone,
-                "BENCHWRIGHT_AZ_ID": where.availability_zone_id,
-            }
+            env |= {AZ_ENV: where.availability_zone, AZ_ID_ENV: where.availability_zone_id}
             tags = lifecycle_tags(self.config, plan.run_id)
             if self.kind == "fargate":
                 resource_id = self._run_task(plan, plan_uri, result_uri, env, tags, where)
