@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
@@ -67,12 +68,26 @@ def set_backend(value: CloudBackend | None) -> None:
     _backend = value
 
 
+ErrorHandler = TypeVar("ErrorHandler", bound=Callable[..., Response[str]])
+
+
+def on_error(exc_class: type[Exception]) -> Callable[[ErrorHandler], ErrorHandler]:
+    """``resolver.exception_handler``, typed: powertools leaves the decorator it returns unannotated,
+    which would make each handler an untyped function to the type checker."""
+
+    def register(handler: ErrorHandler) -> ErrorHandler:
+        resolver.exception_handler(exc_class)(handler)
+        return handler
+
+    return register
+
+
 def error(status: int, code: str, message: str, field: str | None = None) -> Response[str]:
     body = ErrorBody(error=code, message=message, field=field).model_dump_json(exclude_none=True)
     return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body)
 
 
-@resolver.exception_handler(RequestValidationError)
+@on_error(RequestValidationError)
 def _invalid(exc: RequestValidationError) -> Response[str]:
     first = exc.errors()[0] if exc.errors() else {}
     loc = ".".join(str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path"))
@@ -82,7 +97,7 @@ def _invalid(exc: RequestValidationError) -> Response[str]:
     return error(422, "invalid_request", message, loc or None)
 
 
-@resolver.exception_handler(SpecError)
+@on_error(SpecError)
 def _bad_spec(exc: SpecError) -> Response[str]:
     return error(400, "invalid_spec", exc.detail, exc.field or None)
 
@@ -91,7 +106,7 @@ class Forbidden(Exception):
     """The caller is neither the run's submitter nor an admin."""
 
 
-@resolver.exception_handler(Forbidden)
+@on_error(Forbidden)
 def _forbidden(exc: Forbidden) -> Response[str]:
     return error(403, "forbidden", f"run {exc.args[0]!r} was submitted by another identity")
 
@@ -125,7 +140,7 @@ def authorize(run_id: str, cancel: bool = False) -> None:
     raise Forbidden(run_id)
 
 
-@resolver.exception_handler(RunNotFound)
+@on_error(RunNotFound)
 def _not_found(exc: RunNotFound) -> Response[str]:
     return error(404, "run_not_found", f"no run with id {exc.args[0]!r}")
 

@@ -6,10 +6,11 @@ Every other command does the same on start; this one says so even when there is 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+
+from benchwright.commands import Subparsers
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "cleanup", help="stop servers and runners a killed `benchwright run` left, and mark its run aborted"
     )

@@ -12,6 +12,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from benchwright.commands import Subparsers
 from benchwright.errors import BenchwrightError
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -136,7 +137,7 @@ def _results(args: Any) -> int:
     return 0
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     for name, handler, help_text in (
         ("deploy", _deploy, "deploy the service into your AWS account (cdk deploy)"),
         ("destroy", _destroy, "remove the deployed service (results bucket is kept)"),

@@ -14,11 +14,13 @@ import argparse
 from rich.console import Console
 from rich.table import Table
 
+from benchwright.commands import Subparsers
 from benchwright.commands.show import add_store_argument, resolve_run
 from benchwright.errors import SpecError
 from benchwright.judge import compare_runs, judge_run
 from benchwright.judge.compare import cell_values as values_of
-from benchwright.judge.compare import compare_cell, higher_is_better, mean
+from benchwright.judge.compare import compare_cell, higher_is_better
+from benchwright.judge.stats import mean
 from benchwright.report.text import VERDICT_STYLE, verdict_text
 from benchwright.report.units import fmt_latency, fmt_rate
 from benchwright.runs import CellResult, RunRecord
@@ -27,7 +29,7 @@ REGRESSION_EXIT = 3
 FAIL_ON = ("regression", "invalid", "slower", "unstable")
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser(
         "compare", help="statistical verdict of run B against run A", description=__doc__.splitlines()[0]
     )

@@ -12,6 +12,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from benchwright.commands import Subparsers
 from benchwright.commands.show import add_store_argument, open_existing_store
 from benchwright.errors import SpecError
 from benchwright.providers.local.sqlite_store import StoreError
@@ -21,7 +22,7 @@ from benchwright.report.units import fmt_latency, fmt_rate
 MAX_CELL_COLUMNS = 6
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("history", help="past runs of a spec", description=__doc__.splitlines()[0])
     p.add_argument("name", metavar="NAME", help="the spec's name")
     p.add_argument("--limit", type=int, default=20, help="newest N runs (default 20)")

@@ -11,8 +11,8 @@ Flags: --tables --table-size --threads --time --events --report-interval --rate 
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
+from benchwright.commands import Subparsers
 from benchwright.commands.sql import add_connection_flags, connection_properties, print_lines, run_and_write
 from benchwright.errors import SpecError
 from benchwright.results import ResultDocument
@@ -24,7 +24,7 @@ from benchwright.runner.workloads.oltp.workload import COUNTS, TESTS, OltpSettin
 from benchwright.runner.workloads.sqlscript.sqlkit import sql_driver
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "oltp",
         help="sysbench-style OLTP: prepare / run / cleanup sbtest tables (postgres, mysql)",

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
+from benchwright.commands import Subparsers
 from benchwright.commands.paths import output_file
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import ensure_complete
@@ -42,7 +42,7 @@ def add_redis_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", type=output_file, metavar="PATH", help="write the result document here")
 
 
-def register(sub: Any) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser(
         "redis-bench",
         add_help=False,

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 
+from benchwright.commands import Subparsers
 
-def register(subparsers: Any) -> None:
+
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "rehearse", help="run a cloud spec through the whole AWS path locally (moto, runner container)"
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from benchwright.commands import Subparsers
 from benchwright.commands.paths import output_file
 from benchwright.commands.show import add_store_argument, open_existing_store, resolve_run
 from benchwright.errors import SpecError
@@ -17,7 +18,7 @@ from benchwright.report.html import write_report
 from benchwright.runs import RunRecord
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("report", help="write a run's HTML report", description=__doc__.splitlines()[0])
     p.add_argument("run", metavar="RUN", nargs="?", help="run id / prefix / JSON file")
     p.add_argument("--out", type=output_file, help="output file (default ./report-RUN.html)")

@@ -13,6 +13,7 @@ from typing import Any
 
 from rich.console import Console
 
+from benchwright.commands import Subparsers
 from benchwright.commands.compare import exit_code, invalid_cells
 from benchwright.commands.paths import output_dir
 from benchwright.commands.validate import add_budget_arguments, check_estimate
@@ -22,7 +23,7 @@ from benchwright.report.text import print_summary
 from benchwright.spec import BenchmarkSpec, SuiteSpec, load_suite
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser("run", help="run a spec locally: throwaway servers, runner, report, teardown")
     p.add_argument("spec", help="spec YAML file (one benchmark or a suite)")
     p.add_argument(

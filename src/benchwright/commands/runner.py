@@ -5,12 +5,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
+from benchwright.commands import Subparsers
 from benchwright.runner.main import add_arguments
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser("runner", help="run one matrix cell's phases from a plan file (used by `run`)")
     add_arguments(p)
     p.set_defaults(handler=handle)

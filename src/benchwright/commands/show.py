@@ -10,6 +10,7 @@ import argparse
 import json
 from pathlib import Path
 
+from benchwright.commands import Subparsers
 from benchwright.errors import BenchwrightError, SpecError
 from benchwright.providers.local.sqlite_store import (
     STORE_ENV,
@@ -92,7 +93,7 @@ def resolve_run(ref: str, store_path: Path | None) -> RunRecord:
         return record
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser("show", help="one stored run's summary", description=__doc__.splitlines()[0])
     p.add_argument("run", metavar="RUN", help="run id (or unique prefix), or a run / result JSON file")
     p.add_argument("--json", action="store_true", help="print the whole run record as JSON")

@@ -11,8 +11,8 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
+from benchwright.commands import Subparsers
 from benchwright.commands.paths import output_file
 from benchwright.errors import SpecError
 from benchwright.results import ResultDocument
@@ -105,7 +105,7 @@ def print_lines(lines: list[str]) -> None:
 
 
 # ---------------------------------------------------------------- `benchwright sql`
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "sql",
         help="run a SQL statement file from N clients for T seconds (postgres, mysql)",

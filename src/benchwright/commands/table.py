@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import argparse
 
+from benchwright.commands import Subparsers
 from benchwright.commands.show import add_store_argument, open_existing_store, resolve_run
 from benchwright.errors import BenchwrightError
 from benchwright.report.table import GROUPS, METRICS, build_table, render
 from benchwright.runs import RunRecord
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser(
         "table", help="a stored result as its seed experiment's table", description=__doc__.splitlines()[0]
     )

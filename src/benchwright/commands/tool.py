@@ -13,8 +13,8 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from typing import Any
 
+from benchwright.commands import Subparsers
 from benchwright.commands.paths import output_file
 from benchwright.errors import SpecError
 from benchwright.results import ResultDocument
@@ -43,7 +43,7 @@ def _echo(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def register(sub: Any) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser(
         "tool",
         help="run a native tool (pgbench, sysbench, redis-benchmark, memtier) into a result",

@@ -9,8 +9,8 @@ lines are printed live, every N seconds, with that period's exact latency mean a
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
+from benchwright.commands import Subparsers
 from benchwright.commands.sql import add_connection_flags, connection_properties, print_lines, run_and_write
 from benchwright.errors import SpecError
 from benchwright.runner.engine import PeriodProgress, PhaseConfig
@@ -18,7 +18,7 @@ from benchwright.runner.workloads.tpcb.pgbench_format import progress_line, summ
 from benchwright.runner.workloads.tpcb.workload import SCRIPTS
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "tpcb",
         help="pgbench-compatible TPC-B: init tables, run tpcb-like / simple-update / select-only",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from benchwright.commands import Subparsers
 from benchwright.commands.sql import SQL_ENGINES, add_connection_flags, connection_properties, run_and_write
 from benchwright.errors import SpecError
 from benchwright.runner.engine import PhaseConfig
@@ -17,7 +18,7 @@ from benchwright.runner.engine import PhaseConfig
 TRANSACTIONS = ("NewOrder", "Payment", "OrderStatus", "Delivery", "StockLevel")
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "tpcc",
         help="TPC-C: load warehouses, run the five transactions (postgres, mysql)",

@@ -9,12 +9,13 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from benchwright.commands import Subparsers
 from benchwright.errors import SpecError
 from benchwright.experiments.budget import SpecBudget, check_budget, suite_budgets
 from benchwright.spec import BenchmarkSpec, SuiteSpec, cell_seconds, check_workload, expand_matrix, load_suite
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "validate", help="validate a spec and print its matrix with an estimated duration"
     )

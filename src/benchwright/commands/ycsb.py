@@ -10,6 +10,7 @@ import argparse
 import sys
 import time
 
+from benchwright.commands import Subparsers
 from benchwright.commands.paths import output_file
 from benchwright.errors import SpecError
 from benchwright.report.ycsb_text import ycsb_summary
@@ -20,7 +21,7 @@ from benchwright.runner.workloads.ycsb.properties import core_settings, load_pro
 ENGINES = ("postgres", "redis", "mysql", "null")
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: Subparsers) -> None:
     p = sub.add_parser(
         "ycsb",
         help="YCSB core workloads (load or run) against postgres, redis, mysql",

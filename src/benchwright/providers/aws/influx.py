@@ -90,7 +90,7 @@ class InfluxSink:
         self.timeout_ms = timeout_ms
 
     def write(self, record: RunRecord) -> int:
-        from influxdb_client import InfluxDBClient
+        from influxdb_client.client.influxdb_client import InfluxDBClient
         from influxdb_client.client.write_api import SYNCHRONOUS
         from influxdb_client.rest import ApiException
         from urllib3.exceptions import HTTPError

@@ -105,12 +105,12 @@ class AwsPriceBook(PriceBook):
         runner = dict(spec.get("runner") or {})
         items: dict[str, float] = {}
         missing: list[str] = []
-        for part, lookup in (
-            ("target", lambda: self.target_items(target, duration_s)),
-            ("runner", lambda: self.runner_items(runner, duration_s)),
+        for part, items_of, params in (
+            ("target", self.target_items, target),
+            ("runner", self.runner_items, runner),
         ):
             try:
-                items.update(lookup())
+                items.update(items_of(params, duration_s))
             except ProvisioningFailed as exc:  # an unknown price never loses the run's results
                 missing.append(f"{part}: {exc}")
         items["workflow (Lambda + Step Functions)"] = workflow_cost(self.transitions, self.lambda_invocations)

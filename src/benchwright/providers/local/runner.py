@@ -23,13 +23,13 @@ from benchwright.providers.base import (
     Credentials,
     RunnerHandle,
     RunnerLauncher,
-    RunnerPlan,
     RunnerStatus,
     Target,
 )
 from benchwright.providers.local.pidfiles import register_process, unregister_process
 from benchwright.results import ResultDocument, RunnerOutput
 from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV, runner_argv
+from benchwright.runner.plan import RunnerPlan
 
 _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
 

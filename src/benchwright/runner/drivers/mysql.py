@@ -191,7 +191,7 @@ class MySQLDriver(KeyValueDriver, SqlDriver):
     def fetchone(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
         cur = self._cur()
         cur.execute(sql, tuple(params) if params else None)
-        row = cur.fetchone()
+        row: tuple[Any, ...] | None = cur.fetchone()
         if row is not None:
             cur.fetchall()  # drain, so the next statement does not see "commands out of sync"
         return row

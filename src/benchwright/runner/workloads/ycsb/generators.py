@@ -89,10 +89,10 @@ def zeta(n: int, theta: float, start: int = 0, initial: float = 0.0) -> float:
         a, b = exact_until, n  # sum over (a, b] = integral + (f(b) - f(a))/2 + (f'(b) - f'(a))/12
 
         def f(x: float) -> float:
-            return x**-theta
+            return math.pow(x, -theta)
 
         def df(x: float) -> float:
-            return -theta * x ** (-theta - 1)
+            return -theta * math.pow(x, -theta - 1)
 
         if abs(theta - 1.0) < 1e-12:
             integral = math.log(b / a)
