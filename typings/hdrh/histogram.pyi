@@ -15,7 +15,10 @@ class HdrHistogram:
     highest_trackable_value: int
     significant_figures: int
     unit_magnitude: int
+    sub_bucket_half_count_magnitude: int
     sub_bucket_count: int
+    sub_bucket_half_count: int
+    sub_bucket_mask: int
     bucket_count: int
     min_value: int
     max_value: int
