@@ -27,7 +27,7 @@ test: servers image   ## every test: unit, runner (real servers), functions, sta
 test-fast:            ## tests that need no servers
 	$(BIN)/pytest -q -m "not servers and not rehearse"
 
-lint:                 ## ruff lint + format check, mypy on src/
+lint:                 ## ruff lint + format check, mypy --strict (files in pyproject.toml)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy

@@ -112,7 +112,8 @@ def abort(event: dict[str, Any]) -> dict[str, Any]:
     ]
     report = sweep_run(clients(), run_id)
     inputs = execution_input(detail)
-    spec = inputs.get("spec") if isinstance(inputs.get("spec"), dict) else {}
+    given = inputs.get("spec")
+    spec: dict[str, Any] = given if isinstance(given, dict) else {}
     record = mark_aborted(run_id, spec, str(inputs.get("spec_name") or spec.get("name") or "run"), reason)
     metrics.add_metric(name="AbortedRuns", unit=MetricUnit.Count, value=1)
     result = {"run_id": run_id, "status": record.status, "teardown_problems": problems, **report.as_dict()}
