@@ -18,6 +18,17 @@ MYSQL_PORT = int(os.environ.get("BENCHWRIGHT_MYSQL_PORT", "13306"))
 REDIS_PORT = int(os.environ.get("BENCHWRIGHT_REDIS_PORT", "16379"))
 USER = PASSWORD = "bench"
 HINT = "start the local servers first: scripts/local-servers start"
+# A test that takes one of these reaches the shared servers: it is a ``servers`` test wherever it lives.
+SERVER_FIXTURES = frozenset({"pg_url", "mysql_url", "redis_props"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that uses a server fixture ``servers``, so the marker is true by construction:
+    ``make test-fast`` (``-m "not servers"``) then never reaches for a server that is not running.
+    Tests that reach the servers another way (a URL built from ``PG_PORT``...) carry the mark by hand."""
+    for item in items:
+        if SERVER_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.servers)
 
 
 @pytest.fixture(scope="module")

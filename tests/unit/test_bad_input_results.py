@@ -56,6 +56,7 @@ def test_report_and_run_check_out_before_work(tmp_path: Path, capsys: pytest.Cap
         assert "--out" in capsys.readouterr().err
 
 
+@pytest.mark.servers
 def test_sql_against_a_missing_table_exits_non_zero(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

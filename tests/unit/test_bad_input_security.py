@@ -187,6 +187,7 @@ def test_a_cli_error_never_echoes_a_password(tmp_path: Path, capsys: pytest.Capt
     assert "hunter2" not in out.err + out.out
 
 
+@pytest.mark.servers
 def test_a_libpq_dsn_given_to_a_json_run_is_stored_redacted(tmp_path: Path) -> None:
     from tests.conftest import PG_PORT
 

@@ -92,6 +92,7 @@ def test_history_limit_zero_is_refused(store_path: Path, capsys: pytest.CaptureF
     assert code == 2 and "--limit" in text
 
 
+@pytest.mark.servers  # MariaDB's port: something that speaks another protocol
 def test_a_port_speaking_another_protocol_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
     from tests.conftest import MYSQL_PORT
 

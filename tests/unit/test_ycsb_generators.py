@@ -1,4 +1,5 @@
-"""YCSB's distributions against theory, and YCSB-identical keys."""
+"""YCSB's distributions against theory, and YCSB-identical keys: the fast FNV-1 hash and key
+functions form exactly the keys the plain byte loop forms."""
 
 from __future__ import annotations
 
@@ -86,3 +87,35 @@ def test_operation_mix_matches_proportions() -> None:
     assert "SCAN" not in counts
     assert counts["UPDATE"] / N == pytest.approx(0.05, abs=0.005)
     assert math.isclose(sum(counts.values()), N)
+
+
+def test_fast_fnv_equals_the_byte_loop_over_every_kind_of_input() -> None:
+    rng = random.Random(4)
+    values = list(range(70_000))  # every low-16-bit table entry, plus carries into byte 2
+    values += [rng.randrange(1 << 32) for _ in range(20_000)]  # the prime^4 shortcut
+    values += [rng.randrange(1 << 32, 1 << 64) for _ in range(20_000)]  # high bytes set
+    values += [rng.randrange(-(1 << 70), 1 << 70) for _ in range(5_000)]  # negative and > 64 bits
+    values += [0, (1 << 32) - 1, 1 << 32, (1 << 63) - 1, 1 << 63, (1 << 64) - 1, -1]
+    assert [g.fnv_hash64(v) for v in values] == [g.fnv_hash64_reference(v) for v in values]
+
+
+def test_java_abs_leaves_long_min_value_negative() -> None:
+    assert g.java_abs(1 << 63) == -(1 << 63)
+    assert g.java_abs((1 << 64) - 5) == 5
+    assert g.java_abs(5) == 5
+    assert g.fnv_hash64(0) == 6284781860667377211
+
+
+@pytest.mark.parametrize(
+    "props",
+    [{}, {"zeropadding": "25"}, {"insertorder": "ordered"}, {"insertorder": "ordered", "zeropadding": "9"}],
+    ids=["hashed", "hashed-padded", "ordered", "ordered-padded"],
+)
+def test_key_function_equals_the_documented_key_formation(props: dict[str, str]) -> None:
+    w = YcsbWorkload(props)
+    key = w.key_function()
+    pad = int(props.get("zeropadding", "1"))
+    ordered = props.get("insertorder") == "ordered"
+    for number in [0, 1, 2, 41, 99_999, 10_000_000, 123_456_789_012]:
+        raw = number if ordered else g.fnv_hash64_reference(number)
+        assert key(number) == w.key(number) == "user" + str(raw).zfill(pad)

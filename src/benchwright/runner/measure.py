@@ -61,7 +61,7 @@ class Histogram(HdrHistogram):
     hdrh computes percentiles, the mean and the standard deviation with pure-Python iterators over
     every one of the ~23,000 buckets (about 0.1 s per operation summary, and again per interval).
     These overrides return exactly the same values (same buckets, same arithmetic in the same
-    order; tests/unit/test_fastpaths_measure.py compares them) at a fraction of the cost."""
+    order; tests/unit/test_measure.py compares them) at a fraction of the cost."""
 
     def _counts_list(self) -> list[int]:
         n = min(self.counts_len, self.encoder.payload.counts_len)  # decoded arrays may be truncated
@@ -130,7 +130,7 @@ def record_counts(histograms: Sequence[HdrHistogram], counted: Mapping[int, int]
     ``record_value`` per operation and histogram when latencies spread, four Python calls each).
     Each distinct value's counts index is computed once, inline, for all the histograms, with the
     same arithmetic as hdrh's ``_counts_index_for`` (``int.bit_length`` for its ``_clz``); the
-    histograms must share one configuration (``new_histogram``'s). tests/unit/test_fastpaths_measure.py
+    histograms must share one configuration (``new_histogram``'s). tests/unit/test_measure.py
     compares the result with one ``record_value`` per operation."""
     first = histograms[0]
     assert all(
@@ -316,7 +316,7 @@ class Recorder:
     buffers are folded into the histograms, counters and interval buckets when an operation ends in
     another interval and whenever ``ops`` / ``intervals`` are read: a value recorded ``n`` times is
     added once with count ``n``, which gives exactly the histogram one ``record_value`` per operation
-    would (tests/unit/test_measure.py and tests/unit/test_fastpaths_measure.py check this).
+    would (tests/unit/test_measure.py checks this).
     """
 
     def __init__(self, t0_ns: int, latency_kind: LatencyKind, interval_ns: int = 1_000_000_000) -> None:
