@@ -1,20 +1,19 @@
-"""The local orchestrator: the same stages as the Step Functions workflow, in the ASL's order, on one machine.
+"""The local orchestrator: the suite workflow's stages, in the ASL's order, on one machine.
 
-For every matrix cell and repeat it walks the cell's stages (``CELL_STAGES``; the two ``check_``
-stages polled by ``wait_until``), and tears the target down in ``finally``. Ctrl-C or a crashing
-runner still tears down, and the measured part is judged and stored with the run marked ``aborted``;
-any other failure marks it ``failed``. When the last cell is done (or one failed), ``finish_run``
-runs once for the run, as it does after the AWS workflow's Teardown: final status, verdict against
-history, report, and the notification the spec asks for.
+The matrix's cells and repeats are grouped as the suite ASL groups them (benchwright.sharing): each
+target group provisions its target once (``GROUP_OPEN``), then each of its datasets is loaded by its
+first cell and every cell walks ``CELL_WALK`` on the loaded data, one after another; the target is
+torn down once, in ``finally``, on every path. The two ``check_`` stages are polled until ``UNTIL``
+holds, as the ASL's Wait + Choice do. Ctrl-C or a crashing runner still tears down, and the measured
+part is judged and stored with the cell marked ``aborted``; any other failure marks it ``failed``.
+A failed cell does not stop the others (``keep_going``). When every group is done, ``finish_run``
+runs once for the run, as after the AWS workflow's Teardown: final status, verdict, report, message.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import signal
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,162 +21,49 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from benchwright.errors import BenchwrightError, RunnerFailed
+from benchwright.errors import BenchwrightError
+from benchwright.local_watch import (
+    POLL_S,
+    LogTail,
+    describe,
+    environment,
+    event_schedule,
+    salvage,
+    sigint_deferred,
+    timed_operations,
+    wait_until,
+)
 from benchwright.providers.base import Providers
 from benchwright.providers.local.fallback_store import FallbackStore
 from benchwright.providers.local.pidfiles import register_run, unregister_run
+from benchwright.quick import QUICK_PROPERTIES, scale_down  # re-exported: callers import them from here
 from benchwright.runner.progress import RunnerEvent
-from benchwright.runs import RunRecord, new_run_id
-from benchwright.spec import (
-    BenchmarkSpec,
-    Cell,
-    SuiteSpec,
-    enabled_phases,
-    expand_matrix,
-    is_zip,
-    spec_dict,
-)
-from benchwright.stages import CELL_STAGES, RunState, stage_function, utcnow
-from benchwright.stages import steps as st
+from benchwright.runs import RunRecord, SharedData, new_run_id
+from benchwright.sharing import Dataset, Item, TargetGroup, plan, without_load
+from benchwright.spec import BenchmarkSpec, Cell, SuiteSpec, enabled_phases, expand_matrix, spec_dict
+from benchwright.stages import RunState, stage_function, utcnow
 
-POLL_S = 0.2
+__all__ = ["QUICK_PROPERTIES", "RunOutcome", "run_spec", "run_suite", "scale_down"]
 DEFAULT_ROOT = Path("benchwright-results")
 
-
-# ---------------------------------------------------------------- reduced size for tests and CI
-# Property names (after any "workload." prefix such as tpcc. or redisbench.) and their quick-run caps.
-QUICK_PROPERTIES = {
-    "recordcount": 500,
-    "operationcount": 1000,
-    "insertcount": 500,
-    "warehouses": 1,
-    "scale": 1,
-    "tables": 2,
-    "table_size": 200,
-    "rows": 200,
-    "requests": 2000,
-    "keyspace": 1000,
-    "keys": 1000,
-    "threadcount": 2,
-    "clients": 2,
-    "threads": 2,
-    "fieldlength": 1000,
-    "datasize": 1000,
+# The suite ASL's walk (statemachines/suite.asl.json) as this orchestrator takes it.
+GROUP_OPEN = ("provision_target", "check_target")  # once per target group
+CELL_WALK = (  # every cell, on the group's target
+    "validate_spec",
+    "launch_runner",
+    "check_runner",
+    "collect_metrics",
+    "judge_results",
+    "store_results",
+    "price_run",
+)
+GROUP_CLOSE = "teardown"  # once per target group, on every path
+UNTIL: dict[str, Callable[[RunState], bool]] = {  # a check_ stage is polled until this holds
+    "check_target": lambda s: s.target_status == "ready",
+    "check_runner": lambda s: s.runner_status == "succeeded",
 }
 
 
-def _capped(props: dict[str, Any], threads: int) -> dict[str, Any]:
-    """Quick-run caps applied to a mapping of property names (or paths) to values."""
-    for key, value in list(props.items()):
-        limit = QUICK_PROPERTIES.get(key.rsplit(".", 1)[-1])
-        if limit is not None:
-            with contextlib.suppress(TypeError, ValueError):
-                props[key] = min(int(float(value)), threads if limit == 2 else limit)
-    return props
-
-
-def scale_down(spec: BenchmarkSpec, seconds: float = 2.0, threads: int = 2) -> BenchmarkSpec:
-    """A small version of a spec (the ``--quick`` option): few records, short phases, few threads."""
-    data = spec_dict(spec)
-    props = _capped(data["workload"].setdefault("properties", {}), threads)
-    if "maxexecutiontime" in props:
-        props["maxexecutiontime"] = min(int(float(props["maxexecutiontime"])), int(seconds))
-    phases = data["workload"].setdefault("phases", {})
-    if "run" in enabled_phases(spec):
-        phases.setdefault("run", {})
-    for name, phase in phases.items():
-        if phase is None:
-            continue
-        if phase.get("threads"):
-            phase["threads"] = min(phase["threads"], threads)
-        if phase.get("duration_s"):
-            phase["duration_s"] = min(phase["duration_s"], 1.0 if name == "warmup" else seconds)
-        if phase.get("operation_count"):
-            phase["operation_count"] = min(phase["operation_count"], 1000)
-        if name == "run" and not phase.get("duration_s") and not phase.get("operation_count"):
-            phase["duration_s"] = seconds
-    matrix = {}
-    for path, values in data.get("matrix", {}).items():
-        if is_zip(path):  # linked axes: cap each property inside the entries
-            matrix[path] = [_capped(dict(entry), threads) for entry in values[:2]]
-            continue
-        small = values[:2]
-        limit = QUICK_PROPERTIES.get(path.rsplit(".", 1)[-1])
-        if path.endswith(".threads"):
-            limit = threads
-        if limit is not None and all(isinstance(v, (int, float)) for v in small):
-            cap = threads if limit == 2 else limit
-            capped = sorted({min(int(v), cap) for v in small})
-            if len(capped) < len(set(small)) and max(small) > cap and min(small) > 0:
-                # capping would merge the axis into one cell: scale it instead, keeping its shape
-                capped = sorted({max(1, int(v * cap / max(small))) for v in small})
-            small = capped
-        matrix[path] = small
-    data["matrix"] = matrix
-    data["repeats"] = 1
-    data["validity"] = {**data.get("validity", {}), "min_duration_s": 0.0}
-    return BenchmarkSpec.model_validate(data)
-
-
-# ---------------------------------------------------------------- waiting
-def wait_until(
-    state: RunState,
-    providers: Providers,
-    stage: str,
-    done: Callable[[RunState], bool],
-    on_poll: Callable[[RunState], None] | None = None,
-) -> RunState:
-    """Call a non-blocking ``check_`` stage until ``done`` (its own deadline raises on timeout)."""
-    fn = stage_function(stage)
-    state = fn(state, providers)
-    while not done(state):
-        if on_poll is not None:
-            on_poll(state)
-        time.sleep(POLL_S)
-        state = fn(state, providers)
-    return state
-
-
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-
-@contextlib.contextmanager
-def sigint_deferred() -> Iterator[None]:
-    """Ignore a second Ctrl-C (or SIGTERM / SIGHUP) while cleaning up, so teardown cannot be cut short."""
-    try:
-        previous = {sig: signal.signal(sig, signal.SIG_IGN) for sig in STOP_SIGNALS}
-    except ValueError:  # not the main thread
-        yield
-        return
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
-class LogTail:
-    """New lines of the runners' logs since the last call: the runner's progress on our console."""
-
-    def __init__(self, paths: list[Path]) -> None:
-        self.offsets = {p: 0 for p in paths}
-
-    def new_lines(self) -> list[str]:
-        lines: list[str] = []
-        for path, offset in self.offsets.items():
-            try:
-                with open(path, "rb") as f:
-                    f.seek(offset)
-                    data = f.read()
-            except OSError:
-                continue
-            complete = data[: data.rfind(b"\n") + 1]
-            self.offsets[path] = offset + len(complete)
-            lines += [x for x in complete.decode(errors="replace").splitlines() if x.strip()]
-        return lines
-
-
-# ---------------------------------------------------------------- one cell
 @dataclass
 class CellOutcome:
     state: RunState
@@ -186,15 +72,31 @@ class CellOutcome:
     interrupted: bool = False
 
 
+class _Stop(Exception):
+    """Stops the run: Ctrl-C, or a failure with --no-keep-going."""
+
+    def __init__(self, outcome: CellOutcome) -> None:
+        super().__init__(outcome.error)
+        self.outcome = outcome
+
+
 @dataclass
 class Orchestrator:
-    """Runs one spec (all its cells and repeats) with the given providers."""
+    """Runs one spec (all its target groups, datasets, cells and repeats) with the given providers."""
 
     providers: Providers
     console: Console = field(default_factory=Console)
     events: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)  # shown after the summary (a plateau reached ...)
     progress: Any = None  # a report.text.RunProgress on a terminal: bars across cells and phases
+    expected: dict[str, float] = field(default_factory=dict)
+    keep_going: bool = True
+    skip: Callable[[Item], bool] = lambda item: False  # a plateau reached: the sweep's later steps
+    after: Callable[[CellOutcome], None] = lambda outcome: None  # each cell's outcome, as it comes
+
+    def say(self, text: str) -> None:
+        self.events.append(text)
+        self.console.print(text, highlight=False, soft_wrap=True)
 
     def runner_line(self, label: str, cell: str, line: str) -> None:
         """A runner log line: a progress event (``RunnerEvent``, one JSON line) drives the progress
@@ -214,161 +116,170 @@ class Orchestrator:
             line = event.human()
         self.say(f"{label} {escape(line)}")
 
-    expected: dict[str, float] = field(default_factory=dict)
+    # ------------------------------------------------------------ one target group
+    def run_group(self, group: TargetGroup, make: Callable[[Item], RunState]) -> list[CellOutcome]:
+        """Provision once, run every dataset's cells on the target, tear down once (also on failure)."""
+        p = self.providers
+        first = group.items[0]
+        label = escape(f"[{group.name}]")
+        state = make(first)
+        outcomes: list[CellOutcome] = []
+        try:
+            try:
+                for stage in GROUP_OPEN:
+                    state = self._step(stage, state, label)
+            except Exception as exc:  # no target: every cell of the group failed
+                for item in group.items:
+                    failed = make(item).model_copy(
+                        update={"status": "failed", "error_type": type(exc).__name__}
+                    )
+                    outcome = CellOutcome(failed, "failed", f"{type(exc).__name__}: {exc}")
+                    self.say(f"{escape(f'[{item.label}]')} [yellow]failed[/yellow]: {escape(str(exc))}")
+                    self._settle(outcome, outcomes)
+                return outcomes
+            for dataset in group.datasets:
+                self._run_dataset(group, dataset, state, make, outcomes)
+            return outcomes
+        except KeyboardInterrupt:
+            raise _Stop(CellOutcome(state, "aborted", "interrupted (Ctrl-C)", interrupted=True)) from None
+        finally:
+            with sigint_deferred():
+                try:
+                    stage_function(GROUP_CLOSE)(state.model_copy(update={"runners": []}), p)
+                    self.say(f"{label} torn down")
+                except BenchwrightError as exc:
+                    self.say(f"{label} [red]teardown problem:[/red] {exc}")
+                    outcomes.append(CellOutcome(state, "failed", f"{type(exc).__name__}: {exc}"))
 
-    def say(self, text: str) -> None:
-        self.events.append(text)
-        self.console.print(text, highlight=False, soft_wrap=True)
+    def _run_dataset(
+        self,
+        group: TargetGroup,
+        dataset: Dataset,
+        target: RunState,
+        make: Callable[[Item], RunState],
+        outcomes: list[CellOutcome],
+    ) -> None:
+        """The dataset's cells one after another; the first loads (or the next, if that load failed)."""
+        loaded_by: str | None = None
+        runs = 0
+        for item in dataset.items:
+            if self.skip(item):
+                continue
+            loads = dataset.loads and loaded_by is None
+            shared = SharedData(
+                target_group=group.name,
+                provisioned_by=group.items[0].label,
+                dataset=dataset.name if dataset.loads else None,
+                loaded_by=item.label if loads else loaded_by,
+                loaded_here=loads,
+                runs_before=runs,
+            )
+            state = make(item)
+            spec = state.spec if loads or not dataset.loads else without_load(state.spec)
+            state = state.model_copy(
+                update={
+                    "spec": spec,
+                    "target": dict(target.target),
+                    "target_status": "ready",
+                    "shared": shared.model_dump(mode="json"),
+                }
+            )
+            if not loads:
+                self.say(f"{escape(f'[{item.label}]')} {escape(shared.describe())}")
+            outcome = self.run_cell(state)
+            self._settle(outcome, outcomes)
+            if loads and self._loaded(outcome.state):
+                loaded_by = item.label
+            runs += 1 if loaded_by is not None else 0
+
+    def _settle(self, outcome: CellOutcome, outcomes: list[CellOutcome]) -> None:
+        outcomes.append(outcome)
+        self.after(outcome)
+        if outcome.interrupted or (outcome.status != "succeeded" and not self.keep_going):
+            raise _Stop(outcome)
+
+    def _loaded(self, state: RunState) -> bool:
+        """Did this cell's load phase complete (its document is stored and not cut short)?"""
+        record = self.providers.store.get_run(state.run_id)
+        for cell in record.cells if record else []:
+            if (cell.cell_id, cell.repeat) == (state.cell_id, state.repeat) and "load" in cell.phases:
+                return not cell.phases["load"].aborted
+        return False
+
+    # ------------------------------------------------------------ one cell on the group's target
+    def _step(self, stage: str, state: RunState, label: str) -> RunState:
+        """One stage of the walk, polled when it is a check_ stage, with its console line."""
+        p = self.providers
+        if stage == "check_runner":
+            return self._watch_runner(state, label)
+        if stage in UNTIL:
+            state = wait_until(state, p, stage, UNTIL[stage])
+        else:
+            state = stage_function(stage)(state, p)
+        if stage == "provision_target":
+            target = state.spec["target"]
+            self.say(f"{label} provisioning {target['engine']} ({target['provider']})")
+        elif stage == "check_target":
+            self.say(f"{label} target ready: {describe(state)}")
+        elif stage == "launch_runner":
+            pids = ", ".join(h.id for h in state.runners)
+            self.say(f"{label} runner started (pid {pids}); logs in {state.runners[0].log_pointer}")
+        return state
+
+    def _watch_runner(self, state: RunState, label: str) -> RunState:
+        """Poll the runner, echo its log, issue the spec's events; then time the spec's operations."""
+        p = self.providers
+        tail = LogTail([Path(h.log_pointer) for h in state.runners if h.log_pointer])
+        phases = state.spec["workload"].get("phases") or {}
+        self.expected = {
+            n: float(ph["duration_s"]) for n, ph in phases.items() if ph and ph.get("duration_s")
+        }
+        schedule = event_schedule(state, p)
+
+        def echo(_: RunState) -> None:
+            for line in tail.new_lines():
+                if schedule is not None:
+                    schedule.feed(line)
+                self.runner_line(label, state.cell_id, line)
+            for said in schedule.poll() if schedule is not None else ():
+                self.say(f"{label} {escape(said)}")
+
+        try:
+            state = wait_until(state, p, "check_runner", UNTIL["check_runner"], echo)
+        finally:
+            if schedule is not None:
+                schedule.close()
+            echo(state)
+            if schedule is not None:  # the live server's handle, even if the runner failed
+                state = schedule.apply(state)
+        self.say(f"{label} runner finished")
+        return timed_operations(state, p, lambda text: self.say(f"{label} {escape(text)}"))
 
     def run_cell(self, state: RunState) -> CellOutcome:
-        p = self.providers
+        """``CELL_WALK`` on the group's target; a failure keeps what was measured. The runners are
+        stopped on every path; the target stays for the group's next cell."""
         label = escape(f"[{state.cell_id} #{state.repeat + 1}]")
         interrupted = False
         error: BaseException | None = None
         try:
-            for stage in CELL_STAGES:
-                if stage == "check_target":
-                    state = wait_until(state, p, stage, lambda s: s.target_status == "ready")
-                    self.say(f"{label} target ready: {_describe(state)}")
-                elif stage == "check_runner":
-                    tail = LogTail([Path(h.log_pointer) for h in state.runners if h.log_pointer])
-
-                    self.expected = {
-                        name: float(ph["duration_s"])
-                        for name, ph in (state.spec["workload"].get("phases") or {}).items()
-                        if ph and ph.get("duration_s")
-                    }
-
-                    schedule = _event_schedule(state, p)
-
-                    def echo(
-                        _: RunState,
-                        tail: LogTail = tail,
-                        label: str = label,
-                        cell: str = state.cell_id,
-                        schedule: Any = schedule,
-                    ) -> None:
-                        for line in tail.new_lines():
-                            if schedule is not None:
-                                schedule.feed(line)
-                            self.runner_line(label, cell, line)
-                        for said in schedule.poll() if schedule is not None else ():
-                            self.say(f"{label} {escape(said)}")
-
-                    try:
-                        state = wait_until(state, p, stage, lambda s: s.runner_status == "succeeded", echo)
-                    finally:
-                        if schedule is not None:
-                            schedule.close()
-                        echo(state)
-                        if schedule is not None:  # the live server's handle, even if the runner failed
-                            state = schedule.apply(state)
-                    self.say(f"{label} runner finished")
-                    state = _timed_operations(state, p, lambda text: self.say(f"{label} {escape(text)}"))
-                else:
-                    state = stage_function(stage)(state, p)
-                    if stage == "provision_target":
-                        self.say(
-                            f"{label} provisioning {state.spec['target']['engine']} "
-                            f"({state.spec['target']['provider']})"
-                        )
-                    elif stage == "launch_runner":
-                        pids = ", ".join(h.id for h in state.runners)
-                        self.say(
-                            f"{label} runner started (pid {pids}); logs in {state.runners[0].log_pointer}"
-                        )
+            for stage in CELL_WALK:
+                state = self._step(stage, state, label)
         except KeyboardInterrupt:
             interrupted = True
-        except BenchwrightError as exc:
+        except Exception as exc:  # a bug still stops the runners; the traceback is kept in the message
             error = exc
-        except Exception as exc:  # a bug still tears down; the traceback is kept in the message
-            error = exc
-        if interrupted or error is not None:
-            with sigint_deferred():
-                state = self._salvage(state, interrupted, error)
         with sigint_deferred():
-            try:
-                state = stage_function("teardown")(state, p)
-                self.say(f"{label} torn down")
-            except BenchwrightError as exc:
-                self.say(f"{label} [red]teardown problem:[/red] {exc}")
-                error = error or exc
+            if interrupted or error is not None:
+                state = salvage(state, self.providers, interrupted, error, self.say)
+            for handle in state.runners:
+                with contextlib.suppress(Exception):
+                    if self.providers.launcher.status(handle) in ("starting", "running"):
+                        self.providers.launcher.stop(handle)
         if interrupted:
             return CellOutcome(state, "aborted", "interrupted (Ctrl-C)", interrupted=True)
         if error is not None:
             return CellOutcome(state, state.status, f"{type(error).__name__}: {error}")
         return CellOutcome(state, "succeeded")
-
-    def _salvage(self, state: RunState, interrupted: bool, error: BaseException | None) -> RunState:
-        """Stop runners, keep what they measured, judge and store it marked as a partial result."""
-        p = self.providers
-        # a runner that stopped part-way gives a partial (aborted) result; one that never reached the
-        # target, or refused its input, measured nothing: that run failed
-        never_ran = any(
-            f"{kind}:" in str(error) for kind in ("TargetUnreachable", "SpecError", "SchemaMissing")
-        )
-        aborted = interrupted or (isinstance(error, RunnerFailed) and not never_ran)
-        status = "aborted" if aborted else "failed"
-        message = "interrupted (Ctrl-C)" if interrupted else f"{type(error).__name__}: {error}"
-        label = escape(f"[{state.cell_id} #{state.repeat + 1}]")
-        self.say(f"{label} [yellow]{status}[/yellow]: {escape(message)}")
-        state = state.model_copy(
-            update={
-                "status": status,
-                "error": message,
-                "error_type": "Interrupted" if interrupted else type(error).__name__,
-            }
-        )
-        if not state.runners:
-            return state
-        for handle in state.runners:
-            with contextlib.suppress(Exception):
-                p.launcher.stop(handle)
-        try:
-            state = st.record_results(state, p)
-            state = st.collect_metrics(state, p)
-            state = st.judge_results(state, p)
-            state = st.store_results(state, p)
-            self.say(f"{label} partial result stored ({status})")
-        except Exception as exc:  # never let salvage hide the teardown
-            self.say(f"[red]could not store the partial result:[/red] {type(exc).__name__}: {exc}")
-        return state
-
-
-def _timed_operations(state: RunState, providers: Providers, say: Callable[[str], None]) -> RunState:
-    """The spec's operation benchmarks, one after another on the loaded target, after the runner."""
-    log: list[dict[str, Any]] = []
-    for name in state.spec.get("operations") or []:
-        target = providers.target(state.spec["target"], state.run_id, state.target)
-        started = utcnow()
-        try:
-            entry = target.operation(str(name))
-        except Exception as exc:  # the run's results stand; the operation says it failed
-            entry = {"name": name, "started_at": started.isoformat(), "seconds": None, "ok": False,
-                     "detail": f"failed: {type(exc).__name__}: {exc}"}  # fmt: skip
-        state = state.model_copy(update={"target": {**state.target, **target.handle}})  # a restart: new pid
-        log.append(entry)
-        seconds = entry.get("seconds")
-        say(f"operation {name}: " + (f"{seconds:.2f} s" if seconds is not None else entry["detail"]))
-    return state.model_copy(update={"operation_log": [*state.operation_log, *log]}) if log else state
-
-
-def _event_schedule(state: RunState, providers: Providers) -> Any:
-    """The spec's events, issued while the runner measures (experiments/schedule.py); None without."""
-    if not state.spec.get("events"):
-        return None
-    from benchwright.experiments.schedule import EventSchedule
-
-    spec = BenchmarkSpec.model_validate(state.spec)
-    measured = "run" if "run" in enabled_phases(spec) else enabled_phases(spec)[-1]
-    return EventSchedule.for_spec(
-        state.spec, measured, lambda: providers.target(state.spec["target"], state.run_id, state.target)
-    )
-
-
-def _describe(state: RunState) -> str:
-    port = state.target.get("port")
-    return f"127.0.0.1:{port}" if port else state.target.get("endpoint", state.spec["target"]["provider"])
 
 
 # ---------------------------------------------------------------- one spec, one suite
@@ -390,7 +301,10 @@ def run_spec(
     max_cells: int | None = None,
     stop_at_plateau: bool = False,
     keep_going: bool = True,
+    only: set[tuple[str, int]] | None = None,
 ) -> RunOutcome:
+    """Run every cell and repeat of ``spec`` (``only``: just these (cell id, repeat) pairs, into the
+    existing record of ``run_id``: ``--resume``)."""
     console = console or Console()
     run_id = run_id or new_run_id()
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -401,22 +315,18 @@ def run_spec(
     providers.store = store
     cells: list[Cell] = expand_matrix(spec)
     order = [(c, r) for c in cells for r in range(spec.repeats)][:max_cells]
-    record = RunRecord(
-        run_id=run_id,
-        spec_name=spec.name,
-        spec=spec.model_dump(mode="json"),
-        status="running",
-        started_at=utcnow(),
-        environment=_environment(),
-        tags=dict(spec.tags),
-    )
-    providers.store.save_run(record)
+    if only is not None:
+        order = [(c, r) for c, r in order if (c.cell_id, r) in only]
+    record = _open_record(providers, spec, run_id, resumed=only is not None)
     store_path = getattr(store.inner, "path", None)
     register_run(run_id, str(store_path) if store_path else None, str(out_dir))
-    orch = Orchestrator(providers, console)
+    orch = Orchestrator(providers, console, keep_going=keep_going)
+    groups = plan(order)
     limited = f" (the first {len(order)} only)" if len(order) < len(cells) * spec.repeats else ""
+    datasets = sum(len(g.datasets) for g in groups)
     orch.say(
-        f"run {run_id}: {spec.name}, {len(cells)} cell(s) x {spec.repeats} repeat(s){limited}, results in {out_dir}"
+        f"run {run_id}: {spec.name}, {len(cells)} cell(s) x {spec.repeats} repeat(s){limited} on "
+        f"{len(groups)} target(s), {datasets} dataset(s), results in {out_dir}"
     )
     # the run as the finish stage sees it: the whole spec, the run's start, and how it ended
     run_state = RunState(
@@ -432,19 +342,22 @@ def run_spec(
     if console.is_terminal:
         from benchwright.report.text import run_progress
 
-        steps_list = [(f"{c.cell_id}", ph) for c, _ in order for ph in enabled_phases(c.spec)]
+        steps_list = [  # a dataset's first cell loads, the others run on its data
+            (item.cell.cell_id, ph)
+            for g in groups
+            for d in g.datasets
+            for n, item in enumerate(d.items)
+            for ph in enabled_phases(item.cell.spec)
+            if ph != "load" or n == 0
+        ]
         bars = run_progress(steps_list, console)
     try:
         with bars as orch.progress:
-            _run_cells(orch, spec, run_id, order, providers, stop_at_plateau, keep_going)
-    except _CellFailed as failed:
-        interrupted = failed.outcome.interrupted
-        run_state = run_state.model_copy(
-            update={
-                "status": failed.outcome.status,
-                "error": failed.outcome.error,  # already "<ErrorType>: <message>"
-            }
-        )
+            _run_groups(orch, spec, run_id, groups, len(order), stop_at_plateau)
+    except _Stop as stop:
+        interrupted = stop.outcome.interrupted
+        error = stop.outcome.error  # already "<ErrorType>: <message>"
+        run_state = run_state.model_copy(update={"status": stop.outcome.status, "error": error})
     except KeyboardInterrupt:  # between cells: nothing is running, nothing to tear down
         interrupted = True
         run_state = run_state.model_copy(update={"status": "aborted", "error": "interrupted (Ctrl-C)"})
@@ -465,60 +378,81 @@ def run_spec(
     return RunOutcome(final, out_dir, report, interrupted, warnings)
 
 
-class _CellFailed(Exception):
-    def __init__(self, outcome: CellOutcome) -> None:
-        super().__init__(outcome.error)
-        self.outcome = outcome
+def _open_record(providers: Providers, spec: BenchmarkSpec, run_id: str, resumed: bool) -> RunRecord:
+    """The run's record, saved as running: a new one, or (resumed) the stored one with its cells."""
+    record = providers.store.get_run(run_id) if resumed else None
+    if record is None:
+        record = RunRecord(
+            run_id=run_id,
+            spec_name=spec.name,
+            spec=spec.model_dump(mode="json"),
+            status="running",
+            started_at=utcnow(),
+            environment=environment(),
+            tags=dict(spec.tags),
+        )
+    else:
+        record.status, record.error = "running", None
+        record.environment["resumed_at"] = utcnow().isoformat()
+    providers.store.save_run(record)
+    return record
 
 
-def _run_cells(
+def _run_groups(
     orch: Orchestrator,
     spec: BenchmarkSpec,
     run_id: str,
-    order: list[tuple[Cell, int]],
-    providers: Providers,
+    groups: list[TargetGroup],
+    total: int,
     stop_at_plateau: bool = False,
-    keep_going: bool = True,
 ) -> None:
-    """Every (cell, repeat) in order. A failed cell does not stop the others (``keep_going``); the run
+    """Every target group in turn. A failed cell does not stop the others (``keep_going``); the run
     then fails naming every failed cell. Ctrl-C always stops at once."""
     from benchwright.experiments.plateau import PlateauWatch
 
     watch = PlateauWatch.for_spec(spec) if stop_at_plateau else None
-    failed: list[CellOutcome] = []
-    for cell, repeat in order:
-        if watch is not None and watch.skips(cell.parameters):
-            continue
-        state = RunState(
+    if watch is not None:  # a concurrency sweep stops once throughput stops growing
+        orch.skip = lambda item: watch.skips(item.cell.parameters)
+
+        def after(outcome: CellOutcome) -> None:
+            if outcome.status == "succeeded" and outcome.state.repeat == spec.repeats - 1:
+                _observe(orch, watch, run_id, outcome.state)
+
+        orch.after = after
+
+    def make(item: Item) -> RunState:
+        return RunState(
             run_id=run_id,
             spec_name=spec.name,
-            cell_id=cell.cell_id,
-            repeat=repeat,
-            parameters=cell.parameters,
-            spec=spec_dict(cell.spec),
+            cell_id=item.cell.cell_id,
+            repeat=item.repeat,
+            parameters=item.cell.parameters,
+            spec=spec_dict(item.cell.spec),
             poll_seconds=POLL_S,
         )
-        outcome = orch.run_cell(state)
-        if outcome.status != "succeeded":
-            if outcome.interrupted or not keep_going:
-                raise _CellFailed(outcome)
-            failed.append(outcome)
+
+    failed: list[CellOutcome] = []
+    for group in groups:
+        if not group.items:
             continue
-        if watch is not None and repeat == spec.repeats - 1:
-            record = providers.store.get_run(run_id)
-            measured = [
-                c.measured.throughput
-                for c in (record.cells if record else [])
-                if c.cell_id == cell.cell_id and c.measured is not None
-            ]
-            said = watch.observe(cell.parameters, measured)
-            if said:
-                orch.say(said)
-                orch.warnings.append(said)
+        failed += [o for o in orch.run_group(group, make) if o.status != "succeeded"]
     if failed:
         names = "; ".join(f"{o.state.cell_id} #{o.state.repeat + 1}: {o.error}" for o in failed)
-        summary = f"{len(failed)} cell(s) failed (of {len(order)}): {names}"
-        raise _CellFailed(CellOutcome(failed[0].state, failed[0].status, summary))
+        summary = f"{len(failed)} cell(s) failed (of {total}): {names}"
+        raise _Stop(CellOutcome(failed[0].state, failed[0].status, summary))
+
+
+def _observe(orch: Orchestrator, watch: Any, run_id: str, state: RunState) -> None:
+    record = orch.providers.store.get_run(run_id)
+    measured = [
+        c.measured.throughput
+        for c in (record.cells if record else [])
+        if c.cell_id == state.cell_id and c.measured is not None
+    ]
+    said = watch.observe(state.parameters, measured)
+    if said:
+        orch.say(said)
+        orch.warnings.append(said)
 
 
 def run_suite(
@@ -546,13 +480,3 @@ def run_suite(
         if outcome.interrupted:
             break
     return outcomes
-
-
-# ---------------------------------------------------------------- environment
-def _environment() -> dict[str, Any]:
-    from benchwright.runner.engine import host_facts
-
-    facts = host_facts().model_dump()
-    facts["orchestrator"] = "local"
-    facts["pid"] = os.getpid()
-    return facts

@@ -59,6 +59,27 @@ def combined_cost(costs: list[CostEstimate]) -> CostEstimate | None:
     )
 
 
+class SharedData(_Model):
+    """What a cell shared with others of its run (benchwright.sharing): the provisioned target and the
+    loaded data. A cell that did not load ran on data ``loaded_by`` wrote, after ``runs_before``
+    other cells had run on it (a run phase that writes changes the data the next cell sees)."""
+
+    target_group: str  # g1: the cells on one provisioned target
+    provisioned_by: str  # "<cell id> #<repeat>": the cell whose stages created the target
+    dataset: str | None = None  # g1/d2: the cells on one load; None when the workload has no load
+    loaded_by: str | None = None  # the cell whose load phase wrote the data (this one if it loaded)
+    loaded_here: bool = False
+    runs_before: int = 0  # cells that ran on the same data (same target, since its load) before this one
+
+    def describe(self) -> str:
+        if self.dataset is None or self.loaded_here:
+            return f"target {self.target_group} (provisioned by {self.provisioned_by})"
+        return (
+            f"data shared: loaded by {self.loaded_by}, ran after {self.runs_before} earlier cell(s) "
+            f"on the same data (target {self.target_group})"
+        )
+
+
 class CellResult(_Model):
     """One matrix cell of one repeat: its phase documents keyed by phase name (load, warmup, run)."""
 
@@ -69,6 +90,7 @@ class CellResult(_Model):
     metrics: list[MetricSeries] = Field(default_factory=list)  # host / cloud metrics of the cell window
     validity: list[ValidityFlag] = Field(default_factory=list)  # judgement across the cell's phases
     cost: CostEstimate | None = None
+    shared: SharedData | None = None  # the target and data it shared with other cells
 
     @property
     def measured(self) -> ResultDocument | None:

@@ -350,7 +350,7 @@ def test_matrix_value_that_breaks_a_ycsb_property_is_caught() -> None:
     assert caught.value.field == "workload.properties.readproportion"
 
 
-def test_duration_estimate_grows_with_cells_and_repeats() -> None:
+def test_duration_estimate_grows_with_cells_and_repeats_sharing_target_and_load() -> None:
     one = parse_spec(spec_with(workload__phases={"run": {"duration_s": 30}}))
     four = parse_spec(
         spec_with(
@@ -360,7 +360,14 @@ def test_duration_estimate_grows_with_cells_and_repeats() -> None:
         )
     )
     assert estimate_duration(one) >= 30
-    assert estimate_duration(four) == pytest.approx(4 * estimate_duration(one))
+    # threads is a run setting: one target, one load, four run phases (each 30 s + 3 s of stages)
+    assert estimate_duration(four) == pytest.approx(estimate_duration(one) + 3 * 33.0)
+    two_targets = parse_spec(
+        spec_with(
+            workload__phases={"run": {"duration_s": 30}}, matrix={"target.settings.maxmemory": ["1mb", "2mb"]}
+        )
+    )
+    assert estimate_duration(two_targets) == pytest.approx(2 * estimate_duration(one))
 
 
 def test_yaml_errors_name_the_file_and_line(tmp_path: Path) -> None:

@@ -196,14 +196,18 @@ def quiet() -> Console:
     return Console(file=open("/dev/null", "w"))
 
 
-def test_a_run_walks_every_stage_and_tears_every_cell_down(world: dict[str, Any]) -> None:
+def test_a_run_walks_every_stage_and_tears_the_shared_target_down_once(world: dict[str, Any]) -> None:
     outcome = run_spec(parse_spec(SPEC), world["out"], world["factory"], quiet())
     record = outcome.record
     assert record.status == "succeeded"
     assert [c.cell_id for c in record.cells] == ["fieldlength=10", "fieldlength=20"]
     assert set(record.cells[0].phases) == {"load", "run"}
     assert record.cells[0].metrics[0].name == "CPUUtilization"
-    assert FakeTarget.deleted == ["db-1", "db-2"]
+    # one target for both cells (same target section); each field length is a dataset of its own
+    assert FakeTarget.created == [outcome.record.run_id] and FakeTarget.deleted == ["db-1"]
+    assert [c.shared.dataset for c in record.cells if c.shared] == ["g1/d1", "g1/d2"]
+    assert all(c.shared and c.shared.loaded_here for c in record.cells)
+    assert [[p.phase for p in plan.phases] for plan in world["launcher"].plans] == [["load", "run"]] * 2
     assert len(world["notifier"].records) == 1  # one notification per run, not per cell
     assert world["store"].get_run(record.run_id).status == "succeeded"
     assert outcome.report is not None and outcome.report.exists()
@@ -237,17 +241,30 @@ def test_a_failure_in_any_stage_still_tears_down(
     assert world["store"].get_run(outcome.record.run_id).status == "failed"
 
 
-def test_keep_going_tries_every_cell_and_tears_each_down(
+def test_keep_going_tries_every_target_group_and_tears_each_down(
     world: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def boom(state: RunState, providers: Providers) -> RunState:
         raise ProvisioningFailed("injected failure in check_target")
 
     monkeypatch.setattr(steps, "check_target", boom)
-    outcome = run_spec(parse_spec(SPEC), world["out"], world["factory"], quiet())
+    spec = {**SPEC, "matrix": {"target.settings.maxmemory": ["10mb", "20mb"]}}  # two target groups
+    outcome = run_spec(parse_spec(spec), world["out"], world["factory"], quiet())
     assert outcome.record.status == "failed"
     assert "2 cell(s) failed (of 2)" in (outcome.record.error or "")
     assert FakeTarget.deleted == ["db-1", "db-2"]
+
+
+def test_run_settings_share_the_load_and_the_result_says_whose_data_it_ran_on(world: dict[str, Any]) -> None:
+    spec = {**SPEC, "matrix": {"workload.phases.run.threads": [1, 2, 4]}, "repeats": 2}
+    record = run_spec(parse_spec(spec), world["out"], world["factory"], quiet()).record
+    assert FakeTarget.created == [record.run_id] and FakeTarget.deleted == ["db-1"]
+    phases = [[p.phase for p in plan.phases] for plan in world["launcher"].plans]
+    assert phases == [["load", "run"]] + [["run"]] * 5  # one load, six measured runs
+    shared = [(c.cell_id, c.repeat, c.shared) for c in record.cells]
+    assert all(s is not None and s.dataset == "g1/d1" and s.loaded_by == "threads=1 #1" for _, _, s in shared)
+    assert [s.runs_before for _, _, s in shared if s] == [0, 1, 2, 3, 4, 5]
+    assert "ran after 3 earlier cell(s)" in shared[3][2].describe()  # type: ignore[union-attr]
 
 
 def test_a_dead_runner_keeps_its_partial_result_marked_aborted(tmp_path: Path) -> None:

@@ -25,7 +25,13 @@ from benchwright.spec import BenchmarkSpec, SuiteSpec, load_suite
 
 def register(subparsers: Subparsers) -> None:
     p = subparsers.add_parser("run", help="run a spec locally: throwaway servers, runner, report, teardown")
-    p.add_argument("spec", help="spec YAML file (one benchmark or a suite)")
+    p.add_argument("spec", nargs="?", help="spec YAML file (one benchmark or a suite); not with --resume")
+    p.add_argument(
+        "--resume",
+        metavar="RUN",
+        help="run again only the cells of run RUN (in --store) without a successful result, into the "
+        "same run and output directory, keeping the cells already measured",
+    )
     p.add_argument(
         "--out", type=output_dir, help="output directory (default ./benchwright-results/<run-id>/)"
     )
@@ -80,9 +86,52 @@ def _check_local(suite: SuiteSpec) -> None:
             )
 
 
+def _providers_factory(store: Any) -> Any:
+    from benchwright.providers.local import default_notifier, local_providers
+
+    def providers_for(out_dir: Path, spec: BenchmarkSpec) -> Any:
+        notify = spec.notify.model_dump(mode="json")
+        return local_providers(out_dir, store=store, notifier=default_notifier(notify))
+
+    return providers_for
+
+
+def _resume(args: argparse.Namespace, console: Console) -> list[Any]:
+    """``--resume RUN``: the stored run's spec, only its cells without a successful result."""
+    from benchwright.local import DEFAULT_ROOT, RunOutcome, run_spec
+    from benchwright.providers.local import open_local_store
+    from benchwright.resume import cells_to_resume, resume_dir, stored_spec
+
+    if args.spec:
+        raise SpecError("--resume", "give the run id or a spec file, not both (the run stored its spec)")
+    store = open_local_store(args.store)
+    record = store.get_run(args.resume)
+    if record is None:
+        raise SpecError("--resume", f"no run {args.resume!r} in the store (--store picks another)")
+    spec = stored_spec(record)
+    todo = cells_to_resume(spec, record)
+    out = args.out or resume_dir(record, DEFAULT_ROOT)
+    if not todo:
+        console.print(f"run {record.run_id}: every cell has a result; nothing to resume", highlight=False)
+        return [RunOutcome(record, out, Path(record.report) if record.report else None)]
+    console.print(
+        f"resuming run {record.run_id}: {len(todo)} cell(s) without a result: "
+        + "; ".join(f"{cell} #{repeat + 1}" for cell, repeat in sorted(todo)),
+        highlight=False,
+        soft_wrap=True,
+    )
+    factory = _providers_factory(store)
+    return [run_spec(spec, out, factory, console, record.run_id, keep_going=args.keep_going, only=todo)]
+
+
 def handle(args: argparse.Namespace) -> int:
+    console = Console()
+    if args.resume:
+        return _report(_resume(args, console), args, console)
+    if not args.spec:
+        raise SpecError("spec", "give a spec file (or --resume RUN)")
     from benchwright.local import run_suite, scale_down
-    from benchwright.providers.local import default_notifier, local_providers, open_local_store
+    from benchwright.providers.local import open_local_store
 
     suite = load_suite(args.spec, args.files_root)
     _check_local(suite)
@@ -94,18 +143,18 @@ def handle(args: argparse.Namespace) -> int:
             benchmarks=[scale_down(b) for b in suite.benchmarks],
         )
     check_estimate(suite, args.yes)
-    console = Console()
     store = open_local_store(args.store)
-
-    def providers_for(out_dir: Path, spec: BenchmarkSpec) -> Any:
-        notify = spec.notify.model_dump(mode="json")
-        return local_providers(out_dir, store=store, notifier=default_notifier(notify))
-
+    providers_for = _providers_factory(store)
     if args.max_cells is not None and args.max_cells < 1:
         raise SpecError("--max-cells", "must be at least 1")
     outcomes = run_suite(
         suite, args.out, providers_for, console, args.max_cells, args.stop_at_plateau, args.keep_going
     )
+    return _report(outcomes, args, console)
+
+
+def _report(outcomes: list[Any], args: argparse.Namespace, console: Console) -> int:
+    """Each run's summary, warnings and directory; the exit code (130 Ctrl-C, 1 failed, 3 --fail-on)."""
     code = 0
     for outcome in outcomes:
         console.rule(f"{outcome.record.spec_name}: {outcome.record.status}")

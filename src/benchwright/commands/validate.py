@@ -12,7 +12,7 @@ from rich.table import Table
 from benchwright.commands import Subparsers
 from benchwright.errors import SpecError
 from benchwright.experiments.budget import SpecBudget, check_budget, suite_budgets
-from benchwright.spec import BenchmarkSpec, SuiteSpec, cell_seconds, check_workload, expand_matrix, load_suite
+from benchwright.spec import BenchmarkSpec, SuiteSpec, check_workload, expand_matrix, load_suite
 
 
 def register(subparsers: Subparsers) -> None:
@@ -78,6 +78,9 @@ def _phases(spec: BenchmarkSpec) -> str:
 
 
 def matrix_table(spec: BenchmarkSpec, budget: SpecBudget | None = None) -> tuple[Table, float]:
+    """The cells, what each provisions, loads or shares (benchwright.sharing), and their estimates."""
+    from benchwright.sharing import item_seconds, plan
+
     target = spec.target
     table = Table(
         title=f"{spec.name}: {target.engine} on {target.provider}, workload {spec.workload.name}, "
@@ -86,19 +89,29 @@ def matrix_table(spec: BenchmarkSpec, budget: SpecBudget | None = None) -> tuple
     table.add_column("#", justify="right")
     table.add_column("cell")
     table.add_column("phases")
-    table.add_column("est. per repeat", justify="right")
+    table.add_column("does")
+    table.add_column("est. (all repeats)", justify="right")
     if budget is not None:
         table.add_column("est. USD (all repeats)", justify="right")
-    total = 0.0
-    for i, cell in enumerate(expand_matrix(spec), 1):
-        seconds = cell_seconds(cell.spec)
-        total += seconds * spec.repeats
-        row = [str(i), cell.cell_id, _phases(cell.spec), fmt_duration(seconds)]
+    cells = expand_matrix(spec)
+    seconds: dict[str, float] = {}
+    notes: dict[str, str] = {}
+    for item, share, note in item_seconds(plan([(c, r) for c in cells for r in range(spec.repeats)])):
+        seconds[item.cell.cell_id] = seconds.get(item.cell.cell_id, 0.0) + share
+        notes.setdefault(item.cell.cell_id, note)
+    for i, cell in enumerate(cells, 1):
+        row = [
+            str(i),
+            cell.cell_id,
+            _phases(cell.spec),
+            notes[cell.cell_id],
+            fmt_duration(seconds[cell.cell_id]),
+        ]
         if budget is not None:
             cost = budget.cells[i - 1]
             row.append("?" if cost.missing else f"{cost.usd:,.2f}")
         table.add_row(*row)
-    return table, total
+    return table, sum(seconds.values())
 
 
 def show(suite: SuiteSpec, console: Console, budgets: list[SpecBudget] | None = None) -> float:

@@ -2,8 +2,9 @@
 
 The estimate uses the same price book as the workflow's PriceRun stage (providers/aws/pricing.py:
 target instances or nodes, storage and IOPS prorated, the runner, the workflow's Lambda and Step
-Functions) over each cell's estimated duration (spec.cell_seconds: provisioning, the phases with the
-load sized by the data, teardown), times the repeats. Local and endpoint targets cost nothing we can
+Functions) over each cell's share of the estimated wall time (benchwright.sharing.item_seconds: the
+target's provisioning and teardown once per target group, the load, sized by the data, once per
+dataset, warmup and run for every cell and repeat). Local and endpoint targets cost nothing we can
 price. Prices come from the AWS Price List API through a cache on disk (``CachedPriceList``), or from
 saved GetProducts responses (``--prices DIR``, the shape of tests/data/pricing), so a spec can be
 priced offline.
@@ -69,29 +70,31 @@ def region_of(spec: BenchmarkSpec) -> str:
 
 
 def estimate_spec(spec: BenchmarkSpec, prices: PriceList | None) -> SpecBudget:
-    """Cost of every cell of ``spec`` (zero for local targets; ``prices`` unused then)."""
-    from benchwright.spec import cell_seconds, expand_matrix, spec_dict
+    """Cost of every cell of ``spec`` over all its repeats (zero for local targets; ``prices`` unused
+    then). Each (cell, repeat) is priced over its share of the wall time (benchwright.sharing): the
+    target's provisioning and teardown once per target group, the load once per dataset."""
+    from benchwright.sharing import item_seconds, plan
+    from benchwright.spec import expand_matrix, spec_dict
 
-    cells: list[CellCost] = []
-    for cell in expand_matrix(spec):
-        seconds = cell_seconds(cell.spec)
-        if cell.spec.is_local or prices is None:
-            missing = [] if cell.spec.is_local else ["no price list"]
-            cells.append(CellCost(cell.cell_id, seconds, 0.0, {}, missing))
+    cells = expand_matrix(spec)
+    costs = {c.cell_id: CellCost(c.cell_id, 0.0, 0.0) for c in cells}
+    for item, seconds, _ in item_seconds(plan([(c, r) for c in cells for r in range(spec.repeats)])):
+        cost = costs[item.cell.cell_id]
+        cost.seconds = cost.seconds or seconds  # the first repeat's (the one that provisions or loads)
+        if item.cell.spec.is_local or prices is None:
+            cost.missing = [] if item.cell.spec.is_local else ["no price list"]
             continue
         from benchwright.providers.aws.pricing import AwsPriceBook
 
-        estimate = AwsPriceBook(prices).estimate(spec_dict(cell.spec), None, seconds)
+        estimate = AwsPriceBook(prices).estimate(spec_dict(item.cell.spec), None, seconds)
         assert estimate is not None
-        missing = []
+        cost.usd = round(cost.usd + estimate.total, 4)
+        for name, usd in estimate.items.items():
+            cost.items[name] = round(cost.items.get(name, 0.0) + usd, 6)
         if "incomplete" in estimate.source:
-            missing = [estimate.source.split("incomplete: ", 1)[-1].rstrip(")")]
-        cells.append(
-            CellCost(
-                cell.cell_id, seconds, round(estimate.total * spec.repeats, 4), dict(estimate.items), missing
-            )
-        )
-    return SpecBudget(spec.name, cells)
+            missing = estimate.source.split("incomplete: ", 1)[-1].rstrip(")")
+            cost.missing = sorted({*cost.missing, missing})
+    return SpecBudget(spec.name, list(costs.values()))
 
 
 def price_list(spec: BenchmarkSpec, prices_dir: str | None = None) -> PriceList | None:

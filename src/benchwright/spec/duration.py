@@ -67,5 +67,8 @@ def cell_seconds(spec: BenchmarkSpec) -> float:
 
 
 def estimate_duration(spec: BenchmarkSpec) -> float:
-    """Seconds for the whole spec: every matrix cell times the repeats, run one after another."""
-    return sum(cell_seconds(c.spec) for c in expand_matrix(spec)) * spec.repeats
+    """Seconds for the whole spec: every matrix cell and repeat, run one after another, each target
+    provisioned once and each dataset loaded once (benchwright.sharing)."""
+    from benchwright.sharing import estimated_seconds
+
+    return estimated_seconds(spec)

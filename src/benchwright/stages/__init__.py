@@ -37,6 +37,7 @@ class RunState(BaseModel):
     cell_id: str = "default"
     repeat: int = 0
     parameters: dict[str, Any] = Field(default_factory=dict)  # the matrix values of this cell
+    shared: dict[str, Any] | None = None  # runs.SharedData: the target and loaded data it shares
     spec: dict[str, Any]  # the cell's concrete spec (small; secrets are never in a spec)
     status: RunStatus = "pending"
     stage: str | None = None  # the last stage that completed

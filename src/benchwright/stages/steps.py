@@ -175,7 +175,7 @@ def collect_metrics(state: RunState, providers: Providers) -> RunState:
 
 def load_cell(state: RunState, providers: Providers) -> Any:
     """The CellResult for this state from its pointers (documents merged per phase across runners)."""
-    from benchwright.runs import CellResult
+    from benchwright.runs import CellResult, SharedData
 
     docs: list[ResultDocument] = []
     for pointer in state.result_pointers:
@@ -200,6 +200,7 @@ def load_cell(state: RunState, providers: Providers) -> Any:
         repeat=state.repeat,
         phases=phases,
         metrics=metrics,
+        shared=SharedData.model_validate(state.shared) if state.shared else None,
     )
 
 

@@ -1,0 +1,85 @@
+"""The ``--quick`` size of a spec: few records, short phases, few threads (CI and smoke tests).
+
+Used by ``run``, ``validate`` and ``rehearse``; the caps keep a matrix's shape (an axis that capping
+would merge into one value is scaled instead), so a quick run still shows every cell.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from benchwright.spec import BenchmarkSpec, enabled_phases, is_zip, spec_dict
+
+# Property names (after any "workload." prefix such as tpcc. or redisbench.) and their quick-run caps.
+QUICK_PROPERTIES = {
+    "recordcount": 500,
+    "operationcount": 1000,
+    "insertcount": 500,
+    "warehouses": 1,
+    "scale": 1,
+    "tables": 2,
+    "table_size": 200,
+    "rows": 200,
+    "requests": 2000,
+    "keyspace": 1000,
+    "keys": 1000,
+    "threadcount": 2,
+    "clients": 2,
+    "threads": 2,
+    "fieldlength": 1000,
+    "datasize": 1000,
+}
+
+
+def _capped(props: dict[str, Any], threads: int) -> dict[str, Any]:
+    """Quick-run caps applied to a mapping of property names (or paths) to values."""
+    for key, value in list(props.items()):
+        limit = QUICK_PROPERTIES.get(key.rsplit(".", 1)[-1])
+        if limit is not None:
+            with contextlib.suppress(TypeError, ValueError):
+                props[key] = min(int(float(value)), threads if limit == 2 else limit)
+    return props
+
+
+def scale_down(spec: BenchmarkSpec, seconds: float = 2.0, threads: int = 2) -> BenchmarkSpec:
+    """A small version of a spec (the ``--quick`` option): few records, short phases, few threads."""
+    data = spec_dict(spec)
+    props = _capped(data["workload"].setdefault("properties", {}), threads)
+    if "maxexecutiontime" in props:
+        props["maxexecutiontime"] = min(int(float(props["maxexecutiontime"])), int(seconds))
+    phases = data["workload"].setdefault("phases", {})
+    if "run" in enabled_phases(spec):
+        phases.setdefault("run", {})
+    for name, phase in phases.items():
+        if phase is None:
+            continue
+        if phase.get("threads"):
+            phase["threads"] = min(phase["threads"], threads)
+        if phase.get("duration_s"):
+            phase["duration_s"] = min(phase["duration_s"], 1.0 if name == "warmup" else seconds)
+        if phase.get("operation_count"):
+            phase["operation_count"] = min(phase["operation_count"], 1000)
+        if name == "run" and not phase.get("duration_s") and not phase.get("operation_count"):
+            phase["duration_s"] = seconds
+    matrix = {}
+    for path, values in data.get("matrix", {}).items():
+        if is_zip(path):  # linked axes: cap each property inside the entries
+            matrix[path] = [_capped(dict(entry), threads) for entry in values[:2]]
+            continue
+        small = values[:2]
+        limit = QUICK_PROPERTIES.get(path.rsplit(".", 1)[-1])
+        if path.endswith(".threads"):
+            limit = threads
+        if limit is not None and all(isinstance(v, (int, float)) for v in small):
+            cap = threads if limit == 2 else limit
+            capped = sorted({min(int(v), cap) for v in small})
+            if len(capped) < len(set(small)) and max(small) > cap and min(small) > 0:
+                # capping would merge the axis into one cell: scale it instead, keeping its shape
+                capped = sorted({max(1, int(v * cap / max(small))) for v in small})
+            small = capped
+        matrix[path] = small
+    data["matrix"] = matrix
+    data["repeats"] = 1
+    data["validity"] = {**data.get("validity", {}), "min_duration_s": 0.0}
+    return BenchmarkSpec.model_validate(data)
