@@ -1,4 +1,5 @@
-"""ExpandMatrix: validate the spec at the suite's edge and expand it into one run state per cell."""
+"""ExpandMatrix: validate the spec at the suite's edge and expand it into target groups (one provisioned
+target each) of cells (one run state per cell and repeat)."""
 
 from __future__ import annotations
 
@@ -13,5 +14,7 @@ from functions._common import logger, metrics, tracer
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     result = expand(event)
-    logger.info("matrix expanded", extra={"run_id": result["run_id"], "cells": len(result["cells"])})
+    cells = sum(len(group["cells"]) for group in result["groups"])
+    extra = {"run_id": result["run_id"], "cells": cells, "target_groups": len(result["groups"])}
+    logger.info("matrix expanded", extra=extra)
     return result

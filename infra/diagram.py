@@ -35,7 +35,8 @@ def _edges(states: dict[str, Any], prefix: str, lines: list[str]) -> None:
             lines.append(f"    {sid} -.->|{'/'.join(catch['ErrorEquals'])}| {_id(prefix, catch['Next'])}")
         if kind == "Map":
             inner = state["ItemProcessor"]
-            lines.append(f"    subgraph {sid}Cells[each matrix cell]")
+            each = "target group" if state.get("ItemsPath") == "$.groups" else "matrix cell"
+            lines.append(f"    subgraph {sid}Cells[each {each}]")
             _edges(inner["States"], prefix + "c_", lines)
             lines.append("    end")
             lines.append(f"    {sid} --> {_id(prefix + 'c_', inner['StartAt'])}")

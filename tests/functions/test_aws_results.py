@@ -435,8 +435,12 @@ def test_expand_validates_every_cell_and_picks_a_poll_interval_within_the_transi
     spec = rds_spec("expand-1")
     spec["matrix"] = {"workload.phases.run.threads": [1, 2, 4]}
     out = expand({"spec": spec, "trigger": "schedule"})
-    assert [c["run_id"] for c in out["cells"]] == [f"{out['run_id']}-{i:03d}" for i in range(3)]
-    poll = out["cells"][0]["poll_seconds"]
+    (group,) = out["groups"]  # threads is a run setting: one target, one dataset
+    assert [c["run_id"] for c in group["cells"]] == [f"{out['run_id']}-{i:03d}" for i in range(3)]
+    assert group["target"]["run_id"] == f"{out['run_id']}-000"  # the janitor's sweep of the run finds it
+    phases = [c["spec"]["workload"].get("phases", {}).get("load", "default") for c in group["cells"]]
+    assert phases[0] is not None and phases[1:] == [None, None]  # the first cell loads, the others do not
+    poll = group["cells"][0]["poll_seconds"]
     assert poll * POLL_BUDGET >= cell_seconds(parse_spec(spec))
 
 

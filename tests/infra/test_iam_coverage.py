@@ -108,7 +108,7 @@ def recorded(aws_world: World) -> Iterator[dict[str, set[str]]]:
             data = yaml.safe_load(path.read_text())
             for spec in data.get("benchmarks", [data]):
                 cell = expand({"spec": for_moto(spec), "run_id": f"iam-{spec['name']}", "poll_seconds": 0})
-                outcomes.append(world.execute("benchmark", cell["cells"][0])["status"])
+                outcomes.append(world.execute("benchmark", cell["groups"][0]["target"])["status"])
         # the LiveAnalytics sink, as the template below is synthesized: StoreResults really ingests
         import functions._common as common
 

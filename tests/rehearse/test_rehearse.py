@@ -228,3 +228,31 @@ def test_no_password_or_canary_variable_in_any_artifact(
         for password in set(issued):
             assert password not in text, where
     assert_clean(outcome)
+
+
+def test_a_matrix_of_run_settings_provisions_once_and_loads_once(runner_image: str, tmp_path: Path) -> None:
+    """Issue 11: the suite's cells that differ only in run settings share one RDS instance and one load;
+    the target is torn down once, after the last cell."""
+    import yaml
+
+    path = rds_spec(tmp_path, name="rehearse-shared", run_s=3)
+    spec = yaml.safe_load(path.read_text())
+    spec["matrix"] = {"workload.phases.run.threads": [1, 2]}
+    path.write_text(yaml.safe_dump(spec, sort_keys=False))
+    outcome = rehearse(path, tmp_path / "out", image=runner_image, timeout_s=900)
+    (execution,) = outcome.executions
+    assert execution["status"] == "SUCCEEDED", execution.get("cause")
+    entered = [
+        (e.get("stateEnteredEventDetails") or {}).get("name")
+        for e in execution["events"]
+        if str(e.get("type", "")).endswith("StateEntered")
+    ]
+    assert entered.count("ProvisionTarget") == 1 and entered.count("LaunchRunner") == 2
+    assert entered.count("Teardown") == 1 and entered.count("StopRunners") == 2
+    assert execution["cells"] == 2
+    cells = {c["cell_id"]: c for r in outcome.records if r.get("suite_run_id") for c in r["cells"]}
+    assert set(cells) == {"threads=1", "threads=2"}
+    assert "load" in cells["threads=1"]["phases"] and "load" not in cells["threads=2"]["phases"]
+    assert cells["threads=2"]["phases"]["run"]["operations_total"] > 0  # it read the data threads=1 loaded
+    assert cells["threads=2"]["shared"]["loaded_by"] == "threads=1 #1"
+    assert_clean(outcome)

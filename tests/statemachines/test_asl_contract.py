@@ -66,7 +66,11 @@ def edges(state: dict[str, Any]) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("definition", [BENCHMARK, SUITE["States"]["RunCells"]["ItemProcessor"]])
+SUITE_GROUP = SUITE["States"]["RunGroups"]["ItemProcessor"]
+SUITE_CELL = SUITE_GROUP["States"]["RunCells"]["ItemProcessor"]
+
+
+@pytest.mark.parametrize("definition", [BENCHMARK, SUITE_CELL], ids=["benchmark", "suite-cell"])
 def test_finish_run_is_on_every_path_that_created_something(definition: dict[str, Any]) -> None:
     """The only way to an end (except InvalidSpec, where nothing exists) is through FinishRun."""
     states = definition["States"]
@@ -169,14 +173,51 @@ def test_placeholders_are_strings_and_match_the_handlers() -> None:
     assert found == {f"{name}FunctionArn" for name in HANDLERS}
 
 
+def test_the_suite_file_is_built_from_the_benchmark_states() -> None:
+    """A change to benchmark.asl.json reaches the suite only through the builder: run
+    ``python -m benchwright.stages.suite_asl`` after editing it."""
+    from benchwright.stages.suite_asl import text
+
+    assert (ROOT / "suite.asl.json").read_text() == text(ROOT)
+
+
 def test_suite_cells_run_the_benchmark_states_inline() -> None:
-    inline = SUITE["States"]["RunCells"]["ItemProcessor"]["States"]
+    inline = SUITE_CELL["States"]
     for name, state in BENCHMARK["States"].items():
-        if state["Type"] in ("Fail", "Succeed"):
+        if name in ("ProvisionTarget", "WaitForTarget", "CheckTarget", "TargetReady?", "Teardown"):
+            assert name not in inline, f"{name} is the group's, once per target"
+        elif state["Type"] in ("Fail", "Succeed"):
             assert inline[name]["Type"] == "Pass"  # a failed cell ends as a value; the others go on
-        else:
-            assert inline[name] == state, name
-    assert SUITE["States"]["RunCells"]["MaxConcurrency"] >= 1
+        elif name == "ValidateSpec":
+            assert inline[name]["Resource"] == state["Resource"] and inline[name]["Next"] == "LaunchRunner"
+        else:  # the same state, its way to teardown going to the cell's release instead
+            text = json.dumps(state).replace('"Teardown"', '"ReleaseCell"')
+            assert inline[name] == json.loads(text), name
+
+
+def test_each_target_group_provisions_once_runs_its_cells_in_turn_and_always_tears_down() -> None:
+    groups = SUITE["States"]["RunGroups"]
+    assert groups["ItemsPath"] == "$.groups" and groups["MaxConcurrency"] >= 1
+    states = SUITE_GROUP["States"]
+    assert (
+        SUITE_GROUP["StartAt"] == "ProvisionTarget"
+        and states["TargetReady?"]["Choices"][0]["Next"] == "RunCells"
+    )
+    assert states["RunCells"]["MaxConcurrency"] == 1  # one target: loads and runs must not overlap
+    assert [t["Resource"] for t in task_states(states).values()].count("${ProvisionTargetFunctionArn}") == 1
+    # every way out of provisioning and the cells goes through the group's Teardown
+    for name in ("ProvisionTarget", "CheckTarget", "RunCells"):
+        assert {c["Next"] for c in states[name]["Catch"]} == {"Teardown"}, name
+    assert states["RunCells"]["Next"] == "Teardown"
+    assert states["Teardown"]["InputPath"] == "$.target" and states["Teardown"]["Next"] == "GroupDone?"
+    assert states["Teardown"]["Catch"][0]["Next"] == "GroupDone?"
+    ends = {n for n, s in states.items() if s.get("End")}
+    assert ends == {"GroupMeasured", "GroupFailed"}
+    assert all(n in ("GroupDone?",) for n, s in states.items() if set(edges(s)) & ends)
+    # a cell never deletes the shared target: its teardown runs without the target handle
+    cell = SUITE_CELL["States"]
+    assert cell["ReleaseCell"]["ResultPath"] == "$.target" and cell["ReleaseCell"]["Result"] == {}
+    assert cell["ReleaseCell"]["Next"] == "StopRunners" and cell["StopRunners"]["Next"] == "FinishRun"
 
 
 @pytest.mark.parametrize("target", [*HANDLERS.values(), JANITOR_HANDLER])

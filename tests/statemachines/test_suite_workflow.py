@@ -1,4 +1,5 @@
-"""The suite state machine: a Map over the expanded matrix, each cell the benchmark states inline."""
+"""The suite state machine: a Map over the target groups of the expanded matrix; each group provisions
+once, runs its cells (the benchmark states inline) on the shared target and loads, tears down once."""
 
 from __future__ import annotations
 
@@ -96,3 +97,48 @@ def test_an_invalid_suite_spec_fails_before_anything_is_created(world: World) ->
     assert result["status"] == "FAILED"
     assert result["error"] == "SpecError"
     assert world.calls == ["ExpandMatrix"]
+
+
+def cell_record(world: World, run_id: str) -> dict[str, Any]:
+    key = f"runs/{run_id}/record.json"
+    body = world.clients("s3").get_object(Bucket=world.settings.results_bucket, Key=key)["Body"]
+    return dict(json.loads(body.read()))
+
+
+def test_each_target_group_provisions_once_and_its_cells_share_the_load(world: World) -> None:
+    result = world.execute("suite", {"spec": matrix_spec(), "run_id": "shared-1", "poll_seconds": 0})
+
+    assert result["status"] == "SUCCEEDED", result["cause"]
+    # storage type makes two targets; threads is a run setting: two cells on each, one load each
+    assert world.calls.count("ProvisionTarget") == 2 and world.calls.count("LaunchRunner") == 4
+    cells = {r: cell_record(world, r)["cells"][0] for r in (f"shared-1-{i:03d}" for i in range(4))}
+    loaded = sorted(c["cell_id"] for c in cells.values() if "load" in c["phases"])
+    assert loaded == ["threads=2,type=gp2", "threads=2,type=gp3"]
+    later = cells["shared-1-002"]  # threads=4 on gp3: ran on the data threads=2 loaded
+    assert "load" not in later["phases"] and later["phases"]["run"]["operations_total"] > 0
+    assert later["shared"]["loaded_by"] == "threads=2,type=gp3 #1" and later["shared"]["runs_before"] == 1
+    assert later["shared"]["provisioned_by"] == "threads=2,type=gp3 #1"
+    for run_id in cells:
+        assert world.leftovers(run_id) == []
+
+
+def test_a_group_whose_target_fails_is_torn_down_and_the_other_group_runs(world: World) -> None:
+    def fail_gp2(event: dict[str, Any]) -> None:
+        if event["run_id"].endswith("-001"):  # the gp2 group's target (its first cell's run id)
+            raise RuntimeError("the instance failed to create")
+
+    world.faults["CheckTarget"] = fail_gp2
+    result = world.execute("suite", {"spec": matrix_spec(), "run_id": "shared-2", "poll_seconds": 0})
+
+    assert result["status"] == "SUCCEEDED", result["cause"]
+    statuses = {c["run_id"]: c["status"] for c in result["output"]["cell_results"]}
+    assert statuses == {
+        "shared-2-000": "succeeded",
+        "shared-2-002": "succeeded",
+        "shared-2-001": "failed",
+        "shared-2-003": "failed",
+    }
+    assert world.calls.count("Teardown") == 2 + 2  # each group's target once, the runners of the 2 cells that ran
+    for run_id in statuses:
+        assert world.leftovers(run_id) == []
+    assert len(world.slack.posts) == 1 and "shared-2-003: failed" in json.dumps(world.slack.posts[0].body)

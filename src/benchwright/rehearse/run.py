@@ -136,6 +136,12 @@ def _api_event(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _cell_iteration(event: dict[str, Any]) -> bool:
+    """A suite's cell (RunCells), not its target group (RunGroups: several cells each)."""
+    details = event.get("mapIterationStartedEventDetails") or {}
+    return event.get("type") == "MapIterationStarted" and details.get("name") != "RunGroups"
+
+
 def start_runs(account: Account, suite: SuiteSpec, nightly: bool) -> list[str]:
     """Start the runs as AWS would; the execution ARNs."""
     sfn = account.client("stepfunctions")
@@ -332,7 +338,7 @@ def rehearse(
             events = history(account, d["executionArn"])
             n = transitions(events)
             total_transitions += n
-            ncells = max(1, sum(1 for e in events if e.get("type") == "MapIterationStarted"))
+            ncells = max(1, sum(1 for e in events if _cell_iteration(e)))
             cells += ncells
             executions.append(
                 {

@@ -16,8 +16,9 @@ from typing import Any
 
 from benchwright.errors import SpecError
 from benchwright.providers.base import ResultStore
-from benchwright.runs import CostEstimate, RunRecord, combined_cost, new_run_id
-from benchwright.spec import cell_seconds, expand_matrix, parse_spec
+from benchwright.runs import CostEstimate, RunRecord, SharedData, combined_cost, new_run_id
+from benchwright.sharing import Item, TargetGroup, plan, without_load
+from benchwright.spec import cell_seconds, expand_matrix, parse_spec, spec_dict
 from benchwright.stages import RunState
 
 POLL_BUDGET = 14  # 17 transitions on the happy path + 14 polls x 3 = 59
@@ -36,8 +37,48 @@ def cell_run_id(run_id: str, index: int) -> str:
     return f"{run_id}-{index:03d}"
 
 
+def _group(
+    group: TargetGroup, run_id: str, index: dict[tuple[str, int], int], poll: float, name: str
+) -> dict[str, Any]:
+    """One target group as the suite ASL's RunGroups Map iterates it: ``target``, the run state that
+    provisions and tears down (the run id of its first cell, so the janitor's sweep of the suite run
+    finds it), and ``cells``, each with the load switched off when another cell of its dataset
+    loads first and with what it shares (``shared``)."""
+    first = group.items[0]
+
+    def state(item: Item, spec: dict[str, Any], shared: SharedData | None) -> dict[str, Any]:
+        return RunState(
+            run_id=cell_run_id(run_id, index[(item.cell.cell_id, item.repeat)]),
+            spec_name=name,
+            cell_id=item.cell.cell_id,
+            repeat=item.repeat,
+            parameters=item.cell.parameters,
+            spec=spec,
+            poll_seconds=poll,
+            suite_run_id=run_id,  # the suite's FinishRun (after SummarizeSuite) finishes the run
+            shared=shared.model_dump(mode="json") if shared else None,
+        ).model_dump(mode="json")
+
+    cells: list[dict[str, Any]] = []
+    for dataset in group.datasets:
+        for n, item in enumerate(dataset.items):
+            spec = spec_dict(item.cell.spec)
+            loads = dataset.loads and n == 0
+            shared = SharedData(
+                target_group=group.name,
+                provisioned_by=first.label,
+                dataset=dataset.name if dataset.loads else None,
+                loaded_by=dataset.items[0].label if dataset.loads else None,
+                loaded_here=loads,
+                runs_before=n if dataset.loads else 0,
+            )
+            cells.append(state(item, spec if loads or not dataset.loads else without_load(spec), shared))
+    return {"name": group.name, "target": state(first, spec_dict(first.cell.spec), None), "cells": cells}
+
+
 def expand(event: dict[str, Any]) -> dict[str, Any]:
-    """``{"spec": {...}, "run_id"?, "poll_seconds"?}`` -> the same plus ``cells`` (RunState dicts).
+    """``{"spec": {...}, "run_id"?, "poll_seconds"?}`` -> the same plus ``groups``: per target group
+    (benchwright.sharing) the run state that provisions its target and its cells' run states.
 
     The suite ASL wraps the execution input as ``{"request": ..., "execution_name": $$.Execution.Name}``:
     an execution started without a run id (the nightly schedule's) takes its execution name as run
@@ -54,25 +95,14 @@ def expand(event: dict[str, Any]) -> dict[str, Any]:
     cells = [(c, r) for c in expand_matrix(spec) for r in range(spec.repeats)]
     if len(cells) > MAX_CELLS:
         raise SpecError("matrix", f"{len(cells)} cells x repeats is more than {MAX_CELLS}; split the spec")
-    states = [
-        RunState(
-            run_id=cell_run_id(run_id, i),
-            spec_name=spec.name,
-            cell_id=cell.cell_id,
-            repeat=repeat,
-            parameters=cell.parameters,
-            spec=cell.spec.model_dump(mode="json"),
-            poll_seconds=poll,
-            suite_run_id=run_id,  # the suite's FinishRun (after SummarizeSuite) finishes the run
-        ).model_dump(mode="json")
-        for i, (cell, repeat) in enumerate(cells)
-    ]
+    index = {(c.cell_id, r): i for i, (c, r) in enumerate(cells)}
+    groups = [_group(group, run_id, index, poll, spec.name) for group in plan(cells)]
     # "suite_spec", not "spec": an output with run_id and spec reads as a cell's run state (api.backend)
     result = {
         "run_id": run_id,
         "spec_name": spec.name,
         "suite_spec": spec.model_dump(mode="json"),
-        "cells": states,
+        "groups": groups,
     }
     size = len(json.dumps(result))
     if size > MAX_STATE_BYTES:
@@ -82,10 +112,23 @@ def expand(event: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def cell_results(event: dict[str, Any]) -> list[dict[str, Any]]:
+    """The cells' outcomes from RunGroups: each group's ``cell_results``, or, for a group whose target
+    was never ready, each of its cells failed with the group's error."""
+    results: list[dict[str, Any]] = list(event.get("cell_results") or [])
+    for group in event.get("group_results") or []:
+        if group.get("cell_results") is not None:
+            results += group["cell_results"]
+            continue
+        error = str((group.get("caught") or {}).get("Error") or "target not provisioned")
+        results += [{"run_id": r, "status": "failed", "error": error} for r in group.get("failed") or []]
+    return results
+
+
 def summarize(event: dict[str, Any], store: ResultStore) -> dict[str, Any]:
     """Merge the cells' records into the suite's; returns a small summary (no documents)."""
     run_id = str(event["run_id"])
-    results = list(event.get("cell_results") or [])
+    results = cell_results(event)
     record: RunRecord | None = store.get_run(run_id)
     spec_name = str(event.get("spec_name") or "suite")
     if record is None:
