@@ -138,7 +138,8 @@ def test_a_group_whose_target_fails_is_torn_down_and_the_other_group_runs(world:
         "shared-2-001": "failed",
         "shared-2-003": "failed",
     }
-    assert world.calls.count("Teardown") == 2 + 2  # each group's target once, the runners of the 2 cells that ran
+    # each group's target once, and the runners of the 2 cells that ran
+    assert world.calls.count("Teardown") == 2 + 2
     for run_id in statuses:
         assert world.leftovers(run_id) == []
     assert len(world.slack.posts) == 1 and "shared-2-003: failed" in json.dumps(world.slack.posts[0].body)

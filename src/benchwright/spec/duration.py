@@ -7,7 +7,6 @@ poll counts and the budget check before a run.
 from __future__ import annotations
 
 from benchwright.spec.checks import enabled_phases, str_props, workload_properties
-from benchwright.spec.matrix import expand_matrix
 from benchwright.spec.model import BenchmarkSpec
 
 PROVISION_S = {
