@@ -91,7 +91,7 @@ class AwsRunnerLauncher(RunnerLauncher):
         else:
             plan_uri = self.artifacts.put_json(f"{prefix}/plan.json", plan.model_dump(mode="json"))
             env = {SECRET_ARN_ENV: credentials.secret_arn} if credentials.secret_arn else {}
-            # where the runner really is: the result's host.availability_zone(_id) (engine.host_facts)
+            # where the runner really is: the result's host.availability_zone(_id) (engine/document.host_facts)
             env |= {AZ_ENV: where.availability_zone, AZ_ID_ENV: where.availability_zone_id}
             tags = lifecycle_tags(self.config, plan.run_id)
             if self.kind == "fargate":

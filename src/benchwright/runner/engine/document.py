@@ -23,6 +23,7 @@ from benchwright.results import (
     redact,
 )
 from benchwright.runner.engine.config import NS, PhaseConfig, WorkerReport
+from benchwright.runner.entry import AZ_ENV, AZ_ID_ENV
 from benchwright.runner.measure import Recorder, encode_histogram
 
 SATURATION_CPU_SHARE = 0.90
@@ -180,8 +181,8 @@ def host_facts() -> HostFacts:
         python=sys.version.split()[0],
         cpus=os.cpu_count() or 0,
         memory_mb=memory,
-        availability_zone=os.environ.get("BENCHWRIGHT_AZ"),
-        availability_zone_id=os.environ.get("BENCHWRIGHT_AZ_ID"),
+        availability_zone=os.environ.get(AZ_ENV),
+        availability_zone_id=os.environ.get(AZ_ID_ENV),
     )
 
 
