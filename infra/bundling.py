@@ -3,6 +3,12 @@
 CDK's default bundling starts a container; we implement ``ILocalBundling`` instead, so `cdk synth`
 works on a CI machine with no Docker engine. One asset serves every function (one handler module
 per state in functions/), so a deploy uploads it once.
+
+FinishRun renders the HTML report, so the asset also carries the report's templates (package data
+under src/benchwright/report/templates, copied with the code) and uPlot, the chart library, copied
+from the npm package that package.json pins into ``benchwright/report/vendor/uplot`` (where
+report/assets.py looks first). uPlot is never committed here; a checkout without ``npm ci`` cannot
+build the asset.
 """
 
 from __future__ import annotations
@@ -24,6 +30,9 @@ from infra.constants import LAMBDA_PLATFORM, LAMBDA_PYTHON, REPO_ROOT
 # Runner-only packages the Lambdas never import (mysqlclient has no manylinux wheel at all).
 _EXCLUDED = ("mysqlclient", "slack-sdk")
 _SOURCES = ("src/benchwright", "functions")
+_UPLOT = Path("node_modules") / "uplot"
+_UPLOT_FILES = ("package.json", "LICENSE", "dist/uPlot.iife.min.js", "dist/uPlot.min.css")
+_UPLOT_DEST = Path("benchwright") / "report" / "vendor" / "uplot"
 
 
 def lambda_requirements(root: Path = REPO_ROOT) -> list[str]:
@@ -39,11 +48,28 @@ def source_hash(root: Path = REPO_ROOT) -> str:
     """A content hash of what goes into the asset, cheaper than fingerprinting the whole repo."""
     digest = hashlib.sha256()
     digest.update((root / "pyproject.toml").read_bytes())
+    if (root / "package.json").is_file():  # pins uPlot, which the asset carries
+        digest.update((root / "package.json").read_bytes())
     for top in _SOURCES:
-        for path in sorted((root / top).rglob("*.py")):
-            digest.update(str(path.relative_to(root)).encode())
-            digest.update(path.read_bytes())
+        for path in sorted((root / top).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+                digest.update(str(path.relative_to(root)).encode())
+                digest.update(path.read_bytes())
     return digest.hexdigest()
+
+
+def copy_uplot(root: Path, out: Path) -> None:
+    """The report's chart library from the installed npm package into the asset (see module doc)."""
+    missing = [name for name in _UPLOT_FILES if not (root / _UPLOT / name).is_file()]
+    if missing:
+        raise RuntimeError(
+            f"Lambda bundling: uPlot is not installed in {root / _UPLOT} (missing {', '.join(missing)}): "
+            "run `npm ci` (scripts/bootstrap does); FinishRun renders reports with it"
+        )
+    for name in _UPLOT_FILES:
+        dest = out / _UPLOT_DEST / name
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(root / _UPLOT / name, dest)
 
 
 @jsii.implements(cdk.ILocalBundling)
@@ -70,6 +96,7 @@ class LocalPipBundler:
             dest = out / Path(top).name
             if src.is_dir():
                 shutil.copytree(src, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+        copy_uplot(self.root, out)
         return True
 
 

@@ -94,7 +94,7 @@ def test_mariadb_status_counts_the_runners_selects(tmp_path: Path) -> None:
 
 
 def test_show_and_the_report_carry_the_server_statistics(tmp_path: Path) -> None:
-    from benchwright.report.experiments import headline, html_sections, text_tables
+    from benchwright.report.experiments import headline, html_context, text_tables
     from benchwright.report.html import render_html
     from benchwright.runs import CellResult, RunRecord
 
@@ -110,4 +110,4 @@ def test_show_and_the_report_carry_the_server_statistics(tmp_path: Path) -> None
     html = render_html(record)
     assert "Server statistics (measured phase)" in html and "hgetall calls" in html
     assert "Server statistics" in str(text_tables(record)[0].title)
-    assert html_sections(record)
+    assert html_context(record)["stats"]

@@ -22,6 +22,7 @@ from benchwright.report.sample import (
 )
 from benchwright.report.text import RunProgress, render_summary
 from benchwright.runs import CellResult, CostEstimate, RunRecord, Verdict
+from tests.report_dom import chart_specs, series_points
 
 
 def test_summary_lists_every_cell_operation_and_flag() -> None:
@@ -76,16 +77,22 @@ def test_downsampling_bounds_points_and_keeps_spikes() -> None:
     assert [p[0] for p in out] == sorted(p[0] for p in out)
 
 
-def test_nice_ticks_cover_the_range() -> None:
-    ticks = charts.nice_ticks(0, 873)
-    assert ticks[0] == 0 and ticks[-1] >= 873 and len(ticks) <= 8
+def test_chart_spec_aligns_series_on_one_x_axis_and_drops_what_a_log_axis_cannot_place() -> None:
+    chart = charts.Chart("t", "records", "ops/s", log_x=True)
+    chart.series += [
+        charts.ChartSeries("a", [(0.0, 1.0), (1000.0, 5.0), (1024.0, 6.0)], markers=True),
+        charts.ChartSeries("b", [(1024.0, 7.123456), (2048.0, 8.0)], markers=True),
+    ]
+    spec = charts.spec(chart)
+    assert spec is not None
+    assert spec["data"] == [[1000, 1024, 2048], [5, 6, None], [None, 7.1235, 8]]  # 5 significant digits
+    assert [s["points"] for s in spec["series"]] == [2, 2] and spec["log_x"] is True
+    assert charts.spec(charts.Chart("empty", "x", "y")) is None
 
 
 def svg_paths(html: str) -> dict[str, int]:
-    return {
-        m[0]: int(m[1])
-        for m in re.findall(r'<path class="series" data-name="([^"]*)" data-points="(\d+)"', html)
-    }
+    """Series name -> points drawn (the name kept from the SVG charts these tests were written for)."""
+    return series_points(html)
 
 
 def test_html_has_charts_tables_flags_and_facts() -> None:
@@ -113,6 +120,8 @@ def test_html_is_self_contained_and_hides_passwords() -> None:
     assert "hunter2" not in html
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", html), "the report must not load anything"
     assert "<script src" not in html and "@import" not in html
+    assert "var uPlot=function" in html and "uPlot 1.6.32" in html  # the chart library is inlined
+    assert len(chart_specs(html)) >= 2
 
 
 def test_a_one_hour_run_report_stays_under_5_mb(tmp_path: Path) -> None:

@@ -4,14 +4,12 @@ per-cell time series for large matrices, and no socket syscalls presented as IOP
 
 from __future__ import annotations
 
-import itertools
-import re
-
 from benchwright.report import charts
 from benchwright.report.html import render_html
 from benchwright.report.sample import make_run, noisy_series
 from benchwright.results import MetricPoint, MetricSeries
 from benchwright.runner.measure import encode_histogram, new_histogram
+from tests.report_dom import chart, chart_specs
 
 
 def with_histograms(run):  # type: ignore[no-untyped-def]
@@ -28,30 +26,28 @@ def with_histograms(run):  # type: ignore[no-untyped-def]
 def test_distribution_chart_and_seed_tables() -> None:
     run = with_histograms(make_run("d", "r", [("c", {}, noisy_series(1000, 20))]))
     html = render_html(run)
-    chart = re.search(r"latency percentile distribution.*?</svg>", html, re.S)
-    assert chart, "no distribution chart"
-    ticks = re.findall(r'class="tick">([^<]*)</text>', chart.group(0))
-    assert {"50", "90", "99", "99.9"} <= set(ticks)
-    assert chart.group(0).count('class="series"') == 2  # READ and UPDATE
+    dist = chart(html, "latency percentile distribution")
+    ticks = [label for _, label in dist["x_ticks"]]
+    assert {"50", "90", "99", "99.9"} <= set(ticks) and len(set(ticks)) == len(ticks)
+    assert [s["name"] for s in dist["series"]] == ["READ", "UPDATE"]
+    assert (dist["x_label"], dist["y_label"]) == ("percentile", "latency (ms)")
+    latencies = [y for y in dist["data"][1] if y is not None]
+    assert 0.9 <= latencies[0] <= latencies[-1] <= 20.1 and latencies == sorted(latencies)  # 1-20 ms, rising
     assert "The seed&#x27;s tables" in html or "The seed's tables" in html
     assert html.count('<div class="table-scroll">') >= 2
 
 
-def test_log_axis_labels_never_overlap() -> None:
-    chart = charts.Chart("t", "records", "ops/s", log_x=True)
-    chart.series.append(
+def test_a_log_axis_gets_its_ticks_from_the_scale_not_from_the_data() -> None:
+    """1000 and 1024 are both cells; the old SVG labelled every data x and the two collided. Ticks
+    are now uPlot's (powers of ten on a log scale; tests/e2e/test_report_chromium.py reads the drawn
+    labels), and the spec carries no data-derived ticks."""
+    chart_ = charts.Chart("t", "records", "ops/s", log_x=True)
+    chart_.series.append(
         charts.ChartSeries("s", [(1000.0, 5.0), (1024.0, 6.0), (100_000.0, 7.0)], markers=True)
     )
-    svg = charts.render(chart)
-    xs = [
-        (float(x), t)
-        for x, t in re.findall(
-            r'<text x="([\d.]+)" y="[\d.]+" text-anchor="middle" class="tick">([^<]*)<', svg
-        )
-    ]
-    assert "1000" in [t for _, t in xs] and "1024" not in [t for _, t in xs]  # 1024 sits on 1000: dropped
-    positions = sorted(x for x, _ in xs)
-    assert all(b - a >= 20 for a, b in itertools.pairwise(positions))
+    spec = charts.spec(chart_)
+    assert spec is not None and spec["log_x"] is True and spec["x_ticks"] is None
+    assert spec["data"][0] == [1000, 1024, 100_000]
 
 
 def test_sweep_legend_names_the_figure_and_large_matrices_draw_no_time_series() -> None:
@@ -60,9 +56,13 @@ def test_sweep_legend_names_the_figure_and_large_matrices_draw_no_time_series() 
         for t in range(1, 21)
     ]
     html = render_html(make_run("sweep", "r", cells))
-    p99 = re.search(r"worst p99 latency vs workload.phases.run.threads.*?</svg>", html, re.S)
-    assert p99 and 'data-name="worst p99"' in p99.group(0) and 'data-name="throughput"' not in p99.group(0)
+    p99 = chart(html, "worst p99 latency vs threads")
+    assert [s["name"] for s in p99["series"]] == ["worst p99"] and p99["y_label"] == "p99 latency (ms)"
+    tput = chart(html, "throughput vs threads")
+    assert [s["name"] for s in tput["series"]] == ["throughput"] and tput["y_label"] == "throughput (ops/s)"
+    assert p99["x_label"] == "threads" and len(p99["data"][0]) == 20
     assert "throughput and CPU" not in html  # 20 cells: no 40 time-series charts
+    assert len(chart_specs(html)) <= 3  # two sweeps and the distribution, whatever the cell count
     assert "20 cells" in html
     assert '<th class="l" rowspan="2">threads</th>' in html  # short parameter names
 

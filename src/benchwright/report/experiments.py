@@ -4,7 +4,7 @@ which call ``text_tables`` / ``html_sections`` and know nothing of these figures
 
 from __future__ import annotations
 
-from html import escape
+from typing import Any
 
 from rich.table import Table
 
@@ -129,69 +129,31 @@ def _mb(size: int | None) -> str:
     return "-" if size is None else f"{size / 1e6:,.1f}"
 
 
-def html_sections(record: RunRecord) -> list[str]:
-    """HTML for the report: headings and tables, empty when the run has none of these figures."""
-    out: list[str] = []
+def html_context(record: RunRecord) -> dict[str, Any]:
+    """The figures of the report's experiment sections (templates/experiments.html.j2): availability
+    events, operation benchmarks and server statistics, each empty when the run has none."""
     events = [
-        (cell, rep, e)
+        [cell, str(rep), e.action, _fmt(e.issued_s), _fmt(e.unavailable_s), str(e.errors),
+         str(e.clients_affected), _fmt(e.steady_after_s),
+         _fmt(e.before.throughput if e.before else None), _fmt(e.after.throughput if e.after else None),
+         _fmt(e.before.p99_us if e.before else None), _fmt(e.after.p99_us if e.after else None)]
         for cell, rep, doc in _measured(record)
         if doc.availability
         for e in doc.availability.events
+    ]  # fmt: skip
+    timed = [
+        [cell, str(rep), o.name, _fmt(o.seconds), _steps(o.steps), _mb(o.size_bytes), o.detail]
+        for cell, rep, doc in _measured(record)
+        for o in doc.timed_operations
     ]
-    if events:
-        head = "".join(
-            f"<th>{escape(h)}</th>"
-            for h in ("cell", "rep", "action", "issued s", "unavailable s", "errors", "clients",
-                      "steady after s", "ops/s before", "ops/s after", "p99 us before", "p99 us after")
-        )  # fmt: skip
-        rows = "".join(
-            f'<tr><td class="l">{escape(cell)}</td><td>{rep}</td><td class="l">{escape(e.action)}</td>'
-            f"<td>{_fmt(e.issued_s)}</td><td>{_fmt(e.unavailable_s)}</td><td>{e.errors}</td>"
-            f"<td>{e.clients_affected}</td><td>{_fmt(e.steady_after_s)}</td>"
-            f"<td>{_fmt(e.before.throughput if e.before else None)}</td>"
-            f"<td>{_fmt(e.after.throughput if e.after else None)}</td>"
-            f"<td>{_fmt(e.before.p99_us if e.before else None)}</td>"
-            f"<td>{_fmt(e.after.p99_us if e.after else None)}</td></tr>"
-            for cell, rep, e in events
-        )
-        out += ["<h2>Availability events</h2>", f"<table><tr>{head}</tr>{rows}</table>"]
-    timed = [(cell, rep, o) for cell, rep, doc in _measured(record) for o in doc.timed_operations]
-    if timed:
-        rows = "".join(
-            f'<tr><td class="l">{escape(cell)}</td><td>{rep}</td><td class="l">{escape(o.name)}</td>'
-            f'<td>{_fmt(o.seconds)}</td><td class="l">{escape(_steps(o.steps))}</td><td>{_mb(o.size_bytes)}</td>'
-            f'<td class="l">{escape(o.detail)}</td></tr>'
-            for cell, rep, o in timed
-        )
-        out += [
-            "<h2>Operation benchmarks</h2>",
-            '<table><tr><th class="l">cell</th><th>rep</th><th class="l">operation</th><th>seconds</th>'
-            f'<th class="l">steps</th><th>size MB</th><th class="l">detail</th></tr>{rows}</table>',
-        ]
-    blocks = []
-    for cell, rep, doc in _measured(record):
-        if doc.server_stats is None:
-            continue
-        rows = "".join(
-            f'<tr><td class="l">{escape(source)}</td><td class="l">{escape(name)}</td><td>{_fmt(v)}</td></tr>'
-            for source, name, v in headline(doc.server_stats)
-        )
-        notes = "".join(f'<p class="muted">{escape(n)}</p>' for n in doc.server_stats.notes)
-        statements = "".join(
-            f'<tr><td class="l"><code>{escape(s.query)}</code></td><td>{s.calls:,}</td>'
-            f"<td>{s.total_ms:,.1f}</td></tr>"
-            for s in doc.server_stats.top_statements
-        )
-        top = (
-            f'<table><tr><th class="l">statement</th><th>calls</th><th>ms</th></tr>{statements}</table>'
-            if statements
-            else ""
-        )
-        blocks.append(
-            f"<h3>{escape(cell)} #{rep + 1}: {escape(doc.server_stats.source)}</h3>"
-            f'<table><tr><th class="l">source</th><th class="l">counter</th><th>delta (gauges: after)</th></tr>'
-            f"{rows}</table>{top}{notes}"
-        )
-    if blocks:
-        out += ["<h2>Server statistics (measured phase)</h2>", *blocks]
-    return out
+    stats = [
+        {
+            "title": f"{cell} #{rep + 1}: {doc.server_stats.source}",
+            "rows": [[source, name, _fmt(v)] for source, name, v in headline(doc.server_stats)],
+            "statements": [[s.query, f"{s.calls:,}", f"{s.total_ms:,.1f}"] for s in doc.server_stats.top_statements],
+            "notes": list(doc.server_stats.notes),
+        }
+        for cell, rep, doc in _measured(record)
+        if doc.server_stats is not None
+    ]  # fmt: skip
+    return {"events": events, "timed": timed, "stats": stats}

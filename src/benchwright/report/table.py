@@ -16,7 +16,6 @@ import json
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from html import escape
 from typing import Any, Literal
 
 from benchwright.errors import SpecError
@@ -445,20 +444,15 @@ def _operations_name_their_phase(runs: Sequence[RunRecord]) -> bool:
     return True
 
 
-def build_table(
+def _dimensions(
     runs: Sequence[RunRecord],
-    rows: Sequence[str] | None = None,
-    cols: str | None = None,
-    metrics: Sequence[str] | None = None,
-    phase: str | None = None,
-) -> SeedTable:
-    """The pivoted table; defaults are each workload's seed table (see DEFAULT_METRICS)."""
-    if not runs:
-        raise SpecError("RUN", "no run to tabulate")
-    workloads = [d.workload for r in runs for c in r.cells for d in c.phases.values()]
-    chosen = resolve_metrics(
-        metrics or DEFAULT_METRICS.get(workloads[0] if workloads else "", FALLBACK_METRICS)
-    )
+    rows: Sequence[str] | None,
+    cols: str | None,
+    phase: str | None,
+    chosen: Sequence[Metric],
+) -> list[str]:
+    """The row dimensions: as asked, or the spec (across suites) and every varying parameter, plus
+    the phase and the operation where the metrics need them."""
     dims = [*(rows or [])]
     if not dims:
         if len({r.spec_name for r in runs}) > 1:
@@ -473,6 +467,25 @@ def build_table(
         dims = [d for d in dims if d != "operation"]
         if cols == "operation":
             raise SpecError("--cols", "operation needs a per-operation metric (throughput, p99 ...)")
+    return dims
+
+
+def build_table(
+    runs: Sequence[RunRecord],
+    rows: Sequence[str] | None = None,
+    cols: str | None = None,
+    metrics: Sequence[str] | None = None,
+    phase: str | None = None,
+) -> SeedTable:
+    """The pivoted table; defaults are each workload's seed table (see DEFAULT_METRICS)."""
+    if not runs:
+        raise SpecError("RUN", "no run to tabulate")
+    workloads = [d.workload for r in runs for c in r.cells for d in c.phases.values()]
+    chosen = resolve_metrics(
+        metrics or DEFAULT_METRICS.get(workloads[0] if workloads else "", FALLBACK_METRICS)
+    )
+    dims = _dimensions(runs, rows, cols, phase, chosen)
+    per_op = any(m.scope == "operation" for m in chosen)
     found = facts(runs, phase, per_op and ("operation" in dims or cols == "operation"))
     if not found:
         raise SpecError("--phase", f"no {phase or 'measured'} phase in {', '.join(r.run_id for r in runs)}")
@@ -550,14 +563,9 @@ def render(table: SeedTable, fmt: Format = "md") -> str:
         return json.dumps(doc, indent=1)
     grid = table.grid()
     if fmt == "html":
-        head = "".join(f"<th>{escape(h)}</th>" for h in heads)
-        body = "".join(
-            "<tr>" + "".join(f"<td>{escape(str(v))}</td>" for v in line) + "</tr>" for line in grid
-        )
-        return (
-            f'<div class="table-scroll"><table class="seed"><caption>{escape(table.title)}</caption>'
-            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>\n"
-        )
+        from benchwright.report import templating
+
+        return templating.render("seed_table.html.j2", title=table.title, heads=heads, grid=grid) + "\n"
     numeric = [False] * len(table.rows) + [True] * (len(heads) - len(table.rows))
     lines = [
         "| " + " | ".join(heads) + " |",
