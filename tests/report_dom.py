@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from typing import Any
@@ -30,18 +31,17 @@ def series_points(html: str) -> dict[str, int]:
 
 
 def drawn_figures(dom: str) -> list[dict[str, Any]]:
-    """From a browser's DOM dump: each chart's title, whether uPlot drew it, and its axis labels."""
+    """From a browser's DOM dump: each chart's title, whether uPlot drew it, its axis labels as drawn
+    (recorded by report.js) and its legend (uPlot's legend table: the x axis, then each series)."""
     out = []
-    for attrs in re.findall(r"<figure ([^>]*)>", dom):
-        fields = {
-            k: v.replace("&quot;", '"').replace("&amp;", "&")
-            for k, v in re.findall(r'([\w-]+)="([^"]*)"', attrs)
-        }
+    for attrs, inner in re.findall(r"<figure ([^>]*)>(.*?)</figure>", dom, re.S):
+        fields = {k: html.unescape(v) for k, v in re.findall(r'([\w-]+)="([^"]*)"', attrs)}
         out.append({
             "title": fields.get("data-title", ""),
             "drawn": fields.get("data-drawn") == "1",
             "error": fields.get("data-error"),
             "x": json.loads(fields.get("data-ticks-x", "[]")),
             "y": json.loads(fields.get("data-ticks-y", "[]")),
+            "legend": [html.unescape(t) for t in re.findall(r'class="u-label">([^<]*)<', inner)],
         })  # fmt: skip
     return out

@@ -11,6 +11,7 @@ import pytest
 
 from benchwright.providers.aws.common import lifecycle_tags, tag_list
 from tests.functions.aws_world import FakeContext, World, aws_world, rds_spec, run_input, world
+from tests.report_dom import chart_specs
 
 __all__ = ["aws_world", "world"]
 
@@ -116,6 +117,11 @@ def test_the_report_lands_next_to_the_record_and_the_api_presigns_it(world: Worl
     assert html.startswith("<!DOCTYPE html>") and "report-1" in html
     assert "succeeded" in html and "cost:" in html  # rendered once, after PriceRun and the final status
     assert "report generation failed" not in html
+    # the same renderer as a local run: the templates, uPlot inlined, the charts from the stored run
+    assert "var uPlot=function" in html and "uPlot 1.6.32" in html and "<script src" not in html
+    titles = [c["title"] for c in chart_specs(html)]
+    assert "latency percentile distribution (measured phase)" in titles, titles
+    assert any(t.endswith(": throughput and CPU") for t in titles), titles
 
     backend = CloudBackend(benchmark_arn="", suite_arn="", bucket=bucket, region=world.settings.region)
     url = backend.report_url("report-1", expires_in=300)
