@@ -1,5 +1,10 @@
-"""The hand-written Student-t and Welch code (judge/stats.py, kept so the verdict Lambda needs no SciPy)
-agrees with scipy.stats, a dev-only dependency, to far better than benchmark noise needs."""
+"""The hand-written Student-t and Welch code (judge/stats.py) agrees with scipy.stats, a dev-only
+dependency, to far better than benchmark noise needs.
+
+Kept rather than replaced because of the Lambda's size: the one code asset (infra/bundling.py) is
+83 MB unpacked today; SciPy 1.17.1 with NumPy adds 166 MB (measured with pip for the Lambda's
+platform), 249 MB of the 250 MB limit, and 1.17.1 has no manylinux2014 wheel for the bundler.
+SciPy is imported, not skipped: it is pinned in the dev extra, so its absence is a broken setup."""
 
 from __future__ import annotations
 
@@ -7,10 +12,9 @@ import math
 import random
 
 import pytest
+import scipy.stats as scipy_stats
 
 from benchwright.judge import stats
-
-scipy_stats = pytest.importorskip("scipy.stats")
 
 
 @pytest.mark.parametrize("df", [1, 2, 3, 4.7, 9, 29, 120, 1000])
@@ -33,3 +37,16 @@ def test_mean_ci_and_welch_interval_match_scipy(seed: int) -> None:
     ref = scipy_stats.ttest_ind(a, b, equal_var=False).confidence_interval(0.95)
     assert (welch.low, welch.high) == pytest.approx((ref.low, ref.high), rel=1e-8)
     assert math.isclose(welch.estimate, sum(a) / len(a) - sum(b) / len(b))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_prediction_interval_matches_scipy(seed: int) -> None:
+    """One new run against history: single - mean(sample) +- t(n-1) * s * sqrt(1 + 1/n)."""
+    rng = random.Random(seed)
+    sample = [rng.gauss(1000, 30 + 10 * seed) for _ in range(3 + 2 * seed)]
+    single = rng.gauss(980, 30)
+    got = stats.prediction_difference(single, sample, 0.95)
+    n = len(sample)
+    scale = scipy_stats.tstd(sample) * math.sqrt(1 + 1 / n)
+    low, high = scipy_stats.t.interval(0.95, n - 1, loc=single - sum(sample) / n, scale=scale)
+    assert (got.low, got.high) == pytest.approx((low, high), rel=1e-9)
