@@ -1,6 +1,6 @@
 """The experiments' own sections of ``show`` and the HTML report: server statistics, availability
 events and operation benchmarks. Kept apart from the main tables (report/text.py, report/html.py),
-which call ``text_tables`` / ``html_sections`` and know nothing of these figures."""
+which call ``text_tables`` / ``html_context`` and know nothing of these figures."""
 
 from __future__ import annotations
 
