@@ -83,3 +83,16 @@ def test_a_different_uplot_version_is_refused(tmp_path: Path, monkeypatch: pytes
             assets.uplot()
     finally:
         assets.uplot.cache_clear()
+
+
+def test_every_table_and_chart_scrolls_sideways_instead_of_overflowing() -> None:
+    from benchwright.judge import judge_run
+    from benchwright.report.sample import step_series
+
+    cells = [(f"clients={c}", {"clients": c, "storage": "gp2"}, step_series(3000 * c, 900, at=10, seconds=20))
+             for c in (1, 2, 4)]  # fmt: skip
+    html = render_html(judge_run(make_run("wide", "w", cells, repeats=2)))
+    tables = html.count("<table")
+    assert tables >= 6  # validity, load/run phases, repeats, seed tables, facts
+    assert html.count('<div class="table-scroll"><table') == tables
+    assert ".table-scroll{overflow-x:auto" in html and "figure.chart{" in html
