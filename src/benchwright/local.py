@@ -22,12 +22,12 @@ from rich.console import Console
 from rich.markup import escape
 
 from benchwright.errors import BenchwrightError
+from benchwright.experiments.schedule import said
 from benchwright.local_watch import (
     POLL_S,
     LogTail,
     describe,
     environment,
-    event_schedule,
     salvage,
     sigint_deferred,
     timed_operations,
@@ -93,6 +93,7 @@ class Orchestrator:
     keep_going: bool = True
     skip: Callable[[Item], bool] = lambda item: False  # a plateau reached: the sweep's later steps
     after: Callable[[CellOutcome], None] = lambda outcome: None  # each cell's outcome, as it comes
+    polled: RunState | None = None  # the runner's last poll while _watch_runner waits (events issued)
 
     def say(self, text: str) -> None:
         self.events.append(text)
@@ -187,6 +188,9 @@ class Orchestrator:
             if not loads:
                 self.say(f"{escape(f'[{item.label}]')} {escape(shared.describe())}")
             outcome = self.run_cell(state)
+            # an event may have restarted the server (a new pid): the group's later cells and its
+            # teardown need the live handle (the group's state shares this dict)
+            target.target.update(outcome.state.target)
             self._settle(outcome, outcomes)
             if loads and self._loaded(outcome.state):
                 loaded_by = item.label
@@ -227,31 +231,27 @@ class Orchestrator:
         return state
 
     def _watch_runner(self, state: RunState, label: str) -> RunState:
-        """Poll the runner, echo its log, issue the spec's events; then time the spec's operations."""
+        """Poll the runner and echo its log; the check_runner stage issues the spec's events
+        (experiments/schedule.py) and this shows them. Then time the spec's operations."""
         p = self.providers
         tail = LogTail([Path(h.log_pointer) for h in state.runners if h.log_pointer])
         phases = state.spec["workload"].get("phases") or {}
         self.expected = {
             n: float(ph["duration_s"]) for n, ph in phases.items() if ph and ph.get("duration_s")
         }
-        schedule = event_schedule(state, p)
+        self.polled = state
 
-        def echo(_: RunState) -> None:
+        def echo(polled: RunState) -> None:
             for line in tail.new_lines():
-                if schedule is not None:
-                    schedule.feed(line)
                 self.runner_line(label, state.cell_id, line)
-            for said in schedule.poll() if schedule is not None else ():
-                self.say(f"{label} {escape(said)}")
+            seen = len(self.polled.event_log) if self.polled is not None else 0
+            for entry in polled.event_log[seen:]:
+                self.say(f"{label} {escape(said(entry))}")
+            self.polled = polled
 
-        try:
-            state = wait_until(state, p, "check_runner", UNTIL["check_runner"], echo)
-        finally:
-            if schedule is not None:
-                schedule.close()
-            echo(state)
-            if schedule is not None:  # the live server's handle, even if the runner failed
-                state = schedule.apply(state)
+        state = wait_until(state, p, "check_runner", UNTIL["check_runner"], echo)
+        echo(state)
+        self.polled = None  # finished: run_cell goes on from the returned state
         self.say(f"{label} runner finished")
         return timed_operations(state, p, lambda text: self.say(f"{label} {escape(text)}"))
 
@@ -268,6 +268,8 @@ class Orchestrator:
             interrupted = True
         except Exception as exc:  # a bug still stops the runners; the traceback is kept in the message
             error = exc
+        if self.polled is not None:  # stopped while watching the runner: its last poll holds the
+            state, self.polled = self.polled, None  # live server's handle and the events issued
         with sigint_deferred():
             if interrupted or error is not None:
                 state = salvage(state, self.providers, interrupted, error, self.say)

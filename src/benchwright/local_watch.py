@@ -18,7 +18,6 @@ from rich.markup import escape
 
 from benchwright.errors import RunnerFailed
 from benchwright.providers.base import Providers
-from benchwright.spec import BenchmarkSpec, enabled_phases
 from benchwright.stages import RunState, stage_function, utcnow
 from benchwright.stages import steps as st
 
@@ -130,19 +129,6 @@ def timed_operations(state: RunState, providers: Providers, say: Callable[[str],
         seconds = entry.get("seconds")
         say(f"operation {name}: " + (f"{seconds:.2f} s" if seconds is not None else entry["detail"]))
     return state.model_copy(update={"operation_log": [*state.operation_log, *log]}) if log else state
-
-
-def event_schedule(state: RunState, providers: Providers) -> Any:
-    """The spec's events, issued while the runner measures (experiments/schedule.py); None without."""
-    if not state.spec.get("events"):
-        return None
-    from benchwright.experiments.schedule import EventSchedule
-
-    spec = BenchmarkSpec.model_validate(state.spec)
-    measured = "run" if "run" in enabled_phases(spec) else enabled_phases(spec)[-1]
-    return EventSchedule.for_spec(
-        state.spec, measured, lambda: providers.target(state.spec["target"], state.run_id, state.target)
-    )
 
 
 def describe(state: RunState) -> str:

@@ -290,6 +290,9 @@ class RunnerOutput(Model):
     runner_index: int = 0
     documents: list[ResultDocument] = Field(default_factory=list)
     error: str | None = None
+    # phase -> when the runner started it (UTC), written as each phase starts: the cloud workflow
+    # times a spec's events from the measured phase's start without reading the runner's log
+    started: dict[str, datetime] = Field(default_factory=dict)
 
     @classmethod
     def parse(cls, data: str | bytes | dict[str, Any]) -> RunnerOutput:

@@ -1,98 +1,162 @@
-"""Issuing a spec's events while the runner measures: the local orchestrator's side.
+"""Issuing a spec's events while the runner measures: one code path for both orchestrators.
 
-The orchestrator already tails the runner's log while it polls (local.py); the schedule reads the
-same lines. The runner reports a ``phase_started`` progress event (runner/progress.py) as it sets the
-measured phase up and releases its clients a moment later (``engine.START_DELAY_NS`` after connecting), so the events are
-timed from that line: ``at_s`` is approximate by a fraction of a second, and what counts is the
-instant each event was really issued, which the event log keeps (UTC) and the availability analysis
-places on the result's own clock (experiments/availability.py).
+The ``check_runner`` stage (stages/steps.py) calls ``issue_due_events`` on every poll: the local
+orchestrator polls every 0.2 s, the state machine every ``poll_seconds`` (WaitForRunner ->
+CheckRunner, one Lambda invocation per poll). The runner writes when each phase started into its
+output (``RunnerOutput.started``: a local file, or one S3 object on AWS), so both orchestrators learn
+the measured phase's start the same way, from the runner's own clock, without reading its log.
 
-The action runs through ``Target.trigger`` (locally: restart the throwaway server, blocking until it
-answers again). The target's handle may change (a new server pid); ``apply`` puts it, and the event
-log, into the run state, also when the runner failed, so teardown always finds the live server.
+An event is due ``at_s`` after that start plus ``START_DELAY_S`` (the runner releases its clients
+that long after setting the phase up, ``engine.START_DELAY_NS``) and is issued on the first poll at
+or after that instant, through ``Target.trigger`` (locally: restart the throwaway server; on AWS: the
+service's API call, which returns at once). What counts is the instant each event was really issued,
+which the event log keeps (UTC) and the availability analysis places on the result's own clock
+(experiments/availability.py).
+
+Everything the schedule knows lives in the run state (``measured_started_at``, ``event_log``: one
+entry per event, in ``at_s`` order, issued or not), so a Lambda that sees only the state resumes it on
+the next poll. On AWS the stage also sets the Wait's ``poll_seconds``: while the start is not known
+yet, at most half the first event's ``at_s`` (the start is learnt before that event is due); once it
+is, the time left until the next event (at least ``MIN_WAIT_S``); with nothing pending, the run's
+steady poll again. So ``at_s`` is honoured within about a second plus a Lambda's start, and the
+issued time recorded is the real one either way.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from datetime import UTC, datetime
-from typing import Any
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
-from benchwright.providers.base import Target
-from benchwright.runner.progress import RunnerEvent
+if TYPE_CHECKING:
+    from benchwright.providers.base import Providers, Target
+    from benchwright.stages import RunState
 
 START_DELAY_S = 0.2  # engine.START_DELAY_NS: clients are released this long after the phase is set up
+MIN_WAIT_S = 1.0  # the shortest Wait between two polls while an event is close (ASL Wait: whole seconds)
+MEASURED_PHASE = "run"  # events happen during the run phase (experiments/checks.py refuses the rest)
+NOT_ISSUED = "not issued: the measured phase ended first"
 
 
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
 class EventSchedule:
-    def __init__(
-        self, events: list[dict[str, Any]], measured_phase: str, target: Callable[[], Target]
-    ) -> None:
-        self.pending = sorted(events, key=lambda e: float(e["at_s"]))
-        self.measured_phase = measured_phase
-        self.target = target
-        self.t0: float | None = None
-        self.log: list[dict[str, Any]] = []
-        self.handle: dict[str, str] = {}
-        self.closed = False
+    """The spec's events against the measured phase's start; ``log`` holds one entry per event done."""
+
+    events: list[dict[str, Any]]  # sorted by at_s
+    log: list[dict[str, Any]] = field(default_factory=list)
+    started_at: datetime | None = None  # the measured phase's start, as the runner wrote it
+    clock: Callable[[], datetime] = _utcnow
 
     @classmethod
-    def for_spec(
-        cls, spec: dict[str, Any], measured_phase: str, target: Callable[[], Target]
-    ) -> EventSchedule | None:
-        events = spec.get("events") or []
-        return cls(list(events), measured_phase, target) if events else None
+    def of(cls, state: RunState, clock: Callable[[], datetime] = _utcnow) -> EventSchedule | None:
+        """The schedule of a run state, resumed where the last poll left it; None without events."""
+        events = sorted(state.spec.get("events") or [], key=lambda e: float(e["at_s"]))
+        if not events:
+            return None
+        return cls(events, list(state.event_log), state.measured_started_at, clock)
 
-    def feed(self, line: str) -> None:
-        if self.t0 is not None:
-            return
-        event = RunnerEvent.parse_line(line)
-        if event is not None and event.event == "phase_started" and event.phase == self.measured_phase:
-            self.t0 = time.monotonic() + START_DELAY_S
+    @property
+    def pending(self) -> list[dict[str, Any]]:
+        return self.events[len(self.log) :]
 
-    def poll(self) -> list[str]:
-        """Issue every event that is due; returns a line per event for the console."""
-        said: list[str] = []
-        while self.pending and self.t0 is not None and not self.closed:
-            event = self.pending[0]
-            if time.monotonic() - self.t0 < float(event["at_s"]):
+    def due_at(self, event: dict[str, Any]) -> datetime | None:
+        if self.started_at is None:
+            return None
+        return self.started_at + timedelta(seconds=START_DELAY_S + float(event["at_s"]))
+
+    def learn_start(self, started: Iterable[datetime | None]) -> None:
+        """The earliest of the runners' reported starts of the measured phase (fan-out: the first)."""
+        known = [s for s in started if s is not None]
+        if self.started_at is None and known:
+            self.started_at = min(known)
+
+    def due(self) -> list[dict[str, Any]]:
+        """The pending events whose instant has come, in order."""
+        now = self.clock()
+        found = []
+        for event in self.pending:
+            when = self.due_at(event)
+            if when is None or when > now:
                 break
-            self.pending.pop(0)
-            said.append(self._issue(event))
-        return said
+            found.append(event)
+        return found
 
-    def _issue(self, event: dict[str, Any]) -> str:
-        target = self.target()
-        target.handle.update(self.handle)  # a previous event may have restarted it (new pid)
+    def issue(self, event: dict[str, Any], target: Target) -> dict[str, Any]:
+        """Do one event's action; the run goes on whatever happens (a failed call is its detail)."""
         entry: dict[str, Any] = {"action": event["action"], "at_s": float(event["at_s"])}
-        entry["issued_at"] = datetime.now(UTC).isoformat()
+        entry["issued_at"] = self.clock().isoformat()
         try:
             detail = target.trigger(str(event["action"]), event.get("to"))
         except Exception as exc:  # the run goes on; the event says what happened
             detail = f"failed: {type(exc).__name__}: {exc}"
-        entry["completed_at"] = datetime.now(UTC).isoformat()
+        entry["completed_at"] = self.clock().isoformat()
         entry["detail"] = detail
-        self.handle.update(target.handle)
         self.log.append(entry)
-        return f"event {event['action']} at {event['at_s']:g} s: {detail}"
+        return entry
 
     def close(self) -> None:
         """The measured phase is over: events still pending are logged as not issued."""
-        self.closed = True
         for event in self.pending:
             self.log.append(
                 {
                     "action": event["action"],
                     "at_s": float(event["at_s"]),
                     "issued_at": None,
-                    "detail": "not issued: the measured phase ended first",
+                    "detail": NOT_ISSUED,
                 }
             )
-        self.pending = []
 
-    def apply(self, state: Any) -> Any:
-        """The run state with the target's current handle and the event log."""
-        return state.model_copy(
-            update={"target": {**state.target, **self.handle}, "event_log": [*state.event_log, *self.log]}
-        )
+    def wait_s(self, steady_s: float) -> float:
+        """How long the workflow should wait before its next poll (never longer than ``steady_s``)."""
+        pending = self.pending
+        if not pending:
+            return steady_s
+        when = self.due_at(pending[0])
+        if when is None:  # learn the start well before the first event is due
+            return min(steady_s, max(MIN_WAIT_S, float(pending[0]["at_s"]) / 2))
+        left = (when - self.clock()).total_seconds()
+        return min(steady_s, max(MIN_WAIT_S, float(math.ceil(left))))
+
+
+def issue_due_events(
+    state: RunState, providers: Providers, running: bool, clock: Callable[[], datetime] = _utcnow
+) -> RunState:
+    """One poll of the spec's events: learn the measured phase's start from the runners' outputs,
+    issue every event that is due, close the schedule once the runners are done (``running`` False),
+    and set the next Wait. The target's handle may change (a local restart: a new pid); it goes into
+    the state with the log, so teardown always finds the live server."""
+    schedule = EventSchedule.of(state, clock)
+    if schedule is None:
+        return state
+    steady = state.steady_poll_seconds if state.steady_poll_seconds is not None else state.poll_seconds
+    target_handle = dict(state.target)
+    if not running:
+        schedule.close()
+    else:
+        if schedule.started_at is None and schedule.pending:
+            outputs = (providers.launcher.output(h) for h in state.runners)
+            schedule.learn_start(o.started.get(MEASURED_PHASE) if o is not None else None for o in outputs)
+        for event in schedule.due():
+            target = providers.target(state.spec["target"], state.run_id, target_handle)
+            schedule.issue(event, target)
+            target_handle.update(target.handle)
+    return state.model_copy(
+        update={
+            "target": target_handle,
+            "event_log": schedule.log,
+            "measured_started_at": schedule.started_at,
+            "steady_poll_seconds": steady,
+            "poll_seconds": schedule.wait_s(steady),
+        }
+    )
+
+
+def said(entry: dict[str, Any]) -> str:
+    """The console line of one event log entry."""
+    return f"event {entry['action']} at {float(entry['at_s']):g} s: {entry.get('detail')}"

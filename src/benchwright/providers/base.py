@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchwright.results import MetricSeries, ResultDocument
+from benchwright.results import MetricSeries, ResultDocument, RunnerOutput
 from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV
 from benchwright.runner.plan import PhasePlan as PhasePlan  # re-exported: the stages build plans
 from benchwright.runner.plan import RunnerPlan
@@ -167,6 +167,11 @@ class RunnerLauncher(ABC):
     @abstractmethod
     def results(self, handle: RunnerHandle) -> list[ResultDocument]:
         """The result documents the runner wrote (possibly partial after a crash or abort)."""
+
+    def output(self, handle: RunnerHandle) -> RunnerOutput | None:
+        """What the runner wrote so far (documents, when each phase started); None before its first
+        write. The event schedule reads the measured phase's start from it while the runner runs."""
+        return None
 
     def stop(self, handle: RunnerHandle) -> None:  # noqa: B027 - optional hook
         """Ask a running runner to stop and keep what it measured (Ctrl-C, workflow abort)."""

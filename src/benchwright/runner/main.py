@@ -18,6 +18,7 @@ import json
 import os
 import signal
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -121,14 +122,21 @@ def read_plan(source: str) -> RunnerPlan:
         raise SpecError(source, f"not a valid runner plan: {exc}") from None
 
 
-def write_output(out: str, plan: RunnerPlan, docs: list[ResultDocument], error: str | None) -> None:
-    """All documents so far, atomically (a local rename; one PUT on S3)."""
+def write_output(
+    out: str,
+    plan: RunnerPlan,
+    docs: list[ResultDocument],
+    error: str | None,
+    started: dict[str, datetime] | None = None,
+) -> None:
+    """All documents so far and when each phase started, atomically (a local rename; one PUT on S3)."""
     output = RunnerOutput(
         run_id=plan.run_id,
         cell_id=plan.cell_id,
         runner_index=plan.runner_index,
         documents=docs,
         error=error,
+        started=dict(started or {}),
     )
     payload = output.model_dump_json()
     if out.startswith("s3://"):
@@ -228,24 +236,31 @@ def run(args: argparse.Namespace) -> int:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
     signal.signal(signal.SIGTERM, _raise_interrupt)
     docs: list[ResultDocument] = []
-    write_output(out, plan, docs, None)
+    started: dict[str, datetime] = {}  # the workflow times events from these (experiments/schedule.py)
+
+    def write(error: str | None) -> None:
+        write_output(out, plan, docs, error, started)
+
+    write(None)
     try:
         resolve_secret()
     except BenchwrightError as exc:
-        write_output(out, plan, docs, f"{type(exc).__name__}: {exc}")
+        write(f"{type(exc).__name__}: {exc}")
         raise
     for phase in plan.phases:
         if not args.quiet:
             emit(RunnerEvent(event="phase_started", phase=phase.phase, threads=phase.threads))
+        started[phase.phase] = datetime.now(UTC)
+        write(None)  # one write (a PUT on S3) per phase: where the workflow learns the phase began
         config = phase_config(plan, phase)
         stats = StatsProbe(config.engine, config.properties).start()
         try:
             doc = measure_phase(config, plan, None if args.quiet else _progress_printer(phase.phase))
         except KeyboardInterrupt:
-            write_output(out, plan, docs, f"interrupted before phase {phase.phase} produced a result")
+            write(f"interrupted before phase {phase.phase} produced a result")
             return 130
         except BenchwrightError as exc:
-            write_output(out, plan, docs, f"{type(exc).__name__}: {exc}")
+            write(f"{type(exc).__name__}: {exc}")
             emit(RunnerEvent(event="phase_failed", phase=phase.phase, message=str(exc)))
             return exc.exit_code
         doc.phase = phase.phase
@@ -253,13 +268,13 @@ def run(args: argparse.Namespace) -> int:
         doc.server_stats = stats.finish()
         flag_late_start(plan, phase, doc)
         docs.append(doc)
-        write_output(out, plan, docs, None)
+        write(None)
         if not args.quiet:
             emit(RunnerEvent(event="phase_done", phase=phase.phase, operations=doc.operations_total,
                              ops_per_s=doc.throughput, aborted=doc.aborted))  # fmt: skip
         if doc.aborted:
             reasons = "; ".join(f.message for f in doc.validity if f.severity == "invalid")
-            write_output(out, plan, docs, f"phase {phase.phase} aborted: {reasons}")
+            write(f"phase {phase.phase} aborted: {reasons}")
             return EXIT_ABORTED
     return 0
 

@@ -121,11 +121,16 @@ def launch_runner(state: RunState, providers: Providers) -> RunState:
 
 
 def check_runner(state: RunState, providers: Providers) -> RunState:
-    """Poll once; when every runner has finished, record result pointers and the measured window."""
+    """Poll once; issue the spec's events that are due (experiments/schedule.py); when every runner
+    has finished, record result pointers and the measured window."""
+    from benchwright.experiments.schedule import issue_due_events
+
     statuses = [providers.launcher.status(h) for h in state.runners]
-    if any(s in ("starting", "running") for s in statuses):
-        if state.runner_deadline and utcnow() > state.runner_deadline:
-            raise RunnerFailed(f"runner did not finish before {state.runner_deadline:%H:%M:%S} UTC")
+    running = any(s in ("starting", "running") for s in statuses)
+    if running and state.runner_deadline and utcnow() > state.runner_deadline:
+        raise RunnerFailed(f"runner did not finish before {state.runner_deadline:%H:%M:%S} UTC")
+    state = issue_due_events(state, providers, running)
+    if running:
         return state.advance("check_runner", runner_status="running")
     finished = record_results(state, providers)
     failed = [

@@ -121,7 +121,7 @@ class SubprocessLauncher(RunnerLauncher):
             _kill_group(proc.pid)
         unregister_process(handle.details.get("run_id", ""), "runner", proc.pid)
 
-    def _output(self, handle: RunnerHandle) -> RunnerOutput | None:
+    def output(self, handle: RunnerHandle) -> RunnerOutput | None:
         """What the runner wrote so far; None before its first write (it writes before any phase)."""
         try:
             text = Path(handle.result_pointer).read_text()
@@ -133,13 +133,13 @@ class SubprocessLauncher(RunnerLauncher):
             raise RunnerFailed(f"runner output {handle.result_pointer} is unreadable: {exc}") from None
 
     def results(self, handle: RunnerHandle) -> list[ResultDocument]:
-        output = self._output(handle)
+        output = self.output(handle)
         return output.documents if output is not None else []
 
     def failure(self, handle: RunnerHandle) -> str | None:
         proc = self._proc(handle)
         code = proc.poll() if proc is not None else None
-        output = self._output(handle)
+        output = self.output(handle)
         error = output.error if output is not None else None
         if code in (0, None) and not error:
             return None
