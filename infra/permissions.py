@@ -40,6 +40,13 @@ DELETE = [
     "rds:DeleteDBClusterParameterGroup", "elasticache:DeleteReplicationGroup", "memorydb:DeleteCluster",
     "ec2:TerminateInstances", "ec2:DeleteNetworkInterface", "ecs:StopTask",
 ]  # fmt: skip
+# The actions of a spec's events (providers/aws/targets/events.py), issued by CheckRunner while the
+# runner measures (experiments/schedule.py): only on resources that carry a run tag, like DELETE.
+EVENTS = [
+    "rds:RebootDBInstance", "rds:FailoverDBCluster", "rds:ModifyDBInstance",
+    "elasticache:TestFailover", "elasticache:RebootCacheCluster", "elasticache:ModifyReplicationGroup",
+    "memorydb:FailoverShard", "memorydb:UpdateCluster", "ec2:RebootInstances",
+]  # fmt: skip
 # RunInstances / CreateNetworkInterface also authorize the EXISTING things they use (and the implicit
 # ENI), which carry no request tags: allow those by type; the instance and its volume stay tag-bound.
 RUN_INSTANCES_USES = ["image", "subnet", "security-group", "launch-template", "key-pair", "network-interface"]
@@ -115,6 +122,11 @@ def _check_runner(fn: lambda_.Function, compute: Compute) -> None:
     )
 
 
+def _events(fn: lambda_.Function) -> None:
+    """A spec's events (failover, reboot, scale) on the run's own resources only (their run tag)."""
+    fn.add_to_role_policy(_statement(EVENTS, ["*"], Null={f"aws:ResourceTag/{c.TAG_RUN_ID}": "false"}))
+
+
 def _metrics(fn: lambda_.Function) -> None:
     fn.add_to_role_policy(_statement(["cloudwatch:GetMetricData", "cloudwatch:GetMetricStatistics"], ["*"]))
 
@@ -174,8 +186,10 @@ def _launch_runner(fn: lambda_.Function, stage: StageConfig, storage: Storage, c
 
 
 def _watch_runner(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
+    """Look at the runners (and read their outputs from the bucket); issue the spec's due events."""
     _check_runner(fn, compute)
     _describe(fn)
+    _events(fn)
 
 
 def _pricing(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:

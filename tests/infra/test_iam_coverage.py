@@ -215,3 +215,26 @@ def test_the_stages_that_write_report_sink_and_announce_failures_make_those_call
 def test_calls_moto_cannot_show_are_granted_too(template: dict[str, Any], module: str, action: str) -> None:
     """The sink is off in the moto world and some deletes only happen to leaked resources."""
     assert allowed(action, actions_of(statements_of(template, module)))
+
+
+def test_every_event_call_is_granted_to_check_runner_on_tagged_resources_only(
+    template: dict[str, Any],
+) -> None:
+    """CheckRunner issues a spec's events (experiments/schedule.py) with the calls of
+    providers/aws/targets/events.py: each one must be in its role, bound to the run tag. The moto
+    world's runner finishes before CheckRunner's first poll, so the recording above cannot show them."""
+    import re
+
+    from tests.infra.test_stack import ROOT
+
+    source = (ROOT / "src" / "benchwright" / "providers" / "aws" / "targets" / "events.py").read_text()
+    calls = set(re.findall(r'clients\("([a-z0-9-]+)"\)\.([a-z_]+)', source))
+    assert len(calls) >= 8, calls  # the table really was read
+    statements = statements_of(template, "check_runner")
+    for service, method in sorted(calls):
+        action = f"{service}:{''.join(part.title() for part in method.split('_'))}"
+        action = action.replace("Db", "DB")  # IAM spells RDS's DB in capitals
+        bound = [s for s in statements if allowed(action, actions_of([s]))]
+        assert bound, f"check_runner cannot call {action}"
+        for st in bound:
+            assert st["Condition"] == {"Null": {"aws:ResourceTag/benchwright:run-id": "false"}}, (action, st)

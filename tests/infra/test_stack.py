@@ -194,7 +194,10 @@ def actions_of(statements: list[dict[str, Any]]) -> set[str]:
          {"rds:CreateDBInstance", "rds:DeleteDBInstance", "timestream:WriteRecords", "s3:DeleteObject"}),
         ("store_results", {"secretsmanager:GetSecretValue", "s3:PutObject"}, {"rds:CreateDBInstance"}),
         ("summarize_suite", {"secretsmanager:GetSecretValue", "s3:PutObject"}, {"rds:DeleteDBInstance"}),
-        ("launch_runner", {"ecs:RunTask", "iam:PassRole"}, {"rds:DeleteDBInstance"}),
+        ("launch_runner", {"ecs:RunTask", "iam:PassRole"}, {"rds:DeleteDBInstance", "rds:RebootDBInstance"}),
+        ("check_runner", {"ecs:DescribeTasks", "rds:RebootDBInstance", "rds:FailoverDBCluster",
+                          "elasticache:TestFailover", "memorydb:FailoverShard", "rds:ModifyDBInstance"},
+         {"rds:DeleteDBInstance", "rds:CreateDBInstance", "ecs:RunTask", "secretsmanager:GetSecretValue"}),
         ("check_target", {"rds:DescribeDBInstances", "secretsmanager:GetSecretValue"}, {"rds:CreateDBInstance"}),
         ("collect_metrics", {"cloudwatch:GetMetricData"}, {"rds:CreateDBInstance", "ecs:RunTask"}),
         ("price_run", {"pricing:GetProducts", "cloudwatch:PutMetricData"}, {"rds:CreateDBInstance"}),
@@ -223,6 +226,11 @@ def test_creates_and_deletes_are_bound_to_the_run_tag(stack: Any) -> None:
         ("janitor", "ecs:StopTask", "aws:ResourceTag/benchwright:run-id"),
         ("janitor", "ec2:DeleteNetworkInterface", "aws:ResourceTag/benchwright:run-id"),
         ("janitor", "memorydb:DeleteCluster", "aws:ResourceTag/benchwright:run-id"),
+        ("check_runner", "rds:RebootDBInstance", "aws:ResourceTag/benchwright:run-id"),
+        ("check_runner", "rds:FailoverDBCluster", "aws:ResourceTag/benchwright:run-id"),
+        ("check_runner", "rds:ModifyDBInstance", "aws:ResourceTag/benchwright:run-id"),
+        ("check_runner", "elasticache:TestFailover", "aws:ResourceTag/benchwright:run-id"),
+        ("check_runner", "memorydb:FailoverShard", "aws:ResourceTag/benchwright:run-id"),
     ):
         statements = [s for s in statements_of(doc, module) if action in actions_of([s])]
         assert statements, (module, action)

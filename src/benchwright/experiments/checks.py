@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from benchwright.errors import SpecError
-from benchwright.experiments.models import CLOUD_EVENTS_ISSUED, EVENT_ACTIONS
+from benchwright.experiments.models import EVENT_ACTIONS
 
 if TYPE_CHECKING:
     from benchwright.spec import BenchmarkSpec
@@ -32,12 +32,6 @@ def check_experiments(spec: BenchmarkSpec, q: Callable[[str], str]) -> None:
                 q(f"events[{i}].at_s"), f"{event.at_s:g} s is not within the run phase's {run.duration_s:g} s"
             )
         _check_cloud_event(spec, i, event.action, event.to or {}, q)
-        if provider not in ("local", "endpoint") and not CLOUD_EVENTS_ISSUED:
-            raise SpecError(
-                q(f"events[{i}]"),
-                f"the AWS workflow does not issue events yet ({provider} {event.action} exists as an API "
-                "call, but no workflow state fires it during the run): run it on a local target, or drop it",
-            )
         if event.at_s in seen:
             raise SpecError(q(f"events[{i}].at_s"), f"another event is already at {event.at_s:g} s")
         seen.add(event.at_s)

@@ -21,10 +21,6 @@ EVENT_ACTIONS: dict[str, tuple[str, ...]] = {
     "memorydb": ("failover", "scale"),
     "ec2": ("reboot",),
 }
-# The AWS calls exist (providers/aws/targets/events.py) but the cloud workflow has no branch that
-# issues them while the runner measures: until it does, a cloud spec with events is refused rather
-# than run without them. Wiring the state machine means setting this to True.
-CLOUD_EVENTS_ISSUED = False
 # Default give-up time of a client whose every operation fails, when the spec has events: long
 # enough for a managed failover (RDS Multi-AZ: 60-120 s) to end and be measured.
 EVENT_GIVE_UP_S = 300.0

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchwright.rehearse import events
 from benchwright.rehearse.account import Account
 from benchwright.rehearse.containers import Containers, ContainerSpec
 from benchwright.rehearse.metrics import CreditModel, Publisher
@@ -172,6 +173,7 @@ class Hooks:
         self._patch_wait()
         self._patch_ecs()
         self._patch_rds()
+        events.install(self)  # RebootDBInstance / FailoverDBCluster restart the stand-in (events.py)
         self._patch_ec2()
         self._patch_elasticache()
 
