@@ -124,7 +124,7 @@ def _check_runner(fn: lambda_.Function, compute: Compute) -> None:
 
 def _events(fn: lambda_.Function) -> None:
     """A spec's events (failover, reboot, scale) on the run's own resources only (their run tag)."""
-    fn.add_to_role_policy(_statement(EVENTS, ["*"], Null={f"aws:ResourceTag/{c.TAG_RUN_ID}": "false"}))
+    fn.add_to_role_policy(_statement(EVENTS, ["*"], Null={f"aws:ResourceTag/{names.RUN_ID_TAG}": "false"}))
 
 
 def _metrics(fn: lambda_.Function) -> None:
