@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve().parent
 ORDER = [
     "ycsb",
     "redis",
+    "fidelity",  # YCSB's latencies vs redis-benchmark's on a server with a known delay (#12)
     "sql_workloads",
     "progress",
     "local_service",
