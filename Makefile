@@ -27,10 +27,11 @@ test: servers image   ## every test: unit, runner (real servers), functions, sta
 test-fast:            ## tests that need no servers
 	$(BIN)/pytest -q -m "not servers and not rehearse"
 
-lint:                 ## ruff lint + format check, mypy --strict (files in pyproject.toml)
+lint:                 ## ruff lint + format, mypy --strict, pylint's size rules
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/pylint src/benchwright
 
 format:
 	$(BIN)/ruff format .

@@ -294,7 +294,7 @@ class RunOutcome:
     warnings: list[str] = field(default_factory=list)
 
 
-def run_spec(
+def run_spec(  # pylint: disable=too-many-positional-arguments,too-many-locals  # issue 10 item 6 (shared-targets)
     spec: BenchmarkSpec,
     out_dir: Path,
     providers_factory: Callable[[Path, BenchmarkSpec], Providers],

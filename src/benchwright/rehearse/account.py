@@ -154,7 +154,7 @@ def _tags(props: dict[str, Any]) -> list[dict[str, str]]:
     return [{"Key": t["Key"], "Value": str(t["Value"])} for t in props.get("Tags", [])]
 
 
-def _create(account: Account, logical: str, res: dict[str, Any], ec2: Any, slack_url: str) -> None:
+def _create(account: Account, logical: str, res: dict[str, Any], ec2: Any, slack_url: str) -> None:  # pylint: disable=too-many-statements  # issue 9 (rehearse-examples)
     r = account.resolver
     kind = res["Type"]
     props = r.resolve(res.get("Properties", {}))

@@ -1,3 +1,4 @@
+# pylint: disable=too-many-lines  # issue 9: split by rehearse-examples
 """Backend hooks inside the moto server: where the rehearsal turns API calls into real things.
 
 - Lambda Invoke runs the real handler of ``functions/`` named by the template; an exception comes back

@@ -245,7 +245,7 @@ def _reset_handler_caches() -> None:
     set_backend(None)
 
 
-def rehearse(
+def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 (rehearse-examples)
     spec_path: Path,
     out_dir: Path,
     *,

@@ -1,3 +1,4 @@
+# pylint: disable=too-many-lines  # issue 10 item 7: split (strict-types)
 """Any stored result as the table a seed experiment publishes: rows and columns chosen by parameter.
 
 A result is first flattened into facts (one per run, cell, repeat, phase and operation), then pivoted:

@@ -1,3 +1,4 @@
+# pylint: disable=too-many-lines  # issue 10 item 7: split the Recorder out
 """The measuring side of the runner: per-operation HdrHistograms and a 1-second interval series.
 
 Drivers never time themselves: the engine calls ``Recorder.record`` with the operation's start and

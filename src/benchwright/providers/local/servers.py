@@ -1,3 +1,4 @@
+# pylint: disable=too-many-lines  # issue 10 item 7: split (strict-types)
 """Throwaway local database servers: PostgreSQL, MariaDB, Redis on 127.0.0.1, one per benchmark cell.
 
 Each server gets a fresh data directory under a temporary folder, a free port (or the spec's port), a

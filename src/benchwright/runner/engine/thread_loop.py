@@ -16,7 +16,7 @@ from benchwright.runner.measure import Recorder, Status
 from benchwright.runner.workloads.base import Operation
 
 
-def _thread_loop(
+def _thread_loop(  # pylint: disable=too-many-positional-arguments  # thread entry point; issue 10 item 6
     ops: Iterator[Operation],
     recorder: Recorder,
     recover: Callable[[], None],

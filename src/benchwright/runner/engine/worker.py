@@ -54,7 +54,7 @@ class _Lag:
         return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
 
 
-def _worker_main(
+def _worker_main(  # pylint: disable=too-many-positional-arguments  # process entry point; issue 10 item 6
     config: PhaseConfig,
     process_index: int,
     thread_indexes: list[int],

@@ -85,7 +85,7 @@ def redis_settings(props: Mapping[str, str], threads: int) -> RedisBenchSettings
     )
 
 
-def run_native(
+def run_native(  # pylint: disable=too-many-positional-arguments  # issue 10 item 7: a parameter object
     workload: str,
     phase: str,
     engine: str,

@@ -173,7 +173,7 @@ class YcsbWorkload(Workload):
         for number in range(first, first + mine):
             yield insert(table, key(number), next(values))
 
-    def _run(self, make: Any, thread: ThreadInfo, rng: random.Random) -> Iterator[Any]:
+    def _run(self, make: Any, thread: ThreadInfo, rng: random.Random) -> Iterator[Any]:  # pylint: disable=too-many-locals  # hot loop: locals on purpose
         s = self.settings
         table = s.table
         names = self.field_names()
