@@ -14,7 +14,8 @@ from benchwright.cli import main
 from benchwright.errors import SpecError
 from benchwright.providers.local.sqlite_store import SQLiteResultStore
 from benchwright.report.sample import make_run, noisy_series
-from benchwright.report.table import build_table, render, resolve_metrics, seed_views
+from benchwright.report.table import build_table, render, seed_views
+from benchwright.report.table_metrics import resolve_metrics
 from benchwright.results import MetricPoint, MetricSeries
 from benchwright.runs import CostEstimate, RunRecord
 

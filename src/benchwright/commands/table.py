@@ -14,7 +14,8 @@ import argparse
 from benchwright.commands import Subparsers
 from benchwright.commands.show import add_store_argument, open_existing_store, resolve_run
 from benchwright.errors import BenchwrightError
-from benchwright.report.table import GROUPS, METRICS, build_table, render
+from benchwright.report.table import build_table, render
+from benchwright.report.table_metrics import GROUPS, METRICS
 from benchwright.runs import RunRecord
 
 
