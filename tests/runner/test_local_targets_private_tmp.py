@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.providers.local.servers import tool_errors, wait_ready
+from benchwright.providers.local.server_os import tool_errors
+from benchwright.providers.local.servers import wait_ready
 from tests.runner.test_local_targets import assert_gone, start
 
 pytestmark = pytest.mark.servers

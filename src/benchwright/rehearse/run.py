@@ -261,7 +261,7 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
 
     from moto.server import ThreadedMotoServer
 
-    from benchwright.providers.local.servers import free_port
+    from benchwright.providers.local.server_os import free_port
 
     t0 = time.monotonic()
     suite = load_suite(spec_path)

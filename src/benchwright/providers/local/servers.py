@@ -1,4 +1,3 @@
-# pylint: disable=too-many-lines  # issue 10 item 7: split (strict-types)
 """Throwaway local database servers: PostgreSQL, MariaDB, Redis on 127.0.0.1, one per benchmark cell.
 
 Each server gets a fresh data directory under a temporary folder, a free port (or the spec's port), a
@@ -13,12 +12,8 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
-import pwd
-import re
 import secrets
 import shutil
-import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -31,92 +26,21 @@ import psutil
 from benchwright.errors import ProvisioningFailed
 from benchwright.providers.base import Credentials, Target, TargetStatus
 from benchwright.providers.local.pidfiles import register_process, unregister_process
+from benchwright.providers.local.server_os import (
+    PROCESSES,
+    chown,
+    free_port,
+    kill_process_tree,
+    log_tail,
+    parent_dir,
+    port_in_use,
+    server_user,
+    stop_process_tree,
+    tool_errors,
+)
 
 USER = "bench"
 DATABASE = "bench"
-_PROCESSES: dict[int, subprocess.Popen[bytes]] = {}  # pid -> Popen, so exits are reaped
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def port_in_use(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return True
-    return False
-
-
-def _os_user(name: str) -> str | None:
-    """The OS user to run a server as: its own account when we are root, else ourselves."""
-    if os.geteuid() != 0:
-        return None
-    try:
-        pwd.getpwnam(name)
-    except KeyError:
-        return None
-    return name
-
-
-def _chown(path: Path, user: str | None) -> None:
-    if user is None:
-        return
-    entry = pwd.getpwnam(user)
-    for p in [path, *path.rglob("*")]:
-        os.chown(p, entry.pw_uid, entry.pw_gid)
-
-
-def _tail(path: Path, lines: int = 5) -> str:
-    try:
-        text = path.read_text(errors="replace").strip().splitlines()
-    except OSError:
-        return ""
-    stamp = re.compile(
-        r"^\d{4}-\d\d-\d\d[ T][\d:.]+( [A-Z]{2,5})? (\[\d+\] )?"
-    )  # postgres / mariadb prefixes
-    return " | ".join(stamp.sub("", line.strip()) for line in text[-lines:])
-
-
-def _traversable_by_others(path: Path) -> bool:
-    """Every directory on the way has o+x: a server running as its own user can reach inside."""
-    for d in [path, *path.parents]:
-        try:
-            if not d.stat().st_mode & 0o001:
-                return False
-        except OSError:
-            return False
-    return True
-
-
-def _parent_dir(user: str | None) -> str | None:
-    """Where server directories go: $TMPDIR, unless the server's own user could not reach it there
-    (a private $TMPDIR such as /root/tmp); then /tmp. None: tempfile's default."""
-    default = Path(tempfile.gettempdir())
-    if user is None or _traversable_by_others(default):
-        return None
-    for candidate in (Path("/tmp"), Path("/var/tmp")):
-        if candidate.is_dir() and _traversable_by_others(candidate):
-            return str(candidate)
-    raise ProvisioningFailed(
-        f"{default}: the {user} user cannot reach the temporary directory; set TMPDIR to one it can (o+x)"
-    )
-
-
-def tool_errors(output: str, limit: int = 1500) -> str:
-    """A failed tool's output for the error message: its error lines first (a 'Permission denied'
-    early in the output must not be cut away), then its last lines, bounded."""
-    lines = [line.strip() for line in output.strip().splitlines() if line.strip()]
-    words = ("error", "denied", "fatal", "cannot", "can't", "failed", "not permitted")
-    important = [line for line in lines if any(w in line.lower() for w in words)]
-    chosen = list(dict.fromkeys([*important, *lines[-3:]]))
-    text = " | ".join(chosen)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _setting_value(value: Any) -> str:
@@ -139,10 +63,10 @@ class LocalServer(Target):
             raise ProvisioningFailed(f"127.0.0.1:{port}: port already in use (target.port)")
         port = int(port) if port is not None else free_port()
         base = Path(
-            tempfile.mkdtemp(prefix=f"benchwright-{self.engine}-", dir=_parent_dir(_os_user(self.os_user)))
+            tempfile.mkdtemp(prefix=f"benchwright-{self.engine}-", dir=parent_dir(server_user(self.os_user)))
         )
         os.chmod(base, 0o755)
-        user = _os_user(self.os_user)
+        user = server_user(self.os_user)
         password = secrets.token_urlsafe(18)
         handle = {"engine": self.engine, "port": str(port), "dir": str(base), "user": user or ""}
         self.handle.update(handle)
@@ -158,7 +82,7 @@ class LocalServer(Target):
         except (OSError, subprocess.SubprocessError) as exc:
             self._delete()
             raise ProvisioningFailed(f"{self.engine}: could not start the server ({exc})") from None
-        _PROCESSES[proc.pid] = proc
+        PROCESSES[proc.pid] = proc
         handle["pid"] = str(proc.pid)
         register_process(self.run_id, "server", proc.pid, str(base))
         return handle
@@ -197,14 +121,14 @@ class LocalServer(Target):
             kill_process_tree(pid, self._owned)
         else:
             stop_process_tree(pid, self._owned)
-        _PROCESSES.pop(pid, None)
+        PROCESSES.pop(pid, None)
         stopped = time.monotonic() - t0
         user = self.handle.get("user") or None
         try:
             proc = self._spawn(base, port, self.credentials().password or "", user)
         except (OSError, subprocess.SubprocessError) as exc:
             raise ProvisioningFailed(f"{self.engine}: could not restart the server ({exc})") from None
-        _PROCESSES[proc.pid] = proc
+        PROCESSES[proc.pid] = proc
         self.handle["pid"] = str(proc.pid)
         deadline = time.monotonic() + float(self.settings.get("startup_timeout_s") or 60.0)
         while True:
@@ -248,13 +172,15 @@ class LocalServer(Target):
 
     def failure_reason(self) -> str:
         log = Path(self.handle.get("dir", "")) / "server.log"
-        return f"{self.engine} server on 127.0.0.1:{self.handle.get('port')} exited: {_tail(log) or 'no log'}"
+        return (
+            f"{self.engine} server on 127.0.0.1:{self.handle.get('port')} exited: {log_tail(log) or 'no log'}"
+        )
 
     def _delete(self) -> None:
         pid = int(self.handle.get("pid", "0") or 0)
         if pid:
             stop_process_tree(pid, self._owned)
-            _PROCESSES.pop(pid, None)
+            PROCESSES.pop(pid, None)
         directory = self.handle.get("dir")
         if directory and Path(directory).name.startswith(f"benchwright-{self.engine}-"):
             shutil.rmtree(directory, ignore_errors=True)
@@ -266,7 +192,7 @@ class LocalServer(Target):
         """Only ever signal a process that really is our server (pids get reused)."""
         with contextlib.suppress(psutil.Error):
             return (
-                any(self.handle.get("dir", "\0") in part for part in proc.cmdline()) or proc.pid in _PROCESSES
+                any(self.handle.get("dir", "\0") in part for part in proc.cmdline()) or proc.pid in PROCESSES
             )
         return False
 
@@ -274,7 +200,7 @@ class LocalServer(Target):
         pid = int(self.handle.get("pid", "0") or 0)
         if not pid:
             return None
-        popen = _PROCESSES.get(pid)
+        popen = PROCESSES.get(pid)
         if popen is not None and popen.poll() is not None:
             return None
         try:
@@ -321,68 +247,6 @@ class LocalServer(Target):
         raise NotImplementedError
 
 
-def stop_process_tree(pid: int, owned: Any, timeout: float = 20.0) -> None:
-    """SIGTERM the process and its children, wait, then SIGKILL what is left."""
-    try:
-        root = psutil.Process(pid)
-    except psutil.NoSuchProcess:
-        return
-    if not owned(root):
-        return
-    try:
-        procs = [root, *root.children(recursive=True)]
-    except psutil.Error:
-        procs = [root]
-    for p in procs:
-        with contextlib.suppress(psutil.Error):
-            p.send_signal(signal.SIGTERM)
-    popen = _PROCESSES.get(pid)
-    if popen is not None:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            popen.wait(timeout)
-    _, alive = psutil.wait_procs(procs, timeout=timeout if popen is None else 2)
-    for p in alive:
-        with contextlib.suppress(psutil.Error):
-            p.kill()
-    psutil.wait_procs(alive, timeout=5)
-    if popen is not None:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            popen.wait(5)
-
-
-def kill_process_tree(pid: int, owned: Any, timeout: float = 10.0) -> None:
-    """SIGKILL the process and its children at once (a crash) and wait until none is left running.
-    A killed child whose parent died first stays a zombie until something reaps it: that counts as
-    gone, since it holds no port, memory or file any more."""
-    try:
-        root = psutil.Process(pid)
-    except psutil.NoSuchProcess:
-        return
-    if not owned(root):
-        return
-    try:
-        procs = [root, *root.children(recursive=True)]
-    except psutil.Error:
-        procs = [root]
-    for p in procs:
-        with contextlib.suppress(psutil.Error):
-            p.kill()
-    popen = _PROCESSES.get(pid)
-    if popen is not None:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            popen.wait(timeout)
-    deadline = time.monotonic() + timeout
-    while any(_running(p) for p in procs) and time.monotonic() < deadline:
-        time.sleep(0.01)  # the kernel tears the killed processes down: poll, bounded
-
-
-def _running(proc: psutil.Process) -> bool:
-    try:
-        return proc.status() != psutil.STATUS_ZOMBIE
-    except psutil.Error:
-        return False
-
-
 # ================================================================ PostgreSQL
 def _pg_bin() -> Path:
     found = sorted(
@@ -402,7 +266,7 @@ class PostgresServer(LocalServer):
         data.mkdir(mode=0o700)
         pwfile = base / ".pwfile"
         pwfile.write_text(password + "\n")
-        _chown(base, user)
+        chown(base, user)
         result = subprocess.run(
             [
                 str(_pg_bin() / "initdb"),
@@ -472,7 +336,7 @@ class MariaDbServer(LocalServer):
             f"{key} = {_setting_value(value)}" for key, value in self.settings.get("settings", {}).items()
         ]
         (base / "my.cnf").write_text("\n".join(x for x in lines if x) + "\n")
-        _chown(base, user)
+        chown(base, user)
         install = shutil.which("mariadb-install-db") or shutil.which("mysql_install_db")
         if install is None:
             raise ProvisioningFailed("mysql: mariadb-install-db not found (scripts/local-servers install)")
@@ -493,7 +357,7 @@ class MariaDbServer(LocalServer):
             raise ProvisioningFailed(
                 f"mysql: mariadb-install-db failed: {tool_errors((result.stderr or '') + (result.stdout or ''))}"
             )
-        _chown(base, user)
+        chown(base, user)
 
     def _command(self, base: Path, port: int, password: str) -> list[str]:
         server = shutil.which("mariadbd") or shutil.which("mysqld") or "mariadbd"
@@ -541,7 +405,7 @@ class RedisServer(LocalServer):
             lines.append(f'{key} "{text}"' if text == "" else f"{key} {text}")
         (base / "redis.conf").write_text("\n".join(lines) + "\n")
         os.chmod(base / "redis.conf", 0o600)
-        _chown(base, user)
+        chown(base, user)
 
     def _command(self, base: Path, port: int, password: str) -> list[str]:
         return [shutil.which("redis-server") or "redis-server", str(base / "redis.conf")]
