@@ -9,6 +9,8 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+from pydantic import ByteSize, TypeAdapter
+
 from benchwright.spec import BenchmarkSpec, enabled_phases, is_zip, spec_dict
 
 # Property names (after any "workload." prefix such as tpcc. or redisbench.) and their quick-run caps.
@@ -45,6 +47,8 @@ def _capped(props: dict[str, Any], threads: int) -> dict[str, Any]:
 def scale_down(spec: BenchmarkSpec, seconds: float = 2.0, threads: int = 2) -> BenchmarkSpec:
     """A small version of a spec (the ``--quick`` option): few records, short phases, few threads."""
     data = spec_dict(spec)
+    if data["workload"].pop("data_size", None) is not None:  # a data size derives recordcount: cap that
+        data["workload"].setdefault("properties", {})["recordcount"] = QUICK_PROPERTIES["recordcount"]
     props = _capped(data["workload"].setdefault("properties", {}), threads)
     if "maxexecutiontime" in props:
         props["maxexecutiontime"] = min(int(float(props["maxexecutiontime"])), int(seconds))
@@ -64,6 +68,9 @@ def scale_down(spec: BenchmarkSpec, seconds: float = 2.0, threads: int = 2) -> B
             phase["duration_s"] = seconds
     matrix = {}
     for path, values in data.get("matrix", {}).items():
+        if path == "workload.data_size":  # sizes stand for record counts: keep their proportions
+            sizes = [float(TypeAdapter(ByteSize).validate_python(v)) for v in values[:2]]
+            path, values = "workload.properties.recordcount", [s / max(sizes) * 500 for s in sizes]
         if is_zip(path):  # linked axes: cap each property inside the entries
             matrix[path] = [_capped(dict(entry), threads) for entry in values[:2]]
             continue

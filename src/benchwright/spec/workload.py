@@ -7,7 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, SerializerFunctionWrapHandler, field_validator, model_serializer, model_validator
+from pydantic import (
+    ByteSize,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from benchwright.spec._base import Scalar, StrictModel
 
@@ -62,6 +70,25 @@ class WorkloadSpec(StrictModel):
     files: list[str] = Field(default_factory=list)
     properties: dict[str, Scalar] = Field(default_factory=dict)
     phases: Phases = Field(default_factory=Phases)
+    # YCSB: the data to load, in bytes ("8GiB", "500MB"); recordcount is derived per cell (spec.derived)
+    data_size: ByteSize | None = Field(default=None, gt=0)
+    _derived: set[str] = PrivateAttr(default_factory=set)  # property keys filled in by spec.derived
+
+    @model_validator(mode="after")
+    def _derive(self) -> WorkloadSpec:
+        from benchwright.spec.derived import derive
+
+        size = int(self.data_size) if self.data_size else None
+        self._derived = derive(self.name, self.files, self.properties, size)
+        return self
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # derived values stay out of every dump: each validation derives them from what was written
+        data: dict[str, Any] = handler(self)
+        if self._derived and isinstance(data.get("properties"), dict):
+            data["properties"] = {k: v for k, v in data["properties"].items() if k not in self._derived}
+        return data
 
     @field_validator("files")
     @classmethod
