@@ -119,3 +119,10 @@ def test_key_function_equals_the_documented_key_formation(props: dict[str, str])
     for number in [0, 1, 2, 41, 99_999, 10_000_000, 123_456_789_012]:
         raw = number if ordered else g.fnv_hash64_reference(number)
         assert key(number) == w.key(number) == "user" + str(raw).zfill(pad)
+
+
+@pytest.mark.parametrize(("insertorder", "built"), [("hashed", True), ("ordered", False)])
+def test_warm_up_builds_the_key_hash_table_before_the_clock_starts(insertorder: str, built: bool) -> None:
+    g._LOW16.clear()  # rebuilt on first use: clearing it costs the next test nothing but the build
+    YcsbWorkload({"recordcount": "100", "insertorder": insertorder}).warm_up()
+    assert len(g._LOW16) == (65536 if built else 0)

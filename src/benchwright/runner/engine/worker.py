@@ -72,6 +72,7 @@ def _worker_main(  # pylint: disable=too-many-positional-arguments  # process en
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     workload = workload_class(config.workload)(config.properties)
+    workload.warm_up()
     drivers = _connect_drivers(config, thread_indexes)
     if isinstance(drivers, str):
         ready.put((process_index, drivers))

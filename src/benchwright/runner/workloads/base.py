@@ -41,6 +41,11 @@ class Workload(ABC):
     def __init__(self, properties: Mapping[str, str]) -> None:
         self.properties = dict(properties)
 
+    def warm_up(self) -> None:  # noqa: B027 - optional hook
+        """Build per-process tables now: each worker calls it before it reports ready, so the cost
+        does not land on the first measured operation (or, on an event loop, on every request in
+        flight while it is built)."""
+
     def setup(self, driver: Driver, phase: str) -> None:  # noqa: B027 - optional hook
         """Once per phase, in the parent, before any worker starts: create or check the schema.
         Raise ``SchemaMissing`` naming the table when the run phase finds no loaded data."""
