@@ -18,6 +18,16 @@ MYSQL_PORT = int(os.environ.get("BENCHWRIGHT_MYSQL_PORT", "13306"))
 REDIS_PORT = int(os.environ.get("BENCHWRIGHT_REDIS_PORT", "16379"))
 USER = PASSWORD = "bench"
 HINT = "start the local servers first: scripts/local-servers start"
+# Stand-in AWS credentials for moto, set in one place: boto3 never finds a real account's here.
+AWS_TEST_REGION = "us-east-1"
+FAKE_AWS_ENV = {
+    "AWS_ACCESS_KEY_ID": "testing",
+    "AWS_SECRET_ACCESS_KEY": "testing",
+    "AWS_SECURITY_TOKEN": "testing",
+    "AWS_SESSION_TOKEN": "testing",
+    "AWS_DEFAULT_REGION": AWS_TEST_REGION,
+    "AWS_REGION": AWS_TEST_REGION,
+}
 # A test that takes one of these reaches the shared servers: it is a ``servers`` test wherever it lives.
 SERVER_FIXTURES = frozenset({"pg_url", "mysql_url", "redis_props"})
 
@@ -29,6 +39,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if SERVER_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.servers)
+
+
+@pytest.fixture
+def aws_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    """moto's stand-in credentials and region for one test (FAKE_AWS_ENV)."""
+    for key, value in FAKE_AWS_ENV.items():
+        monkeypatch.setenv(key, value)
 
 
 @pytest.fixture(scope="module")

@@ -32,9 +32,10 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import AWS_TEST_REGION, FAKE_AWS_ENV
 from tests.receivers import SlackWebhookReceiver
 
-REGION = "us-east-1"
+REGION = AWS_TEST_REGION
 ACCOUNT = "123456789012"
 REPO = Path(__file__).resolve().parents[2]
 PRICES = REPO / "tests" / "data" / "pricing"
@@ -539,12 +540,7 @@ def fast_retries(definition: str) -> str:
 
 
 ENV = {
-    "AWS_ACCESS_KEY_ID": "testing",
-    "AWS_SECRET_ACCESS_KEY": "testing",
-    "AWS_SECURITY_TOKEN": "testing",
-    "AWS_SESSION_TOKEN": "testing",
-    "AWS_DEFAULT_REGION": REGION,
-    "AWS_REGION": REGION,
+    **FAKE_AWS_ENV,
     "POWERTOOLS_TRACE_DISABLED": "1",
     "POWERTOOLS_METRICS_NAMESPACE": "Benchwright",
     "POWERTOOLS_SERVICE_NAME": "benchwright",

@@ -79,17 +79,6 @@ def call(evt: dict) -> tuple[int, dict]:
 
 
 @pytest.fixture
-def aws_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
-    for key, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_SESSION_TOKEN": "testing",
-        "AWS_DEFAULT_REGION": REGION,
-    }.items():
-        monkeypatch.setenv(key, value)
-
-
-@pytest.fixture
 def cloud(aws_credentials: None) -> Iterator[CloudBackend]:
     with mock_aws():
         sfn = boto3.client("stepfunctions", region_name=REGION)

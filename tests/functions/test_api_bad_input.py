@@ -13,7 +13,7 @@ from benchwright.api.backend import CloudBackend
 from tests.functions import test_api
 from tests.functions.test_api import call, event, quickstart, started, suite
 
-aws_credentials, cloud = test_api.aws_credentials, test_api.cloud  # the fixtures, shared
+cloud = test_api.cloud  # the fixture, shared (aws_credentials comes from tests/conftest.py)
 
 BOB = "arn:aws:sts::123456789012:assumed-role/bob-role/bob"
 ADMIN = "arn:aws:sts::123456789012:assumed-role/bench-admin/ops"

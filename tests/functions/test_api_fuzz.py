@@ -14,6 +14,7 @@ from moto import mock_aws
 
 import functions.api_routes as api
 from benchwright.api.backend import CloudBackend
+from tests.conftest import FAKE_AWS_ENV
 from tests.functions.test_api import PASS_ASL, REGION, Context, event
 
 DOCUMENTED = {200, 201, 400, 401, 404, 405, 413, 422}
@@ -52,9 +53,8 @@ paths = st.one_of(
 @pytest.fixture(scope="module")
 def cloud() -> Iterator[None]:
     mp = pytest.MonkeyPatch()
-    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"):
-        mp.setenv(key, "testing")
-    mp.setenv("AWS_DEFAULT_REGION", REGION)
+    for key, value in FAKE_AWS_ENV.items():  # module-scoped: the aws_credentials fixture is per test
+        mp.setenv(key, value)
     with mock_aws():
         sfn = boto3.client("stepfunctions", region_name=REGION)
         role = "arn:aws:iam::123456789012:role/sfn"
