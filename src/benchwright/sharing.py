@@ -16,8 +16,11 @@ step on the same loaded data, on the same server. Benchwright does the same:
 Conservative by design: a property not known to be a run setting is taken to shape the data (an
 extra load, never wrong data). Cells that change the target itself (``events``: failover, restart;
 ``operations``) and cells whose measured phase is the load get a target or a dataset of their own.
-A run phase that writes (updates, inserts, TPC-C) still shares the load, as the seeds did: the
-result's ``runs_before`` says how many cells ran on the data first.
+A run phase that updates (YCSB updates, TPC-C, OLTP) still shares the load, as the seeds did: the
+result's ``runs_before`` says how many cells ran on the data first. A YCSB run phase that inserts
+(workloads D and E) gets a load of its own: its new keys start after ``recordcount``, so a second
+inserting cell on the same data would collide with the first one's keys (YCSB's own guidance is to
+reload before such a workload).
 """
 
 from __future__ import annotations
@@ -75,10 +78,19 @@ def dataset_key(spec: BenchmarkSpec, cell_id: str) -> str:
         return _canonical({"workload": spec.workload.name, "load": None})
     if "run" not in phases:  # the load is what is measured: every cell loads
         return _canonical({"own": cell_id})
+    if spec.workload.name == "ycsb" and _inserts(workload_properties(spec, "run")):
+        return _canonical({"own": cell_id})
     props = {k: v for k, v in workload_properties(spec, "load").items() if k.lower() not in RUN_SETTINGS}
     load = spec.workload.phases.load
     shape = load.model_dump(mode="json", exclude={"threads", "target_rate"}) if load else None
     return _canonical({"workload": spec.workload.name, "properties": props, "load": shape})
+
+
+def _inserts(props: dict[str, str]) -> bool:
+    try:
+        return float(props.get("insertproportion", "0")) > 0
+    except ValueError:  # validation names the field; here it only must not share
+        return True
 
 
 @dataclass

@@ -72,3 +72,20 @@ def test_quick_turns_data_sizes_into_small_record_counts_with_the_same_proportio
     small = scale_down(parse_spec(data))
     assert small.workload.data_size is None
     assert small.matrix == {"workload.properties.recordcount": [125, 500]}
+
+
+def test_a_ycsb_run_that_inserts_gets_a_load_of_its_own() -> None:
+    """Workloads A, B, C share one load; D and E (inserts past recordcount) each load again."""
+    spec = {
+        "name": "mixes",
+        "target": {"provider": "local", "engine": "redis"},
+        "workload": {"name": "ycsb", "properties": {"recordcount": 1000}},
+        "matrix": {
+            "workload.files": [["workloada"], ["workloadb"], ["workloadd"], ["workloadc"], ["workloade"]]
+        },
+    }
+    cells = expand_matrix(parse_spec(spec))
+    datasets = plan([(c, 0) for c in cells])[0].datasets
+    members = sorted(sorted(item.cell.cell_id for item in d.items) for d in datasets)
+    assert len(datasets) == 3, members
+    assert [len(d.items) for d in datasets].count(3) == 1  # a, b and c on one load
