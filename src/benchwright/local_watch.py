@@ -18,6 +18,7 @@ from rich.markup import escape
 
 from benchwright.errors import RunnerFailed
 from benchwright.providers.base import Providers
+from benchwright.spec import parse_target
 from benchwright.stages import RunState, stage_function, utcnow
 from benchwright.stages import steps as st
 
@@ -116,8 +117,9 @@ def salvage(
 def timed_operations(state: RunState, providers: Providers, say: Callable[[str], None]) -> RunState:
     """The spec's operation benchmarks, one after another on the loaded target, after the runner."""
     log: list[dict[str, Any]] = []
+    target_spec = parse_target(state.spec["target"])
     for name in state.spec.get("operations") or []:
-        target = providers.target(state.spec["target"], state.run_id, state.target)
+        target = providers.target(target_spec, state.run_id, state.target)
         started = utcnow()
         try:
             entry = target.operation(str(name))

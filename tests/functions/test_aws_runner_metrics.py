@@ -21,6 +21,7 @@ from benchwright.results import MetricPoint, MetricSeries, ResultDocument
 from benchwright.runner.entry import runner_arguments
 from benchwright.runner.main import write_output
 from benchwright.runner.plan import PhasePlan, RunnerPlan
+from benchwright.spec import parse_target
 from tests.functions.aws_world import ENV, REGION, runner_infrastructure, sample_documents
 
 
@@ -56,7 +57,9 @@ def rds(aws: Any, az: str, run_id: str) -> Any:
         "storage": {"type": "gp3", "size_gb": 100},
         "availability_zone": az,
     }
-    t = TARGETS["rds"](settings, run_id, None, clients=aws[1], config=aws[0], probe=lambda h, p: True)
+    t = TARGETS["rds"](
+        parse_target(settings), run_id, None, clients=aws[1], config=aws[0], probe=lambda h, p: True
+    )
     t.create()
     assert t.status() == "ready"
     return t

@@ -15,6 +15,7 @@ from benchwright.providers.aws.config import AwsSettings
 from benchwright.providers.aws.janitor import leftovers
 from benchwright.providers.aws.names import EXPIRES_TAG, OWNER_TAG, RUN_ID_TAG
 from benchwright.providers.aws.targets import TARGETS
+from benchwright.spec import parse_target
 from tests.functions.aws_world import ENV, REGION
 
 
@@ -55,7 +56,14 @@ def target(
 ) -> Any:
     config, clients = aws
     cls = TARGETS[settings["provider"]]
-    return cls(settings, run_id, handle, clients=clients, config=config, probe=probe or (lambda h, p: True))
+    return cls(
+        parse_target(settings),
+        run_id,
+        handle,
+        clients=clients,
+        config=config,
+        probe=probe or (lambda h, p: True),
+    )
 
 
 RDS = {
@@ -256,7 +264,9 @@ def test_ec2_target_without_enough_azs_fails_before_creating(aws: Any) -> None:
         "template": "yugabytedb-3node",
         "instance_type": "m6i.large",
     }
-    t = TARGETS["ec2"](settings, "yb-2", None, clients=clients, config=narrow, probe=lambda h, p: True)
+    t = TARGETS["ec2"](
+        parse_target(settings), "yb-2", None, clients=clients, config=narrow, probe=lambda h, p: True
+    )
     with pytest.raises(ProvisioningFailed, match="needs 3 AZs"):
         t.create()
     assert leftovers(clients, "yb-2") == []
@@ -281,12 +291,14 @@ def test_provisioned_iops_volumes_carry_their_iops() -> None:
     """moto drops Iops from run_instances' block devices, so this is checked on the request itself."""
     settings = {
         "provider": "ec2",
+        "engine": "redis",
         "template": "redis-protocol",
-        "volume": {"type": "io1", "size_gb": 100, "iops": 6000},
+        "instance_type": "m6i.large",
+        "volume": {"type": "io1", "size_gb": 120, "iops": 6000},  # io1: at most 50 IOPS per GB
     }
-    t = TARGETS["ec2"](settings, "x", None, clients=None, config=AwsSettings())
+    t = TARGETS["ec2"](parse_target(settings), "x", None, clients=None, config=AwsSettings())
     assert t._block_devices()[0]["Ebs"] == {
-        "VolumeSize": 100,
+        "VolumeSize": 120,
         "VolumeType": "io1",
         "DeleteOnTermination": True,
         "Iops": 6000,

@@ -20,6 +20,7 @@ from benchwright.providers.aws.launcher import AwsRunnerLauncher
 from benchwright.providers.aws.targets import TARGETS
 from benchwright.providers.base import Credentials, PhasePlan, RunnerPlan
 from benchwright.runner.entry import runner_arguments
+from benchwright.spec import parse_target
 from tests.functions.aws_world import ENV, REGION, runner_infrastructure
 
 IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/benchwright-runner:abc123"
@@ -75,7 +76,9 @@ def rds_target(aws: Any, run_id: str) -> Any:
     settings = {"provider": "rds", "engine": "postgres", "engine_version": "16.4",
                 "instance_class": "db.m6i.large", "storage": {"type": "gp3", "size_gb": 100},
                 "availability_zone": f"{REGION}a"}  # fmt: skip
-    t = TARGETS["rds"](settings, run_id, None, clients=aws[1], config=aws[0], probe=lambda h, p: True)
+    t = TARGETS["rds"](
+        parse_target(settings), run_id, None, clients=aws[1], config=aws[0], probe=lambda h, p: True
+    )
     t.create()
     return t
 
@@ -120,7 +123,7 @@ def test_an_ec2_runner_without_an_image_fails_before_launching(aws: Any) -> None
 
 def ec2_target(aws: Any, run_id: str, config: AwsSettings, **settings: Any) -> Any:
     base = {"provider": "ec2", "engine": "redis", "template": "redis-protocol", "instance_type": "t3.micro"}
-    return TARGETS["ec2"]({**base, **settings}, run_id, None, clients=aws[1], config=config,
+    return TARGETS["ec2"](parse_target({**base, **settings}), run_id, None, clients=aws[1], config=config,
                           probe=lambda h, p: True)  # fmt: skip
 
 

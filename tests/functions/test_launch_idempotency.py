@@ -17,6 +17,7 @@ from benchwright.providers.aws.names import LAUNCH_TOKEN_TAG
 from benchwright.providers.aws.targets import TARGETS
 from benchwright.providers.base import Credentials
 from benchwright.runner.plan import PhasePlan, RunnerPlan
+from benchwright.spec import parse_target
 from tests.functions.aws_world import ENV, REGION, runner_infrastructure
 
 
@@ -52,7 +53,9 @@ def target(aws: Any, run_id: str) -> Any:
         "storage": {"type": "gp3", "size_gb": 100},
         "availability_zone": f"{REGION}a",
     }
-    t = TARGETS["rds"](settings, run_id, None, clients=aws[1], config=aws[0], probe=lambda h, p: True)
+    t = TARGETS["rds"](
+        parse_target(settings), run_id, None, clients=aws[1], config=aws[0], probe=lambda h, p: True
+    )
     t.create()
     return t
 

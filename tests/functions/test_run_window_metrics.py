@@ -16,6 +16,7 @@ from benchwright.providers.aws.config import AwsSettings
 from benchwright.providers.aws.launcher import AwsRunnerLauncher
 from benchwright.providers.aws.targets import TARGETS
 from benchwright.providers.base import Credentials, MetricsWindow, PhasePlan, RunnerHandle, RunnerPlan
+from benchwright.spec import parse_target
 from tests.functions.aws_world import ENV, REGION, runner_infrastructure
 
 
@@ -96,7 +97,9 @@ def test_the_ec2_runner_hosts_metrics_come_with_the_targets(aws: Any) -> None:
 def test_an_ec2_targets_volumes_are_watched_for_burst_balance(aws: Any) -> None:
     settings = {"provider": "ec2", "engine": "redis", "template": "redis-protocol", "instance_type": "t3.micro",
                 "server": "redis", "volume": {"type": "gp2", "size_gb": 100}}  # fmt: skip
-    t = TARGETS["ec2"](settings, "vol-1", None, clients=aws[1], config=aws[0], probe=lambda h, p: True)
+    t = TARGETS["ec2"](
+        parse_target(settings), "vol-1", None, clients=aws[1], config=aws[0], probe=lambda h, p: True
+    )
     handle = t.create()
     assert t.status() == "ready"
     reservations = aws[1]("ec2").describe_instances(InstanceIds=[handle["instances"]])["Reservations"]
@@ -111,7 +114,9 @@ def test_a_fargate_runner_gets_the_memory_it_asked_for_and_knows_its_az_id(aws: 
     settings = {"provider": "rds", "engine": "postgres", "engine_version": "16.4",
                 "instance_class": "db.m6i.large", "storage": {"type": "gp3", "size_gb": 100},
                 "availability_zone": f"{REGION}b"}  # fmt: skip
-    target = TARGETS["rds"](settings, "mem-1", None, clients=aws[1], config=aws[0], probe=lambda h, p: True)
+    target = TARGETS["rds"](
+        parse_target(settings), "mem-1", None, clients=aws[1], config=aws[0], probe=lambda h, p: True
+    )
     target.create()
     launcher = AwsRunnerLauncher(
         aws[1], aws[0], {"platform": "fargate", "size": {"cpu": 2, "memory_mb": 16384}}
@@ -138,7 +143,9 @@ def test_presplit_reaches_the_ycsb_table_ddl_on_a_yugabytedb_target(aws: Any) ->
 
     settings = {"provider": "ec2", "engine": "postgres", "template": "yugabytedb-3node",
                 "instance_type": "m6i.large", "presplit": ["user10", "user5'0"]}  # fmt: skip
-    t = TARGETS["ec2"](settings, "split-1", None, clients=aws[1], config=aws[0], probe=lambda h, p: True)
+    t = TARGETS["ec2"](
+        parse_target(settings), "split-1", None, clients=aws[1], config=aws[0], probe=lambda h, p: True
+    )
     t.create()
     props = t.connection_properties()
     assert props["postgres.primary_key"] == "PRIMARY KEY (YCSB_KEY ASC)"

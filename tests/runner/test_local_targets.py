@@ -16,6 +16,7 @@ from benchwright.providers.base import MetricsWindow
 from benchwright.providers.local import local_target
 from benchwright.providers.local.hostmetrics import ProcMetricsSource
 from benchwright.providers.local.servers import LocalServer, wait_ready
+from benchwright.spec import parse_target
 
 pytestmark = pytest.mark.servers
 
@@ -27,7 +28,7 @@ def accepting(port: int) -> bool:
 
 
 def start(engine: str, **settings: Any) -> LocalServer:
-    target = local_target({"provider": "local", "engine": engine, **settings}, "test-run")
+    target = local_target(parse_target({"provider": "local", "engine": engine, **settings}), "test-run")
     assert isinstance(target, LocalServer)
     target.create()
     return target
@@ -112,7 +113,9 @@ def test_a_taken_port_is_a_clear_error_and_nothing_is_left(
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        target = local_target({"provider": "local", "engine": "redis", "port": port}, "test-run")
+        target = local_target(
+            parse_target({"provider": "local", "engine": "redis", "port": port}), "test-run"
+        )
         with pytest.raises(ProvisioningFailed, match=f"127.0.0.1:{port}: port already in use"):
             target.create()
         assert list(tmp_path.iterdir()) == []
@@ -204,7 +207,7 @@ def test_endpoint_target_creates_nothing_and_reads_the_password_from_env(
         "password_env": "BW_TEST_REDIS_PW",
         "db": int(redis_props["redis.db"]),
     }
-    target = local_target(settings, "test-run")
+    target = local_target(parse_target(settings), "test-run")
     with pytest.raises(SpecError, match="BW_TEST_REDIS_PW"):
         target.credentials()
     monkeypatch.setenv("BW_TEST_REDIS_PW", redis_props["redis.password"])

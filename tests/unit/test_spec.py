@@ -19,6 +19,7 @@ from benchwright.spec import (
     load_suite,
     parse_spec,
     parse_suite,
+    parse_target,
     spec_dict,
 )
 
@@ -298,6 +299,51 @@ def test_every_cloud_target_kind_validates() -> None:
         assert spec.target.provider == target["provider"]
     yb = parse_spec(cloud(targets[7])).target
     assert (yb.nodes, yb.replication_factor) == (3, 3)  # type: ignore[union-attr]
+
+
+def test_aurora_serverless_instance_class_may_be_written_out() -> None:
+    """``db.serverless`` is the documented value; written explicitly it was refused as not FAMILY.SIZE."""
+    aurora = {
+        "provider": "aurora",
+        "engine": "postgres",
+        "engine_version": "16.4",
+        "instance_class": "db.serverless",
+        "serverless_v2": {"min_acu": 0.5, "max_acu": 8},
+    }
+    assert parse_spec(cloud(aurora)).target.instance_class == "db.serverless"  # type: ignore[union-attr]
+    with pytest.raises(SpecError) as caught:
+        parse_spec(cloud({**aurora, "instance_class": "db.serverless2"}))
+    assert caught.value.field == "target.instance_class"
+
+
+def test_target_defaults_the_providers_read_are_the_models() -> None:
+    """The providers read these typed fields and default nothing themselves (issue 10)."""
+    cache = parse_target(
+        {
+            "provider": "elasticache",
+            "engine": "redis",
+            "engine_version": "7.1",
+            "node_type": "cache.r7g.large",
+            "availability_zone": "eu-west-1a",
+        }
+    )
+    assert cache.tls is False  # type: ignore[union-attr]  # what ElastiCache runs have always used
+    endpoint = parse_target({"provider": "endpoint", "engine": "postgres", "hosts": ["h:5432"]})
+    assert (endpoint.user, endpoint.database) == ("bench", "bench")  # type: ignore[union-attr]
+    yb = parse_target({"provider": "ec2", "engine": "postgres", "template": "yugabytedb-3node",
+                       "instance_type": "m6i.large"})  # fmt: skip
+    assert yb.yugabytedb_version == "2024.2.0.0"  # type: ignore[union-attr]
+
+
+def test_a_target_section_on_its_own_names_the_field() -> None:
+    with pytest.raises(SpecError) as caught:
+        parse_target(
+            {"provider": "rds", "engine": "postgres", "engine_version": "16.4", "storage": {"size_gb": 100}}
+        )
+    assert caught.value.field == "target.instance_class"
+    with pytest.raises(SpecError) as caught:
+        parse_target({"provider": "nowhere"})
+    assert caught.value.field == "target" and "unknown provider" in caught.value.detail
 
 
 def test_endpoint_password_is_an_env_name_never_the_password() -> None:

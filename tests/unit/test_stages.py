@@ -31,7 +31,7 @@ from benchwright.providers.local import DirectoryArtifacts, FreePriceBook
 from benchwright.report.sample import make_document
 from benchwright.results import MetricPoint, MetricSeries, ResultDocument
 from benchwright.runs import RunRecord
-from benchwright.spec import parse_spec
+from benchwright.spec import TargetSpec, parse_spec
 from benchwright.stages import ASL_STATE_NAMES, CELL_STAGES, STAGE_ORDER, RunState, asl_state_name, steps
 from benchwright.stages.plan import build_plan
 
@@ -156,8 +156,8 @@ class RecordingNotifier(Notifier):
         return True
 
 
-def fake_target(settings: Mapping[str, Any], run_id: str, handle: Mapping[str, str] | None = None) -> Target:
-    return FakeTarget(settings, run_id, handle)
+def fake_target(spec: TargetSpec, run_id: str, handle: Mapping[str, str] | None = None) -> Target:
+    return FakeTarget(spec, run_id, handle)
 
 
 SPEC = {

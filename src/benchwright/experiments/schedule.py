@@ -143,7 +143,9 @@ def issue_due_events(
             outputs = (providers.launcher.output(h) for h in state.runners)
             schedule.learn_start(o.started.get(MEASURED_PHASE) if o is not None else None for o in outputs)
         for event in schedule.due():
-            target = providers.target(state.spec["target"], state.run_id, target_handle)
+            from benchwright.spec import parse_target
+
+            target = providers.target(parse_target(state.spec["target"]), state.run_id, target_handle)
             schedule.issue(event, target)
             target_handle.update(target.handle)
     return state.model_copy(

@@ -18,9 +18,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Generic, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypeVar
 
 from benchwright.results import MetricSeries, ResultDocument, RunnerOutput
 from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV
@@ -29,6 +30,7 @@ from benchwright.runner.plan import RunnerPlan
 
 if TYPE_CHECKING:  # runs.py is written by the store+report engineer; imported lazily to avoid cycles
     from benchwright.runs import CellResult, CostEstimate, RunRecord
+    from benchwright.spec import TargetSpec
 
 TargetStatus = Literal["creating", "ready", "failed", "deleted"]
 RunnerStatus = Literal["starting", "running", "succeeded", "failed"]
@@ -75,19 +77,22 @@ class MetricsWindow(_Model):
 
 
 # ---------------------------------------------------------------- target (template method)
-class Target(ABC):
+SpecT = TypeVar("SpecT", bound=BaseModel, default=BaseModel, covariant=True)
+
+
+class Target(ABC, Generic[SpecT]):
     """A database the benchmark runs against: created, polled, used, deleted.
 
+    ``spec`` is the spec's target section as its validated model (``benchwright.spec.targets``): a
+    target reads typed fields whose defaults and rules the spec owns, and checks nothing again.
     ``handle`` is the small dict of resource ids (instance id, pid, port ...) that goes into the run
     state so another process (a Lambda) can rebuild the target with ``Providers.target`` and delete it.
     """
 
     kind: str = "abstract"
 
-    def __init__(
-        self, settings: Mapping[str, Any], run_id: str, handle: Mapping[str, str] | None = None
-    ) -> None:
-        self.settings = dict(settings)  # the spec's target section (a plain dict)
+    def __init__(self, spec: SpecT, run_id: str, handle: Mapping[str, str] | None = None) -> None:
+        self.spec = spec
         self.run_id = run_id
         self.handle: dict[str, str] = dict(handle or {})
         self.create_seconds: float | None = None
@@ -244,15 +249,15 @@ class ArtifactStore(ABC):
         return pointer
 
 
-TargetFactory = Callable[[Mapping[str, Any], str, Mapping[str, str] | None], Target]
+TargetFactory = Callable[["TargetSpec", str, Mapping[str, str] | None], Target]
 
 
 @dataclass
 class Providers:
     """One of each provider; the orchestrator (local or Step Functions) picks the implementations.
 
-    ``target`` builds a Target from the spec's target section, the run id and (when rebuilding in a
-    later stage) the handle kept in the run state.
+    ``target`` builds a Target from the spec's target section (its model), the run id and (when
+    rebuilding in a later stage) the handle kept in the run state.
     """
 
     target: TargetFactory

@@ -652,13 +652,17 @@ class Hooks:
     def start_standin(self, backend: Any, ident: str, db_kwargs: dict[str, Any], group: Any = None) -> None:
         """A server of the engine on 127.0.0.1 with the parameter group's settings, and its metrics."""
         from benchwright.providers.local.servers import MariaDbServer, PostgresServer
+        from benchwright.spec import LocalTarget
 
         engine = str(db_kwargs.get("engine", "postgres"))
         cls = PostgresServer if "postgres" in engine else MariaDbServer
         settings: dict[str, Any] = {}
         if group is not None:
             settings = {k: v["ParameterValue"] for k, v in group.parameters.items() if "ParameterValue" in v}
-        server = cls({"settings": settings}, run_id=ident)
+        local = LocalTarget(
+            provider="local", engine="postgres" if cls is PostgresServer else "mysql", settings=settings
+        )
+        server = cls(local, run_id=ident)
         server.create()
         self.standins[ident] = server
         model = CreditModel(

@@ -34,7 +34,7 @@ from benchwright.spec.duration import (
     estimate_duration,
     phase_seconds,
 )
-from benchwright.spec.loading import load_spec, load_suite, parse_spec, parse_suite
+from benchwright.spec.loading import load_spec, load_suite, parse_spec, parse_suite, parse_target
 from benchwright.spec.matrix import FREE_FORM, Cell, expand_matrix, split_path
 from benchwright.spec.model import ZIP, BenchmarkSpec, SuiteSpec, is_zip, spec_dict
 from benchwright.spec.notify import NotifySpec, SlackSpec, ValidityPolicy
@@ -104,6 +104,7 @@ __all__ = [
     "load_suite",
     "parse_spec",
     "parse_suite",
+    "parse_target",
     "phase_seconds",
     "spec_dict",
     "split_path",

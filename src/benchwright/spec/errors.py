@@ -21,7 +21,8 @@ def _loc_path(loc: tuple[Any, ...]) -> str:
             parts[-1:] = [f"{parts[-1]}[{item}]"] if parts else [f"[{item}]"]
             continue
         # the discriminated union puts the provider tag in the location: target.rds.storage -> target.storage
-        if i > 0 and loc[i - 1] == "target" and item in PROVIDERS:
+        # (or leads it, when a target section is validated on its own: parse_target)
+        if item in PROVIDERS and (i == 0 or loc[i - 1] == "target"):
             continue
         if item.startswith("function-") or item in ("tagged-union[...]",):
             continue

@@ -9,13 +9,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 
 from benchwright.errors import SpecError
 from benchwright.spec.checks import check_workload
 from benchwright.spec.errors import from_validation
 from benchwright.spec.matrix import expand_matrix
 from benchwright.spec.model import BenchmarkSpec, SuiteSpec
+from benchwright.spec.targets import TargetSpec
+
+_TARGET: TypeAdapter[TargetSpec] = TypeAdapter(TargetSpec)
 
 
 def _read_yaml(path: str | Path) -> Any:
@@ -86,3 +89,11 @@ def load_suite(path: str | Path, files_root: Path | None = None) -> SuiteSpec:
     read from ``files_root`` (default: the spec's directory), nowhere else."""
     root = Path(files_root) if files_root is not None else Path(path).parent
     return parse_suite(_read_yaml(path), root)
+
+
+def parse_target(data: Any) -> TargetSpec:
+    """One ``target`` section on its own, as the provider's model (errors name ``target.FIELD``)."""
+    try:
+        return _TARGET.validate_python(data)
+    except ValidationError as exc:
+        raise from_validation(exc, "target") from None

@@ -42,8 +42,8 @@ class EndpointTarget(_TargetBase):
 
     provider: Literal["endpoint"]
     hosts: list[str] = Field(min_length=1)  # host:port, several for client-side spreading
-    database: str | None = None
-    user: str | None = None
+    database: str = Field(default="bench", min_length=1)  # SQL engines; Redis uses ``db``
+    user: str = Field(default="bench", min_length=1)
     password_env: str | None = None  # name of the environment variable, never the password
     tls: bool = False
     db: int = Field(default=0, ge=0)  # redis logical database
@@ -101,9 +101,9 @@ class RdsStorage(StrictModel):
         return self
 
 
-def _instance_class(prefix: str) -> Any:
+def _instance_class(prefix: str, *also: str) -> Any:
     def check(cls: Any, v: str) -> str:
-        if not re.match(rf"^{re.escape(prefix)}[a-z0-9-]+\.[a-z0-9]+$", v):
+        if v not in also and not re.match(rf"^{re.escape(prefix)}[a-z0-9-]+\.[a-z0-9]+$", v):
             raise ValueError(f"{v!r} is not an instance class of the form {prefix}FAMILY.SIZE")
         return v
 
@@ -161,7 +161,7 @@ class AuroraTarget(_TargetBase):
     database: str = "bench"
     username: str = "bench"
 
-    _ic = field_validator("instance_class")(_instance_class("db."))
+    _ic = field_validator("instance_class")(_instance_class("db.", "db.serverless"))
 
     @model_validator(mode="after")
     def _rules(self) -> AuroraTarget:
@@ -185,7 +185,9 @@ class ElastiCacheTarget(_TargetBase):
     availability_zone: str
     cluster_mode: bool = False
     shards: int = Field(default=1, ge=1, le=500)
-    tls: bool = True
+    # Off unless written: what every ElastiCache run so far used (the provider's default was False
+    # while this model said True); the model owns the default now.
+    tls: bool = False
 
     _nt = field_validator("node_type")(_instance_class("cache."))
 
@@ -238,6 +240,9 @@ class Ec2Volume(StrictModel):
         return self
 
 
+YUGABYTEDB_VERSION = "2024.2.0.0"  # the yugabytedb-3node template's release when ``version`` is unset
+
+
 class Ec2Target(_TargetBase):
     """Self-managed on EC2 from a user-data template (experiment 1's YugabyteDB, experiment 4's ARDB)."""
 
@@ -247,7 +252,7 @@ class Ec2Target(_TargetBase):
     volume: Ec2Volume | None = None  # None: the instance store (i3, m6id ...) or the root volume
     nodes: int = Field(default=1, ge=1, le=9)
     replication_factor: int = Field(default=1, ge=1, le=7)
-    version: str | None = None  # e.g. YugabyteDB 2024.2.0.0, Redis 7.2
+    version: str | None = None  # e.g. YugabyteDB 2024.2.0.0 (YUGABYTEDB_VERSION when unset)
     server: Literal["redis", "ardb", "valkey", "keydb"] | None = None  # redis-protocol template only
     availability_zones: list[str] | None = None  # one per node; None = spread over the VPC's AZs
     presplit: list[str] | None = None  # yugabytedb: SPLIT AT VALUES for usertable
@@ -288,6 +293,11 @@ class Ec2Target(_TargetBase):
                 f"availability_zones lists {len(self.availability_zones)} AZs for {self.nodes} nodes"
             )
         return self
+
+    @property
+    def yugabytedb_version(self) -> str:
+        """The YugabyteDB release the yugabytedb-3node template installs."""
+        return self.version or YUGABYTEDB_VERSION
 
 
 TargetSpec = Annotated[

@@ -15,7 +15,7 @@ from benchwright.errors import ProvisioningFailed, RunnerFailed, TargetNotReady,
 from benchwright.providers.base import MetricsWindow, Providers, Target
 from benchwright.results import MetricSeries, ResultDocument
 from benchwright.runs import combined_cost
-from benchwright.spec import BenchmarkSpec, cell_seconds, check_workload, spec_dict
+from benchwright.spec import BenchmarkSpec, cell_seconds, check_workload, parse_target, spec_dict
 from benchwright.stages import RunState, utcnow
 from benchwright.stages.plan import build_plan, fanout_start_at
 
@@ -35,7 +35,7 @@ def _spec(state: RunState) -> BenchmarkSpec:
 
 
 def _target(state: RunState, providers: Providers) -> Target:
-    return providers.target(state.spec["target"], state.run_id, state.target)
+    return providers.target(parse_target(state.spec["target"]), state.run_id, state.target)
 
 
 def _cell_key(state: RunState, providers: Providers) -> str:
@@ -60,7 +60,7 @@ def validate_spec(state: RunState, providers: Providers) -> RunState:
 
 def provision_target(state: RunState, providers: Providers) -> RunState:
     """Start creating the target; the handle goes into the state at once so teardown can find it."""
-    target = providers.target(state.spec["target"], state.run_id, None)
+    target = providers.target(parse_target(state.spec["target"]), state.run_id, None)
     try:
         handle = target.create()
     except BaseException as exc:  # incl. Ctrl-C mid-create: the handle is not in the state yet, delete here

@@ -13,6 +13,7 @@ from benchwright.providers.aws.common import Clients
 from benchwright.providers.aws.config import AwsSettings
 from benchwright.providers.aws.probe import Probe
 from benchwright.providers.base import Providers, Target
+from benchwright.spec import TargetSpec
 
 
 def make_sink(config: AwsSettings, clients: Clients) -> Any:
@@ -72,13 +73,12 @@ def aws_providers(
     config = config or AwsSettings.from_env()
     clients = clients or Clients(config)
 
-    def target(settings: Mapping[str, Any], run_id: str, handle: Mapping[str, str] | None) -> Target:
-        provider = str(settings.get("provider"))
-        if provider not in TARGETS:
+    def target(spec: TargetSpec, run_id: str, handle: Mapping[str, str] | None) -> Target:
+        if spec.provider not in TARGETS:
             raise SpecError(
-                "target.provider", f"{provider!r} cannot run on AWS (one of {', '.join(TARGETS)})"
+                "target.provider", f"{spec.provider!r} cannot run on AWS (one of {', '.join(TARGETS)})"
             )
-        return TARGETS[provider](settings, run_id, handle, clients=clients, config=config, probe=probe)
+        return TARGETS[spec.provider](spec, run_id, handle, clients=clients, config=config, probe=probe)
 
     artifacts = S3Artifacts(clients, config.results_bucket)
     return Providers(

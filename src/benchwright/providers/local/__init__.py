@@ -12,20 +12,20 @@ from typing import Any
 
 from benchwright.errors import SpecError
 from benchwright.providers.base import ArtifactStore, Notifier, PriceBook, Providers, ResultStore, Target
+from benchwright.spec import TargetSpec
 
 
-def local_target(settings: Mapping[str, Any], run_id: str, handle: Mapping[str, str] | None = None) -> Target:
+def local_target(spec: TargetSpec, run_id: str, handle: Mapping[str, str] | None = None) -> Target:
     """The Target for a ``local`` or ``endpoint`` spec target section."""
     from benchwright.providers.local.endpoint import EndpointTarget
     from benchwright.providers.local.servers import SERVERS
 
-    provider = settings.get("provider")
-    if provider == "endpoint":
-        return EndpointTarget(settings, run_id, handle)
-    if provider == "local":
-        return SERVERS[str(settings["engine"])](settings, run_id, handle)
+    if spec.provider == "endpoint":
+        return EndpointTarget(spec, run_id, handle)
+    if spec.provider == "local":
+        return SERVERS[spec.engine](spec, run_id, handle)
     raise SpecError(
-        "target.provider", f"{provider!r} targets need the AWS providers; locally use local | endpoint"
+        "target.provider", f"{spec.provider!r} targets need the AWS providers; locally use local | endpoint"
     )
 
 

@@ -13,16 +13,17 @@ from urllib.parse import quote
 
 from benchwright.errors import SpecError
 from benchwright.providers.base import Credentials, Target, TargetStatus
+from benchwright.spec import EndpointTarget as EndpointSpec
 
 
-class EndpointTarget(Target):
+class EndpointTarget(Target[EndpointSpec]):
     kind = "endpoint"
 
     def _create(self) -> dict[str, str]:
-        return {"endpoint": ",".join(self.settings["hosts"])}
+        return {"endpoint": ",".join(self.spec.hosts)}
 
     def _status(self) -> TargetStatus:
-        host, _, port = self.settings["hosts"][0].rpartition(":")
+        host, _, port = self.spec.hosts[0].rpartition(":")
         try:
             with socket.create_connection((host.strip("[]"), int(port)), timeout=2):
                 return "ready"
@@ -30,13 +31,13 @@ class EndpointTarget(Target):
             return "creating"
 
     def failure_reason(self) -> str:
-        return f"{self.settings['hosts'][0]}: not accepting connections"
+        return f"{self.spec.hosts[0]}: not accepting connections"
 
     def _delete(self) -> None:
         """Nothing to delete: we did not create it."""
 
     def credentials(self) -> Credentials:
-        name = self.settings.get("password_env")
+        name = self.spec.password_env
         if not name:
             return Credentials()
         if name not in os.environ:
@@ -44,13 +45,13 @@ class EndpointTarget(Target):
         return Credentials(password=os.environ[name])
 
     def connection_properties(self) -> dict[str, str]:
-        engine = self.settings["engine"]
-        hosts: list[str] = self.settings["hosts"]
-        user = quote(self.settings.get("user") or "bench", safe="")
-        database = self.settings.get("database") or "bench"
+        engine = self.spec.engine
+        hosts = self.spec.hosts
+        user = quote(self.spec.user, safe="")
+        database = self.spec.database
         if engine == "postgres":
             props = {"postgres.url": f"postgresql://{user}@{','.join(hosts)}/{database}"}
-            if self.settings.get("tls"):
+            if self.spec.tls:
                 props["postgres.url"] += "?sslmode=require"
             return props
         if engine == "mysql":
@@ -59,9 +60,9 @@ class EndpointTarget(Target):
         return {
             "redis.host": host,
             "redis.port": port,
-            "redis.db": str(self.settings.get("db", 0)),
-            "redis.tls": "true" if self.settings.get("tls") else "false",
+            "redis.db": str(self.spec.db),
+            "redis.tls": "true" if self.spec.tls else "false",
         }
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "endpoint", "engine": self.settings["engine"], "hosts": list(self.settings["hosts"])}
+        return {"kind": "endpoint", "engine": self.spec.engine, "hosts": list(self.spec.hosts)}

@@ -38,6 +38,7 @@ from benchwright.providers.local.server_os import (
     stop_process_tree,
     tool_errors,
 )
+from benchwright.spec import LocalTarget as LocalSpec
 
 USER = "bench"
 DATABASE = "bench"
@@ -49,7 +50,7 @@ def _setting_value(value: Any) -> str:
     return str(value)
 
 
-class LocalServer(Target):
+class LocalServer(Target[LocalSpec]):
     """Template for the three engines; subclasses say how to initialise, start and probe."""
 
     kind = "local"
@@ -58,8 +59,8 @@ class LocalServer(Target):
 
     # -------------------------------------------------------------- Target hooks
     def _create(self) -> dict[str, str]:
-        port = self.settings.get("port")
-        if port is not None and port_in_use(int(port)):
+        port = self.spec.port
+        if port is not None and port_in_use(port):
             raise ProvisioningFailed(f"127.0.0.1:{port}: port already in use (target.port)")
         port = int(port) if port is not None else free_port()
         base = Path(
@@ -130,7 +131,7 @@ class LocalServer(Target):
             raise ProvisioningFailed(f"{self.engine}: could not restart the server ({exc})") from None
         PROCESSES[proc.pid] = proc
         self.handle["pid"] = str(proc.pid)
-        deadline = time.monotonic() + float(self.settings.get("startup_timeout_s") or 60.0)
+        deadline = time.monotonic() + self.spec.startup_timeout_s
         while True:
             if self._process() is None:
                 raise ProvisioningFailed(self.failure_reason())
@@ -232,7 +233,7 @@ class LocalServer(Target):
             "kind": "local",
             "engine": self.engine,
             "port": self.handle.get("port"),
-            "settings": {k: str(v) for k, v in self.settings.get("settings", {}).items()},
+            "settings": {k: str(v) for k, v in self.spec.settings.items()},
         }
 
     # -------------------------------------------------------------- engine hooks
@@ -293,7 +294,7 @@ class PostgresServer(LocalServer):
         if result.returncode != 0:
             raise ProvisioningFailed(f"postgres: initdb failed: {tool_errors(result.stderr)}")
         lines = ["listen_addresses = '127.0.0.1'", f"port = {port}", f"unix_socket_directories = '{data}'"]
-        for key, value in self.settings.get("settings", {}).items():
+        for key, value in self.spec.settings.items():
             text = _setting_value(value).replace("'", "''")
             lines.append(f"{key} = '{text}'")
         with open(data / "postgresql.conf", "a") as conf:
@@ -332,9 +333,7 @@ class MariaDbServer(LocalServer):
             f"tmpdir = {base}",  # not $TMPDIR: the mysql user may not be able to write there
             "skip-name-resolve",
         ]
-        lines += [
-            f"{key} = {_setting_value(value)}" for key, value in self.settings.get("settings", {}).items()
-        ]
+        lines += [f"{key} = {_setting_value(value)}" for key, value in self.spec.settings.items()]
         (base / "my.cnf").write_text("\n".join(x for x in lines if x) + "\n")
         chown(base, user)
         install = shutil.which("mariadb-install-db") or shutil.which("mysql_install_db")
@@ -391,7 +390,7 @@ class RedisServer(LocalServer):
     def _initialise(self, base: Path, port: int, password: str, user: str | None) -> None:
         if shutil.which("redis-server") is None:
             raise ProvisioningFailed("redis: redis-server not found (scripts/local-servers install)")
-        settings = {"save": "", "appendonly": "no", **self.settings.get("settings", {})}
+        settings = {"save": "", "appendonly": "no", **self.spec.settings}
         lines = [
             "bind 127.0.0.1",
             f"port {port}",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from benchwright.providers.aws.targets.aurora import AuroraTarget
 from benchwright.providers.aws.targets.base import AwsTarget
 from benchwright.providers.aws.targets.ec2 import Ec2Target
@@ -10,7 +12,7 @@ from benchwright.providers.aws.targets.endpoint import EndpointTarget
 from benchwright.providers.aws.targets.memorydb import MemoryDbTarget
 from benchwright.providers.aws.targets.rds import RdsTarget
 
-TARGETS: dict[str, type[AwsTarget]] = {
+TARGETS: dict[str, type[AwsTarget[Any]]] = {
     "rds": RdsTarget,
     "aurora": AuroraTarget,
     "elasticache": ElastiCacheTarget,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchwright.errors import ProvisioningFailed, SpecError
+from benchwright.errors import ProvisioningFailed
 from benchwright.providers.aws.common import aws_call, ignore_not_found, is_not_found, tag_list
 from benchwright.providers.aws.targets.base import ServiceStatus
 from benchwright.providers.aws.targets.rds import (
@@ -17,19 +17,13 @@ from benchwright.providers.aws.targets.rds import (
     delete_parameter_group_later_ok,
     parameter_family,
 )
+from benchwright.spec import AuroraTarget as AuroraSpec
 
 ENGINES = {"postgres": ("aurora-postgresql", 5432), "mysql": ("aurora-mysql", 3306)}
 
 
-class AuroraTarget(ManagedSqlTarget):
+class AuroraTarget(ManagedSqlTarget[AuroraSpec]):
     kind = "aurora"
-
-    @property
-    def engine(self) -> str:
-        engine = str(self.setting("engine", "postgres"))
-        if engine not in ENGINES:
-            raise SpecError("target.engine", f"Aurora engine must be postgres or mysql, got {engine!r}")
-        return engine
 
     @property
     def default_port(self) -> int:  # type: ignore[override]
@@ -37,7 +31,7 @@ class AuroraTarget(ManagedSqlTarget):
 
     @property
     def instance_count(self) -> int:
-        return max(1, int(self.setting("instances", 1)))
+        return self.spec.instances
 
     def instance_name(self, index: int) -> str:
         return f"{self.name}-{index}"
@@ -46,34 +40,34 @@ class AuroraTarget(ManagedSqlTarget):
         rds = self.clients("rds")
         tags = tag_list(self.tags())
         aws_engine = ENGINES[self.engine][0]
-        serverless = self.setting("instance_class") == "db.serverless" or bool(self.setting("serverless_v2"))
+        # the spec ties db.serverless and serverless_v2 together: one implies the other
+        serverless = self.spec.serverless_v2
         handle = {"name": self.name, "engine": self.engine}
         cluster: dict[str, Any] = {
             "DBClusterIdentifier": self.name,
             "Engine": aws_engine,
-            "MasterUsername": str(self.setting("username", "bench")),
+            "EngineVersion": self.spec.engine_version,
+            "MasterUsername": self.spec.username,
             "ManageMasterUserPassword": True,
-            "DatabaseName": str(self.setting("database", "bench")),
+            "DatabaseName": self.spec.database,
             "DeletionProtection": False,
             "Tags": tags,
         }
-        if self.setting("storage_type") == "aurora-iopt1":  # "aurora" (standard) is the API default
+        if self.spec.storage_type == "aurora-iopt1":  # "aurora" (standard) is the API default
             cluster["StorageType"] = "aurora-iopt1"
-        if self.setting("engine_version"):
-            cluster["EngineVersion"] = str(self.setting("engine_version"))
-        if serverless:
+        if serverless is not None:
             cluster["ServerlessV2ScalingConfiguration"] = {
-                "MinCapacity": float(self.setting("serverless_v2.min_acu", 0.5)),
-                "MaxCapacity": float(self.setting("serverless_v2.max_acu", 16)),
+                "MinCapacity": serverless.min_acu,
+                "MaxCapacity": serverless.max_acu,
             }
         if self.config.db_subnet_group:
             cluster["DBSubnetGroupName"] = self.config.db_subnet_group
         if self.config.security_group_ids:
             cluster["VpcSecurityGroupIds"] = list(self.config.security_group_ids)
-        server_settings = dict(self.setting("settings", {}) or {})
+        server_settings = self.spec.settings
         if server_settings:
             group = self.name + "-cluster-params"
-            family = parameter_family(aws_engine, str(self.setting("engine_version", "")))
+            family = parameter_family(aws_engine, self.spec.engine_version)
             _create_ignoring_exists(
                 rds.create_db_cluster_parameter_group,
                 DBClusterParameterGroupName=group,
@@ -95,9 +89,7 @@ class AuroraTarget(ManagedSqlTarget):
             cluster["DBClusterParameterGroupName"] = group
             handle["cluster_parameter_group"] = self.handle["cluster_parameter_group"] = group
         _create_ignoring_exists(rds.create_db_cluster, what=f"aurora cluster {self.name}", **cluster)
-        instance_class = (
-            "db.serverless" if serverless else str(self.setting("instance_class", "db.r6g.large"))
-        )
+        instance_class = self.spec.instance_class  # db.serverless for serverless v2
         for index in range(self.instance_count):
             args: dict[str, Any] = {
                 "DBInstanceIdentifier": self.instance_name(index),
@@ -107,8 +99,8 @@ class AuroraTarget(ManagedSqlTarget):
                 "PubliclyAccessible": False,
                 "Tags": tags,
             }
-            if index == 0 and self.setting("availability_zone"):
-                args["AvailabilityZone"] = str(self.setting("availability_zone"))
+            if index == 0 and self.spec.availability_zone:
+                args["AvailabilityZone"] = self.spec.availability_zone
             _create_ignoring_exists(
                 rds.create_db_instance, what=f"aurora instance {args['DBInstanceIdentifier']}", **args
             )

@@ -14,20 +14,20 @@ from typing import Any
 from benchwright.providers.aws.common import Clients, lifecycle_tags, resource_name
 from benchwright.providers.aws.config import AwsSettings
 from benchwright.providers.aws.probe import Probe, tcp_probe
-from benchwright.providers.base import Target, TargetStatus
+from benchwright.providers.base import SpecT, Target, TargetStatus
 
 ServiceStatus = tuple[TargetStatus, str | None, int | None]  # (status, host, port)
 
 
-class AwsTarget(Target):
-    """Base of every AWS target; ``settings`` is the spec's target section as a plain dict."""
+class AwsTarget(Target[SpecT]):
+    """Base of every AWS target; ``spec`` is the spec's target section as its validated model."""
 
     kind = "aws"
     default_port = 0
 
     def __init__(
         self,
-        settings: Mapping[str, Any],
+        spec: SpecT,
         run_id: str,
         handle: Mapping[str, str] | None = None,
         *,
@@ -35,7 +35,7 @@ class AwsTarget(Target):
         config: AwsSettings,
         probe: Probe | None = None,
     ) -> None:
-        super().__init__(settings, run_id, handle)
+        super().__init__(spec, run_id, handle)
         self.clients = clients
         self.config = config
         self.probe = probe or tcp_probe(config.probe_timeout_s)
@@ -56,15 +56,6 @@ class AwsTarget(Target):
 
     def tags(self) -> dict[str, str]:
         return lifecycle_tags(self.config, self.run_id)
-
-    def setting(self, key: str, default: Any = None) -> Any:
-        """A value of the target section; dotted keys reach into nested dicts (``storage.iops``)."""
-        node: Any = self.settings
-        for part in key.split("."):
-            if not isinstance(node, Mapping) or part not in node:
-                return default
-            node = node[part]
-        return default if node is None else node
 
     # readiness ----------------------------------------------------------------------------
     def _status(self) -> TargetStatus:
@@ -92,8 +83,9 @@ class AwsTarget(Target):
     def describe(self) -> dict[str, Any]:
         facts: dict[str, Any] = {"kind": self.kind, "name": self.name}
         for key in ("engine", "engine_version", "instance_class", "node_type", "availability_zone"):
-            if self.setting(key) is not None:
-                facts[key] = self.setting(key)
+            value = getattr(self.spec, key, None)  # the fields this provider's model has
+            if value is not None:
+                facts[key] = value
         if "availability_zone" in self.handle:
             facts["availability_zone"] = self.handle["availability_zone"]
         return facts

@@ -16,11 +16,14 @@ from benchwright.errors import ProvisioningFailed, SpecError
 from benchwright.providers.aws.common import aws_call, ignore_not_found, tag_list
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
 from benchwright.providers.aws.targets.elasticache import redis_connection
+from benchwright.spec import Ec2Target as Ec2Spec
 
-TEMPLATES = {
-    "yugabytedb-3node": ("yugabytedb_3node.sh", 3, 5433),
-    "redis-protocol": ("redis_protocol.sh", 1, 6379),
+TEMPLATES = {  # template -> (user-data file, port); the spec owns the node counts
+    "yugabytedb-3node": ("yugabytedb_3node.sh", 5433),
+    "redis-protocol": ("redis_protocol.sh", 6379),
 }
+YUGABYTEDB_BUILD = "b145"  # the build of Ec2Spec.yugabytedb_version's release
+YSQL_USER = YSQL_DATABASE = "yugabyte"  # what a fresh YugabyteDB cluster has
 # What a template's user-data downloads from outside AWS at boot (YugabyteDB's release tarball, a
 # git clone): impossible in a stage without a route to the internet (network.egress: endpoints).
 NEEDS_INTERNET = {"yugabytedb-3node": "downloads.yugabyte.com", "keydb": "github.com", "ardb": "github.com"}
@@ -55,19 +58,16 @@ def render_user_data(template: str, values: dict[str, str]) -> str:
         raise SpecError(f"target.template_values.{exc.args[0]}", f"missing for template {template}") from exc
 
 
-class Ec2Target(AwsTarget):
+class Ec2Target(AwsTarget[Ec2Spec]):
     kind = "ec2"
 
     @property
     def template(self) -> str:
-        name = str(self.setting("template", "redis-protocol"))
-        if name not in TEMPLATES:
-            raise SpecError("target.template", f"one of {sorted(TEMPLATES)}, got {name!r}")
-        return name
+        return self.spec.template
 
     @property
     def default_port(self) -> int:  # type: ignore[override]
-        return int(self.setting("port", TEMPLATES[self.template][2]))
+        return TEMPLATES[self.template][1]
 
     def _subnets(self, count: int) -> list[dict[str, Any]]:
         """``count`` subnets in distinct AZs (or the named AZ for a single node)."""
@@ -77,9 +77,7 @@ class Ec2Target(AwsTarget):
         subnets = aws_call("ec2 describe_subnets", ec2.describe_subnets, SubnetIds=self.config.subnet_ids)[
             "Subnets"
         ]
-        wanted = self.setting("availability_zones") or (
-            [self.setting("availability_zone")] if self.setting("availability_zone") else []
-        )
+        wanted = self.spec.availability_zones or []
         chosen: list[dict[str, Any]] = []
         seen: set[str] = set()
         for az in wanted:
@@ -101,29 +99,31 @@ class Ec2Target(AwsTarget):
         return chosen[:count]
 
     def _block_devices(self) -> list[dict[str, Any]]:
-        if not self.setting("volume"):
+        volume = self.spec.volume
+        if volume is None:
             return []
         ebs: dict[str, Any] = {
-            "VolumeSize": int(self.setting("volume.size_gb", 100)),
-            "VolumeType": str(self.setting("volume.type", "gp3")),
+            "VolumeSize": volume.size_gb,
+            "VolumeType": volume.type,
             "DeleteOnTermination": True,
         }
-        if self.setting("volume.iops"):
-            ebs["Iops"] = int(self.setting("volume.iops"))
+        if volume.iops:
+            ebs["Iops"] = volume.iops
         return [{"DeviceName": "/dev/sdf", "Ebs": ebs}]
 
     def _template_values(self, ips: list[str], index: int) -> dict[str, str]:
         """Values for the template; the spec's ``settings`` become server flags."""
-        settings = sorted((self.setting("settings", {}) or {}).items())
-        packages, install, start = SERVERS[str(self.setting("server") or "redis")]
+        settings = sorted(self.spec.settings.items())
+        # the spec sets server for redis-protocol; yugabytedb-3node's template uses none of these
+        packages, install, start = SERVERS[self.spec.server or "redis"]
         if settings and "ardb" not in start:
             start += " " + " ".join(f"--{k} {v}" for k, v in settings)
         return {
             "node_ip": ips[index],
             "master_addresses": ",".join(f"{ip}:7100" for ip in ips),
-            "replication_factor": str(self.setting("replication_factor", 3)),
-            "yb_version": str(self.setting("version") or "2024.2.0.0"),
-            "yb_build": str(self.setting("build", "b145")),
+            "replication_factor": str(self.spec.replication_factor),
+            "yb_version": self.spec.yugabytedb_version,
+            "yb_build": YUGABYTEDB_BUILD,
             "master_flags": "",
             "tserver_flags": " ".join(f"--{k}={v}" for k, v in settings),
             "port": str(self.default_port),
@@ -138,7 +138,7 @@ class Ec2Target(AwsTarget):
         endpoint reaches; downloads from elsewhere do not)."""
         if self.config.egress != "endpoints":
             return
-        for what in (self.template, str(self.setting("server") or "redis")):
+        for what in (self.template, self.spec.server):
             if what in NEEDS_INTERNET:
                 raise SpecError(
                     "target.template" if what == self.template else "target.server",
@@ -149,7 +149,7 @@ class Ec2Target(AwsTarget):
     def _create(self) -> dict[str, str]:
         self._check_egress()
         ec2 = self.clients("ec2")
-        nodes = int(self.setting("nodes", TEMPLATES[self.template][1]))
+        nodes = self.spec.nodes
         subnets = self._subnets(nodes)
         tags = tag_list(self.tags() | {"Name": self.name})
         ami = self.config.runner_ami
@@ -173,7 +173,7 @@ class Ec2Target(AwsTarget):
             user_data = render_user_data(self.template, self._template_values(ips, index))
             args: dict[str, Any] = {
                 "ImageId": str(ami),
-                "InstanceType": str(self.setting("instance_type", "m6i.large")),
+                "InstanceType": self.spec.instance_type,
                 "MinCount": 1,
                 "MaxCount": 1,
                 "UserData": user_data,  # boto3 base64-encodes it
@@ -231,10 +231,9 @@ class Ec2Target(AwsTarget):
         ips = [ip for ip in self.handle.get("ips", "").split(",") if ip]
         port = self.default_port
         if self.template == "yugabytedb-3node":
-            user = str(self.setting("username", "yugabyte"))
             hosts = ",".join(f"{ip}:{port}" for ip in ips)  # client-side load spreading over all nodes
-            props = {"postgres.url": f"postgresql://{user}@{hosts}/{self.setting('database', 'yugabyte')}"}
-            return props | presplit_properties(self.setting("presplit"))
+            props = {"postgres.url": f"postgresql://{YSQL_USER}@{hosts}/{YSQL_DATABASE}"}
+            return props | presplit_properties(self.spec.presplit)
         return redis_connection(ips[0] if ips else "", port, False)
 
     def metric_dimensions(self) -> list[tuple[str, dict[str, str]]]:
@@ -251,7 +250,7 @@ class Ec2Target(AwsTarget):
             delete_eni_later_ok(ec2, eni)
 
 
-def presplit_properties(values: Any) -> dict[str, str]:
+def presplit_properties(values: list[str] | None) -> dict[str, str]:
     """``presplit`` as the postgres driver's DDL hooks: YSQL splits a table only at values of a
     range-sharded key, so the key becomes ``ASC`` and CREATE TABLE gets ``SPLIT AT VALUES``; the
     YCSB load then writes into tablets already spread over the three nodes (experiment 1)."""

@@ -8,6 +8,7 @@ from typing import Any
 from benchwright.errors import ProvisioningFailed, SpecError
 from benchwright.providers.aws.common import aws_call, ignore_not_found, is_not_found, tag_list
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
+from benchwright.spec import ElastiCacheTarget as ElastiCacheSpec
 
 
 def az_name(clients: Any, az: str) -> str:
@@ -26,30 +27,25 @@ def redis_connection(host: str, port: int, tls: bool) -> dict[str, str]:
     return {"redis.host": host, "redis.port": str(port), "redis.tls": "true" if tls else "false"}
 
 
-class ElastiCacheTarget(AwsTarget):
+class ElastiCacheTarget(AwsTarget[ElastiCacheSpec]):
     kind = "elasticache"
     default_port = 6379
 
     def _create(self) -> dict[str, str]:
         client = self.clients("elasticache")
-        replicas = int(self.setting("replicas", 0))
-        az = self.setting("availability_zone")
-        azs = [az_name(self.clients, str(az))] * (replicas + 1) if az else None
-        engine = str(self.setting("cache_engine", "redis"))
+        replicas = self.spec.replicas
         args: dict[str, Any] = {
             "ReplicationGroupId": self.name,
             "ReplicationGroupDescription": f"benchwright {self.run_id}",
-            "Engine": engine,
-            "CacheNodeType": str(self.setting("node_type", "cache.r7g.large")),
+            "Engine": self.spec.cache_engine,
+            "EngineVersion": self.spec.engine_version,
+            "CacheNodeType": self.spec.node_type,
             "NumCacheClusters": replicas + 1,
             "AutomaticFailoverEnabled": replicas > 0,
-            "TransitEncryptionEnabled": bool(self.setting("tls", False)),
+            "TransitEncryptionEnabled": self.spec.tls,
+            "PreferredCacheClusterAZs": [az_name(self.clients, self.spec.availability_zone)] * (replicas + 1),
             "Tags": tag_list(self.tags()),
         }
-        if self.setting("engine_version"):
-            args["EngineVersion"] = str(self.setting("engine_version"))
-        if azs:
-            args["PreferredCacheClusterAZs"] = [str(az) for az in azs]
         if self.config.cache_subnet_group:
             args["CacheSubnetGroupName"] = self.config.cache_subnet_group
         if self.config.security_group_ids:
@@ -89,7 +85,7 @@ class ElastiCacheTarget(AwsTarget):
 
     def connection_properties(self) -> dict[str, str]:
         host, port = self.endpoint()
-        return redis_connection(host, port, bool(self.setting("tls", False)))
+        return redis_connection(host, port, self.spec.tls)
 
     def metric_dimensions(self) -> list[tuple[str, dict[str, str]]]:
         return [

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
 from benchwright.providers.aws.targets.elasticache import redis_connection
+from benchwright.spec import EndpointTarget as EndpointSpec
 
 
-class EndpointTarget(AwsTarget):
+class EndpointTarget(AwsTarget[EndpointSpec]):
     kind = "endpoint"
 
     def _create(self) -> dict[str, str]:
@@ -19,8 +20,8 @@ class EndpointTarget(AwsTarget):
 
     def _hosts(self) -> list[tuple[str, int]]:
         out = []
-        for item in self.setting("hosts", []) or []:
-            host, _, port = str(item).rpartition(":")
+        for item in self.spec.hosts:  # host:port, checked by the spec
+            host, _, port = item.rpartition(":")
             out.append((host, int(port)))
         return out
 
@@ -33,14 +34,13 @@ class EndpointTarget(AwsTarget):
 
     def connection_properties(self) -> dict[str, str]:
         hosts = self._hosts()
-        engine = str(self.setting("engine", "postgres"))
+        engine = self.spec.engine
         if engine == "redis":
             host, port = hosts[0]
-            props = redis_connection(host, port, bool(self.setting("tls", False)))
-            props["redis.db"] = str(self.setting("db", 0))
+            props = redis_connection(host, port, self.spec.tls)
+            props["redis.db"] = str(self.spec.db)
             return props
-        user = str(self.setting("user") or "bench")
-        database = str(self.setting("database") or "bench")
+        user, database = self.spec.user, self.spec.database
         joined = ",".join(f"{h}:{p}" for h, p in hosts)
         if engine == "mysql":
             return {"mysql.url": f"mysql://{user}@{joined}/{database}"}

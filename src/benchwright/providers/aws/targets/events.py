@@ -66,7 +66,7 @@ def _aurora_failover(t: AwsTarget, to: Mapping[str, Any]) -> str:
 
 
 def _aurora_instances(t: AwsTarget) -> list[str]:
-    count = int(t.handle.get("instances") or t.setting("instances", 1))
+    count = int(t.handle.get("instances") or t.instance_count)  # type: ignore[attr-defined]
     return [t.instance_name(i) for i in range(count)]  # type: ignore[attr-defined]
 
 

@@ -8,9 +8,12 @@ from benchwright.errors import ProvisioningFailed
 from benchwright.providers.aws.common import aws_call, ignore_not_found, is_not_found, tag_list
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
 from benchwright.providers.aws.targets.elasticache import redis_connection
+from benchwright.spec import MemoryDbTarget as MemoryDbSpec
+
+ACL_NAME = "open-access"  # MemoryDB's built-in ACL: the default user, no password
 
 
-class MemoryDbTarget(AwsTarget):
+class MemoryDbTarget(AwsTarget[MemoryDbSpec]):
     kind = "memorydb"
     default_port = 6379
 
@@ -18,17 +21,15 @@ class MemoryDbTarget(AwsTarget):
         client = self.clients("memorydb")
         args: dict[str, Any] = {
             "ClusterName": self.name,
-            "NodeType": str(self.setting("node_type", "db.r7g.large")),
-            "ACLName": str(self.setting("acl", "open-access")),
-            "NumShards": int(self.setting("shards", 1)),
-            "NumReplicasPerShard": int(self.setting("replicas_per_shard", 1)),
-            "TLSEnabled": bool(self.setting("tls", True)),
+            "Engine": self.spec.cache_engine,
+            "EngineVersion": self.spec.engine_version,
+            "NodeType": self.spec.node_type,
+            "ACLName": ACL_NAME,
+            "NumShards": self.spec.shards,
+            "NumReplicasPerShard": self.spec.replicas_per_shard,
+            "TLSEnabled": self.spec.tls,
             "Tags": tag_list(self.tags()),
         }
-        if self.setting("cache_engine"):
-            args["Engine"] = str(self.setting("cache_engine"))
-        if self.setting("engine_version"):
-            args["EngineVersion"] = str(self.setting("engine_version"))
         if self.config.memorydb_subnet_group:
             args["SubnetGroupName"] = self.config.memorydb_subnet_group
         if self.config.security_group_ids:
@@ -62,7 +63,7 @@ class MemoryDbTarget(AwsTarget):
 
     def connection_properties(self) -> dict[str, str]:
         host, port = self.endpoint()
-        return redis_connection(host, port, bool(self.setting("tls", True)))
+        return redis_connection(host, port, self.spec.tls)
 
     def metric_dimensions(self) -> list[tuple[str, dict[str, str]]]:
         return [("AWS/MemoryDB", {"ClusterName": self.name})]

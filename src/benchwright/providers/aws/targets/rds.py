@@ -6,12 +6,14 @@ never see it; the runner gets the secret ARN and resolves it itself.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
-from benchwright.errors import ProvisioningFailed, RetryableProvisioningError, SpecError
+from benchwright.errors import ProvisioningFailed, RetryableProvisioningError
 from benchwright.providers.aws.common import aws_call, ignore_not_found, is_not_found, tag_list
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
 from benchwright.providers.base import Credentials
+from benchwright.spec import AuroraTarget as AuroraSpec
+from benchwright.spec import RdsTarget as RdsSpec
 
 ENGINES = {"postgres": ("postgres", 5432), "mysql": ("mysql", 3306)}
 FAILED_STATES = {
@@ -23,7 +25,6 @@ FAILED_STATES = {
     "inaccessible-encryption-credentials",
     "restore-error",
 }
-STORAGE_TYPES = {"standard", "magnetic", "gp2", "gp3", "io1", "io2"}
 
 
 def parameter_family(engine: str, version: str) -> str:
@@ -45,23 +46,20 @@ def sql_connection(engine: str, user: str, host: str, port: int, database: str) 
     return {"postgres.url": f"postgresql://{user}@{host}:{port}/{database}"}
 
 
-class ManagedSqlTarget(AwsTarget):
+SqlSpecT = TypeVar("SqlSpecT", bound=RdsSpec | AuroraSpec)
+
+
+class ManagedSqlTarget(AwsTarget[SqlSpecT]):
     """What RDS instances and Aurora clusters share: a SQL endpoint and an RDS-managed secret."""
 
     @property
     def engine(self) -> str:
-        """postgres | mysql: each subclass reads and checks it from its settings."""
-        raise NotImplementedError
+        """postgres | mysql (the spec allows no other engine for these providers)."""
+        return self.spec.engine
 
     def connection_properties(self) -> dict[str, str]:
         host, port = self.endpoint()
-        return sql_connection(
-            self.engine,
-            str(self.setting("username", "bench")),
-            host,
-            port,
-            str(self.setting("database", "bench")),
-        )
+        return sql_connection(self.engine, self.spec.username, host, port, self.spec.database)
 
     def credentials(self) -> Credentials:
         if "secret_arn" not in self.handle:
@@ -69,15 +67,8 @@ class ManagedSqlTarget(AwsTarget):
         return Credentials(secret_arn=self.handle.get("secret_arn"))
 
 
-class RdsTarget(ManagedSqlTarget):
+class RdsTarget(ManagedSqlTarget[RdsSpec]):
     kind = "rds"
-
-    @property
-    def engine(self) -> str:
-        engine = str(self.setting("engine", "postgres"))
-        if engine not in ENGINES:
-            raise SpecError("target.engine", f"RDS engine must be postgres or mysql, got {engine!r}")
-        return engine
 
     @property
     def default_port(self) -> int:  # type: ignore[override]
@@ -85,11 +76,11 @@ class RdsTarget(ManagedSqlTarget):
 
     # create ---------------------------------------------------------------------------------
     def _parameter_group(self, rds: Any, tags: dict[str, str]) -> str | None:
-        settings: dict[str, Any] = dict(self.setting("settings", {}) or {})
+        settings = self.spec.settings
         if not settings:
             return None
         name = self.name + "-params"
-        family = parameter_family(self.engine, str(self.setting("engine_version", "")))
+        family = parameter_family(self.engine, self.spec.engine_version)
         what = f"rds parameter group {name}"
         try:
             aws_call(
@@ -114,20 +105,17 @@ class RdsTarget(ManagedSqlTarget):
         return name
 
     def _storage_args(self) -> dict[str, Any]:
-        kind = str(self.setting("storage.type", "gp3"))
-        if kind not in STORAGE_TYPES:
-            raise SpecError("target.storage.type", f"one of {sorted(STORAGE_TYPES)}, got {kind!r}")
+        """The storage arguments; the spec's RdsStorage has already checked type, size and IOPS."""
+        storage = self.spec.storage
+        kind = storage.type
         args: dict[str, Any] = {
             "StorageType": "standard" if kind == "magnetic" else kind,
-            "AllocatedStorage": int(self.setting("storage.size_gb", 100)),
+            "AllocatedStorage": storage.size_gb,
         }
-        iops = self.setting("storage.iops")
-        if kind in {"io1", "io2"} and not iops:
-            raise SpecError("target.storage.iops", f"{kind} storage needs provisioned IOPS")
-        if iops and kind in {"io1", "io2", "gp3"}:
-            args["Iops"] = int(iops)
-        if self.setting("storage.throughput_mbps") and kind == "gp3":
-            args["StorageThroughput"] = int(self.setting("storage.throughput_mbps"))
+        if storage.iops and kind in {"io1", "io2", "gp3"}:
+            args["Iops"] = storage.iops
+        if storage.throughput_mbps and kind == "gp3":
+            args["StorageThroughput"] = storage.throughput_mbps
         return args
 
     def _create(self) -> dict[str, str]:
@@ -140,11 +128,12 @@ class RdsTarget(ManagedSqlTarget):
         args: dict[str, Any] = {
             "DBInstanceIdentifier": name,
             "Engine": self.engine,
-            "DBInstanceClass": str(self.setting("instance_class", "db.m6i.large")),
-            "MasterUsername": str(self.setting("username", "bench")),
+            "DBInstanceClass": self.spec.instance_class,
+            "MasterUsername": self.spec.username,
             "ManageMasterUserPassword": True,
-            "DBName": str(self.setting("database", "bench")),
-            "MultiAZ": bool(self.setting("multi_az", False)),
+            "DBName": self.spec.database,
+            "MultiAZ": self.spec.multi_az,
+            "EngineVersion": self.spec.engine_version,
             "PubliclyAccessible": False,
             "BackupRetentionPeriod": 0,
             "DeletionProtection": False,
@@ -152,12 +141,10 @@ class RdsTarget(ManagedSqlTarget):
             "Tags": tag_list(tags),
             **self._storage_args(),
         }
-        if self.setting("engine_version"):
-            args["EngineVersion"] = str(self.setting("engine_version"))
         if group:
             args["DBParameterGroupName"] = group
-        if self.setting("availability_zone") and not args["MultiAZ"]:
-            args["AvailabilityZone"] = str(self.setting("availability_zone"))
+        if self.spec.availability_zone:  # the spec refuses it together with multi_az
+            args["AvailabilityZone"] = self.spec.availability_zone
         if self.config.db_subnet_group:
             args["DBSubnetGroupName"] = self.config.db_subnet_group
         if self.config.security_group_ids:
