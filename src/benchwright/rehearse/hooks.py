@@ -51,7 +51,10 @@ def _no_auth_redis() -> Any:
 
 
 def NoAuthRedis(settings: dict[str, Any], run_id: str) -> Any:
-    return _no_auth_redis()(settings, run_id=run_id)
+    """``settings``: the Redis server settings (the target section's ``settings``)."""
+    from benchwright.spec import LocalTarget
+
+    return _no_auth_redis()(LocalTarget(provider="local", engine="redis", settings=settings), run_id=run_id)
 
 
 def docker_run_of(script: str) -> tuple[str, list[str], dict[str, str]] | None:
@@ -465,7 +468,7 @@ class Hooks:
         self._patch(ElastiCacheBackend, "delete_replication_group", patched_delete)
 
     def start_redis(self, ident: str, node_type: str) -> Any:
-        server = NoAuthRedis({"settings": {}}, run_id=ident)
+        server = NoAuthRedis({}, run_id=ident)
         server.create()
         self.standins[ident] = server
         model = CreditModel(instance_class=node_type, storage_type="memory", size_gb=0)
