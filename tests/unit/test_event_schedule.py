@@ -18,6 +18,7 @@ from benchwright.experiments.schedule import (
 )
 from benchwright.providers.base import Credentials, Providers, RunnerHandle, Target, TargetStatus
 from benchwright.results import RunnerOutput
+from benchwright.spec import TargetSpec
 from benchwright.stages import RunState
 
 T0 = datetime(2026, 11, 24, 4, 0, 0, tzinfo=UTC)  # the measured phase's start, as the runner wrote it
@@ -80,10 +81,18 @@ class Launcher:
 class World:
     launcher: Launcher = field(default_factory=Launcher)
 
-    def target(
-        self, settings: Mapping[str, Any], run_id: str, handle: Mapping[str, str] | None = None
-    ) -> Target:
-        return RecordingTarget(settings, run_id, dict(handle or {}))
+    def target(self, spec: TargetSpec, run_id: str, handle: Mapping[str, str] | None = None) -> Target:
+        assert spec.provider == "rds"  # the section arrives as its model
+        return RecordingTarget(spec, run_id, dict(handle or {}))
+
+
+RDS_TARGET = {  # a valid target section: the provider gets it as its model (spec.parse_target)
+    "provider": "rds",
+    "engine": "postgres",
+    "engine_version": "16.4",
+    "instance_class": "db.m6i.large",
+    "storage": {"type": "gp3", "size_gb": 100},
+}
 
 
 def state(events: list[dict[str, Any]], runners: int = 1) -> RunState:
@@ -92,7 +101,7 @@ def state(events: list[dict[str, Any]], runners: int = 1) -> RunState:
     return RunState(
         run_id="r",
         spec_name="s",
-        spec={"target": {"provider": "rds"}, "events": events},
+        spec={"target": RDS_TARGET, "events": events},
         target={"id": "db", "pid": "100"},
         runners=[
             RunnerHandle(id=f"task-{i}", runner_index=i, result_pointer=f"s3://b/{i}") for i in range(runners)
