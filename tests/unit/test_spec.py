@@ -536,3 +536,15 @@ def test_round_trip_keeps_written_and_switched_off_phases() -> None:
         workload={"name": "redis-bench", "phases": {"load": {"properties": {"redisbench.tests": "set"}}}}
     )
     assert enabled_phases(parse_spec(ok)) == ["load", "run"]
+
+
+def test_default_phases_are_explicit_in_the_model() -> None:
+    """An unwritten load / run is the workload's default; a written one (even ``load: null``) is not."""
+    from benchwright.spec import Phases
+
+    unwritten = Phases()
+    assert unwritten.is_default("load") and unwritten.is_default("run")
+    assert not unwritten.is_default("warmup")  # warmup has no default: absent means none
+    written = Phases.model_validate({"load": None, "run": {"threads": 2}})
+    assert not written.is_default("load") and not written.is_default("run")
+    assert "load" not in unwritten.model_dump() and written.model_dump()["load"] is None

@@ -11,6 +11,7 @@ from typing import Any
 from benchwright.errors import CapabilityError, SpecError
 from benchwright.spec._base import Scalar
 from benchwright.spec.model import BenchmarkSpec
+from benchwright.spec.workload import DEFAULTED, PHASE_NAMES
 
 
 def str_props(values: dict[str, Scalar]) -> dict[str, str]:
@@ -22,13 +23,13 @@ def enabled_phases(spec: BenchmarkSpec) -> list[str]:
     from benchwright.runner.workloads.base import workload_class
 
     supported = workload_class(spec.workload.name).phases
-    written = spec.workload.phases.model_fields_set
+    phases = spec.workload.phases
     out: list[str] = []
-    for name in ("load", "warmup", "run"):
-        p = getattr(spec.workload.phases, name)
+    for name in PHASE_NAMES:
+        p = getattr(phases, name)
         if p is None or not p.enabled:
             continue
-        if name != "warmup" and name not in written and name not in supported:
+        if phases.is_default(name) and name not in supported:
             continue
         out.append(name)
     return out
@@ -85,7 +86,7 @@ def _check_known(spec: BenchmarkSpec, prefix: str) -> None:
     from benchwright.runner.workloads.known_keys import check_known_keys
 
     sources = [("workload.properties", str_props(spec.workload.properties))]
-    for name in ("load", "warmup", "run"):
+    for name in PHASE_NAMES:
         p = getattr(spec.workload.phases, name)
         if p is not None:
             sources.append((f"workload.phases.{name}.properties", str_props(p.properties)))
@@ -112,7 +113,9 @@ def check_workload(spec: BenchmarkSpec, prefix: str = "") -> list[str]:
         check_capability(spec.workload.name, spec.target.engine)
     except CapabilityError as exc:
         raise CapabilityError(q("target.engine"), exc.detail) from None
-    for phase in spec.workload.phases.model_fields_set & {"load", "run"}:
+    for phase in DEFAULTED:
+        if spec.workload.phases.is_default(phase):
+            continue  # a default phase runs only if the workload has it: nothing to refuse
         p = getattr(spec.workload.phases, phase)
         if p is not None and p.enabled and phase not in (*cls.phases, *cls.optional_phases):
             raise SpecError(q(f"workload.phases.{phase}"), f"workload {cls.name!r} has no {phase} phase")

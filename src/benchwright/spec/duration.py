@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from benchwright.spec.checks import enabled_phases, str_props, workload_properties
 from benchwright.spec.model import BenchmarkSpec
+from benchwright.spec.workload import PHASE_NAMES
 
 PROVISION_S = {
     "local": 5.0,
@@ -61,7 +62,7 @@ def _float(v: str | None) -> float | None:
 
 def cell_seconds(spec: BenchmarkSpec) -> float:
     provider = spec.target.provider
-    phases = sum(phase_seconds(spec, ph) for ph in ("load", "warmup", "run"))
+    phases = sum(phase_seconds(spec, ph) for ph in PHASE_NAMES)
     return PROVISION_S[provider] + phases + TEARDOWN_S[provider] + 3.0  # runner start, judge, store
 
 

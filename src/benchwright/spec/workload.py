@@ -31,6 +31,10 @@ class PhaseSpec(StrictModel):
     properties: dict[str, Scalar] = Field(default_factory=dict)  # overrides for this phase only
 
 
+PHASE_NAMES = ("load", "warmup", "run")  # in the order they run
+DEFAULTED = ("load", "run")  # present unless written otherwise: "the workload's default"
+
+
 class Phases(StrictModel):
     """The phases. An unwritten load / run is "the workload's default": it runs only if the workload
     has that phase, whereas a written one must exist (``load: null`` switches it off)."""
@@ -45,10 +49,15 @@ class Phases(StrictModel):
         # state) re-validates to the same spec: written out, a default load phase would be rejected
         # by a workload without one (redis-bench, sql).
         data: dict[str, Any] = handler(self)
-        for name in ("load", "run"):
-            if name not in self.model_fields_set:
+        for name in DEFAULTED:
+            if self.is_default(name):
                 data.pop(name, None)
         return data
+
+    def is_default(self, name: str) -> bool:
+        """An unwritten load / run: it runs only if the workload has that phase (``enabled_phases``),
+        is not checked against the workload, and is left out of every dump."""
+        return name in DEFAULTED and name not in self.model_fields_set
 
     @model_validator(mode="after")
     def _rules(self) -> Phases:
