@@ -63,16 +63,9 @@ def test_resolver_and_dependency_order() -> None:
     ("target", "field"),
     [
         ({"provider": "local", "engine": "postgres"}, "runner.platform"),  # the spec's own check first
-        (
-            {
-                "provider": "rds",
-                "engine": "postgres",
-                "engine_version": "16.4",
-                "instance_class": "db.m6i.large",
-                "storage": {"type": "gp3", "size_gb": 100},
-                "availability_zone": "eu-west-1a",
-            },
-            "target.availability_zone",
+        (  # MemoryDB always uses TLS; the Redis stand-in has none
+            {"provider": "memorydb", "engine": "redis", "engine_version": "7.1", "node_type": "db.r7g.large"},
+            "target.provider",
         ),
     ],
 )
@@ -112,3 +105,48 @@ def test_an_ec2_runner_s_user_data_is_run_as_its_docker_run_line() -> None:
     assert command == ["--plan", "s3://b/p.json", "--out", "s3://b/r.json"]
     assert env["BENCHWRIGHT_DB_SECRET_ARN"].endswith(":secret:x") and env["AWS_REGION"] == "us-east-1"
     assert docker_run_of("#!/bin/bash\necho no runner here\n") is None
+
+
+def test_a_rehearsal_deploys_in_the_spec_s_region_and_one_region_only() -> None:
+    """exp2 pins eu-west-1a: it is rehearsed in eu-west-1 (the stack synthesized for that region), as
+    ``validate`` prices it; a suite whose targets are in two regions is refused, naming the zone."""
+    from benchwright.errors import SpecError
+    from benchwright.rehearse.prepare import check_cloud
+    from benchwright.rehearse.stack import stage_settings
+    from benchwright.spec import SuiteSpec, load_suite
+
+    root = Path(__file__).resolve().parents[2]
+    suite = load_suite(root / "examples" / "exp2-elasticache-ycsb.aws.yaml")
+    assert check_cloud(suite) == "eu-west-1"
+    assert stage_settings(None, "eu-west-1")["availability_zones"] == ["eu-west-1a", "eu-west-1b"]
+    other = suite.benchmarks[1].model_copy(deep=True)
+    other.target.availability_zone = "us-west-2a"  # type: ignore[union-attr]
+    two = SuiteSpec(suite="two", benchmarks=[suite.benchmarks[0], other])
+    with pytest.raises(SpecError) as err:
+        check_cloud(two)
+    assert "benchmarks[1].target.availability_zone" in str(err.value) and "us-west-2" in str(err.value)
+
+
+def test_yugabyte_and_ardb_user_data_start_stand_ins_of_another_engine_at_the_template_s_port() -> None:
+    """Contract with providers/aws/targets/ec2.py: the rehearsal reads the node addresses and port
+    from the user-data the real target renders, and names the engine it replaces."""
+    from benchwright.providers.aws.targets.ec2 import render_user_data
+    from benchwright.rehearse.services.ec2 import target_of
+
+    values = {
+        "node_ip": "127.101.0.2",
+        "master_addresses": "127.101.0.2:7100,127.101.0.3:7100,127.101.0.4:7100",
+        "replication_factor": "3",
+        "yb_version": "2024.2.0.0",
+        "yb_build": "b145",
+        "master_flags": "",
+        "tserver_flags": "",
+        "port": "5433",
+        "packages": "gcc",
+        "install_commands": "git clone --depth 1 https://github.com/yinqiwen/ardb /opt/ardb",
+        "start_command": "/opt/ardb/src/ardb-server /opt/ardb/ardb.conf",
+    }
+    yb = target_of(render_user_data("yugabytedb-3node", values))
+    assert yb == ("yugabytedb", ["127.101.0.2", "127.101.0.3", "127.101.0.4"], 5433, "postgres")
+    ardb = target_of(render_user_data("redis-protocol", {**values, "port": "6379"}))
+    assert ardb == ("ardb", [], 6379, "redis")

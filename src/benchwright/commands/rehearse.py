@@ -41,6 +41,13 @@ def register(subparsers: Subparsers) -> None:
         help="a Wait state lasts at most S seconds (default 5: stand-ins are ready in seconds); 0 = as written",
     )
     p.add_argument("--timeout", type=float, default=1800.0, help="give up after this many seconds")
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        metavar="N",
+        help="start the runs N times in one account: later rounds are judged against the earlier ones",
+    )
     from benchwright.commands.validate import add_budget_arguments
 
     add_budget_arguments(p)  # --max-usd: what the spec would cost for real, checked before anything starts
@@ -53,6 +60,10 @@ def handle(args: argparse.Namespace) -> int:
     from benchwright.rehearse.run import rehearse
     from benchwright.rehearse.summary import print_outcome
 
+    if args.rounds < 1:
+        from benchwright.errors import SpecError
+
+        raise SpecError("--rounds", "must be at least 1")
     if args.max_usd is not None:
         from benchwright.experiments.budget import enforce
         from benchwright.spec import load_suite
@@ -67,6 +78,7 @@ def handle(args: argparse.Namespace) -> int:
         image=args.image,
         wait_cap_s=args.wait_cap or None,
         timeout_s=args.timeout,
+        rounds=args.rounds,
     )
     console = Console()
     print_outcome(outcome, console)

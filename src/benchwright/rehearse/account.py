@@ -22,12 +22,7 @@ from benchwright.rehearse.stack import (
     resources_of,
 )
 
-DUMMY_ENV = {
-    "AWS_ACCESS_KEY_ID": "rehearsal",
-    "AWS_SECRET_ACCESS_KEY": "rehearsal",
-    "AWS_DEFAULT_REGION": REGION,
-    "AWS_REGION": REGION,
-}
+DUMMY_ENV = {"AWS_ACCESS_KEY_ID": "rehearsal", "AWS_SECRET_ACCESS_KEY": "rehearsal"}
 
 
 @dataclass
@@ -36,10 +31,11 @@ class Function:
     name: str
     handler: str
     environment: dict[str, str]
+    region: str = REGION
 
     @property
     def arn(self) -> str:
-        return f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{self.name}"
+        return f"arn:aws:lambda:{self.region}:{ACCOUNT}:function:{self.name}"
 
     @property
     def state(self) -> str:
@@ -64,10 +60,14 @@ class Account:
     task_definition: str = ""
     cluster: str = ""
 
+    @property
+    def region(self) -> str:
+        return self.resolver.region
+
     def client(self, service: str) -> Any:
         import boto3
 
-        return boto3.client(service, region_name=REGION, endpoint_url=self.endpoint)
+        return boto3.client(service, region_name=self.region, endpoint_url=self.endpoint)
 
     def function_env(self) -> dict[str, str]:
         """The union of the Lambdas' environments (they run in this one process)."""
@@ -77,9 +77,11 @@ class Account:
         return env
 
 
-def create_account(template: dict[str, Any], endpoint: str, image: str, slack_url: str) -> Account:
-    """Create the template's resources in the moto server at ``endpoint``."""
-    resolver = Resolver(template)
+def create_account(
+    template: dict[str, Any], endpoint: str, image: str, slack_url: str, region: str = REGION
+) -> Account:
+    """Create the template's resources in the moto server at ``endpoint``, in ``region``."""
+    resolver = Resolver(template, region=region)
     for name, param in template.get("Parameters", {}).items():
         if name.startswith("ComputeRunnerImageUri"):
             resolver.parameters[name] = image
@@ -111,10 +113,10 @@ def create_account(template: dict[str, Any], endpoint: str, image: str, slack_ur
     for logical in resources_of(template, "AWS::Lambda::Function"):
         name = physical_name(logical, 64)
         resolver.refs[logical] = name
-        resolver.attrs[(logical, "Arn")] = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{name}"
+        resolver.attrs[(logical, "Arn")] = f"arn:aws:lambda:{region}:{ACCOUNT}:function:{name}"
     for logical in resources_of(template, "AWS::StepFunctions::StateMachine"):
         name = physical_name(logical, 80)
-        arn = f"arn:aws:states:{REGION}:{ACCOUNT}:stateMachine:{name}"
+        arn = f"arn:aws:states:{region}:{ACCOUNT}:stateMachine:{name}"
         resolver.refs[logical] = arn
         resolver.attrs[(logical, "Name")] = name
         resolver.attrs[(logical, "Arn")] = arn
@@ -141,7 +143,9 @@ def create_account(template: dict[str, Any], endpoint: str, image: str, slack_ur
         env = {
             k: str(v) for k, v in resolver.resolve(props.get("Environment", {}).get("Variables", {})).items()
         }
-        fn = Function(logical=logical, name=resolver.refs[logical], handler=handler, environment=env)
+        fn = Function(
+            logical=logical, name=resolver.refs[logical], handler=handler, environment=env, region=region
+        )
         account.functions[fn.name] = fn
     for res in resources_of(template, "AWS::Scheduler::Schedule").values():
         target = resolver.resolve(res["Properties"]["Target"])
@@ -199,7 +203,12 @@ def _create(account: Account, logical: str, res: dict[str, Any], ec2: Any, slack
         r.refs[logical] = name
     elif kind == "AWS::S3::Bucket":
         name = props.get("BucketName") or physical_name(logical)
-        account.client("s3").create_bucket(Bucket=name)
+        where = (
+            {}
+            if account.region == "us-east-1"
+            else {"CreateBucketConfiguration": {"LocationConstraint": account.region}}
+        )
+        account.client("s3").create_bucket(Bucket=name, **where)
         r.refs[logical] = name
         r.attrs[(logical, "Arn")] = f"arn:aws:s3:::{name}"
         if "Results" in logical:
@@ -218,7 +227,7 @@ def _create(account: Account, logical: str, res: dict[str, Any], ec2: Any, slack
         name = props.get("ClusterName") or physical_name(logical)
         account.client("ecs").create_cluster(clusterName=name)
         r.refs[logical] = name
-        r.attrs[(logical, "Arn")] = f"arn:aws:ecs:{REGION}:{ACCOUNT}:cluster/{name}"
+        r.attrs[(logical, "Arn")] = f"arn:aws:ecs:{account.region}:{ACCOUNT}:cluster/{name}"
         account.cluster = name
     elif kind == "AWS::IAM::Role":
         name = physical_name(logical, 64)
@@ -268,7 +277,13 @@ def _task_definition(account: Account, logical: str, res: dict[str, Any]) -> str
 
 def export_environment(account: Account) -> dict[str, str]:
     """What this process needs so the handlers (run here) and boto3 reach the moto server."""
-    env = {**DUMMY_ENV, "AWS_ENDPOINT_URL": account.endpoint, "POWERTOOLS_TRACE_DISABLED": "1"}
+    env = {
+        **DUMMY_ENV,
+        "AWS_DEFAULT_REGION": account.region,
+        "AWS_REGION": account.region,
+        "AWS_ENDPOINT_URL": account.endpoint,
+        "POWERTOOLS_TRACE_DISABLED": "1",
+    }
     env.update(account.function_env())
     return env
 

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from benchwright.rehearse.account import Account
-from benchwright.rehearse.stack import ACCOUNT, REGION, resources_of
+from benchwright.rehearse.stack import ACCOUNT, resources_of
 
 DETAIL_TYPE = "Step Functions Execution Status Change"
 
@@ -29,7 +29,7 @@ def status_event(execution: dict[str, Any]) -> dict[str, Any]:
         "source": "aws.states",
         "account": ACCOUNT,
         "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "region": REGION,
+        "region": execution["executionArn"].split(":")[3],
         "resources": [execution["executionArn"]],
         "detail": {
             "executionArn": execution["executionArn"],

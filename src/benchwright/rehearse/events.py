@@ -115,6 +115,6 @@ def install(hooks: Hooks) -> None:
         restarts.wait(ident)
         stop_standin(ident)
 
-    hooks._patch(RDSResponse, "reboot_db_instance", patched_reboot)
-    hooks._patch(RDSBackend, "failover_db_cluster", patched_failover)
+    hooks.patch(RDSResponse, "reboot_db_instance", patched_reboot)
+    hooks.patch(RDSBackend, "failover_db_cluster", patched_failover)
     hooks.stop_standin = stop_after_restart  # type: ignore[method-assign]

@@ -24,7 +24,6 @@ from typing import Any, TextIO
 
 import yaml
 
-from benchwright.errors import SpecError
 from benchwright.rehearse.account import (
     Account,
     apply_environment,
@@ -35,10 +34,11 @@ from benchwright.rehearse.account import (
 from benchwright.rehearse.containers import Containers
 from benchwright.rehearse.eventbridge import deliver, status_event
 from benchwright.rehearse.hooks import Faults, Hooks, configure_moto
+from benchwright.rehearse.prepare import check_cloud, quick_suite, spec_json, standin_adjustments
 from benchwright.rehearse.resources import LEAK_KINDS, snapshot
 from benchwright.rehearse.slack import SlackReceiver
 from benchwright.rehearse.stack import ACCOUNT, REGION, RehearsalError, repo_root, synth_template
-from benchwright.spec import BenchmarkSpec, SuiteSpec, load_suite
+from benchwright.spec import SuiteSpec, load_suite
 
 # Step Functions Standard: $0.025 per 1,000 state transitions; Lambda x86: $0.0000166667 per GB-s
 # and $0.20 per million requests (us-east-1 list prices, November 2026).
@@ -61,6 +61,8 @@ class Outcome:
     lambda_seconds: float
     wall_seconds: float
     events: list[str] = field(default_factory=list)
+    standins: list[str] = field(default_factory=list)  # "<engine> rehearsed with a <other> stand-in"
+    region: str = REGION
 
     @property
     def leaked(self) -> bool:
@@ -76,41 +78,6 @@ def runner_image() -> str:
     if done.returncode != 0:
         raise RehearsalError(f"scripts/runner-image build failed: {done.stderr.strip()[-600:]}")
     return done.stdout.strip().splitlines()[-1]
-
-
-def quick_suite(suite: SuiteSpec, seconds: float = 8.0) -> SuiteSpec:
-    """``--quick``: the same shape (targets, matrix axes, phases), shorter phases and smaller data."""
-    from benchwright.local import scale_down
-
-    return SuiteSpec(
-        suite=suite.suite,
-        description=suite.description,
-        benchmarks=[scale_down(b, seconds=seconds) for b in suite.benchmarks],
-    )
-
-
-def _check_cloud(suite: SuiteSpec) -> None:
-    for i, spec in enumerate(suite.benchmarks):
-        where = f"benchmarks[{i}]." if len(suite.benchmarks) > 1 else ""
-        if spec.is_local:
-            raise SpecError(
-                f"{where}target.provider",
-                f"{spec.target.provider!r} is a local target; `benchwright rehearse` rehearses cloud specs "
-                "(run local ones with `benchwright run`)",
-            )
-        if spec.runner.platform == "local":
-            raise SpecError(f"{where}runner.platform", "the cloud runs runners on fargate or ec2")
-        zone = getattr(spec.target, "availability_zone", None)
-        if zone and not str(zone).startswith(REGION):
-            raise SpecError(
-                f"{where}target.availability_zone",
-                f"{zone} is not in {REGION}, the region a rehearsal deploys to; use a {REGION} zone to rehearse",
-            )
-
-
-def _spec_json(spec: BenchmarkSpec) -> dict[str, Any]:
-    data: dict[str, Any] = spec.model_dump(mode="json", exclude_defaults=True)
-    return data
 
 
 def _api_event(body: dict[str, Any]) -> dict[str, Any]:
@@ -158,9 +125,9 @@ def start_runs(account: Account, suite: SuiteSpec, nightly: bool) -> list[str]:
         return arns
     api = next(fn for fn in account.functions.values() if fn.handler == "functions.api.handler")
     if len(suite.benchmarks) == 1:
-        body: dict[str, Any] = {"spec": _spec_json(suite.benchmarks[0])}
+        body: dict[str, Any] = {"spec": spec_json(suite.benchmarks[0])}
     else:
-        body = {"suite": {"suite": suite.suite, "benchmarks": [_spec_json(b) for b in suite.benchmarks]}}
+        body = {"suite": {"suite": suite.suite, "benchmarks": [spec_json(b) for b in suite.benchmarks]}}
     response = account.client("lambda").invoke(
         FunctionName=api.name, Payload=json.dumps(_api_event(body)).encode()
     )
@@ -255,8 +222,11 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
     image: str | None = None,
     wait_cap_s: float | None = 5.0,
     timeout_s: float = 1800.0,
+    rounds: int = 1,
 ) -> Outcome:
-    """Run ``spec_path`` through the cloud path on this machine; see the module docstring."""
+    """Run ``spec_path`` through the cloud path on this machine; see the module docstring. With
+    ``rounds`` > 1 the runs are started again in the same account once the previous round ended, so a
+    later round is judged against the earlier rounds' records (S3 history), as a second night would."""
     import sys
 
     from moto.server import ThreadedMotoServer
@@ -265,18 +235,19 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
 
     t0 = time.monotonic()
     suite = load_suite(spec_path)
-    _check_cloud(suite)
+    region = check_cloud(suite)
     out_dir.mkdir(parents=True, exist_ok=True)
     if quick:
         suite = quick_suite(suite)
+    suite, notes = standin_adjustments(suite)
     rehearsed_spec = out_dir / "spec.yaml"
     rehearsed_spec.write_text(
         yaml.safe_dump(
-            {"suite": suite.suite, "benchmarks": [_spec_json(b) for b in suite.benchmarks]}, sort_keys=False
+            {"suite": suite.suite, "benchmarks": [spec_json(b) for b in suite.benchmarks]}, sort_keys=False
         )
     )
     image = image or runner_image()
-    template = synth_template(rehearsed_spec if nightly else None)
+    template = synth_template(rehearsed_spec if nightly else None, region=region)
     root = repo_root()
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))  # functions/ is the Lambda code, next to src/
@@ -300,13 +271,13 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
                 "AWS_ENDPOINT_URL": endpoint,
                 "AWS_ACCESS_KEY_ID": "rehearsal",
                 "AWS_SECRET_ACCESS_KEY": "rehearsal",
-                "AWS_DEFAULT_REGION": REGION,
-                "AWS_REGION": REGION,
+                "AWS_DEFAULT_REGION": region,
+                "AWS_REGION": region,
             }
         )
         previous.update({k: v for k, v in hooks_env.items() if k not in previous})
         configure_moto()
-        account = create_account(template, endpoint, image, slack.url)
+        account = create_account(template, endpoint, image, slack.url, region)
         hooks = Hooks(
             account=account,
             containers=containers,
@@ -315,6 +286,7 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
             faults=faults,
             wait_cap_s=wait_cap_s,
         )
+        hooks.events.extend(notes)
         hooks.install()
         env_before = apply_environment(export_environment(account))
         previous.update({k: v for k, v in env_before.items() if k not in previous})
@@ -325,8 +297,10 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
         lambda_log = stack.enter_context(open(out_dir / "lambda.log", "a"))  # noqa: SIM115
         stack.enter_context(_lambda_output(lambda_log))
         before = snapshot(account)
-        arns = start_runs(account, suite, nightly)
-        described = wait_executions(account, arns, hooks, timeout_s)
+        described = []
+        for _ in range(rounds):
+            arns = start_runs(account, suite, nightly)
+            described += wait_executions(account, arns, hooks, timeout_s)
         for execution in described:  # what EventBridge would deliver to the stack's rules
             for line in deliver(account, template, status_event(execution)):
                 hooks.events.append(f"event {execution['status']}: {line}")
@@ -375,6 +349,8 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
         lambda_seconds=round(lambda_seconds, 2),
         wall_seconds=round(time.monotonic() - t0, 1),
         events=hooks.events,
+        standins=sorted(set(hooks.standin_engines)) + notes,
+        region=region,
     )
     _write(outcome, hooks)
     return outcome
@@ -459,6 +435,8 @@ def _write(outcome: Outcome, hooks: Hooks) -> None:
                     for resource, info in hooks.tasks.items()
                 ],
                 "wall_seconds": outcome.wall_seconds,
+                "region": outcome.region,
+                "standins_of_other_engines": outcome.standins,
                 "wait_cap_s": hooks.wait_cap_s,
                 "note": "transitions counted with Wait states capped at wait_cap_s (stand-ins are ready in "
                 "seconds, AWS resources in minutes); null = the ASL's own Wait durations",

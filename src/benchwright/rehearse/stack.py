@@ -20,7 +20,7 @@ from typing import Any
 
 from benchwright.errors import BenchwrightError
 
-REGION = "us-east-1"
+REGION = "us-east-1"  # where a spec that names no zone is rehearsed (validate prices it there too)
 ACCOUNT = "123456789012"  # moto's default account
 STACK = "benchwright-rehearse"
 SYNTH = """
@@ -50,14 +50,14 @@ def repo_root() -> Path:
     raise RehearsalError("rehearse needs a Benchwright checkout (infra/, functions/, statemachines/)")
 
 
-def stage_settings(spec_path: Path | None) -> dict[str, Any]:
-    """The stage the rehearsal deploys (no paid sink); with ``spec_path`` the nightly suite is that
-    spec, so its schedule's input is exactly what EventBridge Scheduler would send."""
+def stage_settings(spec_path: Path | None, region: str = REGION) -> dict[str, Any]:
+    """The stage the rehearsal deploys (no paid sink) in ``region`` (the spec's); with ``spec_path``
+    the nightly suite is that spec, so its schedule's input is exactly what EventBridge Scheduler sends."""
     stage: dict[str, Any] = {
         "name": "rehearse",
         "account": ACCOUNT,
-        "region": REGION,
-        "availability_zones": [f"{REGION}a", f"{REGION}b"],
+        "region": region,
+        "availability_zones": [f"{region}a", f"{region}b"],
         "sink": {"kind": "none"},
     }
     if spec_path is not None:
@@ -79,13 +79,15 @@ def _inputs_hash(root: Path, context: dict[str, Any], spec_path: Path | None) ->
     return digest.hexdigest()[:20]
 
 
-def synth_template(spec_path: Path | None, cache_dir: Path | None = None) -> dict[str, Any]:
-    """Synthesize the stack (bundling and cdk-nag off: the template is the same) into JSON."""
+def synth_template(
+    spec_path: Path | None, cache_dir: Path | None = None, region: str = REGION
+) -> dict[str, Any]:
+    """Synthesize the stack for ``region`` (bundling and cdk-nag off: the template is the same)."""
     root = repo_root()
     cdk_context = json.loads((root / "cdk.json").read_text()).get("context", {})
     context = {
         **cdk_context,
-        "benchwright": stage_settings(spec_path),
+        "benchwright": stage_settings(spec_path, region),
         "benchwright:bundle": "false",
         "benchwright:nag": "false",
     }
@@ -128,10 +130,11 @@ class Resolver:
     refs: dict[str, str] = field(default_factory=dict)  # logical id -> Ref value
     attrs: dict[tuple[str, str], str] = field(default_factory=dict)  # (logical id, attribute) -> value
     parameters: dict[str, str] = field(default_factory=dict)
+    region: str = REGION  # the stage's region: AWS::Region and Fn::GetAZs
 
     def pseudo(self, name: str) -> str | None:
         return {
-            "AWS::Region": REGION,
+            "AWS::Region": self.region,
             "AWS::AccountId": ACCOUNT,
             "AWS::Partition": "aws",
             "AWS::URLSuffix": "amazonaws.com",
@@ -171,7 +174,7 @@ class Resolver:
             if key == "Fn::Sub":
                 return self._sub(value)
             if key == "Fn::GetAZs":
-                return [f"{REGION}a", f"{REGION}b", f"{REGION}c"]
+                return [f"{self.region}{z}" for z in "abc"]
         return {k: self.resolve(v) for k, v in node.items()}
 
     def _sub(self, value: Any) -> str:

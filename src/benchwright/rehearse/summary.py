@@ -32,6 +32,8 @@ def print_outcome(outcome: Outcome, console: Console) -> None:
         f"${cost['step_functions']:.6f} + Lambda ${cost['lambda']:.6f}",
         highlight=False,
     )
+    for line in outcome.standins:  # what the numbers above are not: the engine the spec names
+        console.print(f"[yellow]stand-in:[/yellow] {line}", highlight=False, soft_wrap=True)
     delivered = sum(1 for p in outcome.slack if p["status"] == 200)
     console.print(
         f"Slack: {delivered} message(s) delivered, {len(outcome.slack) - delivered} refused", highlight=False
@@ -46,5 +48,7 @@ def print_outcome(outcome: Outcome, console: Console) -> None:
     else:
         console.print("left behind: nothing", highlight=False)
     console.print(
-        f"rehearsal: {outcome.wall_seconds} s; files in {outcome.out_dir}", highlight=False, soft_wrap=True
+        f"rehearsal: {outcome.wall_seconds} s in {outcome.region}; files in {outcome.out_dir}",
+        highlight=False,
+        soft_wrap=True,
     )

@@ -1,0 +1,1 @@
+"""The moto backends a rehearsal patches, one module per AWS service (see rehearse/hooks.py)."""

@@ -1,0 +1,207 @@
+"""EC2 inside the moto server: the rehearsal is the host of every instance.
+
+- Runners: RunInstances whose user-data runs the runner image (``docker run ... IMAGE COMMAND``). The
+  host's setup lines (dnf, systemctl, docker pull) are skipped; the ``docker run`` line runs with this
+  machine's engine, its ``-e`` variables and arguments as written; when the container ends the instance
+  powers off (InstanceInitiatedShutdownBehavior terminate). TerminateInstances stops it.
+- Targets (providers/aws/templates): the user-data of a YugabyteDB node or a Redis-protocol server
+  starts a stand-in of another engine (standins.py): PostgreSQL for YugabyteDB's YSQL, Redis for
+  ARDB / KeyDB / Valkey. It is said in the events and the summary. A YugabyteDB cluster's nodes share
+  one stand-in, started with the first node (whose user-data names every master) and deleted with the
+  last. The target's network interfaces get private addresses in 127.0.0.0/8, so the workflow's probe
+  and the runner reach the stand-in at the address and port the template uses.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import inspect
+import random
+import re
+import shlex
+import socket
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from benchwright.rehearse.containers import ContainerSpec
+from benchwright.rehearse.metrics import CreditModel
+
+if TYPE_CHECKING:
+    from benchwright.rehearse.hooks import Hooks
+
+YSQL_PORT = 5433  # templates/yugabytedb_3node.sh: --pgsql_proxy_bind_address=$NODE_IP:5433
+
+
+def docker_run_of(script: str) -> tuple[str, list[str], dict[str, str]] | None:
+    """(image, command, environment) of the user-data's ``docker run`` line, or None."""
+    for line in script.splitlines():
+        words = shlex.split(line) if line.strip().startswith("docker run") else []
+        if not words:
+            continue
+        env: dict[str, str] = {}
+        i = 2
+        while i < len(words) and words[i].startswith("-"):
+            if words[i] in {"-e", "--env"}:
+                key, _, value = words[i + 1].partition("=")
+                env[key] = value
+                i += 2
+            elif words[i] in {"--network", "--name", "-v", "--user"}:
+                i += 2
+            else:
+                i += 1
+        if i < len(words):
+            return words[i], words[i + 1 :], env
+    return None
+
+
+def target_of(script: str) -> tuple[str, list[str], int, str] | None:
+    """(engine replaced, node addresses, port, stand-in engine) of a target template's user-data."""
+    masters = re.search(r'^MASTERS="([^"]*)"', script, re.M)
+    if masters and "yb-tserver" in script:
+        hosts = [m.rsplit(":", 1)[0] for m in masters.group(1).split(",") if m]
+        return "yugabytedb", hosts, YSQL_PORT, "postgres"
+    port = re.search(r'^export PORT="(\d+)"', script, re.M)
+    if port and "Redis-protocol server" in script:  # templates/redis_protocol.sh
+        server = next(
+            (s for s in ("ardb", "keydb", "valkey") if f"/{s}" in script or f"{s}-server" in script), "redis"
+        )
+        return server, [], int(port.group(1)), "redis"
+    return None
+
+
+def decode_user_data(user_data: Any) -> str:
+    """moto keeps RunInstances' UserData as sent: base64 text (sometimes in a one-item list)."""
+    if isinstance(user_data, list):
+        user_data = user_data[0] if user_data else ""
+    if not user_data:
+        return ""
+    text = str(user_data)
+    with contextlib.suppress(ValueError, UnicodeDecodeError):
+        return base64.b64decode(text, validate=True).decode()
+    return text
+
+
+def loopback_address() -> str:
+    """A free address of 127.0.0.0/8 (away from 127.0.0.x and 127.0.1.1) for one target interface."""
+    for _ in range(100):
+        address = f"127.{random.randint(100, 250)}.{random.randint(0, 255)}.{random.randint(2, 254)}"
+        with socket.socket() as s, contextlib.suppress(OSError):
+            s.bind((address, 0))
+            return address
+    raise OSError("no free loopback address")
+
+
+def install(hooks: Hooks) -> None:
+    from moto.ec2.models.elastic_network_interfaces import NetworkInterfaceBackend
+    from moto.ec2.models.instances import InstanceBackend
+
+    run = InstanceBackend.__dict__["run_instances"]
+    terminate = InstanceBackend.__dict__["terminate_instances"]
+    create_eni = NetworkInterfaceBackend.__dict__["create_network_interface"]
+
+    def patched_run(
+        backend: Any, image_id: str, count: int, user_data: Any, *args: Any, **kwargs: Any
+    ) -> Any:
+        reservation = run(backend, image_id, count, user_data, *args, **kwargs)
+        script = decode_user_data(user_data)
+        runner = docker_run_of(script)
+        target = target_of(script) if runner is None else None
+        for instance in reservation.instances:
+            if runner is not None:
+                start_runner(hooks, backend, instance, runner)
+            elif target is not None:
+                start_target(hooks, instance, target)
+        return reservation
+
+    def patched_terminate(backend: Any, instance_ids: list[str]) -> Any:
+        for instance_id in instance_ids:
+            info = hooks.tasks.get(instance_id)
+            if info is not None and not info.get("exited"):
+                info["stop_requested"] = "TerminateInstances"
+                hooks.containers.kill(info["name"])
+            stop_target(hooks, instance_id)
+        return terminate(backend, instance_ids)
+
+    signature = inspect.signature(create_eni)
+
+    def patched_eni(backend: Any, *args: Any, **kwargs: Any) -> Any:
+        bound = signature.bind(backend, *args, **kwargs)
+        given = bound.arguments
+        if str(given.get("description") or "").startswith("benchwright ") and not given.get(
+            "private_ip_address"
+        ):
+            given["private_ip_address"] = loopback_address()  # a node of providers/aws/targets/ec2.py
+        return create_eni(*bound.args, **bound.kwargs)
+
+    hooks.patch(InstanceBackend, "run_instances", patched_run)
+    hooks.patch(InstanceBackend, "terminate_instances", patched_terminate)
+    hooks.patch(NetworkInterfaceBackend, "create_network_interface", patched_eni)
+
+
+def start_target(hooks: Hooks, instance: Any, found: tuple[str, list[str], int, str]) -> None:
+    """The stand-in of the node's server (shared by a cluster's nodes), on the node's address."""
+    from benchwright.rehearse.standins import NodeRedis, YsqlPostgres
+
+    replaced, hosts, port, engine = found
+    hosts = hosts or [str(instance.private_ip)]
+    key = "ec2-" + hosts[0].replace(".", "-")
+    hooks.target_nodes[instance.id] = key
+    if key in hooks.standins:
+        return
+    cls = YsqlPostgres if engine == "postgres" else NodeRedis
+    server = cls({"settings": {}}, run_id=key, hosts=hosts, node_port=port)
+    server.create()
+    hooks.standins[key] = server
+    hooks.status[key] = "creating"
+    model = CreditModel(
+        instance_class=str(getattr(instance, "instance_type", "")), storage_type="ebs", size_gb=0
+    )
+    hooks.publish(key, "AWS/EC2", {"InstanceId": instance.id}, server, model)
+    hooks.events.append(
+        f"stand-in {engine} for the {replaced} target {instance.id} on {','.join(hosts)}:{port} "
+        f"(a stand-in of another engine: {engine} in place of {replaced})"
+    )
+    hooks.standin_engines.append(f"{replaced} rehearsed with a {engine} stand-in")
+    hooks.watch_ready(key, server)
+
+
+def stop_target(hooks: Hooks, instance_id: str) -> None:
+    key = hooks.target_nodes.pop(instance_id, None)
+    if key is not None and key not in hooks.target_nodes.values():  # the cluster's last node
+        hooks.stop_standin(key)
+
+
+def start_runner(
+    hooks: Hooks, backend: Any, instance: Any, found: tuple[str, list[str], dict[str, str]]
+) -> None:
+    image, command, env = found
+    spec = ContainerSpec(
+        name=f"bw-{hooks.containers.rehearsal_id}-{instance.id[-8:]}",
+        image=image,
+        args=command,
+        environment={
+            **env,
+            "AWS_ENDPOINT_URL": hooks.account.endpoint,
+            "AWS_ACCESS_KEY_ID": "rehearsal",
+            "AWS_SECRET_ACCESS_KEY": "rehearsal",
+        },
+    )
+    info: dict[str, Any] = {"name": spec.name, "args": spec.args, "entrypoint": None, "ec2": True}
+    hooks.tasks[instance.id] = info
+    hooks.containers.start(spec)
+    info["started"] = time.time()
+
+    def watch() -> None:
+        code = hooks.containers.wait(spec.name)
+        hooks.keep_logs(spec.name)
+        info["exit_code"] = code
+        info["exited"] = time.time()
+        if not info.get("stop_requested"):  # the user-data's trap: shutdown -h now
+            try:
+                backend.terminate_instances([instance.id])
+            except Exception as exc:  # reported: the instance would stay up
+                hooks.events.append(f"instance {instance.id} did not power off: {exc}")
+
+    threading.Thread(target=watch, name=f"watch-{spec.name}", daemon=True).start()

@@ -1,0 +1,169 @@
+"""RDS and Aurora inside the moto server: CreateDBInstance / CreateDBCluster start a stand-in server
+of the same engine on 127.0.0.1 (with the parameter group's settings) and its AWS/RDS series; the
+RDS-managed secret holds its password in AWS's shape; DeleteDBInstance / DeleteDBCluster delete it.
+The instance or cluster is ``creating`` until the stand-in accepts connections. Instances and clusters
+go through the same two hooks, told apart by a table of moto's names (``KINDS``)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from benchwright.rehearse.metrics import CreditModel
+
+if TYPE_CHECKING:
+    from benchwright.rehearse.hooks import Hooks
+
+
+@dataclass(frozen=True)
+class Kind:
+    """moto's names for one RDS resource kind."""
+
+    create: str  # RDSBackend method
+    delete: str
+    ident: str  # the identifier's key in the create kwargs
+    existing: str  # RDSBackend attribute holding the created ones
+    group_key: str  # the parameter group's key in the create kwargs
+    groups: str  # RDSBackend attribute holding parameter groups
+    dimension: str  # the AWS/RDS dimension of its series
+
+
+KINDS = {
+    "instance": Kind(
+        "create_db_instance",
+        "delete_db_instance",
+        "db_instance_identifier",
+        "databases",
+        "db_parameter_group_name",
+        "db_parameter_groups",
+        "DBInstanceIdentifier",
+    ),
+    "cluster": Kind(
+        "create_db_cluster",
+        "delete_db_cluster",
+        "db_cluster_identifier",
+        "clusters",
+        "db_cluster_parameter_group_name",
+        "db_cluster_parameter_groups",
+        "DBClusterIdentifier",
+    ),
+}
+
+
+def install(hooks: Hooks) -> None:
+    from moto.rds.models import DBCluster, DBInstance, MasterUserSecret, RDSBackend
+
+    for name, kind in KINDS.items():
+        hooks.patch(
+            RDSBackend, kind.create, _create_hook(hooks, name, kind, RDSBackend.__dict__[kind.create])
+        )
+        hooks.patch(RDSBackend, kind.delete, _delete_hook(hooks, RDSBackend.__dict__[kind.delete]))
+    for model, attr, ident in ((DBInstance, "address", "db_instance_identifier"),
+                               (DBCluster, "endpoint", "db_cluster_identifier")):  # fmt: skip
+        hooks.patch(model, attr, property(_endpoint_hook(hooks, model.__dict__[attr], ident)))
+    cluster_status = DBCluster.__dict__["status"]
+
+    def patched_cluster_status(cluster: Any) -> str:
+        known = hooks.status.get(cluster.db_cluster_identifier)
+        if known is not None and cluster._status in {"creating", "available"}:
+            return known
+        result: str = cluster_status.fget(cluster)
+        return result
+
+    def set_cluster_status(cluster: Any, value: str) -> None:
+        cluster._status = value
+
+    hooks.patch(DBCluster, "status", property(patched_cluster_status, set_cluster_status))
+    hooks.patch(MasterUserSecret, "_generate_secret_string", _secret_hook(hooks, MasterUserSecret, DBCluster))
+
+
+def _create_hook(hooks: Hooks, name: str, kind: Kind, create: Any) -> Any:
+    def patched(backend: Any, kwargs: dict[str, Any]) -> Any:
+        ident = kwargs[kind.ident]
+        # an instance of a cluster is served by the cluster's stand-in
+        fresh = ident not in getattr(backend, kind.existing) and (
+            name == "cluster" or kwargs.get("db_cluster_identifier") is None
+        )
+        if fresh:
+            group_name = kwargs.get(kind.group_key)
+            group = getattr(backend, kind.groups, {}).get(group_name) if group_name else None
+            extra = {"storage_type": "aurora"} if name == "cluster" else {}
+            start_standin(hooks, ident, {**kwargs, **extra}, kind.dimension, group)
+        created = create(backend, kwargs)
+        server = hooks.standins.get(ident) if fresh else None
+        if server is not None:
+            created.port = int(server.handle["port"])
+            hooks.status[ident] = "creating"
+            if name == "instance":
+                created.status = "creating"
+                hooks.instances[ident] = created
+            hooks.watch_ready(ident, server)
+        return created
+
+    return patched
+
+
+def _delete_hook(hooks: Hooks, delete: Any) -> Any:
+    import inspect
+
+    signature = inspect.signature(delete)  # moto passes the identifier by keyword (its own name per kind)
+    first = list(signature.parameters)[1]
+
+    def patched(backend: Any, *args: Any, **kwargs: Any) -> Any:
+        ident = str(signature.bind(backend, *args, **kwargs).arguments[first])
+        deleted = delete(backend, *args, **kwargs)
+        hooks.stop_standin(ident)
+        return deleted
+
+    return patched
+
+
+def _endpoint_hook(hooks: Hooks, original: Any, ident_attr: str) -> Any:
+    def patched(resource: Any) -> str:
+        if getattr(resource, ident_attr) in hooks.standins:
+            return "127.0.0.1"
+        result: str = original.fget(resource)
+        return result
+
+    return patched
+
+
+def _secret_hook(hooks: Hooks, secret_model: Any, cluster_model: Any) -> Any:
+    secret_string = secret_model.__dict__["_generate_secret_string"]
+
+    def patched(secret: Any) -> str:
+        resource = secret.resource
+        ident = (
+            getattr(resource, "db_cluster_identifier", None) if isinstance(resource, cluster_model) else None
+        )
+        server = hooks.standins.get(str(ident or getattr(resource, "db_instance_identifier", "")))
+        if server is None:
+            result: str = secret_string(secret)
+            return result
+        # RDS-managed secrets hold exactly {"username", "password"}
+        return json.dumps({"username": resource.master_username, "password": server.credentials().password})
+
+    return patched
+
+
+def start_standin(hooks: Hooks, ident: str, db_kwargs: dict[str, Any], dimension: str, group: Any) -> None:
+    """A server of the engine on 127.0.0.1 with the parameter group's settings, and its metrics."""
+    from benchwright.providers.local.servers import MariaDbServer, PostgresServer
+
+    engine = str(db_kwargs.get("engine", "postgres"))
+    cls = PostgresServer if "postgres" in engine else MariaDbServer
+    settings: dict[str, Any] = {}
+    if group is not None:
+        settings = {k: v["ParameterValue"] for k, v in group.parameters.items() if "ParameterValue" in v}
+    server = cls({"settings": settings}, run_id=ident)
+    server.create()
+    hooks.standins[ident] = server
+    model = CreditModel(
+        instance_class=str(db_kwargs.get("db_instance_class") or ""),
+        storage_type=str(db_kwargs.get("storage_type") or "gp2"),
+        size_gb=float(db_kwargs.get("allocated_storage") or 20),
+        start_fraction=hooks.faults.credits_start,
+    )
+    hooks.publish(ident, "AWS/RDS", {dimension: ident}, server, model)
+    hooks.events.append(f"stand-in {cls.engine} for {ident} on 127.0.0.1:{server.handle['port']}")

@@ -1,0 +1,86 @@
+"""Stand-in servers a rehearsal starts for cloud targets, beyond the local providers' own servers.
+
+- ``NoAuthRedis``: a replication group or cluster without an auth token: Redis with no password.
+- ``NodeRedis``: a Redis-protocol server on an EC2 target's private address and port (ARDB, KeyDB,
+  Valkey or Redis in the spec: always Redis here, named a stand-in of the engine it replaces).
+- ``YsqlPostgres``: one PostgreSQL for a YugabyteDB cluster, listening on every node's private address
+  at YSQL's port 5433, with YSQL's default role and database (``yugabyte``, no password, as YSQL
+  ships with authentication off). PostgreSQL speaks the wire protocol YSQL speaks; it has no tablets.
+
+EC2 targets get private addresses from 127.0.0.0/8 (the ENI hook in services/ec2.py), so several
+targets can use the same template port at once, and the runner container (host network) reaches them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from benchwright.providers.base import Credentials
+from benchwright.providers.local.servers import USER, PostgresServer, RedisServer
+
+
+class NoAuthRedis(RedisServer):
+    """Redis with no password (the last ``requirepass`` in redis.conf wins)."""
+
+    def _initialise(self, base: Path, port: int, password: str, user: str | None) -> None:
+        super()._initialise(base, port, password, user)
+        with open(base / "redis.conf", "a") as conf:
+            conf.write('requirepass ""\n')
+
+    def credentials(self) -> Credentials:
+        return Credentials()
+
+
+class NodeRedis(NoAuthRedis):
+    """No password, bound to an EC2 target's private address and the template's port."""
+
+    def __init__(self, settings: dict[str, Any], run_id: str, hosts: list[str], node_port: int) -> None:
+        super().__init__(settings, run_id=run_id)
+        self.hosts, self.node_port = hosts, node_port
+
+    def _initialise(self, base: Path, port: int, password: str, user: str | None) -> None:
+        super()._initialise(base, port, password, user)
+        with open(base / "redis.conf", "a") as conf:  # the last bind / port wins
+            conf.write(f"bind {' '.join(self.hosts)}\nport {self.node_port}\n")
+
+    def _probe(self) -> None:
+        import redis
+
+        client = redis.Redis(
+            host=self.hosts[0], port=self.node_port, socket_timeout=2, socket_connect_timeout=2
+        )
+        try:
+            client.ping()
+        finally:
+            client.close()
+
+
+class YsqlPostgres(PostgresServer):
+    """PostgreSQL on every node address at 5433, role and database ``yugabyte`` without a password."""
+
+    def __init__(self, settings: dict[str, Any], run_id: str, hosts: list[str], node_port: int) -> None:
+        super().__init__(settings, run_id=run_id)
+        self.hosts, self.node_port = hosts, node_port
+
+    def _initialise(self, base: Path, port: int, password: str, user: str | None) -> None:
+        super()._initialise(base, port, password, user)
+        data = base / "data"
+        with open(data / "postgresql.conf", "a") as conf:  # the last setting wins
+            conf.write(f"listen_addresses = '{','.join(self.hosts)}'\nport = {self.node_port}\n")
+        hba = data / "pg_hba.conf"
+        hba.write_text("host all yugabyte 127.0.0.0/8 trust\n" + hba.read_text())
+
+    def _probe(self) -> None:
+        import psycopg
+
+        conninfo = f"host={self.hosts[0]} port={self.node_port} user={USER} dbname=postgres connect_timeout=2"
+        with psycopg.connect(conninfo, password=self.credentials().password, autocommit=True) as conn:
+            if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = 'yugabyte'").fetchone() is None:
+                conn.execute("CREATE ROLE yugabyte LOGIN SUPERUSER")
+            if conn.execute("SELECT 1 FROM pg_database WHERE datname = 'yugabyte'").fetchone() is None:
+                conn.execute("CREATE DATABASE yugabyte OWNER yugabyte")
+
+    def connection_properties(self) -> dict[str, str]:
+        hosts = ",".join(f"{h}:{self.node_port}" for h in self.hosts)
+        return {"postgres.url": f"postgresql://yugabyte@{hosts}/yugabyte"}
