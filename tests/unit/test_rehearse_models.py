@@ -63,7 +63,7 @@ def test_resolver_and_dependency_order() -> None:
     ("target", "field"),
     [
         ({"provider": "local", "engine": "postgres"}, "runner.platform"),  # the spec's own check first
-        (  # MemoryDB always uses TLS; the Redis stand-in has none
+        (  # MemoryDB has no stand-in yet
             {"provider": "memorydb", "engine": "redis", "engine_version": "7.1", "node_type": "db.r7g.large"},
             "target.provider",
         ),

@@ -105,6 +105,7 @@ def create_account(
         "AWS::IAM::Role",
         "AWS::IAM::InstanceProfile",
         "AWS::Logs::LogGroup",
+        "AWS::EC2::LaunchTemplate",
     }
     wanted = [k for k, v in resources.items() if v.get("Type") in kinds]
     for logical in depends_order(template, wanted):
@@ -158,10 +159,9 @@ def _tags(props: dict[str, Any]) -> list[dict[str, str]]:
     return [{"Key": t["Key"], "Value": str(t["Value"])} for t in props.get("Tags", [])]
 
 
-def _create(account: Account, logical: str, res: dict[str, Any], ec2: Any, slack_url: str) -> None:  # pylint: disable=too-many-statements  # issue 9 (rehearse-examples)
+def _create_ec2(account: Account, logical: str, kind: str, props: dict[str, Any], ec2: Any) -> None:
+    """The network (VPC, subnets, security groups) and the runners' launch template."""
     r = account.resolver
-    kind = res["Type"]
-    props = r.resolve(res.get("Properties", {}))
     if kind == "AWS::EC2::VPC":
         vpc = ec2.create_vpc(CidrBlock=props["CidrBlock"])["Vpc"]["VpcId"]
         ec2.modify_vpc_attribute(VpcId=vpc, EnableDnsHostnames={"Value": True})
@@ -181,6 +181,23 @@ def _create(account: Account, logical: str, res: dict[str, Any], ec2: Any, slack
         )["GroupId"]
         r.refs[logical] = group
         r.attrs[(logical, "GroupId")] = group
+    elif kind == "AWS::EC2::LaunchTemplate":  # EC2 runners launch from it (providers/aws/launcher.py)
+        data = {k: v for k, v in props["LaunchTemplateData"].items() if k != "TagSpecifications"}
+        created = ec2.create_launch_template(
+            LaunchTemplateName=physical_name(logical, 120), LaunchTemplateData=data
+        )
+        template_id = created["LaunchTemplate"]["LaunchTemplateId"]
+        r.refs[logical] = template_id
+        r.attrs[(logical, "LaunchTemplateId")] = template_id
+        r.attrs[(logical, "LatestVersionNumber")] = str(created["LaunchTemplate"]["LatestVersionNumber"])
+
+
+def _create(account: Account, logical: str, res: dict[str, Any], ec2: Any, slack_url: str) -> None:
+    r = account.resolver
+    kind = res["Type"]
+    props = r.resolve(res.get("Properties", {}))
+    if kind.startswith("AWS::EC2::"):
+        _create_ec2(account, logical, kind, props, ec2)
     elif kind == "AWS::RDS::DBSubnetGroup":
         name = props.get("DBSubnetGroupName") or physical_name(logical)
         account.client("rds").create_db_subnet_group(

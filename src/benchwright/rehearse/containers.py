@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from benchwright.rehearse.stack import RehearsalError
 
@@ -43,6 +43,7 @@ class ContainerSpec:
     environment: dict[str, str]
     entrypoint: list[str] | None = None
     user: str | None = None  # e.g. "0": EC2 user-data runs as root
+    volumes: dict[str, str] = field(default_factory=dict)  # host directory -> container path (read-only)
 
 
 class Containers:
@@ -61,6 +62,8 @@ class Containers:
         cmd += ["--label", f"{LABEL}={self.rehearsal_id}"]
         if spec.user is not None:
             cmd += ["--user", spec.user]
+        for host, inside in spec.volumes.items():
+            cmd += ["-v", f"{host}:{inside}:ro"]
         env = dict(os.environ)
         for key, value in spec.environment.items():
             cmd += ["-e", key]

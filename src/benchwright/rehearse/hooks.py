@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from benchwright.rehearse.account import Account
-from benchwright.rehearse.containers import Containers
+from benchwright.rehearse.containers import Containers, ContainerSpec
 from benchwright.rehearse.metrics import CreditModel, Publisher
 from benchwright.rehearse.services.ec2 import docker_run_of
+from benchwright.rehearse.tls import IN_CONTAINER, TlsMaterial, make_tls
 
 __all__ = ["Faults", "Hooks", "Invocation", "configure_moto", "docker_run_of"]
 
@@ -84,6 +85,7 @@ class Hooks:
     request: threading.local = field(default_factory=threading.local)  # clientToken of the RunTask call
     on_state_done: Callable[[str], None] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+    tls: TlsMaterial | None = None  # made with the first stand-in that speaks TLS
     _undo: list[Callable[[], None]] = field(default_factory=list)
 
     def install(self) -> None:
@@ -154,6 +156,20 @@ class Hooks:
             server.delete()
             self.events.append(f"stand-in for {ident} deleted")
 
+    def tls_material(self) -> TlsMaterial:
+        with self.lock:
+            if self.tls is None:
+                self.tls = make_tls()
+            return self.tls
+
+    def trust(self, spec: ContainerSpec) -> ContainerSpec:
+        """A runner container trusts the stand-ins' CA (with the system CAs), as a runner in AWS
+        trusts the CA of an ElastiCache endpoint."""
+        if self.tls is not None:
+            spec.volumes[str(self.tls.directory)] = IN_CONTAINER
+            spec.environment["SSL_CERT_FILE"] = f"{IN_CONTAINER}/{self.tls.bundle.name}"
+        return spec
+
     def keep_logs(self, name: str) -> None:
         """A container's log into DIR/containers/, then the container is removed."""
         logs = self.containers.logs(name)
@@ -168,4 +184,6 @@ class Hooks:
         for ident in list(self.standins):
             self.stop_standin(ident)
         left += [f"container {name}" for name in self.containers.remove_all()]
+        if self.tls is not None:
+            self.tls.remove()
         return left

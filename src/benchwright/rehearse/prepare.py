@@ -41,7 +41,7 @@ def check_cloud(suite: SuiteSpec) -> str:
         if spec.target.provider == "memorydb":
             raise SpecError(
                 f"{where}target.provider",
-                "memorydb always uses TLS and the rehearsal's Redis stand-in has none: it is not rehearsed "
+                "memorydb has no stand-in in a rehearsal yet: it is not rehearsed "
                 "(elasticache with tls: false is)",
             )
         regions.setdefault(region_of(spec), f"{where}target.availability_zone")
@@ -73,3 +73,19 @@ def standin_adjustments(suite: SuiteSpec) -> tuple[SuiteSpec, list[str]]:
 def spec_json(spec: BenchmarkSpec) -> dict[str, Any]:
     data: dict[str, Any] = spec.model_dump(mode="json", exclude_defaults=True)
     return data
+
+
+def route_slack(suite: SuiteSpec, receiver_secret_arn: str) -> tuple[SuiteSpec, list[str]]:
+    """A spec's own ``notify.slack.webhook_secret_arn`` names a secret of the account it was written for;
+    in the rehearsal's account the Slack receiver's secret stands in for it (said in the summary)."""
+    notes: list[str] = []
+    benchmarks = []
+    for spec in suite.benchmarks:
+        data = spec_json(spec)
+        slack = (data.get("notify") or {}).get("slack") or {}
+        if slack.get("webhook_secret_arn") and receiver_secret_arn:
+            slack["webhook_secret_arn"] = receiver_secret_arn
+            spec = BenchmarkSpec.model_validate(data)
+            notes.append(f"{spec.name}: notify.slack.webhook_secret_arn -> the rehearsal's Slack receiver")
+        benchmarks.append(spec)
+    return SuiteSpec(suite=suite.suite, description=suite.description, benchmarks=benchmarks), notes

@@ -34,7 +34,7 @@ from benchwright.rehearse.account import (
 from benchwright.rehearse.containers import Containers
 from benchwright.rehearse.eventbridge import deliver, status_event
 from benchwright.rehearse.hooks import Faults, Hooks, configure_moto
-from benchwright.rehearse.prepare import check_cloud, quick_suite, spec_json, standin_adjustments
+from benchwright.rehearse.prepare import check_cloud, quick_suite, route_slack, spec_json, standin_adjustments
 from benchwright.rehearse.resources import LEAK_KINDS, snapshot
 from benchwright.rehearse.slack import SlackReceiver
 from benchwright.rehearse.stack import ACCOUNT, REGION, RehearsalError, repo_root, synth_template
@@ -286,7 +286,8 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
             faults=faults,
             wait_cap_s=wait_cap_s,
         )
-        hooks.events.extend(notes)
+        suite, routed = route_slack(suite, account.slack_secret_arn)
+        hooks.events.extend(notes + routed)
         hooks.install()
         env_before = apply_environment(export_environment(account))
         previous.update({k: v for k, v in env_before.items() if k not in previous})

@@ -1,6 +1,7 @@
 """Stand-in servers a rehearsal starts for cloud targets, beyond the local providers' own servers.
 
 - ``NoAuthRedis``: a replication group or cluster without an auth token: Redis with no password.
+- ``TlsRedis``: the same with in-transit encryption (TLS only, the rehearsal's certificate, tls.py).
 - ``NodeRedis``: a Redis-protocol server on an EC2 target's private address and port (ARDB, KeyDB,
   Valkey or Redis in the spec: always Redis here, named a stand-in of the engine it replaces).
 - ``YsqlPostgres``: one PostgreSQL for a YugabyteDB cluster, listening on every node's private address
@@ -18,6 +19,7 @@ from typing import Any
 
 from benchwright.providers.base import Credentials
 from benchwright.providers.local.servers import USER, PostgresServer, RedisServer
+from benchwright.rehearse.tls import TlsMaterial
 
 
 class NoAuthRedis(RedisServer):
@@ -84,3 +86,35 @@ class YsqlPostgres(PostgresServer):
     def connection_properties(self) -> dict[str, str]:
         hosts = ",".join(f"{h}:{self.node_port}" for h in self.hosts)
         return {"postgres.url": f"postgresql://yugabyte@{hosts}/yugabyte"}
+
+
+class TlsRedis(NoAuthRedis):
+    """No password, TLS only (``tls-port``; plain ``port 0``), with the rehearsal's certificate."""
+
+    def __init__(self, settings: dict[str, Any], run_id: str, tls: TlsMaterial) -> None:
+        super().__init__(settings, run_id=run_id)
+        self.tls = tls
+
+    def _initialise(self, base: Path, port: int, password: str, user: str | None) -> None:
+        super()._initialise(base, port, password, user)
+        with open(base / "redis.conf", "a") as conf:  # the last port wins
+            conf.write(
+                f"port 0\ntls-port {port}\ntls-cert-file {self.tls.cert}\ntls-key-file {self.tls.key}\n"
+                f"tls-ca-cert-file {self.tls.ca}\ntls-auth-clients no\n"
+            )
+
+    def _probe(self) -> None:
+        import redis
+
+        client = redis.Redis(
+            host="127.0.0.1",
+            port=int(self.handle["port"]),
+            ssl=True,
+            ssl_ca_certs=str(self.tls.ca),
+            socket_timeout=2,
+            socket_connect_timeout=2,
+        )
+        try:
+            client.ping()
+        finally:
+            client.close()

@@ -1,6 +1,7 @@
 """Price book from the AWS Price List API (``pricing:GetProducts``), on-demand USD.
 
-Per-run cost = target time (instances / nodes, storage prorated from GB-month, provisioned IOPS)
+Per-run cost = target time (instances / nodes, storage prorated from GB-month, provisioned IOPS and
+throughput of RDS and EBS volumes, the Aurora cluster volume at its storage configuration)
 + runner time (Fargate vCPU and GB hours, or the EC2 instance) + the workflow itself (Lambda and
 Step Functions, from ``workflow_cost``). Also ops per dollar and the monthly cost of running the
 same cell every night. Prices are looked up once per process and cached.
@@ -38,6 +39,20 @@ RDS_VOLUME = {
     "magnetic": "Magnetic",
 }
 RDS_IOPS_FAMILY = {"io1": "Provisioned IOPS", "io2": "Provisioned IOPS", "gp3": "Provisioned IOPS"}
+# EBS: the usage type's suffix of a volume type's provisioned IOPS; gp3 includes 3,000 IOPS, 125 MiB/s
+EBS_IOPS_USAGE = {"io1": "piops", "io2": "io2", "gp3": "gp3"}
+GP3_FREE_IOPS = 3000.0
+GP3_FREE_MIBPS = 125.0
+AURORA_MIN_GB = 10.0  # an Aurora cluster volume starts at 10 GB and grows with the data
+# Usage types carry a region prefix except in us-east-1 (e.g. EU-Fargate-GB-Hours)
+USAGE_PREFIX = {
+    "us-east-1": "",
+    "us-east-2": "USE2-",
+    "us-west-2": "USW2-",
+    "eu-west-1": "EU-",
+    "eu-central-1": "EUC1-",
+    "ap-northeast-1": "APN1-",
+}
 
 
 def workflow_cost(transitions: int, lambda_invocations: int, avg_s: float = LAMBDA_AVG_S) -> float:
@@ -174,13 +189,7 @@ class AwsPriceBook(PriceBook):
                 acu = float((t.get("serverless_v2") or {}).get("max_acu", 1))  # an upper bound
                 unit = p("AmazonRDS", productFamily="ServerlessV2", databaseEngine=engine)
                 return {f"aurora serverless v2 {count} x {acu:g} ACU (max)": hours * count * acu * unit}
-            unit = p(
-                "AmazonRDS",
-                instanceType=str(t["instance_class"]),
-                databaseEngine=engine,
-                deploymentOption="Single-AZ",
-            )
-            return {f"aurora {count} x {t['instance_class']}": hours * count * unit}
+            return self.aurora_items(t, engine, count, hours)
         if provider == "elasticache":
             nodes = int(t.get("shards", 1)) * (int(t.get("replicas", 0)) + 1)
             engine = "Valkey" if t.get("cache_engine") == "valkey" else "Redis"
@@ -205,6 +214,7 @@ class AwsPriceBook(PriceBook):
                 items[f"ebs {nodes} x {volume.get('size_gb')} GB {volume.get('type', 'gp3')}"] = (
                     nodes * float(volume.get("size_gb", 0)) * gb_month * hours / HOURS_PER_MONTH
                 )
+                items.update(self.ebs_performance_items(volume, nodes, hours))
             return items
         return {}
 
@@ -245,15 +255,63 @@ class AwsPriceBook(PriceBook):
 
     def _prefix(self) -> str:
         """Usage types carry a region prefix except in us-east-1 (e.g. EU-Fargate-GB-Hours)."""
-        prefixes = {
-            "us-east-1": "",
-            "us-east-2": "USE2-",
-            "us-west-2": "USW2-",
-            "eu-west-1": "EU-",
-            "eu-central-1": "EUC1-",
-            "ap-northeast-1": "APN1-",
+        return USAGE_PREFIX.get(self.prices.region, "")
+
+    # usage-type priced parts ---------------------------------------------------------------------
+    def aurora_items(self, t: Mapping[str, Any], engine: str, count: int, hours: float) -> dict[str, float]:
+        """Instances at the cluster's storage configuration (I/O-Optimized instances cost more: the
+        Price List has two rows per class, told apart by usage type) and the cluster volume. Standard
+        Aurora also bills I/O per request, which only the run knows: not in this estimate (said in the
+        item's name)."""
+        optimized = t.get("storage_type") == "aurora-iopt1"
+        cls = str(t["instance_class"])
+        unit = self.prices.price(
+            "AmazonRDS",
+            instanceType=cls,
+            databaseEngine=engine,
+            deploymentOption="Single-AZ",
+            usagetype=f"{self._prefix()}InstanceUsage{'IOOptimized' if optimized else ''}:{cls}",
+        )
+        mode = "I/O-Optimized" if optimized else "Standard, I/O requests not included"
+        items = {
+            f"aurora {count} x {cls} ({'I/O-Optimized' if optimized else 'Standard'})": hours * count * unit
         }
-        return prefixes.get(self.prices.region, "")
+        size_gb = max(AURORA_MIN_GB, float((t.get("storage") or {}).get("size_gb") or 0))
+        gb_month = self.prices.price(
+            "AmazonRDS",
+            productFamily="Database Storage",
+            usagetype=f"{self._prefix()}Aurora:{'IO-Optimized' if optimized else ''}StorageUsage",
+        )
+        items[f"aurora storage {size_gb:g} GB ({mode})"] = size_gb * gb_month * hours / HOURS_PER_MONTH
+        return items
+
+    def ebs_performance_items(self, volume: Mapping[str, Any], nodes: int, hours: float) -> dict[str, float]:
+        """Provisioned IOPS (io1, io2; gp3 above its 3,000 included) and gp3 throughput above 125 MiB/s."""
+        kind = str(volume.get("type", "gp3"))
+        items: dict[str, float] = {}
+        iops = float(volume.get("iops") or 0) - (GP3_FREE_IOPS if kind == "gp3" else 0)
+        if iops > 0 and kind in EBS_IOPS_USAGE:
+            unit = self.prices.price(
+                "AmazonEC2",
+                productFamily="System Operation",
+                volumeApiName=kind,
+                usagetype=f"{self._prefix()}EBS:VolumeP-IOPS.{EBS_IOPS_USAGE[kind]}",
+            )
+            items[f"ebs {nodes} x {kind} provisioned IOPS {iops:g}"] = (
+                nodes * iops * unit * hours / HOURS_PER_MONTH
+            )
+        throughput = float(volume.get("throughput_mbps") or 0) - GP3_FREE_MIBPS
+        if kind == "gp3" and throughput > 0:
+            unit = self.prices.price(
+                "AmazonEC2",
+                productFamily="Provisioned Throughput",
+                volumeApiName="gp3",
+                usagetype=f"{self._prefix()}EBS:VolumeP-Throughput.gp3",
+            )
+            items[f"ebs {nodes} x gp3 throughput {throughput:g} MiB/s"] = (
+                nodes * throughput * unit * hours / HOURS_PER_MONTH
+            )
+        return items
 
 
 def matches(price_item: str | Mapping[str, Any], filters: Mapping[str, str]) -> bool:

@@ -1,8 +1,9 @@
 """ElastiCache inside the moto server: CreateReplicationGroup starts a Redis stand-in on 127.0.0.1 (no
-AUTH, as a group without an auth token) with its AWS/ElastiCache series; the primary endpoint is
+AUTH, as a group without an auth token; TLS only with the rehearsal's certificate when the group has
+in-transit encryption, see tls.py) with its AWS/ElastiCache series; the primary endpoint is
 127.0.0.1; the group is ``creating`` until Redis answers PING; DeleteReplicationGroup deletes it.
-MemoryDB has no stand-in: it always uses TLS and the stand-in speaks plain TCP, so a MemoryDB spec is
-refused before anything starts (run.py, naming ``target.provider``) rather than rehearsed without TLS."""
+MemoryDB has no stand-in yet, so a MemoryDB spec is
+refused before anything starts (prepare.py, naming ``target.provider``)."""
 
 from __future__ import annotations
 
@@ -25,9 +26,8 @@ def install(hooks: Hooks) -> None:
         group = create(backend, replication_group_id, *args, **kwargs)
         if fresh:
             node_type = str(getattr(group, "cache_node_type", ""))
-            server = start_redis(
-                hooks, replication_group_id, node_type, "AWS/ElastiCache", "ReplicationGroupId"
-            )
+            tls = bool(getattr(group, "transit_encryption_enabled", False))
+            server = start_redis(hooks, replication_group_id, node_type, tls)
             port = int(server.handle["port"])
             for node_group in group.node_groups:
                 node_group["primary_endpoint_address"] = "127.0.0.1"
@@ -40,21 +40,30 @@ def install(hooks: Hooks) -> None:
 
     def patched_delete(backend: Any, replication_group_id: str, *args: Any, **kwargs: Any) -> Any:
         deleted = delete(backend, replication_group_id, *args, **kwargs)
-        hooks.stop_standin(replication_group_id)
+        if replication_group_id in hooks.standins:
+            hooks.stop_standin(replication_group_id)
+            backend.replication_groups.pop(replication_group_id, None)  # moto keeps it "deleting" forever
         return deleted
 
     hooks.patch(ElastiCacheBackend, "create_replication_group", patched_create)
     hooks.patch(ElastiCacheBackend, "delete_replication_group", patched_delete)
 
 
-def start_redis(hooks: Hooks, ident: str, node_type: str, namespace: str, dimension: str) -> Any:
-    """The stand-in (a started server; the caller watches it become ready)."""
-    from benchwright.rehearse.standins import NoAuthRedis
+def start_redis(hooks: Hooks, ident: str, node_type: str, tls: bool) -> Any:
+    """The stand-in (a started server; the caller watches it become ready), TLS only when the group
+    has in-transit encryption."""
+    from benchwright.rehearse.standins import NoAuthRedis, TlsRedis
 
-    server = NoAuthRedis({"settings": {}}, run_id=ident)
+    server = (
+        TlsRedis({"settings": {}}, run_id=ident, tls=hooks.tls_material())
+        if tls
+        else NoAuthRedis({"settings": {}}, run_id=ident)
+    )
     server.create()
     hooks.standins[ident] = server
     model = CreditModel(instance_class=node_type, storage_type="memory", size_gb=0)
-    hooks.publish(ident, namespace, {dimension: ident}, server, model)
-    hooks.events.append(f"stand-in redis for {ident} on 127.0.0.1:{server.handle['port']}")
+    hooks.publish(ident, "AWS/ElastiCache", {"ReplicationGroupId": ident}, server, model)
+    hooks.events.append(
+        f"stand-in redis{' (TLS)' if tls else ''} for {ident} on 127.0.0.1:{server.handle['port']}"
+    )
     return server

@@ -188,6 +188,7 @@ def start_runner(
             "AWS_SECRET_ACCESS_KEY": "rehearsal",
         },
     )
+    hooks.trust(spec)
     info: dict[str, Any] = {"name": spec.name, "args": spec.args, "entrypoint": None, "ec2": True}
     hooks.tasks[instance.id] = info
     hooks.containers.start(spec)

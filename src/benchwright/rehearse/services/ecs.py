@@ -96,13 +96,14 @@ def compose(hooks: Hooks, backend: Any, task: Any) -> ContainerSpec:
         }
     )
     command = override.get("command") if override.get("command") is not None else container.get("command")
-    return ContainerSpec(
+    spec = ContainerSpec(
         name=f"bw-{hooks.containers.rehearsal_id}-{task.id[:8]}",
         image=str(container.get("image") or hooks.image),
         args=[str(a) for a in command or []],
         environment=env,
         entrypoint=container.get("entryPoint"),
     )
+    return hooks.trust(spec)
 
 
 def start_task(hooks: Hooks, backend: Any, task: Any) -> None:
