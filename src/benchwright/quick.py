@@ -44,6 +44,23 @@ def _capped(props: dict[str, Any], threads: int) -> dict[str, Any]:
     return props
 
 
+def _capped_zip(entries: list[dict[str, Any]], threads: int) -> list[dict[str, Any]]:
+    """Zip entries capped like properties; a key whose entries capping would make equal is scaled
+    instead, so the axis keeps its shape (keyspaces of 100k and 1M keys become 100 and 1,000)."""
+    capped = [_capped(dict(entry), threads) for entry in entries]
+    for key in {k for entry in entries for k in entry}:
+        limit = QUICK_PROPERTIES.get(key.rsplit(".", 1)[-1])
+        found = [entry.get(key) for entry in entries]
+        if limit is None or not all(isinstance(v, (int, float)) and v > 0 for v in found):
+            continue
+        old = [float(v) for v in found]  # type: ignore[arg-type]
+        if len({c.get(key) for c in capped}) < len(set(old)):
+            cap = threads if limit == 2 else limit
+            for entry, value in zip(capped, old, strict=True):
+                entry[key] = max(1, int(value * cap / max(old)))
+    return capped
+
+
 def scale_down(spec: BenchmarkSpec, seconds: float = 2.0, threads: int = 2) -> BenchmarkSpec:
     """A small version of a spec (the ``--quick`` option): few records, short phases, few threads."""
     data = spec_dict(spec)
@@ -72,7 +89,7 @@ def scale_down(spec: BenchmarkSpec, seconds: float = 2.0, threads: int = 2) -> B
             sizes = [float(TypeAdapter(ByteSize).validate_python(v)) for v in values[:2]]
             path, values = "workload.properties.recordcount", [s / max(sizes) * 500 for s in sizes]
         if is_zip(path):  # linked axes: cap each property inside the entries
-            matrix[path] = [_capped(dict(entry), threads) for entry in values[:2]]
+            matrix[path] = _capped_zip(values[:2], threads)
             continue
         small = values[:2]
         limit = QUICK_PROPERTIES.get(path.rsplit(".", 1)[-1])

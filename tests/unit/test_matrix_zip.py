@@ -53,5 +53,8 @@ def test_quick_caps_properties_inside_zip_entries() -> None:
         {"workload.properties.fieldlength": 128, "workload.properties.recordcount": 6000000},
     ]}))  # fmt: skip
     small = scale_down(spec)
-    counts = [c.spec.workload.properties["recordcount"] for c in expand_matrix(small)]
-    assert counts == [500, 500]
+    cells = expand_matrix(small)
+    counts = [c.spec.workload.properties["recordcount"] for c in cells]
+    # capped at 500, but scaled rather than merged: the entries keep their proportion (200k : 6M)
+    assert counts == [16, 500]
+    assert [c.spec.workload.properties["fieldlength"] for c in cells] == [1000, 128]

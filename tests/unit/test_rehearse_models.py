@@ -63,10 +63,6 @@ def test_resolver_and_dependency_order() -> None:
     ("target", "field"),
     [
         ({"provider": "local", "engine": "postgres"}, "runner.platform"),  # the spec's own check first
-        (  # MemoryDB has no stand-in yet
-            {"provider": "memorydb", "engine": "redis", "engine_version": "7.1", "node_type": "db.r7g.large"},
-            "target.provider",
-        ),
     ],
 )
 def test_rehearse_refuses_what_it_cannot_rehearse_before_anything_is_created(

@@ -38,12 +38,6 @@ def check_cloud(suite: SuiteSpec) -> str:
             )
         if spec.runner.platform == "local":
             raise SpecError(f"{where}runner.platform", "the cloud runs runners on fargate or ec2")
-        if spec.target.provider == "memorydb":
-            raise SpecError(
-                f"{where}target.provider",
-                "memorydb has no stand-in in a rehearsal yet: it is not rehearsed "
-                "(elasticache with tls: false is)",
-            )
         regions.setdefault(region_of(spec), f"{where}target.availability_zone")
     if len(regions) > 1:
         raise SpecError(

@@ -1,9 +1,9 @@
-"""ElastiCache inside the moto server: CreateReplicationGroup starts a Redis stand-in on 127.0.0.1 (no
+"""ElastiCache and MemoryDB inside the moto server: CreateReplicationGroup starts a Redis stand-in on 127.0.0.1 (no
 AUTH, as a group without an auth token; TLS only with the rehearsal's certificate when the group has
 in-transit encryption, see tls.py) with its AWS/ElastiCache series; the primary endpoint is
 127.0.0.1; the group is ``creating`` until Redis answers PING; DeleteReplicationGroup deletes it.
-MemoryDB has no stand-in yet, so a MemoryDB spec is
-refused before anything starts (prepare.py, naming ``target.provider``)."""
+MemoryDB CreateCluster / DeleteCluster do the same (TLS, MemoryDB's default, unless the cluster turns
+it off)."""
 
 from __future__ import annotations
 
@@ -47,9 +47,41 @@ def install(hooks: Hooks) -> None:
 
     hooks.patch(ElastiCacheBackend, "create_replication_group", patched_create)
     hooks.patch(ElastiCacheBackend, "delete_replication_group", patched_delete)
+    _install_memorydb(hooks)
 
 
-def start_redis(hooks: Hooks, ident: str, node_type: str, tls: bool) -> Any:
+def _install_memorydb(hooks: Hooks) -> None:
+    """CreateCluster: the same Redis stand-in (TLS unless the cluster turns it off, as MemoryDB does;
+    open access, no password); its cluster endpoint is 127.0.0.1. DeleteCluster deletes it."""
+    from moto.memorydb.models import MemoryDBBackend
+
+    create = MemoryDBBackend.__dict__["create_cluster"]
+    delete = MemoryDBBackend.__dict__["delete_cluster"]
+
+    def patched_create(backend: Any, cluster_name: str, *args: Any, **kwargs: Any) -> Any:
+        fresh = cluster_name not in backend.clusters
+        cluster = create(backend, cluster_name, *args, **kwargs)
+        if fresh:
+            tls = kwargs.get("tls_enabled") is not False
+            server = start_redis(hooks, cluster_name, str(kwargs.get("node_type") or ""), tls, "AWS/MemoryDB")
+            cluster.cluster_endpoint = {"Address": "127.0.0.1", "Port": int(server.handle["port"])}
+            cluster.status = "creating"
+            hooks.instances[cluster_name] = cluster
+            hooks.watch_ready(cluster_name, server)
+        return cluster
+
+    def patched_delete(backend: Any, cluster_name: str, *args: Any, **kwargs: Any) -> Any:
+        deleted = delete(backend, cluster_name, *args, **kwargs)
+        hooks.stop_standin(cluster_name)
+        return deleted
+
+    hooks.patch(MemoryDBBackend, "create_cluster", patched_create)
+    hooks.patch(MemoryDBBackend, "delete_cluster", patched_delete)
+
+
+def start_redis(
+    hooks: Hooks, ident: str, node_type: str, tls: bool, namespace: str = "AWS/ElastiCache"
+) -> Any:
     """The stand-in (a started server; the caller watches it become ready), TLS only when the group
     has in-transit encryption."""
     from benchwright.rehearse.standins import NoAuthRedis, TlsRedis
@@ -62,7 +94,8 @@ def start_redis(hooks: Hooks, ident: str, node_type: str, tls: bool) -> Any:
     server.create()
     hooks.standins[ident] = server
     model = CreditModel(instance_class=node_type, storage_type="memory", size_gb=0)
-    hooks.publish(ident, "AWS/ElastiCache", {"ReplicationGroupId": ident}, server, model)
+    dimension = "ClusterName" if namespace == "AWS/MemoryDB" else "ReplicationGroupId"
+    hooks.publish(ident, namespace, {dimension: ident}, server, model)
     hooks.events.append(
         f"stand-in redis{' (TLS)' if tls else ''} for {ident} on 127.0.0.1:{server.handle['port']}"
     )

@@ -95,7 +95,7 @@ def loopback_address() -> str:
 
 def install(hooks: Hooks) -> None:
     from moto.ec2.models.elastic_network_interfaces import NetworkInterfaceBackend
-    from moto.ec2.models.instances import InstanceBackend
+    from moto.ec2.models.instances import Instance, InstanceBackend
 
     run = InstanceBackend.__dict__["run_instances"]
     terminate = InstanceBackend.__dict__["terminate_instances"]
@@ -104,7 +104,15 @@ def install(hooks: Hooks) -> None:
     def patched_run(
         backend: Any, image_id: str, count: int, user_data: Any, *args: Any, **kwargs: Any
     ) -> Any:
-        reservation = run(backend, image_id, count, user_data, *args, **kwargs)
+        hooks.request.iops = {  # moto drops a mapping's Iops, then refuses io1/io2 for want of it
+            str(m.get("DeviceName")): int(m["Ebs"]["Iops"])
+            for m in kwargs.get("block_device_mappings") or []
+            if (m.get("Ebs") or {}).get("Iops")
+        }
+        try:
+            reservation = run(backend, image_id, count, user_data, *args, **kwargs)
+        finally:
+            hooks.request.iops = {}
         script = decode_user_data(user_data)
         runner = docker_run_of(script)
         target = target_of(script) if runner is None else None
@@ -135,6 +143,28 @@ def install(hooks: Hooks) -> None:
             given["private_ip_address"] = loopback_address()  # a node of providers/aws/targets/ec2.py
         return create_eni(*bound.args, **bound.kwargs)
 
+    def add_block_device(
+        instance: Any,
+        size: int,
+        device_path: str,
+        snapshot_id: str | None,
+        encrypted: bool,
+        delete_on_termination: bool,
+        kms_key_id: str | None,
+        volume_type: str | None = None,
+    ) -> None:
+        volume = instance.ec2_backend.create_volume(
+            size=size,
+            zone_name=instance._placement.zone,
+            snapshot_id=snapshot_id,
+            encrypted=encrypted,
+            kms_key_id=kms_key_id,
+            volume_type=volume_type,
+            iops=getattr(hooks.request, "iops", {}).get(device_path),
+        )
+        instance.ec2_backend.attach_volume(volume.id, instance.id, device_path, delete_on_termination)
+
+    hooks.patch(Instance, "add_block_device", add_block_device)
     hooks.patch(InstanceBackend, "run_instances", patched_run)
     hooks.patch(InstanceBackend, "terminate_instances", patched_terminate)
     hooks.patch(NetworkInterfaceBackend, "create_network_interface", patched_eni)
