@@ -75,6 +75,15 @@ def install(hooks: Hooks) -> None:
         cluster._status = value
 
     hooks.patch(DBCluster, "status", property(patched_cluster_status, set_cluster_status))
+    allocated = DBCluster.__dict__["default_allocated_storage"].__func__
+
+    def default_allocated_storage(engine: str, storage_type: str) -> int:
+        if str(storage_type).startswith("aurora"):  # "aurora", "aurora-iopt1": moto knows neither
+            return 1
+        result: int = allocated(engine, storage_type)
+        return result
+
+    hooks.patch(DBCluster, "default_allocated_storage", staticmethod(default_allocated_storage))
     hooks.patch(MasterUserSecret, "_generate_secret_string", _secret_hook(hooks, MasterUserSecret, DBCluster))
 
 
@@ -90,7 +99,12 @@ def _create_hook(hooks: Hooks, name: str, kind: Kind, create: Any) -> Any:
             group = getattr(backend, kind.groups, {}).get(group_name) if group_name else None
             extra = {"storage_type": "aurora"} if name == "cluster" else {}
             start_standin(hooks, ident, {**kwargs, **extra}, kind.dimension, group)
-        created = create(backend, kwargs)
+        try:
+            created = create(backend, kwargs)
+        except Exception:  # the API call failed: AWS created nothing, so neither does the rehearsal
+            if fresh:
+                hooks.stop_standin(ident)
+            raise
         server = hooks.standins.get(ident) if fresh else None
         if server is not None:
             created.port = int(server.handle["port"])
