@@ -114,7 +114,11 @@ def test_a_rehearsal_deploys_in_the_spec_s_region_and_one_region_only() -> None:
     root = Path(__file__).resolve().parents[2]
     suite = load_suite(root / "examples" / "exp2-elasticache-ycsb.aws.yaml")
     assert check_cloud(suite) == "eu-west-1"
-    assert stage_settings(None, "eu-west-1")["availability_zones"] == ["eu-west-1a", "eu-west-1b"]
+    assert stage_settings(None, "eu-west-1")["availability_zones"] == [
+        "eu-west-1a",
+        "eu-west-1b",
+        "eu-west-1c",
+    ]
     other = suite.benchmarks[1].model_copy(deep=True)
     other.target.availability_zone = "us-west-2a"  # type: ignore[union-attr]
     two = SuiteSpec(suite="two", benchmarks=[suite.benchmarks[0], other])
@@ -146,3 +150,25 @@ def test_yugabyte_and_ardb_user_data_start_stand_ins_of_another_engine_at_the_te
     assert yb == ("yugabytedb", ["127.101.0.2", "127.101.0.3", "127.101.0.4"], 5433, "postgres")
     ardb = target_of(render_user_data("redis-protocol", {**values, "port": "6379"}))
     assert ardb == ("ardb", [], 6379, "redis")
+
+
+def test_what_a_stand_in_of_another_engine_cannot_honour_is_taken_out_and_said() -> None:
+    """exp1's YugabyteDB ``presplit`` (SPLIT AT VALUES) has no meaning on the PostgreSQL stand-in; exp2's
+    own Slack secret belongs to the account it was written for: the receiver's secret stands in."""
+    from benchwright.rehearse.prepare import route_slack, standin_adjustments
+    from benchwright.spec import load_suite
+
+    root = Path(__file__).resolve().parents[2]
+    exp1 = load_suite(root / "examples" / "exp1-yugabyte-vs-rds.aws.yaml")
+    assert exp1.benchmarks[0].target.presplit  # type: ignore[union-attr]
+    adjusted, notes = standin_adjustments(exp1)
+    assert adjusted.benchmarks[0].target.presplit is None  # type: ignore[union-attr]
+    assert notes == [
+        "exp1-yugabyte-3node: target.presplit not rehearsed (the PostgreSQL stand-in has no tablets)"
+    ]
+    assert [b.model_dump() for b in adjusted.benchmarks[1:]] == [b.model_dump() for b in exp1.benchmarks[1:]]
+    exp2 = load_suite(root / "examples" / "exp2-elasticache-ycsb.aws.yaml")
+    receiver = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:benchwright-rehearse-slack-Xy12Zw"
+    routed, notes = route_slack(exp2, receiver)
+    assert routed.benchmarks[1].notify.slack.webhook_secret_arn == receiver  # type: ignore[union-attr]
+    assert len(notes) == 1 and "exp2-elasticache-types" in notes[0]

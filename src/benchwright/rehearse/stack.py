@@ -57,7 +57,8 @@ def stage_settings(spec_path: Path | None, region: str = REGION) -> dict[str, An
         "name": "rehearse",
         "account": ACCOUNT,
         "region": region,
-        "availability_zones": [f"{region}a", f"{region}b"],
+        # three zones: a YugabyteDB target (exp1) puts one node in each of three AZs
+        "availability_zones": [f"{region}a", f"{region}b", f"{region}c"],
         "sink": {"kind": "none"},
     }
     if spec_path is not None:
@@ -103,7 +104,7 @@ def synth_template(
         env["PATH"] = f"{node}{os.pathsep}{env.get('PATH', '')}"
     env.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
     env["PYTHONPATH"] = f"{root}{os.pathsep}{env.get('PYTHONPATH', '')}"
-    tmp = cached.with_suffix(".tmp")
+    tmp = cached.with_suffix(f".{os.getpid()}.tmp")  # two rehearsals may synthesize at once
     done = subprocess.run(
         [sys.executable, "-c", SYNTH, json.dumps(context), str(tmp)],
         cwd=root,
