@@ -99,6 +99,7 @@ def assert_clean(outcome: Any) -> None:
     left = {k: outcome.resources_after[k] for k in LEAK_KINDS if outcome.resources_after[k]}
     assert not left, f"left in the account: {left}"
     assert not outcome.resources_after["cleaned_up_by_rehearsal"], outcome.resources_after
-    assert containers_left() == []
+    # this rehearsal's containers (other rehearsals may run on the machine at the same time)
+    assert containers_left(f"benchwright.rehearsal={outcome.rehearsal_id}") == []
     for kind in LEAK_KINDS:
         assert outcome.resources_after[kind] == []  # written as empty lists, not missing

@@ -63,6 +63,7 @@ class Outcome:
     events: list[str] = field(default_factory=list)
     standins: list[str] = field(default_factory=list)  # "<engine> rehearsed with a <other> stand-in"
     region: str = REGION
+    rehearsal_id: str = ""  # the label value of its containers (containers.LABEL)
 
     @property
     def leaked(self) -> bool:
@@ -352,6 +353,7 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
         events=hooks.events,
         standins=sorted(set(hooks.standin_engines)) + notes,
         region=region,
+        rehearsal_id=rehearsal_id,
     )
     _write(outcome, hooks)
     return outcome
