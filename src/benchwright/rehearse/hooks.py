@@ -85,6 +85,7 @@ class Hooks:
     request: threading.local = field(default_factory=threading.local)  # clientToken of the RunTask call
     on_state_done: Callable[[str], None] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+    invoke_lock: threading.Lock = field(default_factory=threading.Lock)  # services/lambda_.run_handler
     tls: TlsMaterial | None = None  # made with the first stand-in that speaks TLS
     _undo: list[Callable[[], None]] = field(default_factory=list)
 

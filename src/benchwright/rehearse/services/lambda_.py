@@ -88,15 +88,18 @@ def run_handler(hooks: Hooks, state: str, handler: str, name: str, event: Any) -
     from benchwright.rehearse.hooks import Invocation
 
     module, func = handler.rsplit(".", 1)
-    started = time.monotonic()
     ok = True
-    try:
-        payload = getattr(importlib.import_module(module), func)(
-            event, FakeContext(name, hooks.account.region)
-        )
-    except Exception as exc:
-        ok = False
-        payload = {"errorType": type(exc).__name__, "errorMessage": str(exc)[:4000]}
+    # One invocation at a time: in AWS each runs in its own sandbox, here they share the process and
+    # its module state (powertools' Metrics is a singleton: one handler's flush empties another's)
+    with hooks.invoke_lock:
+        started = time.monotonic()
+        try:
+            payload = getattr(importlib.import_module(module), func)(
+                event, FakeContext(name, hooks.account.region)
+            )
+        except Exception as exc:
+            ok = False
+            payload = {"errorType": type(exc).__name__, "errorMessage": str(exc)[:4000]}
     hooks.invocations.append(Invocation(state, time.monotonic() - started, ok))
     if hooks.on_state_done is not None:
         hooks.on_state_done(state)
