@@ -1,4 +1,3 @@
-# pylint: disable=too-many-lines  # issue 9: split by rehearse-examples
 """Backend hooks inside the moto server: where the rehearsal turns API calls into real things.
 
 ``Hooks`` holds what the patched backends started (containers, stand-in servers, their CloudWatch
