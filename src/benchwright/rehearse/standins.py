@@ -20,6 +20,12 @@ from typing import Any
 from benchwright.providers.base import Credentials
 from benchwright.providers.local.servers import USER, PostgresServer, RedisServer
 from benchwright.rehearse.tls import TlsMaterial
+from benchwright.spec import LocalTarget
+
+
+def local_target(engine: str, settings: dict[str, Any] | None = None) -> LocalTarget:
+    """The local server model a stand-in is built from (engine and server settings)."""
+    return LocalTarget(provider="local", engine=engine, settings=settings or {})  # type: ignore[arg-type]
 
 
 class NoAuthRedis(RedisServer):
@@ -37,8 +43,8 @@ class NoAuthRedis(RedisServer):
 class NodeRedis(NoAuthRedis):
     """No password, bound to an EC2 target's private address and the template's port."""
 
-    def __init__(self, settings: dict[str, Any], run_id: str, hosts: list[str], node_port: int) -> None:
-        super().__init__(settings, run_id=run_id)
+    def __init__(self, spec: LocalTarget, run_id: str, hosts: list[str], node_port: int) -> None:
+        super().__init__(spec, run_id=run_id)
         self.hosts, self.node_port = hosts, node_port
 
     def _initialise(self, base: Path, port: int, password: str, user: str | None) -> None:
@@ -61,8 +67,8 @@ class NodeRedis(NoAuthRedis):
 class YsqlPostgres(PostgresServer):
     """PostgreSQL on every node address at 5433, role and database ``yugabyte`` without a password."""
 
-    def __init__(self, settings: dict[str, Any], run_id: str, hosts: list[str], node_port: int) -> None:
-        super().__init__(settings, run_id=run_id)
+    def __init__(self, spec: LocalTarget, run_id: str, hosts: list[str], node_port: int) -> None:
+        super().__init__(spec, run_id=run_id)
         self.hosts, self.node_port = hosts, node_port
 
     def _initialise(self, base: Path, port: int, password: str, user: str | None) -> None:
@@ -91,8 +97,8 @@ class YsqlPostgres(PostgresServer):
 class TlsRedis(NoAuthRedis):
     """No password, TLS only (``tls-port``; plain ``port 0``), with the rehearsal's certificate."""
 
-    def __init__(self, settings: dict[str, Any], run_id: str, tls: TlsMaterial) -> None:
-        super().__init__(settings, run_id=run_id)
+    def __init__(self, spec: LocalTarget, run_id: str, tls: TlsMaterial) -> None:
+        super().__init__(spec, run_id=run_id)
         self.tls = tls
 
     def _initialise(self, base: Path, port: int, password: str, user: str | None) -> None:

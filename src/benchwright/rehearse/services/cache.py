@@ -84,12 +84,12 @@ def start_redis(
 ) -> Any:
     """The stand-in (a started server; the caller watches it become ready), TLS only when the group
     has in-transit encryption."""
-    from benchwright.rehearse.standins import NoAuthRedis, TlsRedis
+    from benchwright.rehearse.standins import NoAuthRedis, TlsRedis, local_target
 
     server = (
-        TlsRedis({"settings": {}}, run_id=ident, tls=hooks.tls_material())
+        TlsRedis(local_target("redis"), run_id=ident, tls=hooks.tls_material())
         if tls
-        else NoAuthRedis({"settings": {}}, run_id=ident)
+        else NoAuthRedis(local_target("redis"), run_id=ident)
     )
     server.create()
     hooks.standins[ident] = server

@@ -172,7 +172,7 @@ def install(hooks: Hooks) -> None:
 
 def start_target(hooks: Hooks, instance: Any, found: tuple[str, list[str], int, str]) -> None:
     """The stand-in of the node's server (shared by a cluster's nodes), on the node's address."""
-    from benchwright.rehearse.standins import NodeRedis, YsqlPostgres
+    from benchwright.rehearse.standins import NodeRedis, YsqlPostgres, local_target
 
     replaced, hosts, port, engine = found
     hosts = hosts or [str(instance.private_ip)]
@@ -181,7 +181,7 @@ def start_target(hooks: Hooks, instance: Any, found: tuple[str, list[str], int, 
     if key in hooks.standins:
         return
     cls = YsqlPostgres if engine == "postgres" else NodeRedis
-    server = cls({"settings": {}}, run_id=key, hosts=hosts, node_port=port)
+    server = cls(local_target(engine), run_id=key, hosts=hosts, node_port=port)
     server.create()
     hooks.standins[key] = server
     hooks.status[key] = "creating"

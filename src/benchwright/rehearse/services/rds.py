@@ -164,13 +164,14 @@ def _secret_hook(hooks: Hooks, secret_model: Any, cluster_model: Any) -> Any:
 def start_standin(hooks: Hooks, ident: str, db_kwargs: dict[str, Any], dimension: str, group: Any) -> None:
     """A server of the engine on 127.0.0.1 with the parameter group's settings, and its metrics."""
     from benchwright.providers.local.servers import MariaDbServer, PostgresServer
+    from benchwright.rehearse.standins import local_target
 
     engine = str(db_kwargs.get("engine", "postgres"))
     cls = PostgresServer if "postgres" in engine else MariaDbServer
     settings: dict[str, Any] = {}
     if group is not None:
         settings = {k: v["ParameterValue"] for k, v in group.parameters.items() if "ParameterValue" in v}
-    server = cls({"settings": settings}, run_id=ident)
+    server = cls(local_target("postgres" if cls is PostgresServer else "mysql", settings), run_id=ident)
     server.create()
     hooks.standins[ident] = server
     model = CreditModel(
