@@ -1,6 +1,7 @@
 """Every seed experiment's AWS spec validates and dry-runs through the workflow in moto.
 
-Each benchmark's matrix is expanded and validated in full (ExpandMatrix); its first cell is executed
+Each benchmark's matrix is expanded and validated in full (ExpandMatrix, into target groups); its
+first cell (which provisions and loads) is executed
 through the benchmark state machine with the real handlers, and must leave nothing behind.
 """
 
@@ -49,7 +50,8 @@ def test_there_is_an_aws_spec_for_every_seed_experiment() -> None:
 
 @pytest.mark.parametrize("spec", benchmarks())
 def test_seed_experiment_dry_runs_through_the_workflow(world: World, spec: dict[str, Any]) -> None:
-    cells = expand({"spec": spec, "run_id": f"seed-{spec['name']}", "poll_seconds": 0})["cells"]
+    groups = expand({"spec": spec, "run_id": f"seed-{spec['name']}", "poll_seconds": 0})["groups"]
+    cells = [cell for group in groups for cell in group["cells"]]
     assert cells
 
     first = cells[0]
