@@ -73,37 +73,42 @@ def scale_down(spec: BenchmarkSpec, seconds: float = 2.0, threads: int = 2) -> B
     if "run" in enabled_phases(spec):
         phases.setdefault("run", {})
     for name, phase in phases.items():
-        if phase is None:
-            continue
-        if phase.get("threads"):
-            phase["threads"] = min(phase["threads"], threads)
-        if phase.get("duration_s"):
-            phase["duration_s"] = min(phase["duration_s"], 1.0 if name == "warmup" else seconds)
-        if phase.get("operation_count"):
-            phase["operation_count"] = min(phase["operation_count"], 1000)
-        if name == "run" and not phase.get("duration_s") and not phase.get("operation_count"):
-            phase["duration_s"] = seconds
-    matrix = {}
-    for path, values in data.get("matrix", {}).items():
-        if path == "workload.data_size":  # sizes stand for record counts: keep their proportions
-            sizes = [float(TypeAdapter(ByteSize).validate_python(v)) for v in values[:2]]
-            path, values = "workload.properties.recordcount", [s / max(sizes) * 500 for s in sizes]
-        if is_zip(path):  # linked axes: cap each property inside the entries
-            matrix[path] = _capped_zip(values[:2], threads)
-            continue
-        small = values[:2]
-        limit = QUICK_PROPERTIES.get(path.rsplit(".", 1)[-1])
-        if path.endswith(".threads"):
-            limit = threads
-        if limit is not None and all(isinstance(v, (int, float)) for v in small):
-            cap = threads if limit == 2 else limit
-            capped = sorted({min(int(v), cap) for v in small})
-            if len(capped) < len(set(small)) and max(small) > cap and min(small) > 0:
-                # capping would merge the axis into one cell: scale it instead, keeping its shape
-                capped = sorted({max(1, int(v * cap / max(small))) for v in small})
-            small = capped
-        matrix[path] = small
-    data["matrix"] = matrix
+        if phase is not None:
+            _shorten_phase(name, phase, seconds, threads)
+    data["matrix"] = {
+        path: values
+        for path, values in (_small_axis(p, v, threads) for p, v in data.get("matrix", {}).items())
+    }
     data["repeats"] = 1
     data["validity"] = {**data.get("validity", {}), "min_duration_s": 0.0}
     return BenchmarkSpec.model_validate(data)
+
+
+def _shorten_phase(name: str, phase: dict[str, Any], seconds: float, threads: int) -> None:
+    if phase.get("threads"):
+        phase["threads"] = min(phase["threads"], threads)
+    if phase.get("duration_s"):
+        phase["duration_s"] = min(phase["duration_s"], 1.0 if name == "warmup" else seconds)
+    if phase.get("operation_count"):
+        phase["operation_count"] = min(phase["operation_count"], 1000)
+    if name == "run" and not phase.get("duration_s") and not phase.get("operation_count"):
+        phase["duration_s"] = seconds
+
+
+def _small_axis(path: str, values: list[Any], threads: int) -> tuple[str, list[Any]]:
+    """Two values of a matrix axis, capped; an axis that capping would merge into one is scaled."""
+    if path == "workload.data_size":  # sizes stand for record counts: keep their proportions
+        sizes = [float(TypeAdapter(ByteSize).validate_python(v)) for v in values[:2]]
+        path, values = "workload.properties.recordcount", [s / max(sizes) * 500 for s in sizes]
+    if is_zip(path):  # linked axes: cap each property inside the entries
+        return path, _capped_zip(values[:2], threads)
+    small = values[:2]
+    limit = threads if path.endswith(".threads") else QUICK_PROPERTIES.get(path.rsplit(".", 1)[-1])
+    if limit is None or not all(isinstance(v, (int, float)) for v in small):
+        return path, small
+    cap = threads if limit == 2 else limit
+    capped = sorted({min(int(v), cap) for v in small})
+    if len(capped) < len(set(small)) and max(small) > cap and min(small) > 0:
+        # capping would merge the axis into one cell: scale it instead, keeping its shape
+        capped = sorted({max(1, int(v * cap / max(small))) for v in small})
+    return path, capped
