@@ -184,6 +184,30 @@ CLOUD_INVALID = [
         "target.tls",
     ),
     (
+        "elasticache cluster mode",
+        {
+            "provider": "elasticache",
+            "engine": "redis",
+            "engine_version": "7.1",
+            "node_type": "cache.r7g.large",
+            "availability_zone": "us-east-1a",
+            "cluster_mode": True,
+            "shards": 3,
+        },
+        "target",
+    ),
+    (
+        "memorydb with 2 shards",
+        {
+            "provider": "memorydb",
+            "engine": "redis",
+            "engine_version": "7.1",
+            "node_type": "db.r7g.large",
+            "shards": 2,
+        },
+        "target",
+    ),
+    (
         "yugabyte with 2 nodes",
         {
             "provider": "ec2",
@@ -220,6 +244,23 @@ def test_invalid_cloud_setting_names_the_field(target: dict[str, Any], field: st
     with pytest.raises(SpecError) as caught:
         parse_spec(cloud(target))
     assert caught.value.field.startswith(field), caught.value
+
+
+@pytest.mark.parametrize(
+    ("target", "word"),
+    [
+        ({"provider": "elasticache", "node_type": "cache.r7g.large", "availability_zone": "us-east-1a",
+          "cluster_mode": True}, "cluster_mode"),
+        ({"provider": "memorydb", "node_type": "db.r7g.large", "shards": 2}, "shards"),
+    ],
+)  # fmt: skip
+def test_more_than_one_redis_shard_is_refused_until_the_runner_speaks_redis_cluster(
+    target: dict[str, Any], word: str
+) -> None:
+    """Validated and then ignored (ElastiCache) or measured with MOVED errors (MemoryDB) before."""
+    with pytest.raises(SpecError) as caught:
+        parse_spec(cloud({"engine": "redis", "engine_version": "7.1", **target}))
+    assert word in str(caught.value) and "Redis Cluster" in str(caught.value)
 
 
 def test_cloud_target_needs_a_cloud_runner() -> None:

@@ -21,6 +21,13 @@ from benchwright.spec._base import (
     settings_names,
 )
 
+# The runner's Redis clients speak to one node (no Redis Cluster slot map or MOVED redirects): with
+# several shards most keys would fail. Refused before anything is created rather than measured wrong.
+ONE_SHARD = (
+    "more than one shard needs a Redis Cluster client, which the runner does not have yet; "
+    "use one shard (cluster_mode: false, shards: 1) and scale the node type instead"
+)
+
 
 class _TargetBase(StrictModel):
     engine: Engine
@@ -202,6 +209,8 @@ class ElastiCacheTarget(_TargetBase):
     def _rules(self) -> ElastiCacheTarget:
         if self.shards > 1 and not self.cluster_mode:
             raise ValueError("shards > 1 needs cluster_mode: true")
+        if self.cluster_mode:
+            raise ValueError(f"cluster_mode: {ONE_SHARD}")
         return self
 
 
@@ -216,6 +225,12 @@ class MemoryDbTarget(_TargetBase):
     shards: int = Field(default=1, ge=1, le=500)
     replicas_per_shard: int = Field(default=1, ge=0, le=5)
     tls: Literal[True] = True  # MemoryDB always uses TLS
+
+    @model_validator(mode="after")
+    def _one_shard(self) -> MemoryDbTarget:
+        if self.shards > 1:
+            raise ValueError(f"shards: {ONE_SHARD}")
+        return self
 
     _nt = field_validator("node_type")(_instance_class("db."))
 
