@@ -69,6 +69,17 @@ def test_a_second_suite_run_gets_a_verdict_against_the_first(world: World) -> No
     assert f"verdict {verdict['kind'].replace('_', ' ')}" in world.slack.posts[1].body["text"]
 
 
+def summarized(result: dict[str, Any]) -> dict[str, Any]:
+    """SummarizeSuite's output, from the execution history (a failed execution has no output)."""
+    exits = [
+        e["stateExitedEventDetails"]
+        for e in result["events"]
+        if e.get("stateExitedEventDetails", {}).get("name") == "SummarizeSuite"
+    ]
+    assert len(exits) == 1, [e["type"] for e in result["events"]]
+    return dict(json.loads(exits[0]["output"]))
+
+
 def test_a_failing_cell_is_torn_down_and_the_other_cells_still_run(world: World) -> None:
     def fail_second(event: dict[str, Any]) -> None:
         if event["run_id"].endswith("-001"):
@@ -78,8 +89,12 @@ def test_a_failing_cell_is_torn_down_and_the_other_cells_still_run(world: World)
 
     result = world.execute("suite", {"spec": matrix_spec(), "run_id": "suite-2", "poll_seconds": 0})
 
-    assert result["status"] == "SUCCEEDED"
-    statuses = {c["run_id"]: c["status"] for c in result["output"]["cell_results"]}
+    # as locally: a suite with a failed cell is a failed run, and its other cells' results are kept
+    assert result["status"] == "FAILED" and result["error"] == "SuiteFailed", result
+    record = cell_record(world, "suite-2")
+    assert record["status"] == "failed" and record["error"].startswith("1 cell(s) failed (of 4): suite-2-001")
+    assert len(record["cells"]) == 4  # every cell stays in the record, the failed one with its error
+    statuses = {c["run_id"]: c["status"] for c in summarized(result)["cell_results"]}
     assert statuses["suite-2-001"] == "failed"
     assert [s for r, s in statuses.items() if r != "suite-2-001"] == ["succeeded"] * 3
     for run_id in statuses:
@@ -130,8 +145,8 @@ def test_a_group_whose_target_fails_is_torn_down_and_the_other_group_runs(world:
     world.faults["CheckTarget"] = fail_gp2
     result = world.execute("suite", {"spec": matrix_spec(), "run_id": "shared-2", "poll_seconds": 0})
 
-    assert result["status"] == "SUCCEEDED", result["cause"]
-    statuses = {c["run_id"]: c["status"] for c in result["output"]["cell_results"]}
+    assert result["status"] == "FAILED" and result["error"] == "SuiteFailed", result
+    statuses = {c["run_id"]: c["status"] for c in summarized(result)["cell_results"]}
     assert statuses == {
         "shared-2-000": "succeeded",
         "shared-2-002": "succeeded",

@@ -105,10 +105,15 @@ def test_string_records_with_several_fields_are_refused_before_the_load() -> Non
     data = {
         "name": "pf-str",
         "target": {"provider": "local", "engine": "redis"},
-        "workload": {"name": "ycsb", "properties": {"redis.datatype": "string", "recordcount": 10}},
+        "workload": {
+            "name": "ycsb",
+            "properties": {"redis.datatype": "string", "recordcount": 10, "fieldcount": 10},
+        },
     }
     err = _refused(data)
     assert err.field == "workload.properties.fieldcount" and "fieldcount is 10" in err.detail
+    del data["workload"]["properties"]["fieldcount"]  # not written: derived as 1 (spec/derived.py)
+    parse_spec(data)
     data["workload"]["properties"]["fieldcount"] = 1
     parse_spec(data)
 

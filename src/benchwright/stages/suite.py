@@ -156,8 +156,11 @@ def summarize(event: dict[str, Any], store: ResultStore) -> dict[str, Any]:
             errors.append(f"{item.get('run_id')}: {item.get('status')}")
     record.cost = combined_cost(costs) or record.cost
     failed = len(errors)
-    record.status = "succeeded" if not failed else ("failed" if failed == len(results) else "succeeded")
-    record.error = "; ".join(errors)[:2000] or None
+    # One cell failed is a failed run, as locally (the others' results stay in the record).
+    record.status = "failed" if failed else "succeeded"
+    record.error = (
+        f"{failed} cell(s) failed (of {len(results)}): {'; '.join(errors)}"[:2000] if failed else None
+    )
     record.ended_at = datetime.now(UTC)
     store.save_run(record)
     return {

@@ -171,6 +171,8 @@ def build(benchmark: dict[str, Any], suite: dict[str, Any]) -> dict[str, Any]:
     states = benchmark["States"]
     top = suite["States"]
     summarize = copy.deepcopy(top["SummarizeSuite"])
+    summarize.pop("End", None)
+    summarize["Next"] = "SuiteOutcome?"
     summarize["Parameters"] = {
         "run_id.$": "$.run_id",
         "spec_name.$": "$.spec_name",
@@ -197,6 +199,22 @@ def build(benchmark: dict[str, Any], suite: dict[str, Any]) -> dict[str, Any]:
                 "Next": "SummarizeSuite",
             },
             "SummarizeSuite": summarize,
+            # As a local run: a suite with a failed cell is a failed run (the other cells' results are
+            # kept), so the failed-executions alarm sees a nightly that partly failed.
+            "SuiteOutcome?": {
+                "Type": "Choice",
+                "Choices": [
+                    {"Variable": "$.status", "StringEquals": status, "Next": "SuiteFailed"}
+                    for status in ("failed", "aborted")
+                ],
+                "Default": "SuiteSucceeded",
+            },
+            "SuiteFailed": {
+                "Type": "Fail",
+                "Error": "SuiteFailed",
+                "Comment": "a cell failed (the summary names it); every group has torn down",
+            },
+            "SuiteSucceeded": {"Type": "Succeed"},
         },
     }
 
