@@ -108,18 +108,25 @@ def tool_errors(output: str, limit: int = 1500) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def stop_process_tree(pid: int, owned: Any, timeout: float = 20.0) -> None:
-    """SIGTERM the process and its children, wait, then SIGKILL what is left."""
+def _owned_tree(pid: int, owned: Any) -> list[psutil.Process]:
+    """The process and its children, or nothing when it is gone or not ours (``owned`` says)."""
     try:
         root = psutil.Process(pid)
     except psutil.NoSuchProcess:
-        return
+        return []
     if not owned(root):
-        return
+        return []
     try:
-        procs = [root, *root.children(recursive=True)]
+        return [root, *root.children(recursive=True)]
     except psutil.Error:
-        procs = [root]
+        return [root]
+
+
+def stop_process_tree(pid: int, owned: Any, timeout: float = 20.0) -> None:
+    """SIGTERM the process and its children, wait, then SIGKILL what is left."""
+    procs = _owned_tree(pid, owned)
+    if not procs:
+        return
     for p in procs:
         with contextlib.suppress(psutil.Error):
             p.send_signal(signal.SIGTERM)
@@ -141,16 +148,9 @@ def kill_process_tree(pid: int, owned: Any, timeout: float = 10.0) -> None:
     """SIGKILL the process and its children at once (a crash) and wait until none is left running.
     A killed child whose parent died first stays a zombie until something reaps it: that counts as
     gone, since it holds no port, memory or file any more."""
-    try:
-        root = psutil.Process(pid)
-    except psutil.NoSuchProcess:
+    procs = _owned_tree(pid, owned)
+    if not procs:
         return
-    if not owned(root):
-        return
-    try:
-        procs = [root, *root.children(recursive=True)]
-    except psutil.Error:
-        procs = [root]
     for p in procs:
         with contextlib.suppress(psutil.Error):
             p.kill()
