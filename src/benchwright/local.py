@@ -41,23 +41,16 @@ from benchwright.runner.progress import RunnerEvent
 from benchwright.runs import RunRecord, SharedData, new_run_id
 from benchwright.sharing import Dataset, Item, TargetGroup, plan, without_load
 from benchwright.spec import BenchmarkSpec, Cell, SuiteSpec, enabled_phases, expand_matrix, spec_dict
-from benchwright.stages import RunState, stage_function, utcnow
+from benchwright.stages import STAGE_ORDER, RunState, stage_function, utcnow
 
 __all__ = ["QUICK_PROPERTIES", "RunOutcome", "run_spec", "run_suite", "scale_down"]
 DEFAULT_ROOT = Path("benchwright-results")
 
 # The suite ASL's walk (statemachines/suite.asl.json) as this orchestrator takes it.
 GROUP_OPEN = ("provision_target", "check_target")  # once per target group
-CELL_WALK = (  # every cell, on the group's target
-    "validate_spec",
-    "launch_runner",
-    "check_runner",
-    "collect_metrics",
-    "judge_results",
-    "store_results",
-    "price_run",
-)
 GROUP_CLOSE = "teardown"  # once per target group, on every path
+# every cell, on the group's target: the other stages up to teardown, in STAGE_ORDER (one list to edit)
+CELL_WALK = tuple(s for s in STAGE_ORDER if s not in (*GROUP_OPEN, GROUP_CLOSE, "finish_run"))
 UNTIL: dict[str, Callable[[RunState], bool]] = {  # a check_ stage is polled until this holds
     "check_target": lambda s: s.target_status == "ready",
     "check_runner": lambda s: s.runner_status == "succeeded",

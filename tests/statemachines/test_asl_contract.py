@@ -248,3 +248,21 @@ def test_asl_validator_accepts_both_files() -> None:
         check=False,
     )
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_the_local_orchestrator_walks_the_suite_group_and_cell_tasks_in_order() -> None:
+    """local.py's table mirrors the suite ASL: the group's tasks around the RunCells Map, the cell's
+    tasks inside it, in the same order (FinishRun ends each cell on AWS; locally the run's end)."""
+    from benchwright.local import CELL_WALK, GROUP_CLOSE, GROUP_OPEN
+    from benchwright.stages import STAGE_ORDER
+
+    def pascal(stage: str) -> str:
+        return "".join(word.capitalize() for word in stage.split("_"))
+
+    group = SUITE["States"]["RunGroups"]["ItemProcessor"]["States"]
+    cell = group["RunCells"]["ItemProcessor"]["States"]
+    group_tasks = [name for name, state in group.items() if state["Type"] == "Task"]
+    cell_tasks = [name for name, state in cell.items() if state["Type"] == "Task"]
+    assert group_tasks == [pascal(s) for s in (*GROUP_OPEN, GROUP_CLOSE)]
+    assert [t for t in cell_tasks if t not in ("FinishRun", "StopRunners")] == [pascal(s) for s in CELL_WALK]
+    assert sorted((*GROUP_OPEN, *CELL_WALK, GROUP_CLOSE, "finish_run")) == sorted(STAGE_ORDER)
