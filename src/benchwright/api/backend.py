@@ -23,7 +23,9 @@ class RunNotFound(Exception):
 
 def latest_run_states(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """From history events (newest first): the newest run state of each cell (a suite's inline Map
-    runs several cells in one execution), so each cell's Teardown gets its own handles."""
+    runs several cells in one execution), so each cell's Teardown gets its own handles. A suite's
+    target group keeps the state that provisions its target under ``target`` (its Tasks read and
+    write ``$.target``): that one is found too, so an abort while a group provisions tears it down."""
     seen: dict[tuple[Any, ...], dict[str, Any]] = {}
     for event in events:
         details = event.get("stateExitedEventDetails") or {}
@@ -31,9 +33,11 @@ def latest_run_states(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             output = json.loads(details.get("output") or "null")
         except ValueError:
             continue
-        if isinstance(output, dict) and "run_id" in output and "spec" in output:
-            key = (output["run_id"], output.get("cell_id"), output.get("repeat"))
-            seen.setdefault(key, output)
+        if not isinstance(output, dict):
+            continue
+        for state in (output, output.get("target")):
+            if isinstance(state, dict) and "run_id" in state and "spec" in state:
+                seen.setdefault((state["run_id"], state.get("cell_id"), state.get("repeat")), state)
     return list(seen.values())
 
 
