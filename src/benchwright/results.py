@@ -303,6 +303,19 @@ class RunnerOutput(Model):
         return cls.model_validate(raw)
 
 
+def as_number(value: Any) -> float | None:
+    """A server counter or a matrix parameter as a float, or None when it is not a number (booleans
+    are not: ``True`` is a switch, not 1)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    try:
+        return float(str(value))
+    except ValueError:
+        return None
+
+
 def json_schema() -> dict[str, Any]:
     return ResultDocument.model_json_schema()
 

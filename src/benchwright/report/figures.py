@@ -11,7 +11,7 @@ from typing import Any
 
 from benchwright.judge.validity import complete_intervals
 from benchwright.report import charts
-from benchwright.results import MetricSeries
+from benchwright.results import MetricSeries, as_number
 from benchwright.runs import CellResult, RunRecord
 
 Spec = dict[str, Any]
@@ -30,17 +30,6 @@ def _some(*specs: Spec | None) -> list[Spec]:
     return [s for s in specs if s is not None]
 
 
-def _numeric(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    try:
-        return float(str(value))
-    except ValueError:
-        return None
-
-
 def _short(param: str) -> str:
     return param.rsplit(".", 1)[-1]
 
@@ -52,7 +41,7 @@ def _sweep_groups(
     groups: dict[str, dict[float, list[tuple[float, float]]]] = {}
     for cell in record.cells:
         doc = cell.measured
-        x = _numeric(cell.parameters.get(param))
+        x = as_number(cell.parameters.get(param))
         if doc is None or x is None:
             continue
         others = ", ".join(
@@ -70,7 +59,7 @@ def sweep_charts(record: RunRecord) -> list[Spec]:
     params = sorted({k for c in record.cells for k in c.parameters})
     out: list[Spec] = []
     for param in params:
-        values = {_numeric(c.parameters.get(param)) for c in record.cells}
+        values = {as_number(c.parameters.get(param)) for c in record.cells}
         if None in values or len(values) < 2:
             continue
         xs = sorted(v for v in values if v is not None)

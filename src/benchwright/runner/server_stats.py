@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from benchwright.results import ServerStats, StatGroup, TopStatement
+from benchwright.results import ServerStats, StatGroup, TopStatement, as_number
 
 Snapshot = dict[str, dict[str, float]]
 SETTLE_S = 5.0  # longest wait for the phase's own sessions to end before the "after" snapshot
@@ -57,21 +57,10 @@ _MYSQL_PREFIXES = (
 _REDIS_MEMORY = ("used_memory", "used_memory_rss", "used_memory_peak", "maxmemory", "mem_fragmentation_ratio")
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    try:
-        return float(str(value))
-    except ValueError:
-        return None
-
-
 def _numeric_row(columns: list[str], row: tuple[Any, ...]) -> dict[str, float]:
     out: dict[str, float] = {}
     for name, value in zip(columns, row, strict=False):
-        number = _number(value)
+        number = as_number(value)
         if number is not None:
             out[name] = number
     return out
@@ -151,7 +140,7 @@ def _mysql_snapshot(driver: Any, notes: list[str]) -> tuple[Snapshot, list[dict[
     status: dict[str, float] = {}
     for name, value in driver.fetchall("SHOW GLOBAL STATUS"):
         if str(name).startswith(_MYSQL_PREFIXES):
-            number = _number(value)
+            number = as_number(value)
             if number is not None:
                 status[str(name)] = number
     groups: Snapshot = {"global_status": status}
@@ -161,7 +150,7 @@ def _mysql_snapshot(driver: Any, notes: list[str]) -> tuple[Snapshot, list[dict[
         driver.recover()
         notes.append(f"INNODB_METRICS unavailable: {str(exc).splitlines()[0]}")
     else:
-        groups["innodb_metrics"] = {str(n): float(c) for n, c in rows if _number(c) is not None}
+        groups["innodb_metrics"] = {str(n): float(c) for n, c in rows if as_number(c) is not None}
     return groups, []
 
 
@@ -185,7 +174,7 @@ def _subfields(value: str) -> dict[str, float]:
     out: dict[str, float] = {}
     for part in value.split(","):
         key, _, raw = part.partition("=")
-        number = _number(raw)
+        number = as_number(raw)
         if number is not None:
             out[key] = number
     return out
@@ -193,7 +182,9 @@ def _subfields(value: str) -> dict[str, float]:
 
 def _redis_snapshot(driver: Any, notes: list[str]) -> tuple[Snapshot, list[dict[str, Any]]]:
     stats = {
-        k: n for k, v in parse_info(driver.command("INFO", "stats")).items() if (n := _number(v)) is not None
+        k: n
+        for k, v in parse_info(driver.command("INFO", "stats")).items()
+        if (n := as_number(v)) is not None
     }
     commands: dict[str, float] = {}
     for key, value in parse_info(driver.command("INFO", "commandstats")).items():
@@ -205,7 +196,7 @@ def _redis_snapshot(driver: Any, notes: list[str]) -> tuple[Snapshot, list[dict[
         for field, number in _subfields(value).items():
             keyspace[f"{key}.{field}"] = number
     memory_info = parse_info(driver.command("INFO", "memory"))
-    memory = {k: n for k in _REDIS_MEMORY if (n := _number(memory_info.get(k))) is not None}
+    memory = {k: n for k in _REDIS_MEMORY if (n := as_number(memory_info.get(k))) is not None}
     return {"stats": stats, "commandstats": commands, "keyspace": keyspace, "memory": memory}, []
 
 
