@@ -45,6 +45,10 @@ def test_one_cell_rds_postgres_end_to_end(runner_image: str, tmp_path: Path) -> 
     execution = json.loads((out / "execution.json").read_text())
     assert execution["executions"][0]["status"] == "SUCCEEDED"
     assert execution["transitions_per_cell"] == outcome.transitions_per_cell
+    # the Wait cap only adds polls: with the Waits as written there are fewer, and at least the happy path
+    projected = execution["transitions_per_cell_as_written"]
+    assert projected == outcome.transitions_per_cell_as_written
+    assert 17 <= projected <= outcome.transitions_per_cell
     # the container ran the image's ENTRYPOINT with RunTask's command override, as ECS composes it
     logs = list((out / "containers").glob("*.log"))
     assert len(logs) == 1

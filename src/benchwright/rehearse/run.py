@@ -38,6 +38,7 @@ from benchwright.rehearse.prepare import check_cloud, quick_suite, route_slack, 
 from benchwright.rehearse.resources import LEAK_KINDS, snapshot
 from benchwright.rehearse.slack import SlackReceiver
 from benchwright.rehearse.stack import ACCOUNT, REGION, RehearsalError, repo_root, synth_template
+from benchwright.rehearse.transitions import as_written, count, wait_paths
 from benchwright.spec import SuiteSpec, load_suite
 
 # Step Functions Standard: $0.025 per 1,000 state transitions; Lambda x86: $0.0000166667 per GB-s
@@ -64,6 +65,9 @@ class Outcome:
     standins: list[str] = field(default_factory=list)  # "<engine> rehearsed with a <other> stand-in"
     region: str = REGION
     rehearsal_id: str = ""  # the label value of its containers (containers.LABEL)
+    # the same executions with every Wait as written: the extra polls of the capped Waits taken out
+    # (a projection from the history, rehearse/transitions.py); equal to the above without a cap
+    transitions_per_cell_as_written: float | None = None
 
     @property
     def leaked(self) -> bool:
@@ -178,11 +182,6 @@ def history(account: Account, arn: str) -> list[dict[str, Any]]:
         token = page.get("nextToken")
         if not token:
             return events
-
-
-def transitions(events: list[dict[str, Any]]) -> int:
-    """State transitions as Step Functions bills them: one per state entered."""
-    return sum(1 for e in events if str(e.get("type", "")).endswith("StateEntered"))
 
 
 def read_records(account: Account, bucket: str) -> list[dict[str, Any]]:
@@ -309,11 +308,15 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
         _settle(hooks)
         executions = []
         total_transitions = 0
+        total_as_written = 0
         cells = 0
+        paths = wait_paths((repo_root() / "statemachines").glob("*.asl.json"))
         for d in described:
             events = history(account, d["executionArn"])
-            n = transitions(events)
+            n = count(events)
+            written = as_written(events, hooks.wait_cap_s, paths)
             total_transitions += n
+            total_as_written += written
             ncells = max(1, sum(1 for e in events if _cell_iteration(e)))
             cells += ncells
             executions.append(
@@ -325,6 +328,7 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
                     "transitions": n,
                     "cells": ncells,
                     "transitions_per_cell": round(n / ncells, 1),
+                    "transitions_as_written": written,
                     "events": json.loads(json.dumps(events, default=str)),
                 }
             )
@@ -348,6 +352,7 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
         resources_after=after,
         slack=slack.posts,
         transitions_per_cell=round(total_transitions / max(1, cells), 1),
+        transitions_per_cell_as_written=round(total_as_written / max(1, cells), 1),
         lambda_seconds=round(lambda_seconds, 2),
         wall_seconds=round(time.monotonic() - t0, 1),
         events=hooks.events,
@@ -413,11 +418,15 @@ def _write(outcome: Outcome, hooks: Hooks) -> None:
             {
                 "executions": outcome.executions,
                 "transitions_per_cell": outcome.transitions_per_cell,
+                "transitions_per_cell_as_written": outcome.transitions_per_cell_as_written,
                 "lambda_invocations": invocations,
                 "lambda_seconds": outcome.lambda_seconds,
                 "lambda_seconds_by_state": _by_state(hooks),
                 "cost_usd": {
                     "step_functions": round(total * SFN_PER_TRANSITION, 6),
+                    "step_functions_as_written": round(
+                        sum(e["transitions_as_written"] for e in outcome.executions) * SFN_PER_TRANSITION, 6
+                    ),
                     "lambda": round(
                         outcome.lambda_seconds * LAMBDA_MEMORY_GB * LAMBDA_PER_GB_S
                         + invocations * LAMBDA_PER_REQUEST,
@@ -442,7 +451,10 @@ def _write(outcome: Outcome, hooks: Hooks) -> None:
                 "standins_of_other_engines": outcome.standins,
                 "wait_cap_s": hooks.wait_cap_s,
                 "note": "transitions counted with Wait states capped at wait_cap_s (stand-ins are ready in "
-                "seconds, AWS resources in minutes); null = the ASL's own Wait durations",
+                "seconds, AWS resources in minutes); null = the ASL's own Wait durations. "
+                "transitions_per_cell_as_written projects the same executions with every Wait as written: "
+                "each capped Wait counts as capped/written of a poll, each poll loop keeps at least one, "
+                "and every poll taken out removes its Wait, check Task and Choice",
             },
             indent=2,
             default=str,

@@ -27,7 +27,7 @@ def print_outcome(outcome: Outcome, console: Console) -> None:
             highlight=False,
         )
     console.print(
-        f"transitions per cell: {outcome.transitions_per_cell}; Lambda: {workflow['lambda_invocations']} "
+        f"transitions per cell: {outcome.transitions_per_cell}{_as_written(outcome)}; Lambda: {workflow['lambda_invocations']} "
         f"invocations, {outcome.lambda_seconds} s; workflow cost on AWS: Step Functions "
         f"${cost['step_functions']:.6f} + Lambda ${cost['lambda']:.6f}",
         highlight=False,
@@ -52,3 +52,11 @@ def print_outcome(outcome: Outcome, console: Console) -> None:
         highlight=False,
         soft_wrap=True,
     )
+
+
+def _as_written(outcome: Outcome) -> str:
+    """The projection without the rehearsal's Wait cap, when the cap changed anything."""
+    projected = outcome.transitions_per_cell_as_written
+    if projected is None or projected == outcome.transitions_per_cell:
+        return ""
+    return f" ({projected} with the Waits as written, projected)"
