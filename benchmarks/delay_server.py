@@ -2,23 +2,39 @@
 
     python benchmarks/delay_server.py PORT DELAY_MS
 
-Listens on 127.0.0.1:PORT only. A GET is answered DELAY_MS after its request was read, with a
+Listens on 127.0.0.1:PORT only. A GET is answered DELAY_MS after its request arrived, with a
 100-byte value; replies leave in request order per connection (a pipeline stays a pipeline). What
 clients send around their GETs (AUTH, SELECT, PING, INFO, DBSIZE, EXISTS, CONFIG GET, CLIENT ...)
 is answered at once with what redis-server would say to it on an empty-ish keyspace. Used by
 bench_fidelity.py: with the server's delay known, two clients measuring it should agree.
+
+Why threads and not asyncio: asyncio's timers wait in epoll, whose timeout is whole milliseconds
+rounded up, so a reply due 2 ms after its request left 2.0-3.0 ms after it, and where in that
+millisecond depended on when the other connections' requests had woken the loop: the client's own
+send pattern changed the "known" delay (measured here: 2.38-2.43 ms for redis-benchmark's lock-step
+clients, more for clients whose sends are spread out). Here each connection has a reader thread
+that stamps a request the moment ``recv`` returns it, and a writer thread that sleeps until the
+reply is due with ``clock_nanosleep`` (``time.sleep``), the thread's timer slack lowered to 1 us
+where Linux allows it. ``DELAYSTATS`` (a command of this server only) returns what the server
+actually served since the previous call, ``count avg_us p99_us max_us`` from each GET's arrival to
+its reply's ``send`` returning, so a benchmark can show that both clients got the same delay.
 """
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
+import ctypes
+import socket
 import sys
+import threading
+import time
 from collections import deque
 
 import hiredis
 
 VALUE = b"$100\r\n" + b"x" * 100 + b"\r\n"
 RECORDS = 20_000  # what DBSIZE says: YCSB's run phase checks that the load happened
+PR_SET_TIMERSLACK = 29
 
 
 def immediate(command: list[bytes]) -> bytes:
@@ -37,58 +53,120 @@ def immediate(command: list[bytes]) -> bytes:
         return b"*2\r\n$%d\r\n%s\r\n$0\r\n\r\n" % (len(key), key)
     if name == b"HELLO":
         return b"-ERR unknown command 'HELLO'\r\n"  # clients fall back to RESP2
+    if name == b"DELAYSTATS":
+        text = SERVED.take().encode()
+        return b"$%d\r\n%s\r\n" % (len(text), text)
     return b"+OK\r\n"
 
 
-class DelayedResp(asyncio.Protocol):
-    def __init__(self, delay_s: float) -> None:
-        self.delay_s = delay_s
-        self.reader = hiredis.Reader()
-        self.pending: deque[tuple[float, bytes]] = deque()  # (due, reply), in request order
-        self.transport: asyncio.Transport | None = None
+class Served:
+    """Every GET's served delay (ns) since the last ``take``; appended by the writer threads."""
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.delays: list[int] = []
 
-    def data_received(self, data: bytes) -> None:
-        loop = asyncio.get_running_loop()
-        self.reader.feed(data)
-        now = loop.time()
-        while (command := self.reader.gets()) is not False:
-            if command and command[0].upper() == b"GET":
-                due, reply = now + self.delay_s, VALUE
-            else:
-                due, reply = now, immediate(command)
-            if not self.pending:
-                loop.call_at(due, self.flush)
-            self.pending.append((due, reply))
+    def add(self, delays: list[int]) -> None:
+        with self.lock:
+            self.delays.extend(delays)
 
-    def flush(self) -> None:
-        """Send every reply that is due, in order; wake up again for the next one."""
-        if self.transport is None or self.transport.is_closing():
-            self.pending.clear()
-            return
-        loop = asyncio.get_running_loop()
-        now = loop.time()
-        out = []
-        while self.pending and self.pending[0][0] <= now:
-            out.append(self.pending.popleft()[1])
-        if out:
-            self.transport.write(b"".join(out))
-        if self.pending:
-            loop.call_at(self.pending[0][0], self.flush)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.transport = None
+    def take(self) -> str:
+        with self.lock:
+            delays, self.delays = sorted(self.delays), []
+        if not delays:
+            return "0 0 0 0"
+        p99 = delays[min(len(delays) - 1, int(len(delays) * 0.99))]
+        return (
+            f"{len(delays)} {sum(delays) / len(delays) / 1000:.1f} {p99 / 1000:.1f} {delays[-1] / 1000:.1f}"
+        )
 
 
-async def serve(port: int, delay_ms: float) -> None:
-    loop = asyncio.get_running_loop()
-    server = await loop.create_server(lambda: DelayedResp(delay_ms / 1000), "127.0.0.1", port)
-    async with server:
-        await server.serve_forever()
+SERVED = Served()
+
+
+class Client:
+    """One connection: its reader stamps requests, its writer sends each reply when it is due."""
+
+    def __init__(self, sock: socket.socket, delay_ns: int) -> None:
+        self.sock = sock
+        self.delay_ns = delay_ns
+        self.pending: deque[tuple[int, int, bytes]] = deque()  # (arrived, due, reply), in order
+        self.ready = threading.Condition()
+        self.closed = False
+
+    def read(self) -> None:
+        reader = hiredis.Reader()
+        try:
+            while data := self.sock.recv(65536):
+                now = time.perf_counter_ns()
+                reader.feed(data)
+                batch = []
+                while (command := reader.gets()) is not False:
+                    if command and command[0].upper() == b"GET":
+                        batch.append((now, now + self.delay_ns, VALUE))
+                    else:
+                        batch.append((0, now, immediate(command)))
+                with self.ready:
+                    self.pending.extend(batch)
+                    self.ready.notify()
+        except OSError:
+            pass
+        finally:
+            with self.ready:
+                self.closed = True
+                self.ready.notify()
+
+    def write(self) -> None:
+        with contextlib.closing(self.sock):
+            while True:
+                with self.ready:
+                    while not self.pending and not self.closed:
+                        self.ready.wait()
+                    if self.closed:
+                        return
+                    due = self.pending[0][1]
+                wait = due - time.perf_counter_ns()
+                if wait > 0:
+                    time.sleep(wait / 1e9)
+                if not self._send_due():
+                    return
+
+    def _send_due(self) -> bool:
+        now = time.perf_counter_ns()
+        out, arrivals = [], []
+        with self.ready:
+            while self.pending and self.pending[0][1] <= now:
+                arrived, _, reply = self.pending.popleft()
+                out.append(reply)
+                if arrived:
+                    arrivals.append(arrived)
+        try:
+            self.sock.sendall(b"".join(out))
+        except OSError:
+            return False
+        sent = time.perf_counter_ns()
+        SERVED.add([sent - a for a in arrivals])
+        return True
+
+
+def lower_timer_slack() -> None:
+    """1 us instead of Linux's default 50 us: threads started afterwards inherit it."""
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0)
+
+
+def serve(port: int, delay_ms: float) -> None:
+    lower_timer_slack()
+    listener = socket.create_server(("127.0.0.1", port), backlog=128)
+    delay_ns = int(delay_ms * 1_000_000)
+    while True:
+        sock, _ = listener.accept()
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        client = Client(sock, delay_ns)
+        threading.Thread(target=client.read, daemon=True).start()
+        threading.Thread(target=client.write, daemon=True).start()
 
 
 if __name__ == "__main__":
-    asyncio.run(serve(int(sys.argv[1]), float(sys.argv[2])))
+    with contextlib.suppress(KeyboardInterrupt):
+        serve(int(sys.argv[1]), float(sys.argv[2]))
