@@ -2,6 +2,7 @@
 
   pgbench select-only and tpcb-like   vs  benchwright tpcb        (local PostgreSQL)
   sysbench oltp_point_select / _read_write  vs  benchwright oltp  (local MariaDB; same --rand-type)
+  benchwright tpcc on the event loop        vs  the same on threads (local PostgreSQL; no C peer)
 plus the loaders' peak RSS (TPC-C by warehouses, TPC-B by scale), which must not grow with size.
 
 Prints, per pair: throughput of each, the throughput ratio (ours / tool) and the client CPU per
@@ -252,6 +253,46 @@ def sysbench_pairs(args: argparse.Namespace, sysbench: str, rand: RandSpec, engi
         compare(f"oltp_{test} vs sysbench ({label})", ours, theirs, "sysbench", model_of(doc))
 
 
+def bench_tpcc(args: argparse.Namespace) -> None:
+    """TPC-C on the event loop against the same transactions on threads (no C peer here: the
+    client models are compared with each other), rounds alternating on one loaded warehouse."""
+    with pg_database() as url:
+        props = {"postgres.url": url, "tpcc.warehouses": "1"}
+        run_phase(PhaseConfig(workload="tpcc", phase="load", engine="postgres", properties=props, threads=2))
+        figures: dict[str, list[Figure]] = {"threads": [], "auto": []}
+        for _ in range(args.rounds):
+            for model in figures:
+                ours, doc = native(
+                    PhaseConfig(
+                        workload="tpcc",
+                        phase="run",
+                        engine="postgres",
+                        threads=args.clients,
+                        properties={**props, "client.model": model},
+                        max_seconds=args.seconds,
+                    ),
+                    lambda d: sum(o.operations for o in d.operations.values()),
+                )
+                figures[model].append(ours)
+                consistent = doc.extra["consistency"]["ok"]
+                print(
+                    f"tpcc {model_of(doc):<10} {ours.throughput:>8.1f} tx/s {ours.cpu_us_per_op:>8.1f} us CPU/tx"
+                    f" consistency {'ok' if consistent else 'VIOLATED'} | load {os.getloadavg()[0]:.1f}",
+                    flush=True,
+                )
+        loop, threads = figures["auto"], figures["threads"]
+        cpu = [a.cpu_us_per_op / b.cpu_us_per_op for a, b in zip(loop, threads, strict=True)]
+        tput = [a.throughput / b.throughput for a, b in zip(loop, threads, strict=True)]
+        print(
+            f"tpcc event loop / threads, {args.clients} clients: CPU per transaction "
+            f"{min(cpu):.2f}-{max(cpu):.2f}x, throughput {min(tput):.2f}-{max(tput):.2f}x",
+            flush=True,
+        )
+        summary.note(
+            "TPC-C event loop / threads, CPU per transaction", round(sorted(cpu)[len(cpu) // 2], 3), "x"
+        )
+
+
 def bench_loader_memory(args: argparse.Namespace) -> None:
     """Peak RSS of the loader's worker processes: streaming keeps it flat as the data grows."""
     for warehouses in sorted({1, args.tpcc_warehouses}):
@@ -309,7 +350,8 @@ def main() -> int:
         default="postgres,mysql",
         help="engines for the sysbench pairs, comma-separated (default postgres,mysql)",
     )
-    p.add_argument("--only", choices=("pgbench", "sysbench", "memory"), help="run one part")
+    p.add_argument("--rounds", type=int, default=2, help="alternating TPC-C rounds per client model")
+    p.add_argument("--only", choices=("pgbench", "sysbench", "tpcc", "memory"), help="run one part")
     args = p.parse_args()
     print(
         f"same server, {args.clients} clients, {args.seconds:g} s per run, {os.cpu_count()} cores on this host"
@@ -318,6 +360,8 @@ def main() -> int:
         bench_pgbench(args)
     if args.only in (None, "sysbench"):
         bench_sysbench(args)
+    if args.only in (None, "tpcc"):
+        bench_tpcc(args)
     if args.only in (None, "memory"):
         bench_loader_memory(args)
     return 0

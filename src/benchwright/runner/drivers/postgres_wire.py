@@ -8,7 +8,8 @@ The values of the rows read are fetched from the result, as on a thread.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 from benchwright.runner.event_loop import Request, Step, then_if_found
@@ -112,6 +113,33 @@ def _sql_for(sig: Any) -> str:
 
 BEGIN: tuple[bytes, list[bytes | None]] = (b"BEGIN", [])
 COMMIT: tuple[bytes, list[bytes | None]] = (b"COMMIT", [])
+ROLLBACK: tuple[bytes, list[bytes | None]] = (b"ROLLBACK", [])
+_INTEGERS = frozenset((20, 21, 23, 26))  # int8, int2, int4, oid
+_NUMERIC, _FLOATS = 1700, frozenset((700, 701))
+
+
+def _rows(result: Any, encoding: str) -> list[tuple[Any, ...]]:
+    """Every row of a result, with the Python types psycopg gives the columns a workload computes
+    with (integers, numeric as Decimal, floats); any other column as text."""
+    converters: list[Any] = []
+    for column in range(result.nfields):
+        oid = result.ftype(column)
+        converters.append(
+            int if oid in _INTEGERS else Decimal if oid == _NUMERIC else float if oid in _FLOATS else str
+        )
+    get = result.get_value
+    rows = []
+    for row in range(result.ntuples):
+        values: list[Any] = []
+        for column, convert in enumerate(converters):
+            raw = get(row, column)
+            values.append(None if raw is None else convert(bytes(raw).decode(encoding)))
+        rows.append(tuple(values))
+    return rows
+
+
+def _user_abort(result: Any) -> Status:
+    return Status.USER_ABORT
 
 
 class PostgresSqlWire:
@@ -164,3 +192,40 @@ class PostgresSqlWire:
 
         advance.retry_on = retry_on  # type: ignore[attr-defined]
         return name, steps[0], 1, advance
+
+    def dialogue(
+        self,
+        name: str,
+        steps: Generator[tuple[str, str, Sequence[Any]], Any, Any],
+        *,
+        aborts: tuple[type[BaseException], ...] = (),
+    ) -> Request:
+        """A transaction whose statements depend on earlier answers (TPC-C's): BEGIN, then each
+        statement ``steps`` yields as ``(kind, sql, params)``, then COMMIT, one round trip each. The
+        generator receives what ``SqlDriver.<kind>`` would return on a thread: ``fetchone`` the first
+        row or None, ``fetchall`` every row, ``execute`` the row count. One of ``aborts`` raised by
+        it rolls the transaction back as a USER_ABORT (TPC-C's 1% New-Orders); any other exception
+        fails the request, and the loop rolls the transaction back. Parameters that are neither int
+        nor str (Decimal, datetime) are sent as their ``str``, which PostgreSQL casts to the
+        column's type."""
+        encoding = self.encoding
+        kind = ""
+
+        def send(answer: Any) -> Any:
+            nonlocal kind
+            try:
+                kind, sql, params = steps.send(answer)
+            except StopIteration:
+                return COMMIT, 1, None
+            except aborts:
+                return ROLLBACK, 1, _user_abort
+            texts = [v if v is None or type(v) in (int, str) else str(v) for v in params]
+            return self._step(sql, texts), 1, answered
+
+        def answered(result: Any) -> Any:
+            if kind == "execute":
+                return send(result.command_tuples or 0)
+            rows = _rows(result, encoding)
+            return send(rows if kind == "fetchall" else (rows[0] if rows else None))
+
+        return name, BEGIN, 1, lambda result: send(None)

@@ -1,21 +1,43 @@
-"""The five TPC-C transactions (clauses 2.4-2.8), written against the SqlDriver interface.
+"""The five TPC-C transactions (clauses 2.4-2.8), written once for both client models.
 
-Each function takes its inputs already drawn (outside the timed region) and does the database work
-of one transaction body; ``sqlkit.transaction`` wraps it in BEGIN/COMMIT and turns the outcome into
-a Status. Rows that are updated are read with FOR UPDATE first, so the default isolation level of
-both engines keeps the consistency conditions.
+Each ``*_steps`` function takes its inputs already drawn (outside the timed region) and is a
+generator: it yields each statement as ``(kind, sql, params)`` and receives its answer, what
+``SqlDriver`` would return for it (``ONE``, fetchone: the first row or None; ``ALL``, fetchall:
+every row; ``EXEC``, execute: the row count). On a thread ``run_steps`` answers them with the driver, and ``sqlkit.transaction`` wraps
+the body in BEGIN/COMMIT; on the event loop the PostgreSQL wire sends them one round trip each
+on one connection (``PostgresSqlWire.dialogue``), so a transaction's later statements can depend on
+its earlier answers, as New-Order's order number does. Rows that are updated are read with FOR
+UPDATE first, so the default isolation level of both engines keeps the consistency conditions.
 """
 
 from __future__ import annotations
 
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 from benchwright.runner.drivers.base import SqlDriver
 from benchwright.runner.workloads.sqlscript.sqlkit import UserAbort
 
 DISTRICTS = 10
+# a statement's kind is the SqlDriver method that answers it on a thread
+ONE, ALL, EXEC = "fetchone", "fetchall", "execute"
+Statement = tuple[str, str, Sequence[Any]]  # (kind, sql, params)
+Steps = Generator[Statement, Any, Any]
+
+
+def run_steps(db: SqlDriver, steps: Steps) -> Any:
+    """Run a transaction's statements with the driver, each answered as the driver answers it;
+    returns what the transaction returns."""
+    answer: Any = None
+    while True:
+        try:
+            kind, sql, params = steps.send(answer)
+        except StopIteration as done:
+            return done.value
+        answer = getattr(db, kind)(sql, params)
 
 
 @dataclass(frozen=True)
@@ -45,34 +67,50 @@ class OrderStatusInput:
     c_last: str
 
 
-def new_order(db: SqlDriver, x: NewOrderInput) -> None:
-    db.fetchone(
-        "SELECT c_discount, c_last, c_credit FROM customer WHERE c_w_id = %s AND c_d_id = %s AND c_id = %s",
-        (x.w_id, x.d_id, x.c_id),
+def new_order_steps(x: NewOrderInput) -> Steps:
+    (
+        yield (
+            ONE,
+            "SELECT c_discount, c_last, c_credit FROM customer WHERE c_w_id = %s AND c_d_id = %s AND c_id = %s",
+            (x.w_id, x.d_id, x.c_id),
+        )
     )
-    db.fetchone("SELECT w_tax FROM warehouse WHERE w_id = %s", (x.w_id,))
-    row = db.fetchone(
-        "SELECT d_next_o_id, d_tax FROM district WHERE d_w_id = %s AND d_id = %s FOR UPDATE", (x.w_id, x.d_id)
+    (yield ONE, "SELECT w_tax FROM warehouse WHERE w_id = %s", (x.w_id,))
+    row = yield (
+        ONE,
+        "SELECT d_next_o_id, d_tax FROM district WHERE d_w_id = %s AND d_id = %s FOR UPDATE",
+        (x.w_id, x.d_id),
     )
     if row is None:
         raise LookupError(f"district {x.w_id}/{x.d_id} missing")
     o_id = int(row[0])
-    db.execute(
-        "UPDATE district SET d_next_o_id = %s WHERE d_w_id = %s AND d_id = %s", (o_id + 1, x.w_id, x.d_id)
+    (
+        yield (
+            EXEC,
+            "UPDATE district SET d_next_o_id = %s WHERE d_w_id = %s AND d_id = %s",
+            (o_id + 1, x.w_id, x.d_id),
+        )
     )
     all_local = int(all(s == x.w_id for _, s, _ in x.lines))
-    db.execute(
-        "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)"
-        " VALUES (%s, %s, %s, %s, %s, NULL, %s, %s)",
-        (o_id, x.d_id, x.w_id, x.c_id, datetime.now(), len(x.lines), all_local),
+    (
+        yield (
+            EXEC,
+            "INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)"
+            " VALUES (%s, %s, %s, %s, %s, NULL, %s, %s)",
+            (o_id, x.d_id, x.w_id, x.c_id, datetime.now(), len(x.lines), all_local),
+        )
     )
-    db.execute(
-        "INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (%s, %s, %s)", (o_id, x.d_id, x.w_id)
+    (
+        yield (
+            EXEC,
+            "INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (%s, %s, %s)",
+            (o_id, x.d_id, x.w_id),
+        )
     )
     ids = sorted({i for i, _, _ in x.lines})
     marks = ", ".join(["%s"] * len(ids))
     prices = {
-        int(r[0]): r[1] for r in db.fetchall(f"SELECT i_id, i_price FROM item WHERE i_id IN ({marks})", ids)
+        int(r[0]): r[1] for r in (yield ALL, f"SELECT i_id, i_price FROM item WHERE i_id IN ({marks})", ids)
     }
     if len(prices) < len(ids):
         raise UserAbort("item number is not valid")  # the 1% of New-Orders with an unused item (2.4.2.3)
@@ -80,7 +118,8 @@ def new_order(db: SqlDriver, x: NewOrderInput) -> None:
     lines = []
     # Stock rows are locked in a fixed order (warehouse, item) so two New-Orders rarely deadlock.
     for number, (i_id, supply_w, qty) in sorted(enumerate(x.lines, 1), key=lambda e: (e[1][1], e[1][0])):
-        stock = db.fetchone(
+        stock = yield (
+            ONE,
             f"SELECT s_quantity, {dist_col} FROM stock WHERE s_i_id = %s AND s_w_id = %s FOR UPDATE",
             (i_id, supply_w),
         )
@@ -88,23 +127,30 @@ def new_order(db: SqlDriver, x: NewOrderInput) -> None:
             raise LookupError(f"stock {supply_w}/{i_id} missing")
         quantity = int(stock[0])
         quantity = quantity - qty if quantity - qty >= 10 else quantity - qty + 91
-        db.execute(
-            "UPDATE stock SET s_quantity = %s, s_ytd = s_ytd + %s, s_order_cnt = s_order_cnt + 1,"
-            " s_remote_cnt = s_remote_cnt + %s WHERE s_i_id = %s AND s_w_id = %s",
-            (quantity, qty, int(supply_w != x.w_id), i_id, supply_w),
+        (
+            yield (
+                EXEC,
+                "UPDATE stock SET s_quantity = %s, s_ytd = s_ytd + %s, s_order_cnt = s_order_cnt + 1,"
+                " s_remote_cnt = s_remote_cnt + %s WHERE s_i_id = %s AND s_w_id = %s",
+                (quantity, qty, int(supply_w != x.w_id), i_id, supply_w),
+            )
         )
         lines.append((o_id, x.d_id, x.w_id, number, i_id, supply_w, None, qty, prices[i_id] * qty, stock[1]))
     one = "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-    db.execute(
-        "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d,"
-        " ol_quantity, ol_amount, ol_dist_info) VALUES " + ", ".join([one] * len(lines)),
-        [v for line in lines for v in line],
+    (
+        yield (
+            EXEC,
+            "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d,"
+            " ol_quantity, ol_amount, ol_dist_info) VALUES " + ", ".join([one] * len(lines)),
+            [v for line in lines for v in line],
+        )
     )
 
 
-def _customer_by_name(db: SqlDriver, w_id: int, d_id: int, c_last: str) -> int | None:
+def _customer_by_name(w_id: int, d_id: int, c_last: str) -> Generator[Statement, Any, int | None]:
     """The customer at position ceil(n/2) among those with this last name, by first name (2.5.2.2)."""
-    rows = db.fetchall(
+    rows = yield (
+        ALL,
         "SELECT c_id FROM customer WHERE c_w_id = %s AND c_d_id = %s AND c_last = %s ORDER BY c_first",
         (w_id, d_id, c_last),
     )
@@ -113,18 +159,23 @@ def _customer_by_name(db: SqlDriver, w_id: int, d_id: int, c_last: str) -> int |
     return int(rows[(len(rows) - 1) // 2][0])
 
 
-def payment(db: SqlDriver, x: PaymentInput) -> None:
-    db.execute("UPDATE warehouse SET w_ytd = w_ytd + %s WHERE w_id = %s", (x.amount, x.w_id))
-    w = db.fetchone("SELECT w_name FROM warehouse WHERE w_id = %s", (x.w_id,))
-    db.execute(
-        "UPDATE district SET d_ytd = d_ytd + %s WHERE d_w_id = %s AND d_id = %s", (x.amount, x.w_id, x.d_id)
+def payment_steps(x: PaymentInput) -> Steps:
+    (yield EXEC, "UPDATE warehouse SET w_ytd = w_ytd + %s WHERE w_id = %s", (x.amount, x.w_id))
+    w = yield ONE, "SELECT w_name FROM warehouse WHERE w_id = %s", (x.w_id,)
+    (
+        yield (
+            EXEC,
+            "UPDATE district SET d_ytd = d_ytd + %s WHERE d_w_id = %s AND d_id = %s",
+            (x.amount, x.w_id, x.d_id),
+        )
     )
-    d = db.fetchone("SELECT d_name FROM district WHERE d_w_id = %s AND d_id = %s", (x.w_id, x.d_id))
-    c_id = x.c_id if x.c_id is not None else _customer_by_name(db, x.c_w_id, x.c_d_id, x.c_last)
+    d = yield ONE, "SELECT d_name FROM district WHERE d_w_id = %s AND d_id = %s", (x.w_id, x.d_id)
+    c_id = x.c_id if x.c_id is not None else (yield from _customer_by_name(x.c_w_id, x.c_d_id, x.c_last))
     if c_id is None:
         # No customer has this name in the district (possible with few customers); use one by id.
         c_id = 1
-    c = db.fetchone(
+    c = yield (
+        ONE,
         "SELECT c_credit, c_data FROM customer WHERE c_w_id = %s AND c_d_id = %s AND c_id = %s FOR UPDATE",
         (x.c_w_id, x.c_d_id, c_id),
     )
@@ -133,94 +184,150 @@ def payment(db: SqlDriver, x: PaymentInput) -> None:
     key = (x.c_w_id, x.c_d_id, c_id)
     if c[0] == "BC":
         data = f"{c_id} {x.c_d_id} {x.c_w_id} {x.d_id} {x.w_id} {x.amount} | {c[1]}"[:500]
-        db.execute(
-            "UPDATE customer SET c_balance = c_balance - %s, c_ytd_payment = c_ytd_payment + %s,"
-            " c_payment_cnt = c_payment_cnt + 1, c_data = %s WHERE c_w_id = %s AND c_d_id = %s AND c_id = %s",
-            (x.amount, x.amount, data, *key),
+        (
+            yield (
+                EXEC,
+                "UPDATE customer SET c_balance = c_balance - %s, c_ytd_payment = c_ytd_payment + %s,"
+                " c_payment_cnt = c_payment_cnt + 1, c_data = %s WHERE c_w_id = %s AND c_d_id = %s AND c_id = %s",
+                (x.amount, x.amount, data, *key),
+            )
         )
     else:
-        db.execute(
-            "UPDATE customer SET c_balance = c_balance - %s, c_ytd_payment = c_ytd_payment + %s,"
-            " c_payment_cnt = c_payment_cnt + 1 WHERE c_w_id = %s AND c_d_id = %s AND c_id = %s",
-            (x.amount, x.amount, *key),
+        (
+            yield (
+                EXEC,
+                "UPDATE customer SET c_balance = c_balance - %s, c_ytd_payment = c_ytd_payment + %s,"
+                " c_payment_cnt = c_payment_cnt + 1 WHERE c_w_id = %s AND c_d_id = %s AND c_id = %s",
+                (x.amount, x.amount, *key),
+            )
         )
     h_data = f"{w[0] if w else ''}    {d[0] if d else ''}"[:24]
-    db.execute(
-        "INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)"
-        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-        (c_id, x.c_d_id, x.c_w_id, x.d_id, x.w_id, datetime.now(), x.amount, h_data),
+    (
+        yield (
+            EXEC,
+            "INSERT INTO history (h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+            (c_id, x.c_d_id, x.c_w_id, x.d_id, x.w_id, datetime.now(), x.amount, h_data),
+        )
     )
 
 
-def order_status(db: SqlDriver, x: OrderStatusInput) -> None:
-    c_id = x.c_id if x.c_id is not None else _customer_by_name(db, x.w_id, x.d_id, x.c_last)
+def order_status_steps(x: OrderStatusInput) -> Steps:
+    c_id = x.c_id if x.c_id is not None else (yield from _customer_by_name(x.w_id, x.d_id, x.c_last))
     if c_id is None:
         c_id = 1
-    db.fetchone(
-        "SELECT c_balance, c_first, c_middle, c_last FROM customer WHERE c_w_id = %s AND c_d_id = %s AND c_id = %s",
-        (x.w_id, x.d_id, c_id),
+    (
+        yield (
+            ONE,
+            "SELECT c_balance, c_first, c_middle, c_last FROM customer WHERE c_w_id = %s AND c_d_id = %s AND c_id = %s",
+            (x.w_id, x.d_id, c_id),
+        )
     )
-    order = db.fetchone(
+    order = yield (
+        ONE,
         "SELECT o_id, o_entry_d, o_carrier_id FROM orders WHERE o_w_id = %s AND o_d_id = %s AND o_c_id = %s"
         " ORDER BY o_id DESC LIMIT 1",
         (x.w_id, x.d_id, c_id),
     )
     if order is not None:
-        db.fetchall(
-            "SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line"
-            " WHERE ol_w_id = %s AND ol_d_id = %s AND ol_o_id = %s",
-            (x.w_id, x.d_id, order[0]),
+        (
+            yield (
+                ALL,
+                "SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line"
+                " WHERE ol_w_id = %s AND ol_d_id = %s AND ol_o_id = %s",
+                (x.w_id, x.d_id, order[0]),
+            )
         )
 
 
-def delivery(db: SqlDriver, w_id: int, carrier: int) -> int:
+def delivery_steps(w_id: int, carrier: int) -> Steps:
     """Deliver the oldest undelivered order of each district; returns how many were delivered."""
     delivered = 0
     now = datetime.now()
     for d_id in range(1, DISTRICTS + 1):
-        row = db.fetchone(
+        row = yield (
+            ONE,
             "SELECT no_o_id FROM new_order WHERE no_w_id = %s AND no_d_id = %s ORDER BY no_o_id LIMIT 1 FOR UPDATE",
             (w_id, d_id),
         )
         if row is None:
             continue  # nothing to deliver in this district (allowed, 2.7.4.2)
         o_id = int(row[0])
-        if not db.execute(
-            "DELETE FROM new_order WHERE no_w_id = %s AND no_d_id = %s AND no_o_id = %s", (w_id, d_id, o_id)
+        if not (
+            yield (
+                EXEC,
+                "DELETE FROM new_order WHERE no_w_id = %s AND no_d_id = %s AND no_o_id = %s",
+                (w_id, d_id, o_id),
+            )
         ):
             continue
-        order = db.fetchone(
-            "SELECT o_c_id FROM orders WHERE o_w_id = %s AND o_d_id = %s AND o_id = %s", (w_id, d_id, o_id)
+        order = yield (
+            ONE,
+            "SELECT o_c_id FROM orders WHERE o_w_id = %s AND o_d_id = %s AND o_id = %s",
+            (w_id, d_id, o_id),
         )
-        db.execute(
-            "UPDATE orders SET o_carrier_id = %s WHERE o_w_id = %s AND o_d_id = %s AND o_id = %s",
-            (carrier, w_id, d_id, o_id),
+        (
+            yield (
+                EXEC,
+                "UPDATE orders SET o_carrier_id = %s WHERE o_w_id = %s AND o_d_id = %s AND o_id = %s",
+                (carrier, w_id, d_id, o_id),
+            )
         )
-        db.execute(
-            "UPDATE order_line SET ol_delivery_d = %s WHERE ol_w_id = %s AND ol_d_id = %s AND ol_o_id = %s",
-            (now, w_id, d_id, o_id),
+        (
+            yield (
+                EXEC,
+                "UPDATE order_line SET ol_delivery_d = %s WHERE ol_w_id = %s AND ol_d_id = %s AND ol_o_id = %s",
+                (now, w_id, d_id, o_id),
+            )
         )
-        total = db.fetchone(
+        total = yield (
+            ONE,
             "SELECT SUM(ol_amount) FROM order_line WHERE ol_w_id = %s AND ol_d_id = %s AND ol_o_id = %s",
             (w_id, d_id, o_id),
         )
         amount = total[0] if total and total[0] is not None else Decimal(0)
         if order is not None:
-            db.execute(
-                "UPDATE customer SET c_balance = c_balance + %s, c_delivery_cnt = c_delivery_cnt + 1"
-                " WHERE c_w_id = %s AND c_d_id = %s AND c_id = %s",
-                (amount, w_id, d_id, order[0]),
+            (
+                yield (
+                    EXEC,
+                    "UPDATE customer SET c_balance = c_balance + %s, c_delivery_cnt = c_delivery_cnt + 1"
+                    " WHERE c_w_id = %s AND c_d_id = %s AND c_id = %s",
+                    (amount, w_id, d_id, order[0]),
+                )
             )
         delivered += 1
     return delivered
 
 
-def stock_level(db: SqlDriver, w_id: int, d_id: int, threshold: int) -> int:
-    row = db.fetchone("SELECT d_next_o_id FROM district WHERE d_w_id = %s AND d_id = %s", (w_id, d_id))
+def stock_level_steps(w_id: int, d_id: int, threshold: int) -> Steps:
+    row = yield ONE, "SELECT d_next_o_id FROM district WHERE d_w_id = %s AND d_id = %s", (w_id, d_id)
     next_o = int(row[0]) if row else 0
-    count = db.fetchone(
+    count = yield (
+        ONE,
         "SELECT COUNT(DISTINCT s_i_id) FROM order_line JOIN stock ON s_i_id = ol_i_id AND s_w_id = ol_w_id"
         " WHERE ol_w_id = %s AND ol_d_id = %s AND ol_o_id < %s AND ol_o_id >= %s AND s_quantity < %s",
         (w_id, d_id, next_o, next_o - 20, threshold),
     )
     return int(count[0]) if count else 0
+
+
+# ---------------------------------------------------------------- the thread model's entry points
+def new_order(db: SqlDriver, x: NewOrderInput) -> None:
+    run_steps(db, new_order_steps(x))
+
+
+def payment(db: SqlDriver, x: PaymentInput) -> None:
+    run_steps(db, payment_steps(x))
+
+
+def order_status(db: SqlDriver, x: OrderStatusInput) -> None:
+    run_steps(db, order_status_steps(x))
+
+
+def delivery(db: SqlDriver, w_id: int, carrier: int) -> int:
+    """Deliver the oldest undelivered order of each district; returns how many were delivered."""
+    return int(run_steps(db, delivery_steps(w_id, carrier)))
+
+
+def stock_level(db: SqlDriver, w_id: int, d_id: int, threshold: int) -> int:
+    return int(run_steps(db, stock_level_steps(w_id, d_id, threshold)))

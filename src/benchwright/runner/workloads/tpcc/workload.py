@@ -13,6 +13,7 @@ Each terminal (thread) has a home warehouse (thread mod W) and a fixed district 
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import random
 import time
@@ -21,9 +22,11 @@ from typing import Any, ClassVar
 
 from benchwright.errors import SchemaMissing, SpecError
 from benchwright.runner.drivers.base import Capability, Driver, SqlDriver
+from benchwright.runner.event_loop import Request
 from benchwright.runner.measure import Status
 from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, register
 from benchwright.runner.workloads.sqlscript.sqlkit import (
+    UserAbort,
     analyze,
     ddl,
     drop_tables,
@@ -185,23 +188,48 @@ class TpccWorkload(Workload):
 
             yield f"Load{task[0].capitalize()}", call
 
-    def _run_ops(self, db: SqlDriver, thread: ThreadInfo) -> Iterator[Operation]:
-        rnd = TpccRandom(thread.seed)
-        r = rnd.r
-        w_id = thread.index % self.warehouses + 1
-        sl_district = (thread.index // self.warehouses) % tx.DISTRICTS + 1
-        bounds = []
-        acc = 0
-        for weight in self.mix:
-            acc += weight
-            bounds.append(acc)
+    def wire_requests(self, phase: str, driver: Driver, thread: ThreadInfo) -> Iterator[Request] | None:
+        """The run's transactions as event-loop requests, from the same draws as ``operations``:
+        BEGIN, each statement as soon as the previous one's answer is in, COMMIT (the load stays on
+        threads: COPY; keying and think times too: they sleep)."""
+        if phase != "run" or self.think_scale > 0 or not isinstance(driver, SqlDriver):
+            return None
+        wire = driver.sql_wire()
+        if wire is None or not hasattr(wire, "dialogue"):
+            return None
+        return self._run_requests(wire, thread)
+
+    def _run_requests(self, wire: Any, thread: ThreadInfo) -> Iterator[Request]:
+        rnd, w_id, sl_district, pick = self._terminal(thread)
+        dialogue = wire.dialogue
         while True:
-            pick = r.randint(1, 100)
-            name = TRANSACTIONS[next(i for i, b in enumerate(bounds) if pick <= b)]
+            name = pick()
+            yield dialogue(name, self._draw(name, rnd, w_id, sl_district)(), aborts=(UserAbort,))
+
+    def _run_ops(self, db: SqlDriver, thread: ThreadInfo) -> Iterator[Operation]:
+        rnd, w_id, sl_district, pick = self._terminal(thread)
+        r = rnd.r
+        while True:
+            name = pick()
             self._pause(KEYING_S[name], r, exponential=False)
-            body = self._body(name, db, rnd, w_id, sl_district)
+            steps = self._draw(name, rnd, w_id, sl_district)
+            body = functools.partial(_run, db, steps)
             yield from retrying(functools.partial(transaction, db, body), name)
             self._pause(THINK_MEAN_S[name], r, exponential=True)
+
+    def _terminal(self, thread: ThreadInfo) -> tuple[TpccRandom, int, int, Callable[[], str]]:
+        """One terminal's random stream, home warehouse, Stock-Level district and transaction picker."""
+        rnd = TpccRandom(thread.seed)
+        randint = rnd.r.randint
+        w_id = thread.index % self.warehouses + 1
+        sl_district = (thread.index // self.warehouses) % tx.DISTRICTS + 1
+        bounds = list(itertools.accumulate(self.mix))
+
+        def pick() -> str:
+            draw = randint(1, 100)
+            return TRANSACTIONS[next(i for i, b in enumerate(bounds) if draw <= b)]
+
+        return rnd, w_id, sl_district, pick
 
     def _pause(self, seconds: float, r: random.Random, exponential: bool) -> None:
         """Keying / think time, outside the timed region; off unless tpcc.think_time > 0."""
@@ -212,14 +240,12 @@ class TpccWorkload(Workload):
             delay = min(-delay * math.log(max(r.random(), 1e-12)), 10 * delay)
         time.sleep(delay)
 
-    def _body(
-        self, name: str, db: SqlDriver, rnd: TpccRandom, w_id: int, sl_district: int
-    ) -> Callable[[], Any]:
-        """Draw the transaction's inputs now (untimed) and return the body to run."""
+    def _draw(self, name: str, rnd: TpccRandom, w_id: int, sl_district: int) -> Callable[[], tx.Steps]:
+        """Draw the transaction's inputs now (untimed); returns what makes its statements (once per
+        attempt: a thread re-runs a transaction that comes back RETRY)."""
         r = rnd.r
         if name == "NewOrder":
-            x = self.draw_new_order(rnd, w_id)
-            return lambda: tx.new_order(db, x)
+            return functools.partial(tx.new_order_steps, self.draw_new_order(rnd, w_id))
         if name == "Payment":
             d_id = r.randint(1, 10)
             c_w_id, c_d_id = w_id, d_id
@@ -236,7 +262,7 @@ class TpccWorkload(Workload):
                 rnd.last_name_run() if by_name else "",
                 rnd.money(100, 500_000),
             )
-            return lambda: tx.payment(db, p)
+            return functools.partial(tx.payment_steps, p)
         if name == "OrderStatus":
             by_name = r.randint(1, 100) <= 60
             s = tx.OrderStatusInput(
@@ -245,12 +271,10 @@ class TpccWorkload(Workload):
                 None if by_name else rnd.customer_id(),
                 rnd.last_name_run() if by_name else "",
             )
-            return lambda: tx.order_status(db, s)
+            return functools.partial(tx.order_status_steps, s)
         if name == "Delivery":
-            carrier = r.randint(1, 10)
-            return lambda: tx.delivery(db, w_id, carrier)
-        threshold = r.randint(10, 20)
-        return lambda: tx.stock_level(db, w_id, sl_district, threshold)
+            return functools.partial(tx.delivery_steps, w_id, r.randint(1, 10))
+        return functools.partial(tx.stock_level_steps, w_id, sl_district, r.randint(10, 20))
 
     def draw_new_order(self, rnd: TpccRandom, w_id: int) -> tx.NewOrderInput:
         """5..15 order lines; 1% of New-Orders end with an unused item and roll back (2.4.1.4/5);
@@ -266,3 +290,7 @@ class TpccWorkload(Workload):
                 supply = r.choice([w for w in range(1, self.warehouses + 1) if w != w_id])
             lines.append((item, supply, r.randint(1, 10)))
         return tx.NewOrderInput(w_id, r.randint(1, 10), rnd.customer_id(), tuple(lines))
+
+
+def _run(db: SqlDriver, steps: Callable[[], tx.Steps]) -> None:
+    tx.run_steps(db, steps())

@@ -1,0 +1,117 @@
+"""TPC-C on the libpq event loop against a real PostgreSQL: each transaction advances statement by
+statement on one connection, its later statements built from its earlier answers (New-Order's order
+number, Payment's customer by name, Delivery's oldest order), and it does exactly what it does on a
+thread: from the same loaded tables and the same draws, the two client models leave the same rows.
+The consistency conditions hold after a concurrent run on the loop."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+import pytest
+
+from benchwright.results import ResultDocument
+from benchwright.runner.engine import PhaseConfig, run_phase
+
+pytestmark = [pytest.mark.servers, pytest.mark.slow]
+
+LOOP = "event loop"
+TRANSACTIONS = {"NewOrder", "Payment", "OrderStatus", "Delivery", "StockLevel"}
+# every column a transaction writes, timestamps (datetime.now() at the client) left out
+STATE = {
+    "warehouse": "SELECT w_id, w_ytd FROM warehouse ORDER BY 1",
+    "district": "SELECT d_w_id, d_id, d_ytd, d_next_o_id FROM district ORDER BY 1, 2",
+    "customer": (
+        "SELECT md5(string_agg(concat_ws(':', c_w_id, c_d_id, c_id, c_balance, c_ytd_payment, c_payment_cnt,"
+        " c_delivery_cnt, md5(c_data)), ',' ORDER BY c_w_id, c_d_id, c_id)) FROM customer"
+    ),
+    "history": (
+        "SELECT count(*), md5(string_agg(concat_ws(':', h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_amount,"
+        " h_data), ',' ORDER BY h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_amount, h_data)) FROM history"
+    ),
+    "orders": (
+        "SELECT count(*), md5(string_agg(concat_ws(':', o_w_id, o_d_id, o_id, o_c_id, o_carrier_id, o_ol_cnt,"
+        " o_all_local), ',' ORDER BY o_w_id, o_d_id, o_id)) FROM orders"
+    ),
+    "new_order": "SELECT count(*), sum(no_o_id) FROM new_order",
+    "order_line": (
+        "SELECT count(*), count(ol_delivery_d), md5(string_agg(concat_ws(':', ol_w_id, ol_d_id, ol_o_id,"
+        " ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info), ','"
+        " ORDER BY ol_w_id, ol_d_id, ol_o_id, ol_number)) FROM order_line"
+    ),
+    "stock": "SELECT sum(s_quantity), sum(s_ytd), sum(s_order_cnt), sum(s_remote_cnt) FROM stock",
+}
+
+
+def phase(url: str, name: str, **kw: Any) -> ResultDocument:
+    props = {"postgres.url": url, "tpcc.warehouses": "1", **kw.pop("props", {})}
+    config = PhaseConfig("tpcc", name, "postgres", props, seed=11, **{"threads": 1, "processes": 1, **kw})
+    return run_phase(config)
+
+
+def state(url: str) -> dict[str, Any]:
+    with psycopg.connect(url) as conn:
+        return {table: conn.execute(sql).fetchall() for table, sql in STATE.items()}
+
+
+@pytest.fixture(scope="module")
+def loaded(pg_url: str) -> Iterator[Any]:
+    """One warehouse loaded once; ``copy()`` gives a fresh database cloned from it (TEMPLATE)."""
+    load = phase(pg_url, "load", threads=2)
+    assert load.valid, load.validity
+    parts = urlsplit(pg_url)
+    source = parts.path.lstrip("/")
+    admin = urlunsplit(parts._replace(path="/bench"))
+    made: list[str] = []
+
+    def copy() -> str:
+        name = f"{source}_{secrets.token_hex(3)}"
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {name} TEMPLATE {source}")
+        made.append(name)
+        return urlunsplit(parts._replace(path=f"/{name}"))
+
+    yield copy
+    with psycopg.connect(admin, autocommit=True) as conn:
+        for name in made:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def test_tpcc_on_the_loop_leaves_the_rows_threads_leave(loaded: Any) -> None:
+    outcomes = []
+    for model in ("threads", "auto"):
+        url = loaded()
+        run = phase(url, "run", operation_count=300, props={"client.model": model})
+        assert (LOOP in run.measurement.method) == (model == "auto"), run.measurement.method
+        statuses = {name: summary.statuses for name, summary in run.operations.items()}
+        outcomes.append((statuses, state(url)))
+        assert run.extra["consistency"]["ok"], run.extra["consistency"]
+    threads, loop = outcomes
+    assert set(loop[0]) == TRANSACTIONS
+    assert sum(n for s in loop[0].values() for n in s.values()) == 300
+    assert all(set(s) <= {"OK", "USER_ABORT"} for s in loop[0].values()), loop[0]
+    assert loop[0] == threads[0]
+    for table in STATE:
+        assert loop[1][table] == threads[1][table], table
+
+
+def test_concurrent_terminals_on_the_loop_keep_the_consistency_conditions(loaded: Any) -> None:
+    url = loaded()
+    run = phase(url, "run", threads=4, max_seconds=3)
+    assert LOOP in run.measurement.method
+    assert set(run.operations) == TRANSACTIONS
+    new_order = run.operations["NewOrder"]
+    assert new_order.statuses.get("ERROR", 0) == 0 and new_order.statuses.get("OK", 0) > 10
+    assert run.extra["consistency"]["ok"], run.extra["consistency"]
+    assert {f.severity for f in run.validity if f.code == "tpcc_consistency"} == {"info"}
+    assert run.extra["user_aborts"] == new_order.statuses.get("USER_ABORT", 0)
+    with psycopg.connect(url) as conn:
+        (idle,) = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND state LIKE 'idle in transaction%'"
+        ).fetchone() or (0,)
+    assert idle == 0  # every transaction committed or rolled back: none left open by the loop
