@@ -21,6 +21,7 @@ ORDER = [
     "ycsb",
     "redis",
     "fidelity",  # YCSB's latencies vs redis-benchmark's on a server with a known delay (#12)
+    "scaleout",  # N worker processes vs N x one process while the server is not the limit (#12)
     "sql_workloads",
     "progress",
     "local_service",

@@ -87,6 +87,8 @@ class ClientStats(Model):
     cpu_us_per_op: float = 0.0
     peak_rss_mb: float = 0.0
     max_process_cpu_share: float = 0.0  # busiest worker process: CPU seconds / wall seconds
+    # the same process: seconds its clients were runnable but waited for a core / wall seconds (Linux)
+    max_process_cpu_wait_share: float = 0.0
     schedule_lag_p99_ms: float = 0.0  # how late the runner's own timer thread woke up
     saturated: bool = False
 

@@ -43,6 +43,7 @@ class WorkerReport:
     wall_s: float
     peak_rss_mb: float
     lag_p99_ms: float
+    cpu_wait_s: float = 0.0  # client threads runnable but waiting for a core (Linux schedstat)
     error_kinds: dict[str, int] = field(default_factory=dict)
     # runs of failed operations: (client, first failure s, next success s or None, failures)
     failure_windows: list[tuple[int, float, float | None, int]] = field(default_factory=list)

@@ -90,11 +90,15 @@ def build_document(
         )
     cpu_user = sum(r.cpu_user_s for r in reports)
     cpu_sys = sum(r.cpu_system_s for r in reports)
-    share = (
-        max((r.cpu_user_s + r.cpu_system_s) / r.wall_s for r in reports if r.wall_s > 0) if reports else 0.0
+    busy = [(r.cpu_user_s + r.cpu_system_s, r.cpu_wait_s, r.wall_s) for r in reports if r.wall_s > 0]
+    share = max((cpu / wall for cpu, _, wall in busy), default=0.0)
+    # what the busiest process asked of a core: CPU it got plus the time it waited for one. A host
+    # whose other processes starve the runner limits the run as surely as the runner's own CPU does
+    wanted, waited = (
+        max(((cpu + wait) / wall, wait / wall) for cpu, wait, wall in busy) if busy else (0.0, 0.0)
     )
     lag = max((r.lag_p99_ms for r in reports), default=0.0)
-    saturated = share >= SATURATION_CPU_SHARE or lag >= SATURATION_LAG_MS
+    saturated = share >= SATURATION_CPU_SHARE or wanted >= SATURATION_CPU_SHARE or lag >= SATURATION_LAG_MS
     doc = ResultDocument(
         run_id=config.run_id,
         tool_version=__version__,
@@ -138,6 +142,7 @@ def build_document(
             cpu_us_per_op=round((cpu_user + cpu_sys) * 1e6 / total, 3) if total else 0.0,
             peak_rss_mb=round(max((r.peak_rss_mb for r in reports), default=0.0), 1),
             max_process_cpu_share=round(share, 3),
+            max_process_cpu_wait_share=round(waited, 3),
             schedule_lag_p99_ms=round(lag, 3),
             saturated=saturated,
         ),
@@ -147,8 +152,9 @@ def build_document(
         doc.flag(
             "client_saturated",
             "warning",
-            f"the runner itself was near its limit (busiest worker process at {share:.0%} of a core, "
-            f"timer lag p99 {lag:.1f} ms): add processes or client hosts before trusting the throughput",
+            f"the runner itself was near its limit (busiest worker process at {share:.0%} of a core"
+            f"{f' and {waited:.0%} more waiting for one' if waited >= 0.05 else ''}, timer lag p99 "
+            f"{lag:.1f} ms): add processes or client hosts (or free the host) before trusting the throughput",
         )
     error_kinds: dict[str, int] = {}
     for r in reports:

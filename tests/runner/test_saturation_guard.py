@@ -1,0 +1,61 @@
+"""The saturation guard, at the runner's level: a result says when the runner, not the server, limited
+the run. Against the null driver (no server at all) nothing but the runner can limit a run, and the
+result must say so however busy the host is (CPU the worker got, or waited for); against a server
+that answers every request after a known delay the runner idles, and the result must not."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from benchwright.results import ResultDocument
+from benchwright.runner.engine import PhaseConfig, run_phase
+from tests.runner.conftest import _wait_for_port, free_port
+
+DELAY_SERVER = Path(__file__).resolve().parents[2] / "benchmarks" / "delay_server.py"
+
+
+def ycsb_run(engine: str, props: dict[str, str], seconds: float) -> ResultDocument:
+    props = {"operationcount": "0", "recordcount": "1000", "fieldcount": "1", **props}
+    config = PhaseConfig("ycsb", "run", engine, props, threads=2, processes=1, max_seconds=seconds, seed=3)
+    return run_phase(config)
+
+
+@pytest.fixture
+def delay_server() -> Iterator[int]:
+    """A RESP server of this test's own that answers every GET 20 ms after it arrived."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(DELAY_SERVER), str(port), "20"])
+    try:
+        _wait_for_port(port, proc)
+        yield port
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_run_only_the_runner_limited_is_flagged_saturated() -> None:
+    doc = ycsb_run("null", {"readproportion": "1", "updateproportion": "0"}, 2.0)
+    client = doc.client
+    assert doc.operations["READ"].operations > 1000
+    assert client.saturated, client
+    assert client.max_process_cpu_share + client.max_process_cpu_wait_share >= 0.9, client
+    flags = [f for f in doc.validity if f.code == "client_saturated"]
+    assert len(flags) == 1 and "the runner itself was near its limit" in flags[0].message
+
+
+@pytest.mark.servers
+def test_a_run_the_server_limited_is_not(delay_server: int) -> None:
+    props = {"redis.port": str(delay_server), "redis.datatype": "string", "readproportion": "1"}
+    doc = ycsb_run("redis", {**props, "updateproportion": "0"}, 2.0)
+    client = doc.client
+    read = doc.operations["READ"]
+    assert read.statuses == {"OK": read.operations} and read.operations >= 100
+    assert read.p50_us >= 20_000  # the server's delay set the pace
+    assert not client.saturated, client
+    assert client.max_process_cpu_share + client.max_process_cpu_wait_share < 0.5, client
+    assert not [f for f in doc.validity if f.code == "client_saturated"]
