@@ -32,6 +32,14 @@ FAKE_AWS_ENV = {
 SERVER_FIXTURES = frozenset({"pg_url", "mysql_url", "redis_props"})
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Local servers an earlier, killed test session of this checkout left running are stopped
+    (only those whose creating process has exited: providers/local/stray.py)."""
+    from benchwright.providers.local import stray
+
+    stray.sweep(print)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that uses a server fixture ``servers``, so the marker is true by construction:
     ``make test-fast`` (``-m "not servers"``) then never reaches for a server that is not running.

@@ -78,8 +78,10 @@ def _reap_orphans(command: str | None) -> None:
     """What a SIGKILLed `benchwright run` left (servers, runners) is stopped by the next command."""
     if command in ("runner", "cleanup", None):
         return
+    from benchwright.providers.local import stray
     from benchwright.providers.local.pidfiles import live_dir, reap_orphans
 
+    stray.sweep(lambda line: print(f"benchwright: {line}", file=sys.stderr))
     try:
         if not any(live_dir().iterdir()):
             return

@@ -1,4 +1,5 @@
-"""`benchwright cleanup`: stop what a killed `benchwright run` left behind, from this tool's pid files.
+"""`benchwright cleanup`: stop what a killed `benchwright run` left behind, from this tool's pid files,
+and the local servers whose creator (a test, a script) exited without stopping them (``stray``).
 
 Every other command does the same on start; this one says so even when there is nothing to do.
 """
@@ -18,9 +19,10 @@ def register(subparsers: Subparsers) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    from benchwright.providers.local import stray
     from benchwright.providers.local.pidfiles import live_dir, reap_orphans
 
-    cleaned = reap_orphans(print)
+    cleaned = reap_orphans(print) + len(stray.sweep(print))
     if not cleaned:
         print(f"cleanup: nothing left behind ({live_dir()})")
     return 0

@@ -25,6 +25,7 @@ import psutil
 
 from benchwright.errors import ProvisioningFailed
 from benchwright.providers.base import Credentials, Target, TargetStatus
+from benchwright.providers.local import stray
 from benchwright.providers.local.pidfiles import register_process, unregister_process
 from benchwright.providers.local.server_os import (
     PROCESSES,
@@ -86,6 +87,7 @@ class LocalServer(Target[LocalSpec]):
         PROCESSES[proc.pid] = proc
         handle["pid"] = str(proc.pid)
         register_process(self.run_id, "server", proc.pid, str(base))
+        stray.record(proc.pid, str(base))
         return handle
 
     def _spawn(self, base: Path, port: int, password: str, user: str | None) -> subprocess.Popen[bytes]:
@@ -123,6 +125,7 @@ class LocalServer(Target[LocalSpec]):
         else:
             stop_process_tree(pid, self._owned)
         PROCESSES.pop(pid, None)
+        stray.forget(pid)
         stopped = time.monotonic() - t0
         user = self.handle.get("user") or None
         try:
@@ -130,6 +133,7 @@ class LocalServer(Target[LocalSpec]):
         except (OSError, subprocess.SubprocessError) as exc:
             raise ProvisioningFailed(f"{self.engine}: could not restart the server ({exc})") from None
         PROCESSES[proc.pid] = proc
+        stray.record(proc.pid, str(base))
         self.handle["pid"] = str(proc.pid)
         deadline = time.monotonic() + self.spec.startup_timeout_s
         while True:
@@ -182,6 +186,7 @@ class LocalServer(Target[LocalSpec]):
         if pid:
             stop_process_tree(pid, self._owned)
             PROCESSES.pop(pid, None)
+            stray.forget(pid)
         directory = self.handle.get("dir")
         if directory and Path(directory).name.startswith(f"benchwright-{self.engine}-"):
             shutil.rmtree(directory, ignore_errors=True)
