@@ -75,19 +75,20 @@ def _stop_signals_as_ctrl_c() -> None:
 
 
 def _reap_orphans(command: str | None) -> None:
-    """What a SIGKILLed `benchwright run` left (servers, runners) is stopped by the next command."""
+    """What a SIGKILLed `benchwright run` left (servers, runners) is stopped by the next command,
+    then the local servers a killed test or script of this checkout left (``stray``)."""
     if command in ("runner", "cleanup", None):
         return
     from benchwright.providers.local import stray
     from benchwright.providers.local.pidfiles import live_dir, reap_orphans
 
-    stray.sweep(lambda line: print(f"benchwright: {line}", file=sys.stderr))
-    try:
-        if not any(live_dir().iterdir()):
-            return
-    except OSError:
-        return
-    reap_orphans(lambda line: print(f"benchwright: {line}", file=sys.stderr))
+    def say(line: str) -> None:
+        print(f"benchwright: {line}", file=sys.stderr)
+
+    with contextlib.suppress(OSError):
+        if any(live_dir().iterdir()):
+            reap_orphans(say)
+    stray.sweep(say)
 
 
 SIGNED = frozenset({"seed"})  # the only numeric options that may be negative
