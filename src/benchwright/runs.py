@@ -38,7 +38,9 @@ class CostEstimate(_Model):
     items: dict[str, float] = Field(default_factory=dict)
     ops_per_dollar: float | None = None
     monthly_nightly: float | None = None  # the same run every night for 30 days
-    source: str  # "aws-pricing-api", "static price book 2026-06", "local (free)" ...
+    source: str  # "AWS prices: Price List API", "AWS prices: cached price list of 2026-11-24", "local (free)"
+    # per line item: where its unit prices came from and, for usage, what its quantity rests on
+    notes: dict[str, str] = Field(default_factory=dict)
 
 
 def combined_cost(costs: list[CostEstimate]) -> CostEstimate | None:

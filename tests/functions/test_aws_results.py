@@ -274,20 +274,31 @@ def only(service: str, **attributes: str) -> dict[str, Any]:
 def test_price_book_uses_get_products_for_every_line_item(aws: Any) -> None:
     client = aws[1]("pricing")
     prices = AwsPriceBook(PriceList(aws[1], REGION), transitions=40, lambda_invocations=14)
-    spec = {
-        "target": {
-            "provider": "rds",
-            "engine": "mysql",
-            "instance_class": "db.t2.small",
-            "storage": {"type": "io1", "size_gb": 100, "iops": 3000},
-        },
-        "runner": {"platform": "fargate", "count": 2, "size": {"cpu": 1, "memory_mb": 2048}},
-    }
+    from benchwright.spec import parse_suite
+
+    spec = parse_suite(
+        {
+            "name": "rds-mysql",
+            "target": {
+                "provider": "rds",
+                "engine": "mysql",
+                "engine_version": "8.0",
+                "instance_class": "db.t2.small",
+                "storage": {"type": "io1", "size_gb": 100, "iops": 3000},
+            },
+            "workload": {"name": "ycsb"},
+            "runner": {"platform": "fargate", "count": 2, "size": {"cpu": 1, "memory_mb": 2048}},
+        }
+    ).benchmarks[0]
     with Stubber(client) as stub:
         stub.add_response(
             "get_products",
             only(
-                "AmazonRDS", instanceType="db.t2.small", databaseEngine="MySQL", deploymentOption="Single-AZ"
+                "AmazonRDS",
+                instanceType="db.t2.small",
+                databaseEngine="MySQL",
+                deploymentOption="Single-AZ",
+                usagetype="InstanceUsage:db.t2.small",
             ),
         )
         stub.add_response(

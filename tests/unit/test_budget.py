@@ -134,3 +134,35 @@ def test_prices_from_the_api_are_cached_on_disk(tmp_path: Path) -> None:
     with Stubber(client):
         assert second.price("AmazonRDS", instanceType="db.t3.micro") == 0.017
     assert "db.t3.micro" in cache.read_text()
+    assert second.lookup("AmazonRDS", {"instanceType": "db.t3.micro"}).source.startswith(
+        "Price List API (cached on this machine "
+    )
+
+
+def test_validate_offline_prices_from_the_packaged_copy_and_names_the_source(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No credentials and no Price List endpoint: every figure comes from the cached price list that
+    ships with benchwright, the output says so (and why), and the totals equal the excerpts' (the copy
+    is made from them)."""
+    from benchwright.providers.aws.pricelist import packaged_copy
+
+    for var in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-credentials"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-config"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setenv("AWS_ENDPOINT_URL_PRICING", "http://127.0.0.1:9")  # never the real endpoint
+    monkeypatch.setenv("BENCHWRIGHT_PRICE_CACHE", str(tmp_path / "prices.json"))
+    spec = ROOT / "examples" / "exp3-rds-mysql-storage.aws.yaml"
+    assert main(["validate", str(spec)]) == 0
+    out = capsys.readouterr().out
+    squashed = "".join(out.split())
+    assert f"cachedpricelistof{packaged_copy()['date']}" in squashed
+    assert "thePriceListAPIcouldnotbeasked" in squashed and "incomplete" not in out
+    offline = float(out.split("estimated cost: ")[1].split(" USD")[0].replace(",", ""))
+    assert main(["validate", str(spec), "--prices", str(PRICES)]) == 0
+    excerpts = capsys.readouterr().out
+    assert "savedGetProductsresponses" in "".join(excerpts.split())
+    assert float(excerpts.split("estimated cost: ")[1].split(" USD")[0].replace(",", "")) == offline
+    assert not (tmp_path / "prices.json").exists()  # nothing from the copy is cached as an API answer

@@ -45,7 +45,8 @@ def add_budget_arguments(p: Any) -> None:
         "--prices",
         metavar="DIR",
         help="price cloud specs from saved Price List GetProducts responses (default: the AWS Price "
-        "List API, cached for a month in ~/.cache/benchwright/prices.json)",
+        "List API, cached for a month in ~/.cache/benchwright/prices.json; when it cannot be reached, "
+        "the dated cached price list that ships with benchwright)",
     )
 
 
@@ -114,6 +115,17 @@ def matrix_table(spec: BenchmarkSpec, budget: SpecBudget | None = None) -> tuple
     return table, sum(seconds.values())
 
 
+def price_table(budget: SpecBudget) -> Table:
+    """Each line item over all cells and repeats, and where its figures came from."""
+    table = Table(title=f"{budget.name}: cost by line item (all cells and repeats)")
+    table.add_column("line item")
+    table.add_column("USD", justify="right")
+    table.add_column("prices from; quantity from")
+    for name, usd, note in budget.line_items():
+        table.add_row(name, f"{usd:,.2f}", note)
+    return table
+
+
 def show(suite: SuiteSpec, console: Console, budgets: list[SpecBudget] | None = None) -> float:
     grand = 0.0
     for n, spec in enumerate(suite.benchmarks):
@@ -128,6 +140,14 @@ def show(suite: SuiteSpec, console: Console, budgets: list[SpecBudget] | None = 
             if budget.missing:
                 cost = f"incomplete: at least {budget.total_usd:,.2f} USD (prices missing, below)"
             console.print(f"estimated cost: {cost}", highlight=False)
+            if not spec.is_local:
+                console.print(price_table(budget))
+            if budget.unreachable:
+                console.print(
+                    f"[yellow]note:[/yellow] the Price List API could not be asked ({budget.unreachable}); "
+                    "figures marked 'cached price list' come from the copy that ships with benchwright",
+                    highlight=False,
+                )
             for missing in budget.missing:
                 console.print(
                     f"[yellow]warning:[/yellow] {spec.name}: no price for {missing}", highlight=False
@@ -172,7 +192,10 @@ def handle(args: argparse.Namespace) -> int:
     total = show(suite, console, budgets)
     if len(suite.benchmarks) > 1:
         total = sum(b.total_usd for b in budgets)
-        console.print(f"suite {suite.suite}: estimated cost {total:,.2f} USD", highlight=False)
+        cost = f"{total:,.2f} USD"
+        if any(b.missing for b in budgets):  # a suite's sum of partial estimates is partial too
+            cost = f"incomplete: at least {cost} (prices missing, above)"
+        console.print(f"suite {suite.suite}: estimated cost {cost}", highlight=False)
     check_budget(budgets, args.max_usd)
     if args.max_usd is not None:
         console.print(f"within the budget of {args.max_usd:,.2f} USD", highlight=False)

@@ -5,9 +5,10 @@ target instances or nodes, storage and IOPS prorated, the runner, the workflow's
 Functions) over each cell's share of the estimated wall time (benchwright.sharing.item_seconds: the
 target's provisioning and teardown once per target group, the load, sized by the data, once per
 dataset, warmup and run for every cell and repeat). Local and endpoint targets cost nothing we can
-price. Prices come from the AWS Price List API through a cache on disk (``CachedPriceList``), or from
-saved GetProducts responses (``--prices DIR``, the shape of tests/data/pricing), so a spec can be
-priced offline.
+price. Prices come from the AWS Price List API through a cache on disk (``CachedPriceList``); when the
+API cannot be reached (no credentials, no network), from the dated cached copy that ships with
+benchwright (providers/aws/price_list.json); or from saved GetProducts responses (``--prices DIR``, the
+shape of tests/data/pricing). Every line item says which of these its figures came from.
 
 A price that cannot be found makes the estimate incomplete; ``--max-usd`` then refuses, since it
 cannot promise the budget holds.
@@ -18,12 +19,19 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchwright.errors import SpecError
-from benchwright.providers.aws.pricing import PriceList
+from benchwright.providers.aws.pricelist import (
+    ExcerptPriceList,
+    FallbackPriceList,
+    Price,
+    PriceList,
+    with_cached_copy,
+)
 
 if TYPE_CHECKING:
     from benchwright.spec import BenchmarkSpec, SuiteSpec
@@ -38,6 +46,7 @@ class CellCost:
     seconds: float  # per repeat
     usd: float  # all repeats
     items: dict[str, float] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)  # item -> price source (and usage basis)
     missing: list[str] = field(default_factory=list)
 
 
@@ -45,6 +54,7 @@ class CellCost:
 class SpecBudget:
     name: str
     cells: list[CellCost]
+    unreachable: str | None = None  # why the Price List API could not be asked (the copy answered)
 
     @property
     def total_usd(self) -> float:
@@ -53,6 +63,16 @@ class SpecBudget:
     @property
     def missing(self) -> list[str]:
         return sorted({m for c in self.cells for m in c.missing})
+
+    def line_items(self) -> list[tuple[str, float, str]]:
+        """(item, USD over every cell, note) for the spec: where each figure came from."""
+        usd: dict[str, float] = {}
+        notes: dict[str, str] = {}
+        for cell in self.cells:
+            for name, value in cell.items.items():
+                usd[name] = usd.get(name, 0.0) + value
+                notes.setdefault(name, cell.notes.get(name, ""))
+        return [(name, round(usd[name], 4), notes[name]) for name in usd]
 
 
 def region_of(spec: BenchmarkSpec) -> str:
@@ -74,7 +94,7 @@ def estimate_spec(spec: BenchmarkSpec, prices: PriceList | None) -> SpecBudget:
     then). Each (cell, repeat) is priced over its share of the wall time (benchwright.sharing): the
     target's provisioning and teardown once per target group, the load once per dataset."""
     from benchwright.sharing import item_seconds, plan
-    from benchwright.spec import expand_matrix, spec_dict
+    from benchwright.spec import expand_matrix
 
     cells = expand_matrix(spec)
     costs = {c.cell_id: CellCost(c.cell_id, 0.0, 0.0) for c in cells}
@@ -86,29 +106,26 @@ def estimate_spec(spec: BenchmarkSpec, prices: PriceList | None) -> SpecBudget:
             continue
         from benchwright.providers.aws.pricing import AwsPriceBook
 
-        estimate = AwsPriceBook(prices).estimate(spec_dict(item.cell.spec), None, seconds)
-        assert estimate is not None
-        cost.usd = round(cost.usd + estimate.total, 4)
-        for name, usd in estimate.items.items():
+        lines = AwsPriceBook(prices).lines(item.cell.spec, None, seconds)
+        cost.usd = round(cost.usd + lines.total(), 4)
+        for name, usd in lines.items.items():
             cost.items[name] = round(cost.items.get(name, 0.0) + usd, 6)
-        if "incomplete" in estimate.source:
-            missing = estimate.source.split("incomplete: ", 1)[-1].rstrip(")")
-            cost.missing = sorted({*cost.missing, missing})
+        cost.notes.update(lines.notes)
+        cost.missing = sorted({*cost.missing, *lines.missing})
     return SpecBudget(spec.name, list(costs.values()))
 
 
 def price_list(spec: BenchmarkSpec, prices_dir: str | None = None) -> PriceList | None:
-    """The price source for a cloud spec: saved responses, or the API through the disk cache."""
+    """The price source for a cloud spec: saved responses, or the API through the disk cache with
+    the packaged cached copy behind it for when the API cannot be reached."""
     if spec.is_local:
         return None
     region = region_of(spec)
     if prices_dir:
-        from benchwright.providers.aws.pricing import ExcerptPriceList
-
         if not Path(prices_dir).is_dir():
             raise SpecError("--prices", f"{prices_dir}: not a directory of GetProducts responses")
         return ExcerptPriceList.from_directory(prices_dir, region)
-    return CachedPriceList.for_region(region)
+    return with_cached_copy(CachedPriceList.for_region(region))
 
 
 def check_budget(budgets: list[SpecBudget], max_usd: float | None) -> None:
@@ -132,7 +149,13 @@ def check_budget(budgets: list[SpecBudget], max_usd: float | None) -> None:
 
 
 def suite_budgets(suite: SuiteSpec, prices_dir: str | None = None) -> list[SpecBudget]:
-    return [estimate_spec(spec, price_list(spec, prices_dir)) for spec in suite.benchmarks]
+    budgets = []
+    for spec in suite.benchmarks:
+        prices = price_list(spec, prices_dir)
+        budget = estimate_spec(spec, prices)
+        budget.unreachable = prices.unreachable if isinstance(prices, FallbackPriceList) else None
+        budgets.append(budget)
+    return budgets
 
 
 def enforce(suite: SuiteSpec, max_usd: float | None, prices_dir: str | None = None) -> list[SpecBudget]:
@@ -157,7 +180,8 @@ def _cache_path() -> Path:
 
 class CachedPriceList(PriceList):
     """``PriceList`` whose answers are kept in a JSON file (``$BENCHWRIGHT_PRICE_CACHE`` or
-    ~/.cache/benchwright/prices.json) for a month: validate prices a spec once, then offline."""
+    ~/.cache/benchwright/prices.json) for a month: validate prices a spec once, then offline. A figure
+    read back from the file says so, with the day it was fetched."""
 
     def __init__(self, clients: Any, region: str, path: Path | None = None) -> None:
         super().__init__(clients, region)
@@ -177,16 +201,16 @@ class CachedPriceList(PriceList):
             return {}
         return data if isinstance(data, dict) else {}
 
-    def price(self, service: str, **attributes: str) -> float:
-        key = json.dumps([service, sorted({"regionCode": self.region, **attributes}.items())])
+    def answer(self, key: str, find: Callable[[], float]) -> Price:
         stored = self._load()
         hit = stored.get(key)
         if isinstance(hit, dict) and time.time() - float(hit.get("at", 0)) < CACHE_MAX_AGE_S:
-            return float(hit["usd"])
-        usd = float(super().price(service, **attributes))
-        stored[key] = {"usd": usd, "at": time.time()}
+            day = time.strftime("%Y-%m-%d", time.gmtime(float(hit["at"])))
+            return Price(float(hit["usd"]), f"{self.source} (cached on this machine {day})")
+        price = super().answer(key, find)
+        stored[key] = {"usd": price.usd, "at": time.time()}
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(stored, indent=0, sort_keys=True))
         tmp.replace(self.path)
-        return usd
+        return price

@@ -30,7 +30,7 @@ from benchwright.runner.plan import RunnerPlan
 
 if TYPE_CHECKING:  # runs.py is written by the store+report engineer; imported lazily to avoid cycles
     from benchwright.runs import CellResult, CostEstimate, RunRecord
-    from benchwright.spec import TargetSpec
+    from benchwright.spec import BenchmarkSpec, TargetSpec
 
 TargetStatus = Literal["creating", "ready", "failed", "deleted"]
 RunnerStatus = Literal["starting", "running", "succeeded", "failed"]
@@ -226,7 +226,7 @@ class PriceBook(ABC):
 
     @abstractmethod
     def estimate(
-        self, spec: Mapping[str, Any], cell: CellResult | None, duration_s: float
+        self, spec: BenchmarkSpec, cell: CellResult | None, duration_s: float
     ) -> CostEstimate | None: ...
 
 

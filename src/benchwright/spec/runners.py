@@ -12,12 +12,25 @@ from pydantic import Field, field_validator, model_validator
 from benchwright.spec._base import AZ_ID_RE, AZ_NAME_RE, StrictModel
 
 FARGATE_CPU = (0.25, 0.5, 1, 2, 4, 8, 16)
+# An unsized Fargate runner runs at the stack's task definition size: infra/config.py RunnerConfig
+# (fargate_cpu 2048 CPU units, fargate_memory_mib 4096); a test holds the two together.
+FARGATE_DEFAULT_VCPU = 2.0
+FARGATE_DEFAULT_MEMORY_MB = 4096
 
 
 class RunnerSize(StrictModel):
-    cpu: float | None = Field(default=None, gt=0)  # vCPU (Fargate)
-    memory_mb: int | None = Field(default=None, ge=512)
+    cpu: float | None = Field(default=None, gt=0)  # vCPU (Fargate); None: the task definition's
+    memory_mb: int | None = Field(default=None, ge=512)  # None: the task definition's
     instance_type: str | None = None  # EC2 runner
+
+    @property
+    def fargate_vcpu(self) -> float:
+        """The vCPUs a Fargate runner gets: ``cpu``, or the stack's task definition default."""
+        return float(self.cpu) if self.cpu else FARGATE_DEFAULT_VCPU
+
+    @property
+    def fargate_memory_mb(self) -> int:
+        return int(self.memory_mb) if self.memory_mb else FARGATE_DEFAULT_MEMORY_MB
 
 
 class RunnerSpec(StrictModel):

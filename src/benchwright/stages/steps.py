@@ -320,7 +320,7 @@ def price_run(state: RunState, providers: Providers) -> RunState:
     """Cost of this cell (target and runner time); zero locally."""
     cell = _cell_from_state(state, providers)
     duration = max(0.0, (utcnow() - state.created_at).total_seconds())
-    cost = providers.prices.estimate(state.spec, cell, duration)
+    cost = providers.prices.estimate(_spec(state), cell, duration)
     if cost is None:
         return state.advance("price_run")
     measured = cell.measured

@@ -65,7 +65,8 @@ def aws_providers(
     from benchwright.providers.aws.cloudwatch import CloudWatchMetrics
     from benchwright.providers.aws.launcher import AwsRunnerLauncher
     from benchwright.providers.aws.notify import notifier_for
-    from benchwright.providers.aws.pricing import AwsPriceBook, PriceList
+    from benchwright.providers.aws.pricelist import PriceList, with_cached_copy
+    from benchwright.providers.aws.pricing import AwsPriceBook
     from benchwright.providers.aws.s3 import S3Artifacts
     from benchwright.providers.aws.store import S3ResultStore
     from benchwright.providers.aws.targets import TARGETS
@@ -87,7 +88,7 @@ def aws_providers(
         metrics=CloudWatchMetrics(clients),
         store=S3ResultStore(artifacts, make_sink(config, clients) if ingest else None),
         notifier=notifier_for(spec, clients, config.slack_secret_arn),
-        prices=AwsPriceBook(PriceList(clients, config.region)),
+        prices=AwsPriceBook(with_cached_copy(PriceList(clients, config.region))),
         artifacts=artifacts,
     )
 

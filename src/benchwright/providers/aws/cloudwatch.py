@@ -59,6 +59,9 @@ EBS_METRICS = [
     ("VolumeReadOps", "Count/Second"),
     ("VolumeWriteOps", "Count/Second"),
 ]
+# An Aurora cluster's billed storage I/Os (each point the count of a 5-minute period): what the cost
+# stage prices Aurora Standard's I/O requests by (providers/aws/usage_prices.py).
+AURORA_CLUSTER_METRICS = [("VolumeReadIOPs", "Count"), ("VolumeWriteIOPs", "Count")]
 NAMESPACE_METRICS = {
     "AWS/RDS": RDS_METRICS,
     "AWS/ElastiCache": CACHE_METRICS,
@@ -75,6 +78,8 @@ SUM_METRICS = {
     "VolumeWriteOps",
     "NetworkIn",
     "NetworkOut",
+    "VolumeReadIOPs",
+    "VolumeWriteIOPs",
 }
 
 # AWS/EBS reports operations as a count per period (Sum): divided by the period they are IOPS, what
@@ -86,7 +91,10 @@ def queries_for(dimension_sets: list[tuple[str, dict[str, str]]]) -> list[dict[s
     """One MetricDataQuery per (namespace, dimensions, metric); ids are m0, m1 ... in order."""
     queries: list[dict[str, Any]] = []
     for namespace, dims in dimension_sets:
-        for name, _unit in NAMESPACE_METRICS.get(namespace, []):
+        metrics = NAMESPACE_METRICS.get(namespace, [])
+        if namespace == "AWS/RDS" and "DBClusterIdentifier" in dims:
+            metrics = metrics + AURORA_CLUSTER_METRICS
+        for name, _unit in metrics:
             queries.append(
                 {
                     "Id": f"m{len(queries)}",
@@ -148,7 +156,8 @@ class CloudWatchMetrics(MetricsSource):
                 token = page.get("NextToken")
                 if not token:
                     break
-        units = {name: unit for metrics in NAMESPACE_METRICS.values() for name, unit in metrics}
+        known = [*NAMESPACE_METRICS.values(), AURORA_CLUSTER_METRICS]
+        units = {name: unit for metrics in known for name, unit in metrics}
         out: list[MetricSeries] = []
         for q in queries:
             data = results.get(q["Id"])

@@ -1,25 +1,57 @@
-"""Price book from the AWS Price List API (``pricing:GetProducts``), on-demand USD.
+"""Price book: on-demand USD from the AWS Price List (providers/aws/pricelist.py), read off the typed spec.
 
 Per-run cost = target time (instances / nodes, storage prorated from GB-month, provisioned IOPS and
 throughput of RDS and EBS volumes, the Aurora cluster volume at its storage configuration)
-+ runner time (Fargate vCPU and GB hours, or the EC2 instance) + the workflow itself (Lambda and
-Step Functions, from ``workflow_cost``). Also ops per dollar and the monthly cost of running the
-same cell every night. Prices are looked up once per process and cached.
++ runner time (Fargate vCPU and GB hours, or the EC2 instance) + usage (Aurora Standard I/O
+requests, MemoryDB data written, runner <-> target bytes across AZs: providers/aws/usage_prices.py)
++ the workflow itself (Lambda and Step Functions, from ``workflow_cost``). Also ops per dollar and the
+monthly cost of running the same cell every night.
+
+Every line item has a note saying where its unit prices came from and, for usage, what the quantity
+rests on (an estimate from the workload, the run's counted operations, or CloudWatch).
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from benchwright.errors import ProvisioningFailed
-from benchwright.providers.aws.common import Clients, aws_call
+from benchwright.providers.aws.pricelist import (
+    ExcerptPriceList,
+    Price,
+    PriceList,
+    matches,
+    on_demand_usd,
+)
 from benchwright.providers.base import PriceBook
 from benchwright.runs import CellResult, CostEstimate
+from benchwright.spec import BenchmarkSpec
+from benchwright.spec.runners import RunnerSpec
+from benchwright.spec.targets import (
+    AuroraTarget,
+    Ec2Target,
+    Ec2Volume,
+    ElastiCacheTarget,
+    MemoryDbTarget,
+    RdsTarget,
+    TargetSpec,
+)
+
+__all__ = [
+    "AwsPriceBook",
+    "ExcerptPriceList",
+    "Lines",
+    "PriceList",
+    "matches",
+    "on_demand_usd",
+    "workflow_cost",
+]
 
 HOURS_PER_MONTH = 730.0
-RDS_MIN_BILLED_S = 600.0  # RDS and EC2 bill per second with a 10-minute (RDS) / 1-minute minimum
+RDS_MIN_BILLED_S = 600.0  # RDS bills per second with a 10-minute minimum (applied to every target)
+RUNNER_MIN_BILLED_S = 60.0  # Fargate and EC2 Linux: per second, one-minute minimum
 NIGHTS_PER_MONTH = 30
 
 # Workflow cost model (us-east-1 list prices; Lambda arm64 is cheaper, we assume x86 to be safe).
@@ -38,7 +70,9 @@ RDS_VOLUME = {
     "io2": "Provisioned IOPS-IO2",
     "magnetic": "Magnetic",
 }
-RDS_IOPS_FAMILY = {"io1": "Provisioned IOPS", "io2": "Provisioned IOPS", "gp3": "Provisioned IOPS"}
+RDS_IOPS_FAMILY = {"io1", "io2", "gp3"}
+# RDS gp3 (PostgreSQL, MySQL) includes 3,000 IOPS below 400 GB and 12,000 IOPS from 400 GB on.
+RDS_GP3_FREE_IOPS = ((400, 12000.0), (0, 3000.0))
 # EBS: the usage type's suffix of a volume type's provisioned IOPS; gp3 includes 3,000 IOPS, 125 MiB/s
 EBS_IOPS_USAGE = {"io1": "piops", "io2": "io2", "gp3": "gp3"}
 GP3_FREE_IOPS = 3000.0
@@ -62,164 +96,202 @@ def workflow_cost(transitions: int, lambda_invocations: int, avg_s: float = LAMB
     )
 
 
-def on_demand_usd(price_item: str | Mapping[str, Any]) -> float:
-    """The on-demand USD price of one Price List entry (the first non-zero price dimension)."""
-    item = json.loads(price_item) if isinstance(price_item, str) else price_item
-    prices = []
-    for term in (item.get("terms", {}).get("OnDemand") or {}).values():
-        for dim in (term.get("priceDimensions") or {}).values():
-            usd = dim.get("pricePerUnit", {}).get("USD")
-            if usd is not None:
-                prices.append(float(usd))
-    nonzero = [p for p in prices if p > 0]
-    if not prices:
-        raise ProvisioningFailed(
-            f"price list item {item.get('product', {}).get('sku')} has no USD on-demand price"
-        )
-    return nonzero[0] if nonzero else prices[0]
+@dataclass
+class Lines:
+    """Line items in USD, each with its note (price sources; for usage, the quantity's basis), and
+    the lookups that found no price (the estimate is then incomplete)."""
 
+    items: dict[str, float] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    source_set: set[str] = field(default_factory=set)
 
-class PriceList:
-    """``get_products`` with TERM_MATCH filters; one cached unit price per query."""
+    def add(self, name: str, usd: float, prices: list[Price], basis: str = "") -> None:
+        found = sorted({p.source for p in prices})
+        self.source_set.update(found)
+        self.items[name] = self.items.get(name, 0.0) + usd
+        self.notes[name] = f"{'; '.join(found)}: {basis}" if basis else "; ".join(found)
 
-    def __init__(self, clients: Clients, region: str) -> None:
-        self.clients = clients
-        self.region = region
-        self._cache: dict[str, float] = {}
+    @property
+    def sources(self) -> list[str]:
+        return sorted(self.source_set)
 
-    def price(self, service: str, **attributes: str) -> float:
-        filters = {"regionCode": self.region, **attributes}
-        key = json.dumps([service, sorted(filters.items())])
-        if key not in self._cache:
-            response = aws_call(
-                f"pricing get_products {service}",
-                self.clients("pricing").get_products,
-                ServiceCode=service,
-                Filters=[{"Type": "TERM_MATCH", "Field": k, "Value": v} for k, v in sorted(filters.items())],
-                FormatVersion="aws_v1",
-                MaxResults=10,
-            )
-            items = response.get("PriceList") or []
-            if not items:
-                what = ", ".join(f"{k}={v}" for k, v in sorted(filters.items()))
-                raise ProvisioningFailed(f"no on-demand price for {service} ({what})")
-            self._cache[key] = on_demand_usd(items[0])
-        return self._cache[key]
+    def total(self) -> float:
+        return round(sum(self.items.values()), 6)
 
 
 class AwsPriceBook(PriceBook):
+    """The cost of a spec's cell from its typed target and runner (their defaults are the spec's)."""
+
     def __init__(self, prices: PriceList, transitions: int = 40, lambda_invocations: int = 14) -> None:
         self.prices = prices
         self.transitions = transitions
         self.lambda_invocations = lambda_invocations
 
-    def estimate(
-        self, spec: Mapping[str, Any], cell: CellResult | None, duration_s: float
-    ) -> CostEstimate | None:
-        target = dict(spec.get("target") or {})
-        runner = dict(spec.get("runner") or {})
-        items: dict[str, float] = {}
-        missing: list[str] = []
-        for part, items_of, params in (
-            ("target", self.target_items, target),
-            ("runner", self.runner_items, runner),
-        ):
-            try:
-                items.update(items_of(params, duration_s))
-            except ProvisioningFailed as exc:  # an unknown price never loses the run's results
-                missing.append(f"{part}: {exc}")
-        items["workflow (Lambda + Step Functions)"] = workflow_cost(self.transitions, self.lambda_invocations)
-        total = round(sum(items.values()), 6)
+    def rate(self, service: str, **attributes: str) -> Price:
+        return self.prices.lookup(service, attributes)
+
+    def usage_prefix(self) -> str:
+        """Usage types carry a region prefix except in us-east-1 (e.g. EU-Fargate-GB-Hours)."""
+        return USAGE_PREFIX.get(self.prices.region, "")
+
+    def estimate(self, spec: BenchmarkSpec, cell: CellResult | None, duration_s: float) -> CostEstimate:
+        lines = self.lines(spec, cell, duration_s)
+        total = lines.total()
         measured = cell.measured if cell is not None else None
         ops = measured.operations_total if measured is not None else 0
+        incomplete = f" (incomplete: {'; '.join(lines.missing)})" if lines.missing else ""
         return CostEstimate(
             total=total,
-            items={k: round(v, 6) for k, v in items.items()},
+            items={k: round(v, 6) for k, v in lines.items.items()},
+            notes=dict(lines.notes),
             ops_per_dollar=(ops / total) if total > 0 and ops else None,
             monthly_nightly=round(total * NIGHTS_PER_MONTH, 4),
-            source="aws-pricing-api" + (f" (incomplete: {'; '.join(missing)})" if missing else ""),
+            source="AWS prices: " + ("; ".join(lines.sources) or "none") + incomplete,
         )
 
-    # target ----------------------------------------------------------------------------------
-    def target_items(self, t: Mapping[str, Any], duration_s: float) -> dict[str, float]:
-        provider = t.get("provider")
-        hours = max(duration_s, RDS_MIN_BILLED_S) / 3600
-        p = self.prices.price
-        if provider == "rds":
-            az = "Multi-AZ" if t.get("multi_az") else "Single-AZ"
-            engine = RDS_ENGINE[str(t.get("engine"))]
-            items = {
-                f"rds {t['instance_class']} {az}": hours
-                * p(
-                    "AmazonRDS",
-                    instanceType=str(t["instance_class"]),
-                    databaseEngine=engine,
-                    deploymentOption=az,
-                )
-            }
-            storage = dict(t.get("storage") or {})
-            kind = str(storage.get("type", "gp3"))
-            gb_month = p(
-                "AmazonRDS",
-                productFamily="Database Storage",
-                volumeType=RDS_VOLUME[kind],
-                deploymentOption=az,
-                databaseEngine=engine,
-            )
-            items[f"rds storage {kind} {storage.get('size_gb')} GB"] = (
-                float(storage.get("size_gb", 0)) * gb_month * hours / HOURS_PER_MONTH
-            )
-            billable = float(storage.get("iops") or 0) - (3000 if kind == "gp3" else 0)
-            if billable > 0 and kind in RDS_IOPS_FAMILY:
-                iops_month = p(
-                    "AmazonRDS",
-                    productFamily="Provisioned IOPS",
-                    deploymentOption=az,
-                    databaseEngine=engine,
-                    volumeType=RDS_VOLUME[kind],
-                )
-                items[f"rds provisioned IOPS {storage['iops']}"] = (
-                    max(0.0, billable) * iops_month * hours / HOURS_PER_MONTH
-                )
-            return items
-        if provider == "aurora":
-            engine = AURORA_ENGINE[str(t.get("engine"))]
-            count = int(t.get("instances", 1))
-            if t.get("instance_class", "db.serverless") == "db.serverless":
-                acu = float((t.get("serverless_v2") or {}).get("max_acu", 1))  # an upper bound
-                unit = p("AmazonRDS", productFamily="ServerlessV2", databaseEngine=engine)
-                return {f"aurora serverless v2 {count} x {acu:g} ACU (max)": hours * count * acu * unit}
-            return self.aurora_items(t, engine, count, hours)
-        if provider == "elasticache":
-            nodes = int(t.get("shards", 1)) * (int(t.get("replicas", 0)) + 1)
-            engine = "Valkey" if t.get("cache_engine") == "valkey" else "Redis"
-            unit = p("AmazonElastiCache", instanceType=str(t["node_type"]), cacheEngine=engine)
-            return {f"elasticache {nodes} x {t['node_type']}": hours * nodes * unit}
-        if provider == "memorydb":
-            nodes = int(t.get("shards", 1)) * (int(t.get("replicas_per_shard", 1)) + 1)
-            unit = p("AmazonMemoryDB", instanceType=str(t["node_type"]))
-            return {f"memorydb {nodes} x {t['node_type']}": hours * nodes * unit}
-        if provider == "ec2":
-            nodes = int(t.get("nodes", 1))
-            items = {
-                f"ec2 {nodes} x {t['instance_type']}": hours
-                * nodes
-                * self.ec2_hourly(str(t["instance_type"]))
-            }
-            volume = dict(t.get("volume") or {})
-            if volume:
-                gb_month = p(
-                    "AmazonEC2", productFamily="Storage", volumeApiName=str(volume.get("type", "gp3"))
-                )
-                items[f"ebs {nodes} x {volume.get('size_gb')} GB {volume.get('type', 'gp3')}"] = (
-                    nodes * float(volume.get("size_gb", 0)) * gb_month * hours / HOURS_PER_MONTH
-                )
-                items.update(self.ebs_performance_items(volume, nodes, hours))
-            return items
-        return {}
+    def lines(self, spec: BenchmarkSpec, cell: CellResult | None, duration_s: float) -> Lines:
+        """Every line item of one cell over ``duration_s`` (an unknown price never loses the rest)."""
+        from benchwright.providers.aws.usage_prices import usage_lines
 
-    def ec2_hourly(self, instance_type: str) -> float:
-        return self.prices.price(
+        lines = Lines()
+        parts: list[tuple[str, Callable[[], None]]] = [
+            ("target", lambda: self.target_lines(spec.target, duration_s, lines)),
+            ("runner", lambda: self.runner_lines(spec.runner, duration_s, lines)),
+            ("usage", lambda: usage_lines(self, spec, cell, lines)),
+        ]
+        for part, price_it in parts:
+            try:
+                price_it()
+            except ProvisioningFailed as exc:  # an unknown price never loses the run's results
+                lines.missing.append(f"{part}: {exc}")
+        lines.add(
+            "workflow (Lambda + Step Functions)",
+            workflow_cost(self.transitions, self.lambda_invocations),
+            [Price(0.0, "benchwright's workflow model (us-east-1 list prices)")],
+        )
+        return lines
+
+    # target ----------------------------------------------------------------------------------
+    def target_items(self, target: TargetSpec, duration_s: float) -> dict[str, float]:
+        lines = Lines()
+        self.target_lines(target, duration_s, lines)
+        return lines.items
+
+    def target_lines(self, target: TargetSpec, duration_s: float, lines: Lines) -> None:
+        hours = max(duration_s, RDS_MIN_BILLED_S) / 3600
+        handlers: dict[type, Callable[[Any, float, Lines], None]] = {
+            RdsTarget: self._rds,
+            AuroraTarget: self._aurora,
+            ElastiCacheTarget: self._elasticache,
+            MemoryDbTarget: self._memorydb,
+            Ec2Target: self._ec2,
+        }
+        handler = handlers.get(type(target))
+        if handler is not None:  # local and endpoint targets cost nothing we can price
+            handler(target, hours, lines)
+
+    def _rds(self, t: RdsTarget, hours: float, lines: Lines) -> None:
+        az = "Multi-AZ" if t.multi_az else "Single-AZ"
+        engine = RDS_ENGINE[t.engine]
+        usage = (
+            f"{self.usage_prefix()}{'Multi-AZUsage' if t.multi_az else 'InstanceUsage'}:{t.instance_class}"
+        )
+        unit = self.rate(
+            "AmazonRDS",
+            instanceType=t.instance_class,
+            databaseEngine=engine,
+            deploymentOption=az,
+            usagetype=usage,
+        )
+        lines.add(f"rds {t.instance_class} {az}", hours * unit.usd, [unit])
+        storage = t.storage
+        common = {"deploymentOption": az, "databaseEngine": engine, "volumeType": RDS_VOLUME[storage.type]}
+        gb_month = self.rate("AmazonRDS", productFamily="Database Storage", **common)
+        lines.add(
+            f"rds storage {storage.type} {storage.size_gb} GB",
+            storage.size_gb * gb_month.usd * hours / HOURS_PER_MONTH,
+            [gb_month],
+        )
+        free = next(i for gb, i in RDS_GP3_FREE_IOPS if storage.size_gb >= gb) if storage.type == "gp3" else 0
+        billable = float(storage.iops or 0) - free
+        if billable > 0 and storage.type in RDS_IOPS_FAMILY:
+            iops_month = self.rate("AmazonRDS", productFamily="Provisioned IOPS", **common)
+            lines.add(
+                f"rds provisioned IOPS {storage.iops}",
+                billable * iops_month.usd * hours / HOURS_PER_MONTH,
+                [iops_month],
+                f"{billable:g} IOPS above the {free:g} gp3 includes" if free else "",
+            )
+
+    def _aurora(self, t: AuroraTarget, hours: float, lines: Lines) -> None:
+        """Instances at the cluster's storage configuration (I/O-Optimized instances and ACUs cost more:
+        the Price List has two rows per class, told apart by usage type) and the cluster volume, at
+        its 10 GB minimum. Standard's I/O requests are usage (usage_prices.py)."""
+        engine = AURORA_ENGINE[t.engine]
+        optimized = t.storage_type == "aurora-iopt1"
+        mode = "I/O-Optimized" if optimized else "Standard"
+        if t.instance_class == "db.serverless" and t.serverless_v2 is not None:
+            acu = t.serverless_v2.max_acu  # an upper bound: the cluster may run below its maximum
+            unit = self.rate(
+                "AmazonRDS",
+                databaseEngine=engine,
+                usagetype=f"{self.usage_prefix()}Aurora:ServerlessV2{'IOOptimized' if optimized else ''}Usage",
+            )
+            lines.add(
+                f"aurora serverless v2 {t.instances} x {acu:g} ACU (max, {mode})",
+                hours * t.instances * acu * unit.usd,
+                [unit],
+            )
+        else:
+            cls = t.instance_class
+            unit = self.rate(
+                "AmazonRDS",
+                instanceType=cls,
+                databaseEngine=engine,
+                deploymentOption="Single-AZ",
+                usagetype=f"{self.usage_prefix()}InstanceUsage{'IOOptimized' if optimized else ''}:{cls}",
+            )
+            lines.add(f"aurora {t.instances} x {cls} ({mode})", hours * t.instances * unit.usd, [unit])
+        gb_month = self.rate(
+            "AmazonRDS",
+            productFamily="Database Storage",
+            usagetype=f"{self.usage_prefix()}Aurora:{'IO-Optimized' if optimized else ''}StorageUsage",
+        )
+        lines.add(
+            f"aurora storage {AURORA_MIN_GB:g} GB ({mode})",
+            AURORA_MIN_GB * gb_month.usd * hours / HOURS_PER_MONTH,
+            [gb_month],
+            "the cluster volume's 10 GB minimum (it grows with the data)",
+        )
+
+    def _elasticache(self, t: ElastiCacheTarget, hours: float, lines: Lines) -> None:
+        nodes = t.shards * (t.replicas + 1)
+        engine = "Valkey" if t.cache_engine == "valkey" else "Redis"
+        unit = self.rate("AmazonElastiCache", instanceType=t.node_type, cacheEngine=engine)
+        lines.add(f"elasticache {nodes} x {t.node_type}", hours * nodes * unit.usd, [unit])
+
+    def _memorydb(self, t: MemoryDbTarget, hours: float, lines: Lines) -> None:
+        nodes = t.shards * (t.replicas_per_shard + 1)
+        unit = self.rate("AmazonMemoryDB", instanceType=t.node_type)
+        lines.add(f"memorydb {nodes} x {t.node_type}", hours * nodes * unit.usd, [unit])
+
+    def _ec2(self, t: Ec2Target, hours: float, lines: Lines) -> None:
+        unit = self.ec2_hourly(t.instance_type)
+        lines.add(f"ec2 {t.nodes} x {t.instance_type}", hours * t.nodes * unit.usd, [unit])
+        volume = t.volume
+        if volume is None:
+            return
+        gb_month = self.rate("AmazonEC2", productFamily="Storage", volumeApiName=volume.type)
+        lines.add(
+            f"ebs {t.nodes} x {volume.size_gb} GB {volume.type}",
+            t.nodes * volume.size_gb * gb_month.usd * hours / HOURS_PER_MONTH,
+            [gb_month],
+        )
+        self.ebs_performance_lines(volume, t.nodes, hours, lines)
+
+    def ec2_hourly(self, instance_type: str) -> Price:
+        return self.rate(
             "AmazonEC2",
             instanceType=instance_type,
             operatingSystem="Linux",
@@ -228,118 +300,61 @@ class AwsPriceBook(PriceBook):
             capacitystatus="Used",
         )
 
-    # runner ----------------------------------------------------------------------------------
-    def runner_items(self, r: Mapping[str, Any], duration_s: float) -> dict[str, float]:
-        platform = r.get("platform", "fargate")
-        count = int(r.get("count", 1))
-        size = dict(r.get("size") or {})
-        hours = max(duration_s, 60.0) / 3600
-        if platform == "fargate":
-            cpu = float(size.get("cpu") or 1)
-            memory_gb = float(size.get("memory_mb") or 2048) / 1024
-            vcpu = self.prices.price(
-                "AmazonECS", productFamily="Compute", usagetype=f"{self._prefix()}Fargate-vCPU-Hours:perCPU"
-            )
-            gb = self.prices.price(
-                "AmazonECS", productFamily="Compute", usagetype=f"{self._prefix()}Fargate-GB-Hours"
-            )
-            return {
-                f"fargate runner {count} x {cpu:g} vCPU / {memory_gb:g} GB": count
-                * hours
-                * (cpu * vcpu + memory_gb * gb)
-            }
-        if platform == "ec2":
-            instance_type = str(size.get("instance_type") or "c6i.xlarge")
-            return {f"ec2 runner {count} x {instance_type}": count * hours * self.ec2_hourly(instance_type)}
-        return {}
+    def ebs_performance_items(self, volume: Ec2Volume, nodes: int, hours: float) -> dict[str, float]:
+        lines = Lines()
+        self.ebs_performance_lines(volume, nodes, hours, lines)
+        return lines.items
 
-    def _prefix(self) -> str:
-        """Usage types carry a region prefix except in us-east-1 (e.g. EU-Fargate-GB-Hours)."""
-        return USAGE_PREFIX.get(self.prices.region, "")
-
-    # usage-type priced parts ---------------------------------------------------------------------
-    def aurora_items(self, t: Mapping[str, Any], engine: str, count: int, hours: float) -> dict[str, float]:
-        """Instances at the cluster's storage configuration (I/O-Optimized instances cost more: the
-        Price List has two rows per class, told apart by usage type) and the cluster volume. Standard
-        Aurora also bills I/O per request, which only the run knows: not in this estimate (said in the
-        item's name)."""
-        optimized = t.get("storage_type") == "aurora-iopt1"
-        cls = str(t["instance_class"])
-        unit = self.prices.price(
-            "AmazonRDS",
-            instanceType=cls,
-            databaseEngine=engine,
-            deploymentOption="Single-AZ",
-            usagetype=f"{self._prefix()}InstanceUsage{'IOOptimized' if optimized else ''}:{cls}",
-        )
-        mode = "I/O-Optimized" if optimized else "Standard, I/O requests not included"
-        items = {
-            f"aurora {count} x {cls} ({'I/O-Optimized' if optimized else 'Standard'})": hours * count * unit
-        }
-        size_gb = max(AURORA_MIN_GB, float((t.get("storage") or {}).get("size_gb") or 0))
-        gb_month = self.prices.price(
-            "AmazonRDS",
-            productFamily="Database Storage",
-            usagetype=f"{self._prefix()}Aurora:{'IO-Optimized' if optimized else ''}StorageUsage",
-        )
-        items[f"aurora storage {size_gb:g} GB ({mode})"] = size_gb * gb_month * hours / HOURS_PER_MONTH
-        return items
-
-    def ebs_performance_items(self, volume: Mapping[str, Any], nodes: int, hours: float) -> dict[str, float]:
+    def ebs_performance_lines(self, volume: Ec2Volume, nodes: int, hours: float, lines: Lines) -> None:
         """Provisioned IOPS (io1, io2; gp3 above its 3,000 included) and gp3 throughput above 125 MiB/s."""
-        kind = str(volume.get("type", "gp3"))
-        items: dict[str, float] = {}
-        iops = float(volume.get("iops") or 0) - (GP3_FREE_IOPS if kind == "gp3" else 0)
+        kind = volume.type
+        iops = float(volume.iops or 0) - (GP3_FREE_IOPS if kind == "gp3" else 0)
         if iops > 0 and kind in EBS_IOPS_USAGE:
-            unit = self.prices.price(
+            unit = self.rate(
                 "AmazonEC2",
                 productFamily="System Operation",
                 volumeApiName=kind,
-                usagetype=f"{self._prefix()}EBS:VolumeP-IOPS.{EBS_IOPS_USAGE[kind]}",
+                usagetype=f"{self.usage_prefix()}EBS:VolumeP-IOPS.{EBS_IOPS_USAGE[kind]}",
             )
-            items[f"ebs {nodes} x {kind} provisioned IOPS {iops:g}"] = (
-                nodes * iops * unit * hours / HOURS_PER_MONTH
+            lines.add(
+                f"ebs {nodes} x {kind} provisioned IOPS {iops:g}",
+                nodes * iops * unit.usd * hours / HOURS_PER_MONTH,
+                [unit],
             )
-        throughput = float(volume.get("throughput_mbps") or 0) - GP3_FREE_MIBPS
+        throughput = float(volume.throughput_mbps or 0) - GP3_FREE_MIBPS
         if kind == "gp3" and throughput > 0:
-            unit = self.prices.price(
+            unit = self.rate(
                 "AmazonEC2",
                 productFamily="Provisioned Throughput",
                 volumeApiName="gp3",
-                usagetype=f"{self._prefix()}EBS:VolumeP-Throughput.gp3",
+                usagetype=f"{self.usage_prefix()}EBS:VolumeP-Throughput.gp3",
             )
-            items[f"ebs {nodes} x gp3 throughput {throughput:g} MiB/s"] = (
-                nodes * throughput * unit * hours / HOURS_PER_MONTH
+            lines.add(
+                f"ebs {nodes} x gp3 throughput {throughput:g} MiB/s",
+                nodes * throughput * unit.usd * hours / HOURS_PER_MONTH,
+                [unit],
             )
-        return items
 
+    # runner ----------------------------------------------------------------------------------
+    def runner_items(self, runner: RunnerSpec, duration_s: float) -> dict[str, float]:
+        lines = Lines()
+        self.runner_lines(runner, duration_s, lines)
+        return lines.items
 
-def matches(price_item: str | Mapping[str, Any], filters: Mapping[str, str]) -> bool:
-    """TERM_MATCH semantics: every filter field equals the product field (productFamily or attribute)."""
-    item = json.loads(price_item) if isinstance(price_item, str) else price_item
-    product = item.get("product", {})
-    fields = {**product.get("attributes", {}), "productFamily": product.get("productFamily", "")}
-    return all(str(fields.get(k, "")).lower() == str(v).lower() for k, v in filters.items())
-
-
-class ExcerptPriceList(PriceList):
-    """The same lookups answered from saved GetProducts responses (offline runs, tests, dry runs)."""
-
-    def __init__(self, responses: Mapping[str, Mapping[str, Any]], region: str = "us-east-1") -> None:
-        super().__init__(Clients.__new__(Clients), region)
-        self.responses = responses
-
-    @classmethod
-    def from_directory(cls, directory: str, region: str = "us-east-1") -> ExcerptPriceList:
-        from pathlib import Path
-
-        return cls({p.stem: json.loads(p.read_text()) for p in Path(directory).glob("*.json")}, region)
-
-    def price(self, service: str, **attributes: str) -> float:
-        filters = {"regionCode": self.region, **attributes}
-        items = self.responses.get(service, {}).get("PriceList", [])
-        found = [i for i in items if matches(i, filters)]
-        if not found:
-            what = ", ".join(f"{k}={v}" for k, v in sorted(filters.items()))
-            raise ProvisioningFailed(f"no on-demand price for {service} ({what}) in the price excerpt")
-        return on_demand_usd(found[0])
+    def runner_lines(self, r: RunnerSpec, duration_s: float, lines: Lines) -> None:
+        hours = max(duration_s, RUNNER_MIN_BILLED_S) / 3600
+        if r.platform == "fargate":
+            cpu, memory_gb = r.size.fargate_vcpu, r.size.fargate_memory_mb / 1024
+            prefix = self.usage_prefix()
+            vcpu = self.rate(
+                "AmazonECS", productFamily="Compute", usagetype=f"{prefix}Fargate-vCPU-Hours:perCPU"
+            )
+            gb = self.rate("AmazonECS", productFamily="Compute", usagetype=f"{prefix}Fargate-GB-Hours")
+            lines.add(
+                f"fargate runner {r.count} x {cpu:g} vCPU / {memory_gb:g} GB",
+                r.count * hours * (cpu * vcpu.usd + memory_gb * gb.usd),
+                [vcpu, gb],
+            )
+        elif r.platform == "ec2" and r.size.instance_type:
+            unit = self.ec2_hourly(r.size.instance_type)
+            lines.add(f"ec2 runner {r.count} x {r.size.instance_type}", r.count * hours * unit.usd, [unit])

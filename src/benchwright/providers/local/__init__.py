@@ -63,7 +63,7 @@ class DirectoryArtifacts(ArtifactStore):
 class FreePriceBook(PriceBook):
     """Local runs cost nothing we can price: a zero estimate that says so."""
 
-    def estimate(self, spec: Mapping[str, Any], cell: Any, duration_s: float) -> Any:
+    def estimate(self, spec: Any, cell: Any, duration_s: float) -> Any:
         from benchwright.runs import CostEstimate
 
         return CostEstimate(

@@ -1,0 +1,95 @@
+"""Make the cached price list that ships with benchwright (providers/aws/price_list.json): price every
+given spec, in its own region, and keep exactly the Price List rows the answers came from.
+
+    python -m benchwright.providers.aws.price_snapshot --from tests/data/pricing \\
+        --date 2026-11-24 examples/*.aws.yaml > src/benchwright/providers/aws/price_list.json
+    python -m benchwright.providers.aws.price_snapshot --from api --date "$(date -u +%F)" ...
+
+``--from api`` records the rows from the Price List API (needs AWS credentials with
+pricing:GetProducts); ``--from DIR`` from saved GetProducts responses, with the provenance recorded
+next to them in ``DIR/sources.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from benchwright.providers.aws.pricelist import ExcerptPriceList, PriceList
+
+
+class Recorder:
+    """Wraps a price list's ``used`` hook: the rows its answers came from, by service."""
+
+    def __init__(self, prices: PriceList) -> None:
+        self.rows: dict[str, list[str]] = {}
+        self.prices = prices
+        prices.on_use = self.keep
+
+    def keep(self, service: str, item: Any) -> None:
+        row = item if isinstance(item, str) else json.dumps(item)
+        rows = self.rows.setdefault(service, [])
+        if row not in rows:
+            rows.append(row)
+
+
+def snapshot(specs: Sequence[str], source: str, date: str, how: str) -> dict[str, Any]:
+    """Price every spec file (every cell) and return the packaged copy's content."""
+    from benchwright.experiments.budget import estimate_spec, region_of
+    from benchwright.providers.aws.common import Clients
+    from benchwright.providers.aws.config import AwsSettings
+    from benchwright.spec import load_suite
+
+    rows: dict[str, list[str]] = {}
+    missing: list[str] = []
+    for path in specs:
+        for spec in load_suite(path).benchmarks:
+            region = region_of(spec)
+            prices = (
+                PriceList(Clients(AwsSettings(region=region)), region)
+                if source == "api"
+                else ExcerptPriceList.from_directory(source, region)
+            )
+            recorder = Recorder(prices)
+            missing += estimate_spec(spec, prices).missing
+            for service, found in recorder.rows.items():
+                rows.setdefault(service, [])
+                rows[service] += [r for r in found if r not in rows[service]]
+    if missing:
+        raise SystemExit("prices missing: " + "; ".join(sorted(set(missing))))
+    provenance = _provenance(source, rows)
+    return {"date": date, "how": how, "sources": provenance, "services": dict(sorted(rows.items()))}
+
+
+def _provenance(source: str, rows: dict[str, list[str]]) -> dict[str, Any]:
+    """Where each kept row was checked (``DIR/sources.json`` by service|sku), or the API."""
+    if source == "api":
+        return {"*": "recorded from the Price List API (pricing:GetProducts)"}
+    known = json.loads((Path(source) / "sources.json").read_text()).get("rows", {})
+    keys = [f"{s}|{json.loads(r)['product']['sku']}" for s, found in rows.items() for r in found]
+    return {k: known.get(k, "no provenance recorded") for k in sorted(keys)}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("specs", nargs="+")
+    parser.add_argument("--from", dest="source", required=True, help="api, or a directory of responses")
+    parser.add_argument("--date", required=True, help="the day the rows were checked (YYYY-MM-DD)")
+    parser.add_argument("--how", default="", help="how the rows were obtained, in one sentence")
+    args = parser.parse_args(argv)
+    how = args.how or (
+        "recorded from the Price List API"
+        if args.source == "api"
+        else f"rows of {args.source}, each checked as its 'sources' entry says"
+    )
+    json.dump(snapshot(args.specs, args.source, args.date, how), sys.stdout, indent=1)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

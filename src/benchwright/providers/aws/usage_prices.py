@@ -1,0 +1,154 @@
+"""The usage dimensions of a cell's cost: Aurora Standard I/O requests (per million), MemoryDB data
+written (per GB) and runner <-> target bytes across AZs (per GB, charged in each direction).
+
+Quantities come, best first, from what was measured (CloudWatch's billed VolumeReadIOPs and
+VolumeWriteIOPs for Aurora; the EC2 runner hosts' NetworkIn and NetworkOut for bytes), then from the
+run's counted operations, then from the workload before the run (providers/aws/usage.py). Each
+line's note says which, and that a figure from operations x record size is an estimate.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from benchwright.providers.aws.pricelist import PriceNotFound
+from benchwright.providers.aws.usage import GIB, Traffic, modelled, traffic
+from benchwright.runs import CellResult
+from benchwright.spec import BenchmarkSpec
+from benchwright.spec.targets import AuroraTarget, Ec2Target, MemoryDbTarget
+
+if TYPE_CHECKING:
+    from benchwright.providers.aws.pricing import AwsPriceBook, Lines
+
+AURORA_IO_BYTES = 4096.0  # a write I/O carries up to 4 KiB of log records (Aurora's I/O unit)
+AURORA_IO_METRICS = ("VolumeReadIOPs", "VolumeWriteIOPs")  # billed I/Os per 5-minute period, per cluster
+RUNNER_NETWORK_METRICS = ("NetworkIn", "NetworkOut")
+
+
+def usage_lines(book: AwsPriceBook, spec: BenchmarkSpec, cell: CellResult | None, lines: Lines) -> None:
+    target = spec.target
+    if isinstance(target, AuroraTarget) and target.storage_type == "aurora":
+        _aurora_io(book, spec, cell, lines)
+    if isinstance(target, MemoryDbTarget):
+        _memorydb_written(book, spec, cell, lines)
+    crossing = crosses_az(spec)
+    if crossing:
+        _cross_az(book, spec, cell, lines, crossing)
+
+
+def _unmodelled(spec: BenchmarkSpec, what: str) -> PriceNotFound:
+    return PriceNotFound(
+        f"{what}: not estimated for workload {spec.workload.name} (no per-operation model of its reads "
+        "and writes; priced after the run when the cost stage has the measured figure)"
+    )
+
+
+# --------------------------------------------------------------------- Aurora Standard I/O
+def measured_aurora_io(cell: CellResult | None) -> float | None:
+    """Billed read + write I/Os from CloudWatch over the cell's window (each point a 5-minute count)."""
+    if cell is None:
+        return None
+    series = [m for m in cell.metrics if m.name in AURORA_IO_METRICS and "DBClusterIdentifier" in m.source]
+    if not series:
+        return None
+    return sum(p.value for m in series for p in m.points)
+
+
+def _aurora_io(book: AwsPriceBook, spec: BenchmarkSpec, cell: CellResult | None, lines: Lines) -> None:
+    unit = book.rate(
+        "AmazonRDS", productFamily="System Operation", usagetype=f"{book.usage_prefix()}Aurora:StorageIOUsage"
+    )
+    measured = measured_aurora_io(cell)
+    if measured is not None:
+        basis = f"measured: CloudWatch VolumeReadIOPs + VolumeWriteIOPs, {measured:,.0f} billed I/Os"
+        lines.add("aurora I/O requests (measured)", measured * unit.usd, [unit], basis)
+        return
+    found = traffic(spec, cell)
+    if found is None:
+        raise _unmodelled(spec, "aurora I/O requests")
+    ios = aurora_ios(found)
+    basis = (
+        f"{found.basis}; {ios:,.0f} I/Os = writes x 4 KiB log units + every read a cache miss "
+        "(an upper bound for reads)"
+    )
+    lines.add("aurora I/O requests (estimate)", ios * unit.usd, [unit], basis)
+
+
+def aurora_ios(found: Traffic) -> float:
+    """Write I/Os: one per 4 KiB of log per write; read I/Os: one per read (every read missing the
+    buffer cache, the most a read can cost)."""
+    per_write = max(1.0, -(-found.write_bytes // AURORA_IO_BYTES))
+    return found.writes * per_write + found.reads
+
+
+# --------------------------------------------------------------------- MemoryDB data written
+def _memorydb_written(book: AwsPriceBook, spec: BenchmarkSpec, cell: CellResult | None, lines: Lines) -> None:
+    target = spec.target
+    assert isinstance(target, MemoryDbTarget)
+    found = traffic(spec, cell)
+    if found is None:
+        raise _unmodelled(spec, "memorydb data written")
+    engine = "Valkey" if target.cache_engine == "valkey" else "Redis"
+    unit = book.prices.lookup_by_unit("AmazonMemoryDB", "GB", ("written", engine.lower()))
+    basis = f"{found.basis}; {found.written_gb:,.3f} GB = writes x value size"
+    lines.add(f"memorydb data written ({engine}, estimate)", found.written_gb * unit.usd, [unit], basis)
+
+
+# --------------------------------------------------------------------- cross-AZ transfer
+def _target_azs(spec: BenchmarkSpec) -> list[str]:
+    target = spec.target
+    if isinstance(target, Ec2Target):
+        return list(target.availability_zones or [])
+    zone = getattr(target, "availability_zone", None)
+    return [zone] if zone else []
+
+
+def crosses_az(spec: BenchmarkSpec) -> str | None:
+    """Why runner <-> target traffic crosses AZs (None: it stays in one AZ, or no cloud runner)."""
+    runner = spec.runner
+    if runner.platform == "local" or spec.target.provider in ("local", "endpoint"):
+        return None
+    if runner.placement == "same-az":
+        return None
+    if runner.placement == "other-az":
+        return "runner placement other-az"
+    zones = _target_azs(spec)
+    if runner.placement in zones:
+        return None
+    where = ", ".join(zones) if zones else "an AZ AWS picks"
+    return f"runner in {runner.placement}, target in {where} (counted as crossing)"
+
+
+def measured_runner_bytes(spec: BenchmarkSpec, cell: CellResult | None) -> float | None:
+    """The EC2 runner hosts' NetworkIn + NetworkOut over the cell's window. Only when the target is
+    not on EC2 too, whose instances would be counted with the runners'."""
+    if cell is None or spec.runner.platform != "ec2" or isinstance(spec.target, Ec2Target):
+        return None
+    series = [m for m in cell.metrics if m.name in RUNNER_NETWORK_METRICS and "AWS/EC2" in m.source]
+    if not series:
+        return None
+    return sum(p.value for m in series for p in m.points)
+
+
+def _cross_az(
+    book: AwsPriceBook, spec: BenchmarkSpec, cell: CellResult | None, lines: Lines, crossing: str
+) -> None:
+    unit = book.rate(
+        "AWSDataTransfer",
+        transferType="IntraRegion",
+        usagetype=f"{book.usage_prefix()}DataTransfer-Regional-Bytes",
+    )
+    measured = measured_runner_bytes(spec, cell)
+    if measured is not None:
+        gb = measured / GIB
+        basis = (
+            f"{crossing}; measured: runner hosts' NetworkIn + NetworkOut, {gb:,.3f} GB, charged out and in"
+        )
+        lines.add("cross-AZ transfer runner <-> target (measured)", 2 * gb * unit.usd, [unit], basis)
+        return
+    if not modelled(spec):
+        raise _unmodelled(spec, "cross-AZ transfer")
+    found = traffic(spec, cell)
+    assert found is not None
+    basis = f"{crossing}; {found.basis}; {found.moved_gb:,.3f} GB moved, charged out and in"
+    lines.add("cross-AZ transfer runner <-> target (estimate)", 2 * found.moved_gb * unit.usd, [unit], basis)
