@@ -197,8 +197,8 @@ def bench_sysbench(args: argparse.Namespace) -> None:
 
 
 def sysbench_pairs(args: argparse.Namespace, sysbench: str, rand: RandSpec, engine: str, db: str) -> None:
-    """Both tests on one engine: MariaDB (threads: MySQLdb has no non-blocking API) or PostgreSQL
-    (the libpq event loop), the tables loaded by benchwright and used by both."""
+    """Both tests on one engine: MariaDB (mysqlclient's split query calls on an event loop) or
+    PostgreSQL (the libpq event loop), the tables loaded by benchwright and used by both."""
     if engine == "mysql":
         props = {"mysql.url": f"mysql://bench:bench@127.0.0.1:{MY_PORT}/{db}"}
         connection = [

@@ -80,6 +80,10 @@ class MySQLDriver(KeyValueDriver, SqlDriver):
             if op_s
             else {}
         )
+        try:  # a request unanswered this long on the event loop fails and drops its connection
+            self._reply_timeout_s = float(properties.get("mysql.timeout", "60"))
+        except ValueError:
+            raise SpecError("mysql.timeout", "not a number of seconds") from None
         self.conn: Any = None
         self._cursor: Any = None
 
@@ -124,6 +128,22 @@ class MySQLDriver(KeyValueDriver, SqlDriver):
     def server_version(self) -> str | None:
         row = self.fetchone("SELECT VERSION()")
         return str(row[0]) if row else None
+
+    # -------------------------------------------------------------- the event loop (event_loop_my)
+    def event_loop_channel(self) -> Any:
+        from benchwright.runner.event_loop_my import MyChannel
+
+        if self.conn is None:
+            self.connect()  # raises TargetUnreachable naming the host, like any reconnect
+        return MyChannel(self.conn, self._reply_timeout_s)
+
+    def drop_channel(self) -> None:
+        self.close()
+
+    def sql_wire(self) -> Any:
+        from benchwright.runner.event_loop_my import MySqlWire
+
+        return MySqlWire(self)
 
     # -------------------------------------------------------------- SQL
     def _cur(self) -> Any:

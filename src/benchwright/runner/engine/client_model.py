@@ -22,8 +22,7 @@ def _event_loop_connections(
 ) -> list[Connection] | None:
     """This process's clients as event-loop connections, or None to run a thread each: when the
     phase is paced (threads keep the schedules), ``client.model=threads`` asks for threads, the
-    workload has no wire requests for the driver or a driver lends no channel (Redis over TLS,
-    MySQL)."""
+    workload has no wire requests for the driver or a driver lends no channel (Redis over TLS)."""
     if not _wants_event_loop(workload, config):
         return None
     connections = []
@@ -42,10 +41,15 @@ def _event_loop_connections(
 
 
 def _loop_class(driver: Any) -> type[EventLoop]:
-    """The loop that speaks the driver's channel: RESP over a socket, or libpq's non-blocking API."""
+    """The loop that speaks the driver's channel: RESP over a socket, libpq's non-blocking API, or
+    mysqlclient's split query calls."""
+    from benchwright.runner.event_loop_my import MyChannel, MyEventLoop
     from benchwright.runner.event_loop_pq import PqChannel, PqEventLoop
 
-    return PqEventLoop if isinstance(driver.event_loop_channel(), PqChannel) else EventLoop
+    channel = driver.event_loop_channel()
+    if isinstance(channel, PqChannel):
+        return PqEventLoop
+    return MyEventLoop if isinstance(channel, MyChannel) else EventLoop
 
 
 def _wants_event_loop(workload: Any, config: PhaseConfig) -> bool:

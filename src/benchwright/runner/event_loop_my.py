@@ -1,0 +1,190 @@
+"""The event loop over mysqlclient's split query calls: many MySQL / MariaDB connections on one thread.
+
+The same client model as the RESP and libpq loops (``event_loop.EventLoop``): one request in flight
+per connection, each timed from just before it is sent until its result is in. A step's payload is
+the statement as bytes, parameters already quoted in (``MySqlSqlWire``), as the thread path's
+``MySQLDriver._query`` sends it.
+
+Why not MariaDB's non-blocking API (``mysql_real_query_start`` / ``_cont``): mysqlclient, the pinned
+driver, does not wrap it. What it does wrap is the query split in two: ``send_query`` writes the
+statement (``mysql_send_query``; a statement fits the socket's send buffer, so it does not wait) and
+``read_query_result`` reads the answer (``mysql_read_query_result``). The loop calls the second only
+once epoll says the connection's socket is readable, and ``store_result`` then receives the rows as
+the thread path does. On a readable socket the answer is there or on its way: the server writes a
+result as it produces it, so the loop waits at most for the rest of a result already being sent
+(a server that stops half-way through a packet would hold the loop until the connection's read
+timeout, ``client.op_timeout_s``; one that never answers is failed by the loop's tick, as on libpq).
+
+An error result fails the request under its exception class name, or makes it a RETRY for a
+deadlock or a lock wait timeout (as ``MySQLDriver.classify`` says on a thread) and for a duplicate
+key when the request's check lists ``UniqueViolation`` (sysbench's concurrent delete+insert); a
+request that fails inside a transaction is rolled back before the connection's next request. A lost
+session fails the request and the connection is reopened.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import MySQLdb
+
+from benchwright.runner.event_loop import Connection, EventLoop
+from benchwright.runner.measure import Status
+
+RETRY_CODES = frozenset({1213, 1205})  # ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT: MySQLDriver.classify
+DUPLICATE_KEY = 1062  # ER_DUP_ENTRY
+# gone away, lost during query, out of sync, server shutdown, ...: the session cannot go on
+BROKEN_CODES = frozenset({2006, 2013, 2014, 2055, 4031, 1053})
+
+
+@dataclass
+class MyChannel:
+    """What the MySQL driver lends the loop: its mysqlclient connection (blocking, autocommit)."""
+
+    db: Any
+    reply_timeout_s: float = 60.0
+    sock: int = -1
+
+    def __post_init__(self) -> None:
+        self.sock = int(self.db.fileno())
+
+
+class MyEventLoop(EventLoop):
+    """``EventLoop`` with mysqlclient's ``send_query`` / ``read_query_result`` in place of a socket
+    and a RESP parser."""
+
+    def _attach(self, conn: Connection) -> None:
+        channel: Any = conn.channel
+        self._watch(conn, channel.sock)
+
+    def _detach(self, conn: Connection) -> None:
+        """Nothing to give back: the connection stayed blocking throughout."""
+
+    def _begin(self, conn: Connection) -> None:
+        channel: Any = conn.channel
+        try:
+            channel.db.send_query(conn.payload)
+        except MySQLdb.Error as exc:
+            self._failed(conn, exc, time.perf_counter_ns())
+
+    def _write(self, conn: Connection) -> None:
+        """Never asked for: ``send_query`` writes the whole statement."""
+
+    def _read(self, conn: Connection) -> None:
+        channel: Any = conn.channel
+        if channel is None or not conn.expected:
+            return
+        db = channel.db
+        try:
+            db.read_query_result()
+            result = db.store_result()  # the rows, if any, received as the thread path does
+        except MySQLdb.Error as exc:
+            self._failed(conn, exc, time.perf_counter_ns())
+            return
+        end = time.perf_counter_ns()
+        # hot path, once per operation: _succeeded and _count written out
+        if conn.check is None:
+            self.recorder.record(conn.name, conn.started_ns, end, Status.OK)
+            self.failing_since = 0
+            if conn.failing_since:
+                self._close_window(conn, end)
+        elif self._checked(conn, result, end):
+            return  # the transaction's next statement is on its way
+        self.recorded += 1
+        if not self.recorded & 0xFFFF:
+            self.recorder.flush()
+        conn.expected = 0
+        self._send_next(conn)
+
+    def _failed(self, conn: Connection, exc: Exception, end: int) -> None:
+        """The server refused the step (record it, roll a transaction back, go on) or the session is
+        gone (fail the request, reopen the connection)."""
+        code = exc.args[0] if exc.args and isinstance(exc.args[0], int) else 0
+        if code in BROKEN_CODES or isinstance(exc, MySQLdb.InterfaceError):
+            self._fail(conn, "ConnectionError", end)
+            return
+        check = conn.check
+        if code in RETRY_CODES or (
+            code == DUPLICATE_KEY and "UniqueViolation" in getattr(check, "retry_on", ())
+        ):
+            self.recorder.record(conn.name, conn.started_ns, end, Status.RETRY)  # as on a thread
+        else:
+            self._record_failure(conn, type(exc).__name__, end)
+        self._count()
+        conn.expected = 0
+        if getattr(check, "block", False) and not self._rolled_back(conn):
+            return
+        self.later.append(conn)  # its next request on the loop's next turn (no recursion)
+
+    def _rolled_back(self, conn: Connection) -> bool:
+        """A transaction failed part-way: roll it back, outside any request's time, so the next
+        request starts clean (a deadlock has already rolled it back: then this is a no-op)."""
+        channel: Any = conn.channel
+        try:
+            channel.db.rollback()
+            return True
+        except MySQLdb.Error:
+            self._unregister(conn)
+            with contextlib.suppress(Exception):  # thrown away; the next open reports problems
+                conn.drop()
+            conn.channel = None
+            self.idle.append(conn)
+            return False
+
+
+class MySqlWire:
+    """The SQL workloads' statements as requests for ``MyEventLoop``: each statement with its
+    parameters quoted in exactly as ``MySQLDriver._query`` does on a thread (ints as digits, strings
+    escaped and quoted, None as NULL). A transaction is one request: BEGIN, each statement, COMMIT,
+    one round trip each on one connection, each sent when the previous one's result is in (what
+    ``MySQLDriver.begin`` / ``commit`` and sysbench send)."""
+
+    def __init__(self, driver: Any) -> None:
+        self._driver = driver  # its connection escapes strings (its charset, its server's sql_mode)
+        self._templates: dict[str, bytes] = {}
+
+    def expresses(self, params: Any) -> bool:
+        """Whether every parameter has a literal here (int, str, None); others need the cursor."""
+        return all(type(v) in (int, str) or v is None for v in params)
+
+    def _step(self, sql: str, params: Any) -> bytes:
+        template = self._templates.get(sql)
+        if template is None:
+            template = self._templates[sql] = sql.encode("utf8")
+        if not params:
+            return template
+        # the session's own escaping, as on a thread; between a lost session and its reconnection
+        # (requests are drawn before the connection reopens) the library's, the same for utf8mb4
+        quote = getattr(self._driver.conn, "string_literal", None) or MySQLdb.string_literal
+        return template % tuple(
+            b"%d" % v if type(v) is int else (b"NULL" if v is None else quote(v.encode("utf8")))
+            for v in params
+        )
+
+    def statement(self, name: str, sql: str, params: Any) -> tuple[str, bytes, int, None]:
+        """One statement on its own (autocommit), its rows received."""
+        return name, self._step(sql, params), 1, None
+
+    def transaction(
+        self, name: str, statements: Any, *, block: bool = True, retry_on: tuple[str, ...] = ()
+    ) -> tuple[str, bytes, int, Any]:
+        """``statements`` in order in one request; between BEGIN and COMMIT when ``block``. A
+        deadlock or lock wait timeout, or an error whose kind is in ``retry_on``, is a RETRY."""
+        steps = [self._step(sql, params) for sql, params in statements]
+        if block:
+            steps = [b"BEGIN", *steps, b"COMMIT"]
+        following = iter(steps[1:])
+
+        def advance(result: Any) -> Any:
+            step = next(following, None)
+            return OK if step is None else (step, 1, advance)
+
+        advance.retry_on = retry_on  # type: ignore[attr-defined]
+        advance.block = block  # type: ignore[attr-defined]
+        return name, steps[0], 1, advance
+
+
+OK = Status.OK

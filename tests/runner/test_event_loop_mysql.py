@@ -1,0 +1,210 @@
+"""The SQL workloads on the MySQL / MariaDB event loop (mysqlclient's send_query / read_query_result)
+against the real local MariaDB: a transaction advances statement by statement on one connection and
+does what it does on a thread; a server error in the middle of a transaction fails that transaction
+only and rolls it back; dropped sessions and a statement that gets no answer fail only the requests
+in flight, and nothing of a failed transaction stays."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from typing import Any
+from urllib.parse import urlsplit
+
+import MySQLdb
+import pytest
+
+from benchwright.results import ResultDocument
+from benchwright.runner.engine import PhaseConfig, run_phase
+
+pytestmark = pytest.mark.servers
+
+LOOP = "event loop"
+
+
+def phase(workload: str, props: dict[str, str], name: str, **kw: Any) -> ResultDocument:
+    config = PhaseConfig(workload, name, "mysql", props, seed=5, **{"threads": 1, "processes": 1, **kw})
+    return run_phase(config)
+
+
+def connect(url: str) -> Any:
+    parts = urlsplit(url)
+    return MySQLdb.connect(
+        host=parts.hostname,
+        port=parts.port,
+        user=parts.username,
+        password=parts.password,
+        database=parts.path.lstrip("/"),
+        autocommit=True,
+    )
+
+
+def rows(url: str, sql: str) -> list[tuple[Any, ...]]:
+    conn = connect(url)
+    try:
+        cur = conn.cursor()
+        cur.execute(sql)
+        return [tuple(r) for r in cur.fetchall()]
+    finally:
+        conn.close()
+
+
+TPCB_STATE = (
+    "SELECT (SELECT sum(abalance) FROM pgbench_accounts), (SELECT sum(tbalance) FROM pgbench_tellers),"
+    " (SELECT sum(bbalance) FROM pgbench_branches), (SELECT count(*) FROM pgbench_history)"
+)
+HISTORY = "SELECT tid, bid, aid, delta FROM pgbench_history ORDER BY tid, bid, aid, delta"
+BALANCED = (
+    "SELECT (SELECT sum(abalance) FROM pgbench_accounts) = (SELECT sum(bbalance) FROM pgbench_branches)"
+)
+
+
+def test_oltp_on_the_loop_does_what_threads_do(mysql_url: str) -> None:
+    props = {"mysql.url": mysql_url, "oltp.tables": "2", "oltp.table_size": "500"}
+    state = (
+        "SELECT count(*), sum(k), md5(group_concat(id, ':', k ORDER BY id, k))"
+        " FROM (SELECT * FROM sbtest1 UNION ALL SELECT * FROM sbtest2) t"
+    )
+    outcomes = []
+    for model in ("threads", "auto"):
+        phase("oltp", props, "load", threads=2)
+        run = phase("oltp", {**props, "client.model": model}, "run", operation_count=60)
+        assert (LOOP in run.measurement.method) == (model == "auto")
+        outcomes.append(
+            (run.operations["oltp_read_write"].statuses, run.extra["queries"], rows(mysql_url, state))
+        )
+    threads, loop = outcomes
+    assert loop == threads
+    assert loop[0] == {"OK": 60} and loop[1]["write"] == 60 * 4
+
+
+@pytest.mark.parametrize("script", ["tpcb-like", "select-only"])
+def test_tpcb_on_the_loop_does_what_threads_do(mysql_url: str, script: str) -> None:
+    props = {"mysql.url": mysql_url, "tpcb.script": script}
+    outcomes = []
+    for model in ("threads", "auto"):
+        phase("tpcb", {"mysql.url": mysql_url}, "load", threads=2)
+        run = phase("tpcb", {**props, "client.model": model}, "run", operation_count=150)
+        assert (LOOP in run.measurement.method) == (model == "auto")
+        outcomes.append(
+            (run.operations[script].statuses, rows(mysql_url, TPCB_STATE), rows(mysql_url, HISTORY))
+        )
+    threads, loop = outcomes
+    assert loop == threads
+    assert loop[0] == {"OK": 150}
+    if script == "tpcb-like":
+        assert loop[1][0][3] == 150 and loop[1][0][0] == loop[1][0][1] == loop[1][0][2]
+
+
+def open_transactions(url: str) -> list[tuple[Any, ...]]:
+    return rows(url, "SELECT count(*) FROM information_schema.innodb_trx WHERE trx_mysql_thread_id <> 0")
+
+
+def test_a_server_error_mid_transaction_fails_it_rolls_it_back_and_the_next_one_starts_clean(
+    mysql_url: str,
+) -> None:
+    """A trigger refuses every branch update, the 4th of tpcb-like's 7 statements: each transaction
+    is one error, nothing it did stays, and the connections go on to the next transaction."""
+    phase("tpcb", {"mysql.url": mysql_url}, "load", threads=2)
+    conn = connect(mysql_url)
+    conn.cursor().execute(
+        "CREATE TRIGGER refuse BEFORE UPDATE ON pgbench_branches FOR EACH ROW"
+        " SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'branch updates refused'"
+    )
+    before = rows(mysql_url, TPCB_STATE)
+    try:
+        run = phase("tpcb", {"mysql.url": mysql_url}, "run", threads=3, operation_count=30)
+    finally:
+        conn.cursor().execute("DROP TRIGGER refuse")
+        conn.close()
+    assert LOOP in run.measurement.method
+    assert run.operations["tpcb-like"].statuses == {"ERROR": 30}
+    assert list(run.extra["error_kinds"].values()) == [30]
+    assert rows(mysql_url, TPCB_STATE) == before
+    assert open_transactions(mysql_url) == [(0,)]
+
+
+def wait_for_history(url: str, count: int) -> None:
+    """Until ``count`` transactions have committed (their history rows; bounded: 60 s)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if rows(url, "SELECT count(*) FROM pgbench_history")[0][0] >= count:
+            return
+        time.sleep(0.02)  # polling the server's tables: a readiness probe
+    raise AssertionError(f"no {count} committed transactions within 60 s")
+
+
+def test_sessions_killed_mid_transaction_fail_those_only_and_the_run_goes_on(mysql_url: str) -> None:
+    phase("tpcb", {"mysql.url": mysql_url}, "load", threads=2)
+    database = urlsplit(mysql_url).path.lstrip("/")
+
+    def kill() -> None:
+        wait_for_history(mysql_url, 100)
+        conn = connect(mysql_url)
+        try:
+            cur = conn.cursor()
+            cur.execute(
+                "SELECT id FROM information_schema.processlist WHERE db = %s AND id <> CONNECTION_ID()",
+                (database,),
+            )
+            for (session,) in cur.fetchall():
+                # a session that ended between the listing and its KILL: nothing to kill
+                with contextlib.suppress(MySQLdb.OperationalError):
+                    cur.execute(f"KILL CONNECTION {int(session)}")
+        finally:
+            conn.close()
+
+    killer = threading.Thread(target=kill)
+    killer.start()
+    run = phase("tpcb", {"mysql.url": mysql_url}, "run", threads=3, max_seconds=3)
+    killer.join()
+    assert LOOP in run.measurement.method and not run.aborted
+    done = run.operations["tpcb-like"].statuses
+    assert 1 <= done.get("ERROR", 0) <= 3  # at most the transaction in flight on each session
+    assert set(run.extra["error_kinds"]) == {"tpcb-like:ConnectionError"}
+    assert done["OK"] > 100 and run.intervals[-1].operations.get("tpcb-like", 0) > 0
+    # a transaction cut off part-way left nothing behind: one history row per committed one
+    assert rows(mysql_url, "SELECT count(*) FROM pgbench_history") == [(done["OK"],)]
+    assert rows(mysql_url, BALANCED) == [(1,)]
+
+
+def test_a_statement_that_gets_no_answer_is_a_timeout_and_the_run_goes_on(mysql_url: str) -> None:
+    """Row locks held elsewhere on every branch: each transaction waits at its branch update (the
+    4th statement); past mysql.timeout it fails as a TimeoutError and its session is replaced.
+    Once the locks go, transactions commit again, and nothing of a failed one stays."""
+    phase("tpcb", {"mysql.url": mysql_url}, "load", threads=2)
+    props = {"mysql.url": mysql_url, "mysql.timeout": "0.3"}
+    blocker = connect(mysql_url)
+    released = threading.Event()
+
+    def hold() -> None:
+        cur = blocker.cursor()
+        try:
+            wait_for_history(mysql_url, 100)
+            cur.execute("BEGIN")
+            cur.execute("SELECT * FROM pgbench_branches FOR UPDATE")
+            cur.fetchall()
+            deadline = time.monotonic() + 1.5
+            while time.monotonic() < deadline and not released.is_set():
+                released.wait(0.05)  # the fault lasts 1.5 s: under the 3 s give-up
+        finally:
+            blocker.rollback()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        run = phase("tpcb", props, "run", threads=2, max_seconds=5)
+    finally:
+        released.set()
+        holder.join()
+        blocker.close()
+    assert LOOP in run.measurement.method and not run.aborted
+    kinds = run.extra["error_kinds"]
+    assert kinds.get("tpcb-like:TimeoutError", 0) >= 2
+    assert set(kinds) <= {"tpcb-like:TimeoutError", "tpcb-like:ConnectionError"}
+    assert run.operations["tpcb-like"].max_us >= 300_000
+    assert run.intervals[-1].operations.get("tpcb-like", 0) > 0  # committing again after the locks
+    done = run.operations["tpcb-like"].statuses
+    assert rows(mysql_url, "SELECT count(*) FROM pgbench_history") == [(done["OK"],)]
+    assert rows(mysql_url, BALANCED) == [(1,)]
