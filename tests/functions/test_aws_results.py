@@ -331,7 +331,13 @@ def test_price_book_uses_get_products_for_every_line_item(aws: Any) -> None:
     assert hour["rds db.t2.small Single-AZ"] == pytest.approx(0.034, abs=1e-6)
     assert hour["rds storage io1 100 GB"] == pytest.approx(100 * 0.125 / 730, abs=1e-6)
     assert hour["rds provisioned IOPS 3000"] == pytest.approx(3000 * 0.10 / 730, abs=1e-6)
-    assert hour["fargate runner 2 x 1 vCPU / 2 GB"] == pytest.approx(2 * (0.04048 + 2 * 0.004445), abs=1e-6)
+    # the runner over the span of the cell's phases (it starts after the target is ready), not the hour
+    starts, ends = [d.started_at for d in cell.phases.values()], [d.ended_at for d in cell.phases.values()]
+    span = (max(ends) - min(starts)).total_seconds()
+    assert 60 < span < 3600
+    runner = "fargate runner 2 x 1 vCPU / 2 GB"
+    assert hour[runner] == pytest.approx(2 * (0.04048 + 2 * 0.004445) * span / 3600, abs=1e-6)
+    assert "measured: the span of the cell's phases" in cost.notes[runner]
     assert cost.total == pytest.approx(sum(cost.items.values()), abs=1e-5)
     assert cost.ops_per_dollar == pytest.approx(2000 / cost.total)
     assert cost.monthly_nightly == pytest.approx(cost.total * 30, rel=1e-3)

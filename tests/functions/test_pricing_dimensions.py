@@ -383,3 +383,25 @@ def test_every_aws_example_in_its_own_region_gets_a_complete_estimate(path: Path
         assert budget.cells and all(c.usd > 0 for c in budget.cells)
         packaged = estimate_spec(spec, PackagedPriceList(region_of(spec)))
         assert packaged.missing == [] and packaged.total_usd == pytest.approx(budget.total_usd)
+
+
+def test_the_runner_is_priced_without_the_target_provisioning_and_teardown() -> None:
+    """The runner starts once the target is ready and is stopped before teardown: a one-cell spec's
+    runner line covers its phases, the target's covers provisioning and teardown too."""
+    from benchwright.spec import PROVISION_S, TEARDOWN_S
+
+    spec = spec_of(
+        {**AURORA, "storage_type": "aurora-iopt1"},
+        {"platform": "ec2", "placement": "same-az", "size": {"instance_type": "c6i.8xlarge"}},
+        properties={"recordcount": 1000},
+        phases={"run": {"duration_s": 600}},
+    )
+    budget = estimate_spec(spec, ExcerptPriceList.from_directory(str(PRICES)))
+    (cell,) = budget.cells
+    runner_s = cell.seconds - PROVISION_S["aurora"] - TEARDOWN_S["aurora"]
+    assert 600 <= runner_s < 700
+    assert cell.items["ec2 runner 1 x c6i.8xlarge"] == pytest.approx(runner_s / 3600 * 1.36, abs=1e-4)
+    assert cell.items["aurora 1 x db.r6g.2xlarge (I/O-Optimized)"] == pytest.approx(
+        cell.seconds / 3600 * 1.3494, abs=1e-4
+    )
+    assert "less the target's provisioning and teardown" in cell.notes["ec2 runner 1 x c6i.8xlarge"]

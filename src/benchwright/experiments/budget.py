@@ -94,11 +94,11 @@ def estimate_spec(spec: BenchmarkSpec, prices: PriceList | None) -> SpecBudget:
     then). Each (cell, repeat) is priced over its share of the wall time (benchwright.sharing): the
     target's provisioning and teardown once per target group, the load once per dataset."""
     from benchwright.sharing import item_seconds, plan
-    from benchwright.spec import expand_matrix
+    from benchwright.spec import PROVISION_S, TEARDOWN_S, expand_matrix
 
     cells = expand_matrix(spec)
     costs = {c.cell_id: CellCost(c.cell_id, 0.0, 0.0) for c in cells}
-    for item, seconds, _ in item_seconds(plan([(c, r) for c in cells for r in range(spec.repeats)])):
+    for item, seconds, note in item_seconds(plan([(c, r) for c in cells for r in range(spec.repeats)])):
         cost = costs[item.cell.cell_id]
         cost.seconds = cost.seconds or seconds  # the first repeat's (the one that provisions or loads)
         if item.cell.spec.is_local or prices is None:
@@ -106,7 +106,9 @@ def estimate_spec(spec: BenchmarkSpec, prices: PriceList | None) -> SpecBudget:
             continue
         from benchwright.providers.aws.pricing import AwsPriceBook
 
-        lines = AwsPriceBook(prices).lines(item.cell.spec, None, seconds)
+        provider = item.cell.spec.target.provider
+        target_only = PROVISION_S[provider] + TEARDOWN_S[provider] if "provisions" in note else 0.0
+        lines = AwsPriceBook(prices).lines(item.cell.spec, None, seconds, seconds - target_only)
         cost.usd = round(cost.usd + lines.total(), 4)
         for name, usd in lines.items.items():
             cost.items[name] = round(cost.items.get(name, 0.0) + usd, 6)

@@ -150,14 +150,29 @@ class AwsPriceBook(PriceBook):
             source="AWS prices: " + ("; ".join(lines.sources) or "none") + incomplete,
         )
 
-    def lines(self, spec: BenchmarkSpec, cell: CellResult | None, duration_s: float) -> Lines:
-        """Every line item of one cell over ``duration_s`` (an unknown price never loses the rest)."""
+    def lines(
+        self,
+        spec: BenchmarkSpec,
+        cell: CellResult | None,
+        duration_s: float,
+        runner_s: float | None = None,
+    ) -> Lines:
+        """Every line item of one cell: the target over ``duration_s``; the runner over ``runner_s``
+        (it starts once the target is ready and is gone before teardown), else the span of the
+        cell's phases, else ``duration_s``. An unknown price never loses the rest."""
         from benchwright.providers.aws.usage_prices import usage_lines
 
         lines = Lines()
+        span = phases_span(cell)
+        if runner_s is not None:
+            runner = (runner_s, "the cell's estimated time less the target's provisioning and teardown")
+        elif span is not None:
+            runner = (span, "measured: the span of the cell's phases (start-up not included)")
+        else:
+            runner = (duration_s, "the cell's whole time")
         parts: list[tuple[str, Callable[[], None]]] = [
             ("target", lambda: self.target_lines(spec.target, duration_s, lines)),
-            ("runner", lambda: self.runner_lines(spec.runner, duration_s, lines)),
+            ("runner", lambda: self.runner_lines(spec.runner, runner[0], lines, runner[1])),
             ("usage", lambda: usage_lines(self, spec, cell, lines)),
         ]
         for part, price_it in parts:
@@ -341,8 +356,9 @@ class AwsPriceBook(PriceBook):
         self.runner_lines(runner, duration_s, lines)
         return lines.items
 
-    def runner_lines(self, r: RunnerSpec, duration_s: float, lines: Lines) -> None:
+    def runner_lines(self, r: RunnerSpec, duration_s: float, lines: Lines, basis: str = "") -> None:
         hours = max(duration_s, RUNNER_MIN_BILLED_S) / 3600
+        basis = f"{basis} ({duration_s:,.0f} s)" if basis else ""
         if r.platform == "fargate":
             cpu, memory_gb = r.size.fargate_vcpu, r.size.fargate_memory_mb / 1024
             prefix = self.usage_prefix()
@@ -354,7 +370,18 @@ class AwsPriceBook(PriceBook):
                 f"fargate runner {r.count} x {cpu:g} vCPU / {memory_gb:g} GB",
                 r.count * hours * (cpu * vcpu.usd + memory_gb * gb.usd),
                 [vcpu, gb],
+                basis,
             )
         elif r.platform == "ec2" and r.size.instance_type:
             unit = self.ec2_hourly(r.size.instance_type)
-            lines.add(f"ec2 runner {r.count} x {r.size.instance_type}", r.count * hours * unit.usd, [unit])
+            lines.add(
+                f"ec2 runner {r.count} x {r.size.instance_type}", r.count * hours * unit.usd, [unit], basis
+            )
+
+
+def phases_span(cell: CellResult | None) -> float | None:
+    """Seconds from the cell's first phase start to its last phase end (None: no phases yet)."""
+    if cell is None or not cell.phases:
+        return None
+    docs = cell.phases.values()
+    return (max(d.ended_at for d in docs) - min(d.started_at for d in docs)).total_seconds()
