@@ -23,21 +23,27 @@ DESCRIBE = [
     "rds:DescribeDBInstances", "rds:DescribeDBClusters", "rds:DescribeDBParameterGroups",
     "rds:DescribeDBClusterParameterGroups", "rds:ListTagsForResource",
     "elasticache:DescribeReplicationGroups", "elasticache:DescribeCacheClusters",
-    "elasticache:ListTagsForResource", "memorydb:DescribeClusters", "memorydb:ListTags",
+    "elasticache:ListTagsForResource", "elasticache:DescribeCacheParameterGroups",
+    "memorydb:DescribeClusters", "memorydb:ListTags", "memorydb:DescribeParameterGroups",
     "ec2:DescribeInstances", "ec2:DescribeInstanceStatus", "ec2:DescribeSubnets",
     "ec2:DescribeNetworkInterfaces", "ec2:DescribeAvailabilityZones",
 ]  # fmt: skip
 CREATE = [
     "rds:CreateDBInstance", "rds:CreateDBCluster", "rds:CreateDBParameterGroup",
     "rds:CreateDBClusterParameterGroup", "rds:AddTagsToResource",
-    "elasticache:CreateReplicationGroup", "elasticache:AddTagsToResource",
-    "memorydb:CreateCluster", "memorydb:TagResource",
+    "elasticache:CreateReplicationGroup", "elasticache:CreateCacheParameterGroup",
+    "elasticache:AddTagsToResource", "memorydb:CreateCluster", "memorydb:CreateParameterGroup",
+    "memorydb:TagResource",
     "ec2:RunInstances", "ec2:CreateNetworkInterface", "ec2:CreateTags",
 ]  # fmt: skip
-MODIFY = ["rds:ModifyDBParameterGroup", "rds:ModifyDBClusterParameterGroup"]
+MODIFY = [
+    "rds:ModifyDBParameterGroup", "rds:ModifyDBClusterParameterGroup",
+    "elasticache:ModifyCacheParameterGroup", "memorydb:UpdateParameterGroup",
+]  # fmt: skip
 DELETE = [
     "rds:DeleteDBInstance", "rds:DeleteDBCluster", "rds:DeleteDBParameterGroup",
-    "rds:DeleteDBClusterParameterGroup", "elasticache:DeleteReplicationGroup", "memorydb:DeleteCluster",
+    "rds:DeleteDBClusterParameterGroup", "elasticache:DeleteReplicationGroup",
+    "elasticache:DeleteCacheParameterGroup", "memorydb:DeleteCluster", "memorydb:DeleteParameterGroup",
     "ec2:TerminateInstances", "ec2:DeleteNetworkInterface", "ecs:StopTask",
 ]  # fmt: skip
 # The actions of a spec's events (providers/aws/targets/events.py), issued by CheckRunner while the

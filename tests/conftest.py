@@ -49,6 +49,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.servers)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def moto_cache_calls() -> None:
+    """moto 5.2.5 has no ElastiCache/MemoryDB parameter groups, TestFailover or FailoverShard: every
+    moto account in the tests answers them as the rehearsal's does (rehearse/services/cache_api.py)."""
+    from benchwright.rehearse.services.cache_api import install
+
+    install()
+
+
 @pytest.fixture
 def aws_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
     """moto's stand-in credentials and region for one test (FAKE_AWS_ENV)."""

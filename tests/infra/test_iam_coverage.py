@@ -210,6 +210,13 @@ def test_the_stages_that_write_report_sink_and_announce_failures_make_those_call
         ("janitor", "ec2:DeleteNetworkInterface"),
         ("janitor", "memorydb:DeleteCluster"),
         ("janitor", "elasticache:DeleteReplicationGroup"),
+        ("janitor", "elasticache:DeleteCacheParameterGroup"),
+        ("janitor", "memorydb:DeleteParameterGroup"),
+        ("janitor", "memorydb:DescribeParameterGroups"),
+        # no example gives MemoryDB settings: its parameter group calls (cache_params.py)
+        ("provision_target", "memorydb:CreateParameterGroup"),
+        ("provision_target", "memorydb:UpdateParameterGroup"),
+        ("teardown", "memorydb:DeleteParameterGroup"),
     ],
 )
 def test_calls_moto_cannot_show_are_granted_too(template: dict[str, Any], module: str, action: str) -> None:

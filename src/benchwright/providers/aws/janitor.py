@@ -15,7 +15,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from benchwright.providers.aws.common import Clients, paginate
-from benchwright.providers.aws.names import EXPIRES_TAG, OWNER_TAG, RUN_ID_TAG
+from benchwright.providers.aws.names import EXPIRES_TAG, OWNER_TAG, RESOURCE_PREFIX, RUN_ID_TAG
+from benchwright.providers.aws.targets.cache_params import ELASTICACHE, MEMORYDB, delete_group_later_ok
 from benchwright.providers.aws.targets.ec2 import delete_eni_later_ok
 from benchwright.providers.aws.targets.rds import delete_parameter_group_later_ok
 
@@ -86,6 +87,12 @@ def _elasticache(clients: Clients) -> Iterator[Resource]:
         tags = _kv(client.list_tags_for_resource(ResourceName=group["ARN"]).get("TagList"))
         if _ours(tags):
             yield Resource("elasticache-replication-group", group["ReplicationGroupId"], tags)
+    for params in paginate(client, "describe_cache_parameter_groups", "CacheParameterGroups"):
+        if not params["CacheParameterGroupName"].startswith(RESOURCE_PREFIX) or not params.get("ARN"):
+            continue  # the service's default.* groups and everyone else's
+        tags = _kv(client.list_tags_for_resource(ResourceName=params["ARN"]).get("TagList"))
+        if _ours(tags):
+            yield Resource("elasticache-parameter-group", params["CacheParameterGroupName"], tags)
 
 
 def _memorydb(clients: Clients) -> Iterator[Resource]:
@@ -99,6 +106,22 @@ def _memorydb(clients: Clients) -> Iterator[Resource]:
             tags = _kv(client.list_tags(ResourceArn=cluster["ARN"]).get("TagList"))
             if _ours(tags):
                 yield Resource("memorydb-cluster", cluster["Name"], tags)
+        token = page.get("NextToken")
+        if not token:
+            break
+    yield from _memorydb_parameter_groups(client)
+
+
+def _memorydb_parameter_groups(client: Any) -> Iterator[Resource]:
+    token = None
+    while True:
+        page = client.describe_parameter_groups(**({"NextToken": token} if token else {}))
+        for group in page.get("ParameterGroups", []):
+            if not group["Name"].startswith(RESOURCE_PREFIX) or not group.get("ARN"):
+                continue  # the service's default.* groups and everyone else's
+            tags = _kv(client.list_tags(ResourceArn=group["ARN"]).get("TagList"))
+            if _ours(tags):
+                yield Resource("memorydb-parameter-group", group["Name"], tags)
         token = page.get("NextToken")
         if not token:
             return
@@ -176,6 +199,10 @@ def delete(clients: Clients, resource: Resource) -> bool:
             clients("elasticache").delete_replication_group(ReplicationGroupId=rid)
         elif kind == "memorydb-cluster":
             clients("memorydb").delete_cluster(ClusterName=rid)
+        elif kind == "elasticache-parameter-group":
+            return delete_group_later_ok(ELASTICACHE, clients("elasticache"), rid)
+        elif kind == "memorydb-parameter-group":
+            return delete_group_later_ok(MEMORYDB, clients("memorydb"), rid)
         elif kind == "ec2-instance":
             clients("ec2").terminate_instances(InstanceIds=[rid])
         elif kind == "ec2-network-interface":
@@ -203,6 +230,8 @@ def delete_run(clients: Clients, run_id: str) -> list[Resource]:
         "ec2-network-interface",
         "rds-parameter-group",
         "rds-cluster-parameter-group",
+        "elasticache-parameter-group",
+        "memorydb-parameter-group",
     ]
     found = sorted(leftovers(clients, run_id), key=lambda r: order.index(r.kind) if r.kind in order else 99)
     for resource in found:
@@ -234,6 +263,8 @@ def sweep_run(clients: Clients, run_id: str, dry_run: bool = False) -> SweepRepo
         "ec2-network-interface",
         "rds-parameter-group",
         "rds-cluster-parameter-group",
+        "elasticache-parameter-group",
+        "memorydb-parameter-group",
     ]
     found = [r for r in find(clients) if of_run(r.run_id, run_id)]
     found.sort(key=lambda r: order.index(r.kind) if r.kind in order else len(order))

@@ -8,6 +8,12 @@ from typing import Any
 from benchwright.errors import ProvisioningFailed, SpecError
 from benchwright.providers.aws.common import aws_call, ignore_not_found, is_not_found, tag_list
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
+from benchwright.providers.aws.targets.cache_params import (
+    ELASTICACHE,
+    create_group,
+    delete_group_later_ok,
+    elasticache_family,
+)
 from benchwright.spec import ElastiCacheTarget as ElastiCacheSpec
 
 
@@ -31,8 +37,20 @@ class ElastiCacheTarget(AwsTarget[ElastiCacheSpec]):
     kind = "elasticache"
     default_port = 6379
 
+    def _parameter_group(self, client: Any) -> str | None:
+        """The spec's settings as a cache parameter group, made (and each setting accepted) before
+        the replication group, so a refused setting fails the run with nothing else created."""
+        if not self.spec.settings:
+            return None
+        name = self.name + "-params"
+        self.handle["parameter_group"] = name  # known at once: a failed create deletes it
+        family = elasticache_family(self.spec.cache_engine, self.spec.engine_version)
+        create_group(ELASTICACHE, client, name, family, self.spec.settings, self.run_id, self.tags())
+        return name
+
     def _create(self) -> dict[str, str]:
         client = self.clients("elasticache")
+        group = self._parameter_group(client)
         replicas = self.spec.replicas
         args: dict[str, Any] = {
             "ReplicationGroupId": self.name,
@@ -46,6 +64,8 @@ class ElastiCacheTarget(AwsTarget[ElastiCacheSpec]):
             "PreferredCacheClusterAZs": [az_name(self.clients, self.spec.availability_zone)] * (replicas + 1),
             "Tags": tag_list(self.tags()),
         }
+        if group:
+            args["CacheParameterGroupName"] = group
         if self.config.cache_subnet_group:
             args["CacheSubnetGroupName"] = self.config.cache_subnet_group
         if self.config.security_group_ids:
@@ -55,7 +75,7 @@ class ElastiCacheTarget(AwsTarget[ElastiCacheSpec]):
         except ProvisioningFailed as exc:
             if "AlreadyExists" not in str(exc):
                 raise
-        return {"name": self.name}
+        return {"name": self.name, **({"parameter_group": group} if group else {})}
 
     def _service_status(self) -> ServiceStatus:
         from botocore.exceptions import ClientError
@@ -100,3 +120,6 @@ class ElastiCacheTarget(AwsTarget[ElastiCacheSpec]):
             client.delete_replication_group,
             ReplicationGroupId=self.name,
         )
+        group = self.handle.get("parameter_group")
+        if group:
+            delete_group_later_ok(ELASTICACHE, client, group)

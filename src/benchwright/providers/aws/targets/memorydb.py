@@ -7,6 +7,12 @@ from typing import Any
 from benchwright.errors import ProvisioningFailed
 from benchwright.providers.aws.common import aws_call, ignore_not_found, is_not_found, tag_list
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
+from benchwright.providers.aws.targets.cache_params import (
+    MEMORYDB,
+    create_group,
+    delete_group_later_ok,
+    memorydb_family,
+)
 from benchwright.providers.aws.targets.elasticache import redis_connection
 from benchwright.spec import MemoryDbTarget as MemoryDbSpec
 
@@ -17,8 +23,19 @@ class MemoryDbTarget(AwsTarget[MemoryDbSpec]):
     kind = "memorydb"
     default_port = 6379
 
+    def _parameter_group(self, client: Any) -> str | None:
+        """The spec's settings as a MemoryDB parameter group, made before the cluster (cache_params)."""
+        if not self.spec.settings:
+            return None
+        name = self.name + "-params"
+        self.handle["parameter_group"] = name  # known at once: a failed create deletes it
+        family = memorydb_family(self.spec.cache_engine, self.spec.engine_version)
+        create_group(MEMORYDB, client, name, family, self.spec.settings, self.run_id, self.tags())
+        return name
+
     def _create(self) -> dict[str, str]:
         client = self.clients("memorydb")
+        group = self._parameter_group(client)
         args: dict[str, Any] = {
             "ClusterName": self.name,
             "Engine": self.spec.cache_engine,
@@ -30,6 +47,8 @@ class MemoryDbTarget(AwsTarget[MemoryDbSpec]):
             "TLSEnabled": self.spec.tls,
             "Tags": tag_list(self.tags()),
         }
+        if group:
+            args["ParameterGroupName"] = group
         if self.config.memorydb_subnet_group:
             args["SubnetGroupName"] = self.config.memorydb_subnet_group
         if self.config.security_group_ids:
@@ -39,7 +58,7 @@ class MemoryDbTarget(AwsTarget[MemoryDbSpec]):
         except ProvisioningFailed as exc:
             if "AlreadyExists" not in str(exc):
                 raise
-        return {"name": self.name}
+        return {"name": self.name, **({"parameter_group": group} if group else {})}
 
     def _service_status(self) -> ServiceStatus:
         from botocore.exceptions import ClientError
@@ -69,6 +88,8 @@ class MemoryDbTarget(AwsTarget[MemoryDbSpec]):
         return [("AWS/MemoryDB", {"ClusterName": self.name})]
 
     def _delete(self) -> None:
-        ignore_not_found(
-            f"memorydb cluster {self.name}", self.clients("memorydb").delete_cluster, ClusterName=self.name
-        )
+        client = self.clients("memorydb")
+        ignore_not_found(f"memorydb cluster {self.name}", client.delete_cluster, ClusterName=self.name)
+        group = self.handle.get("parameter_group")
+        if group:
+            delete_group_later_ok(MEMORYDB, client, group)
