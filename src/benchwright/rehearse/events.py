@@ -10,8 +10,11 @@ time, not RDS's 60-120 s). The API call answers at once, as RDS does; the instan
 first waits for its restart to end, so no restarted server outlives the rehearsal.
 
 moto's RDS backend drops ForceFailover (its ``reboot_db_instance`` takes the identifier only), so the
-flag is read from the request itself. ElastiCache TestFailover is not rehearsed (moto has no backend
-for it): a rehearsed ElastiCache event fails its call, and the event log says so.
+flag is read from the request itself. ElastiCache TestFailover and RebootCacheCluster, and MemoryDB
+FailoverShard, are answered by services/cache_api.py (moto has none of them); here they restart the
+Redis stand-in the same way (a failover SIGKILLs it after a SAVE, as a promoted replica holds the
+data; a reboot stops it cleanly), and the replication group or cluster reads ``modifying`` until
+the stand-in answers again (with its parameter group re-applied).
 """
 
 from __future__ import annotations
@@ -118,3 +121,51 @@ def install(hooks: Hooks) -> None:
     hooks.patch(RDSResponse, "reboot_db_instance", patched_reboot)
     hooks.patch(RDSBackend, "failover_db_cluster", patched_failover)
     hooks.stop_standin = stop_after_restart  # type: ignore[method-assign]
+    _install_cache(hooks, restarts)
+
+
+def _cache_status(hooks: Hooks, ident: str) -> Any:
+    """What a replication group or MemoryDB cluster reads while its stand-in restarts."""
+
+    def set_status(value: str) -> None:
+        model = hooks.instances.get(ident)
+        if model is not None:
+            model.status = value if value in {"available", "failed"} else "modifying"
+
+    return set_status
+
+
+def _install_cache(hooks: Hooks, restarts: Restarts) -> None:
+    """ElastiCache TestFailover / RebootCacheCluster and MemoryDB FailoverShard (services/cache_api.py
+    answers them) restart the group's or cluster's stand-in."""
+    from moto.elasticache.models import ElastiCacheBackend
+    from moto.memorydb.models import MemoryDBBackend
+
+    test_failover = ElastiCacheBackend.__dict__["test_failover"]
+    reboot_cluster = ElastiCacheBackend.__dict__["reboot_cache_cluster"]
+    failover_shard = MemoryDBBackend.__dict__["failover_shard"]
+
+    def patched_test_failover(backend: Any, replication_group_id: str, node_group_id: str) -> Any:
+        group = test_failover(backend, replication_group_id, node_group_id)
+        call = f"TestFailover {node_group_id}"
+        restarts.start(replication_group_id, "failover", call, _cache_status(hooks, replication_group_id))
+        return group
+
+    def patched_reboot(backend: Any, cache_cluster_id: str, node_ids: list[str]) -> Any:
+        cluster = reboot_cluster(backend, cache_cluster_id, node_ids)
+        group_id = str(cluster.get("ReplicationGroupId") or cache_cluster_id)
+        restarts.start(
+            group_id, "reboot", f"RebootCacheCluster {cache_cluster_id}", _cache_status(hooks, group_id)
+        )
+        return cluster
+
+    def patched_failover_shard(backend: Any, cluster_name: str, shard_name: str) -> Any:
+        cluster = failover_shard(backend, cluster_name, shard_name)
+        restarts.start(
+            cluster_name, "failover", f"FailoverShard {shard_name}", _cache_status(hooks, cluster_name)
+        )
+        return cluster
+
+    hooks.patch(ElastiCacheBackend, "test_failover", patched_test_failover)
+    hooks.patch(ElastiCacheBackend, "reboot_cache_cluster", patched_reboot)
+    hooks.patch(MemoryDBBackend, "failover_shard", patched_failover_shard)

@@ -90,9 +90,10 @@ class Hooks:
 
     def install(self) -> None:
         from benchwright.rehearse import events
-        from benchwright.rehearse.services import cache, ec2, ecs, lambda_, rds
+        from benchwright.rehearse.services import cache, cache_api, ec2, ecs, lambda_, rds
 
         configure_moto()
+        cache_api.install()  # calls moto lacks (parameter groups, TestFailover): the hooks below wrap them
         for service in (lambda_, ecs, rds, events, ec2, cache):  # events: reboot/failover restart stand-ins
             service.install(self)
 

@@ -1,7 +1,7 @@
 """What exists in the rehearsal's account, by kind: taken before the runs and after them.
 
 ``snapshot(account, before)`` lists what the runs left: DB instances and clusters, cache clusters and
-replication groups, MemoryDB clusters, ECS tasks not stopped, EC2 instances not terminated, secrets
+replication groups, MemoryDB clusters, parameter groups (RDS, Aurora, ElastiCache, MemoryDB), ECS tasks not stopped, EC2 instances not terminated, secrets
 created during the run, and S3 objects outside the results bucket or under its scratch prefix
 (plans). The run record, result documents and report in the results bucket are the run's output, not
 a leak; they are listed under ``results`` for reference. Each service is listed on its own (the
@@ -20,6 +20,7 @@ LEAK_KINDS = (
     "cache_clusters",
     "replication_groups",
     "memorydb_clusters",
+    "parameter_groups",
     "tasks",
     "instances",
     "secrets",
@@ -32,6 +33,24 @@ def _paged(client: Any, op: str, key: str, **kwargs: Any) -> list[Any]:
     for page in client.get_paginator(op).paginate(**kwargs):
         out.extend(page.get(key, []))
     return out
+
+
+def parameter_groups(account: Account) -> list[str]:
+    """Every parameter group but the services' defaults, as ``service:name``."""
+    rds = account.client("rds")
+    names = [
+        f"rds:{g['DBParameterGroupName']}"
+        for g in _paged(rds, "describe_db_parameter_groups", "DBParameterGroups")
+    ]
+    names += [
+        f"rds-cluster:{g['DBClusterParameterGroupName']}"
+        for g in _paged(rds, "describe_db_cluster_parameter_groups", "DBClusterParameterGroups")
+    ]
+    cache = account.client("elasticache").describe_cache_parameter_groups().get("CacheParameterGroups", [])
+    names += [f"elasticache:{g['CacheParameterGroupName']}" for g in cache]
+    memorydb = account.client("memorydb").describe_parameter_groups().get("ParameterGroups", [])
+    names += [f"memorydb:{g['Name']}" for g in memorydb]
+    return [n for n in names if not n.split(":", 1)[1].startswith("default.")]
 
 
 def snapshot(account: Account, before: dict[str, list[Any]] | None = None) -> dict[str, list[Any]]:
@@ -52,6 +71,7 @@ def snapshot(account: Account, before: dict[str, list[Any]] | None = None) -> di
     now["memorydb_clusters"] = [
         c["Name"] for c in account.client("memorydb").describe_clusters().get("Clusters", [])
     ]
+    now["parameter_groups"] = parameter_groups(account)
     ecs = account.client("ecs")
     tasks = ecs.list_tasks(cluster=account.cluster).get("taskArns", []) if account.cluster else []
     live = []

@@ -14,6 +14,7 @@ targets can use the same template port at once, and the runner container (host n
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,18 @@ def local_target(engine: str, settings: dict[str, Any] | None = None) -> LocalTa
 
 
 class NoAuthRedis(RedisServer):
-    """Redis with no password (the last ``requirepass`` in redis.conf wins)."""
+    """Redis with no password (the last ``requirepass`` in redis.conf wins).
+
+    ``parameters`` are a cache parameter group's values: each Redis knows is applied with CONFIG SET
+    once the server answers (again after every restart, as the service keeps a node on its group);
+    the services' own parameters (cache_parameters.SERVICE_ONLY) have no Redis equivalent and are
+    listed in ``not_applied``, as is a value Redis refuses (with its reason)."""
+
+    def __init__(self, spec: LocalTarget, run_id: str, parameters: Mapping[str, str] | None = None) -> None:
+        super().__init__(spec, run_id=run_id)
+        self.parameters = dict(parameters or {})
+        self.applied: dict[str, str] = {}
+        self.not_applied: dict[str, str] = {}
 
     def _initialise(self, base: Path, port: int, password: str, user: str | None) -> None:
         super()._initialise(base, port, password, user)
@@ -38,6 +50,59 @@ class NoAuthRedis(RedisServer):
 
     def credentials(self) -> Credentials:
         return Credentials()
+
+    def client(self, timeout_s: float = 2.0) -> Any:
+        """A redis-py client of this stand-in (the caller closes it)."""
+        import redis
+
+        return redis.Redis(
+            host="127.0.0.1",
+            port=int(self.handle["port"]),
+            socket_timeout=timeout_s,
+            socket_connect_timeout=2,
+        )
+
+    def _probe(self) -> None:
+        client = self.client()
+        try:
+            client.ping()
+            self._apply(client)
+        finally:
+            client.close()
+
+    def _apply(self, client: Any) -> None:
+        import redis
+
+        from benchwright.rehearse.services.cache_parameters import SERVICE_ONLY
+
+        for name, value in self.parameters.items():
+            if name in SERVICE_ONLY:
+                self.not_applied[name] = "a service parameter with no Redis configuration"
+                continue
+            try:
+                client.config_set(name, value)
+                self.applied[name] = value
+            except redis.ResponseError as exc:
+                self.not_applied[name] = f"Redis refused it: {exc}"
+
+    def config_get(self, names: list[str]) -> dict[str, str]:
+        """The server's current values of ``names`` (CONFIG GET)."""
+        client = self.client()
+        try:
+            found: dict[str, str] = {}
+            for name in names:
+                for key, value in client.config_get(name).items():
+                    found[str(key)] = str(value)
+            return found
+        finally:
+            client.close()
+
+    def _before_stop(self) -> None:
+        client = self.client(timeout_s=30)
+        try:
+            client.save()
+        finally:
+            client.close()
 
 
 class NodeRedis(NoAuthRedis):
@@ -52,16 +117,12 @@ class NodeRedis(NoAuthRedis):
         with open(base / "redis.conf", "a") as conf:  # the last bind / port wins
             conf.write(f"bind {' '.join(self.hosts)}\nport {self.node_port}\n")
 
-    def _probe(self) -> None:
+    def client(self, timeout_s: float = 2.0) -> Any:
         import redis
 
-        client = redis.Redis(
-            host=self.hosts[0], port=self.node_port, socket_timeout=2, socket_connect_timeout=2
+        return redis.Redis(
+            host=self.hosts[0], port=self.node_port, socket_timeout=timeout_s, socket_connect_timeout=2
         )
-        try:
-            client.ping()
-        finally:
-            client.close()
 
 
 class YsqlPostgres(PostgresServer):
@@ -97,8 +158,10 @@ class YsqlPostgres(PostgresServer):
 class TlsRedis(NoAuthRedis):
     """No password, TLS only (``tls-port``; plain ``port 0``), with the rehearsal's certificate."""
 
-    def __init__(self, spec: LocalTarget, run_id: str, tls: TlsMaterial) -> None:
-        super().__init__(spec, run_id=run_id)
+    def __init__(
+        self, spec: LocalTarget, run_id: str, tls: TlsMaterial, parameters: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(spec, run_id=run_id, parameters=parameters)
         self.tls = tls
 
     def _initialise(self, base: Path, port: int, password: str, user: str | None) -> None:
@@ -109,18 +172,14 @@ class TlsRedis(NoAuthRedis):
                 f"tls-ca-cert-file {self.tls.ca}\ntls-auth-clients no\n"
             )
 
-    def _probe(self) -> None:
+    def client(self, timeout_s: float = 2.0) -> Any:
         import redis
 
-        client = redis.Redis(
+        return redis.Redis(
             host="127.0.0.1",
             port=int(self.handle["port"]),
             ssl=True,
             ssl_ca_certs=str(self.tls.ca),
-            socket_timeout=2,
+            socket_timeout=timeout_s,
             socket_connect_timeout=2,
         )
-        try:
-            client.ping()
-        finally:
-            client.close()

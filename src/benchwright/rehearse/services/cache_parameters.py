@@ -5,7 +5,7 @@ answer ModifyCacheParameterGroup / UpdateParameterGroup with InvalidParameterVal
 Taken from the services' parameter pages (ElastiCache "Redis OSS-specific parameters", MemoryDB
 "Engine specific parameters"). Only modifiable parameters are listed; ``maxmemory``, ``save``, ``bind``
 and the like are set by the service and refused. Most names are Redis's own configuration names
-(tests/unit/test_cache_parameters.py holds each of those, and every enumerated value, to a real Redis);
+(tests/runner/test_cache_parameters.py holds each of those, and every enumerated value, to a real Redis);
 ``SERVICE_ONLY`` are the services' own, which a Redis stand-in cannot apply. MemoryDB keeps its data in
 its transaction log, so persistence and replication tuning are not in its groups (``NOT_IN_MEMORYDB``).
 """
