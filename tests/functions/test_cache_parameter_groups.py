@@ -127,6 +127,8 @@ def test_memorydb_settings_are_a_parameter_group_and_a_refusal_names_the_setting
     (param,) = client.describe_parameters(ParameterGroupName=name)["Parameters"]
     assert (param["Name"], param["Value"]) == ("maxmemory-policy", "allkeys-lru")
     assert client.describe_clusters(ClusterName=t.name)["Clusters"][0]["ParameterGroupName"] == name
+    assert t.status() == "ready"  # (the probe is stubbed) and the primary's zone is known, for same-az
+    assert t.handle["availability_zone"].startswith(REGION), t.handle
     assert sorted(r.kind for r in leftovers(aws[1], "mdb-params-1")) == [
         "memorydb-cluster",
         "memorydb-parameter-group",

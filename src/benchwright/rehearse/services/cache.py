@@ -76,6 +76,7 @@ def _install_memorydb(hooks: Hooks) -> None:
             node_type = str(kwargs.get("node_type") or "")
             server = start_redis(hooks, cluster_name, node_type, tls, "AWS/MemoryDB", parameters)
             cluster.cluster_endpoint = {"Address": "127.0.0.1", "Port": int(server.handle["port"])}
+            _zones_of_subnet_group(backend, cluster)
             cluster.status = "creating"
             hooks.instances[cluster_name] = cluster
             watch_ready(hooks, cluster_name, server)
@@ -89,6 +90,17 @@ def _install_memorydb(hooks: Hooks) -> None:
 
     hooks.patch(MemoryDBBackend, "create_cluster", patched_create)
     hooks.patch(MemoryDBBackend, "delete_cluster", patched_delete)
+
+
+def _zones_of_subnet_group(backend: Any, cluster: Any) -> None:
+    """MemoryDB places a cluster's nodes in its subnet group's zones; moto picks any of a-d, where the
+    rehearsal account may have no subnet (a ``same-az`` runner could not be placed)."""
+    group = backend.subnet_groups.get(getattr(cluster, "subnet_group_name", None) or "")
+    zones = sorted({s.availability_zone for s in group.subnets}) if group is not None else []
+    zones = zones or [f"{backend.region_name}a"]
+    for shard in getattr(cluster, "shards", None) or []:
+        for index, node in enumerate(shard.get("Nodes") or []):
+            node["AvailabilityZone"] = zones[index % len(zones)]
 
 
 def _parameters(backend: Any, group_name: Any) -> dict[str, str]:

@@ -64,7 +64,9 @@ class MemoryDbTarget(AwsTarget[MemoryDbSpec]):
         from botocore.exceptions import ClientError
 
         try:
-            found = self.clients("memorydb").describe_clusters(ClusterName=self.name)["Clusters"]
+            found = self.clients("memorydb").describe_clusters(ClusterName=self.name, ShowShardDetails=True)[
+                "Clusters"
+            ]
         except ClientError as exc:
             if is_not_found(exc):
                 return "deleted", None, None
@@ -75,10 +77,20 @@ class MemoryDbTarget(AwsTarget[MemoryDbSpec]):
         status = str(cluster.get("Status", "")).lower()
         if status in {"create-failed", "deleting"}:
             return "failed", None, None
+        self._note_zone(cluster)
         endpoint = cluster.get("ClusterEndpoint") or {}
         if status != "available" or not endpoint.get("Address"):
             return "creating", None, None
         return "ready", endpoint["Address"], int(endpoint.get("Port") or self.default_port)
+
+    def _note_zone(self, cluster: dict[str, Any]) -> None:
+        """The AZ of shard 0001's first node (its primary at creation): a ``same-az`` runner is placed
+        there, and the result names it. MemoryDB says it only with ShowShardDetails."""
+        shards = cluster.get("Shards") or []
+        nodes = (shards[0].get("Nodes") or []) if shards else []
+        zone = nodes[0].get("AvailabilityZone") if nodes else None
+        if zone:
+            self.handle["availability_zone"] = str(zone)
 
     def connection_properties(self) -> dict[str, str]:
         host, port = self.endpoint()
