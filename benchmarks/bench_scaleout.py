@@ -65,7 +65,8 @@ def series(name: str, engine: str, props: dict[str, str], args: argparse.Namespa
         print(
             f"  {name:<22} {n} process(es) x {args.clients} clients ({model}): {throughput:9.0f} ops/s, "
             f"{efficiency:5.2f} of {n}x one process | busiest process {client['max_process_cpu_share']:.0%} "
-            f"of a core, saturated={client['saturated']} | load {os.getloadavg()[0]:.1f}",
+            f"of a core + {client.get('max_process_cpu_wait_share', 0):.0%} waiting, timer lag p99 "
+            f"{client['schedule_lag_p99_ms']:.0f} ms, saturated={client['saturated']} | load {os.getloadavg()[0]:.1f}",
             flush=True,
         )
         if n > 1:
@@ -77,7 +78,12 @@ def main() -> None:
     p.add_argument("--processes", default="1,2,4", help="process counts, the first one the baseline")
     p.add_argument("--clients", type=int, default=4, help="connections (threads) per process")
     p.add_argument("--seconds", type=float, default=4.0)
-    p.add_argument("--delay-ms", type=float, default=2.0)
+    p.add_argument(
+        "--delay-ms",
+        type=float,
+        default=10.0,
+        help="long enough that the delay server's own CPU is not the limit",
+    )
     args = p.parse_args()
     print(
         f"scale-out: YCSB C, {args.clients} clients per process, {args.seconds:g} s runs, {os.cpu_count()} cores"
