@@ -1,14 +1,18 @@
 """Fidelity: YCSB's latencies against redis-benchmark's, on a server with a known delay (issue 12).
 
-    .venv/bin/python benchmarks/bench_fidelity.py [--delay-ms 2] [--clients 4] [--requests 4000] [--rounds 3]
+    .venv/bin/python benchmarks/bench_fidelity.py [--delay-ms 2] [--clients 4] [--requests 4000]
+        [--rounds 3] [--rates 0.5,1.25]
 
 A RESP server of this script's own (delay_server.py, 127.0.0.1, a free port) answers every GET
-after exactly --delay-ms. redis-benchmark (-t get) and `benchwright ycsb run redis` (workload C,
+--delay-ms after it arrived. redis-benchmark (-t get) and `benchwright ycsb run redis` (workload C,
 string datatype, the event loop) each send --requests GETs from --clients connections; both
-measure from sending a request to reading its reply. Prints each side's average and p99 and the
-ratio of the medians over alternating rounds (target: within 5%); the server's delay is the floor
-both should sit just above. On a loaded host a client that is descheduled while its replies wait
-adds that wait to its latencies: read the ratio with the load printed beside each round.
+measure from sending a request to reading its reply. Prints each side's average and p99, what the
+server says it served each side (DELAYSTATS), and the ratio of the medians over alternating rounds
+(target: within 5%). Then, for each of --rates (fractions of the server's capacity, clients /
+delay), YCSB C with -target against the schedule's arithmetic for latency from the intended start
+(``paced``). On a loaded host a client that is descheduled while its replies wait adds that wait to
+its latencies: read the ratios with the load printed beside each round (or run the whole script
+under `chrt -f 10`, which shields server and both clients alike from other work).
 """
 
 from __future__ import annotations

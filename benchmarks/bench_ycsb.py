@@ -21,13 +21,29 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+import scratch
 import summary
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCHWRIGHT = [sys.executable, "-m", "benchwright.cli"]
 PG_PORT, REDIS_PORT = 15432, 16379
-PG_URL = f"postgresql://bench:bench@127.0.0.1:{PG_PORT}/bench"
-REDIS = ["-p", f"redis.port={REDIS_PORT}", "-p", "redis.password=bench", "-p", "redis.db=9"]
+# this run's own PostgreSQL database and Redis logical database (scratch.py), set by main()
+RUN = {"pg_db": "bench", "redis_db": 9}
+
+
+def pg_url() -> str:
+    return f"postgresql://bench:bench@127.0.0.1:{PG_PORT}/{RUN['pg_db']}"
+
+
+def redis_props() -> list[str]:
+    return [
+        "-p",
+        f"redis.port={REDIS_PORT}",
+        "-p",
+        "redis.password=bench",
+        "-p",
+        f"redis.db={RUN['redis_db']}",
+    ]
 
 
 @dataclass
@@ -117,7 +133,7 @@ def drop_pg_tables(*tables: str) -> None:
     """Start each PostgreSQL load from an empty table: a second run would otherwise hit duplicate keys."""
     import psycopg
 
-    with psycopg.connect(PG_URL, autocommit=True) as conn:
+    with psycopg.connect(pg_url(), autocommit=True) as conn:
         for table in tables:
             conn.execute(f"DROP TABLE IF EXISTS {table}")
 
@@ -154,7 +170,7 @@ def redis_benchmark(clients: int, requests: int, keyspace: int, tests: str = "ge
         "-a",
         "bench",
         "--dbnum",
-        "9",
+        str(RUN["redis_db"]),
         "-t",
         tests,
         "-c",
@@ -192,7 +208,7 @@ def pgbench(clients: int, seconds: float, scripts: list[str] | None = None) -> F
             str(clients),
             "-T",
             str(int(seconds)),
-            "bench",
+            str(RUN["pg_db"]),
         ],
         env={"PGPASSWORD": "bench"},
     )
@@ -225,7 +241,7 @@ def compare(ours_fig: Figure, peer: Figure, pair: str = "") -> None:
 def split(seconds: float, records: int) -> None:
     """Same Redis GET load, clients spread over 1 process, the default, or one process each."""
     print("Process/thread split, Redis GET (YCSB C, string, uniform): ops/s and client CPU per op")
-    conn = [*REDIS, "-p", "redis.datatype=string", "-p", "fieldcount=1", "-p", "fieldlength=100",
+    conn = [*redis_props(), "-p", "redis.datatype=string", "-p", "fieldcount=1", "-p", "fieldlength=100",
             "-p", f"recordcount={records}", "-p", "requestdistribution=uniform"]  # fmt: skip
     load("redis", conn, records, 1)
     for clients in (1, 2, 4, 8, 16):
@@ -281,8 +297,15 @@ def main() -> None:
     for tool in ("redis-benchmark", "pgbench"):
         if not shutil.which(tool):
             raise SystemExit(f"{tool} missing: run scripts/local-servers install")
-    c, s = args.clients, args.seconds
     only = set(args.only or ("redis", "postgres", "a", "memory"))
+    with scratch.redis_database(REDIS_PORT) as redis_db, scratch.pg_database(PG_PORT) as pg_db:
+        RUN.update(redis_db=redis_db, pg_db=pg_db)
+        print(f"# this run's own data: Redis database {redis_db}, PostgreSQL database {pg_db}")
+        sections(args, only)
+
+
+def sections(args: argparse.Namespace, only: set[str]) -> None:
+    c, s = args.clients, args.seconds
     print(f"# YCSB runner vs C tools: {c} connections each, {s:.0f} s runs, {os.cpu_count()} cores shared\n")
 
     one_field = [
@@ -295,7 +318,7 @@ def main() -> None:
         "-p",
         "requestdistribution=uniform",
     ]
-    redis_one = [*REDIS, "-p", "redis.datatype=string", *one_field]
+    redis_one = [*redis_props(), "-p", "redis.datatype=string", *one_field]
     if "redis" in only or "a" in only:
         load("redis", redis_one, args.records, 1)
     if "redis" in only:
@@ -309,7 +332,7 @@ def main() -> None:
         peer = redis_benchmark(c, max(10_000, int(mine.ops) // 2), args.records, "get,set")
         compare(mine, peer, "YCSB A vs redis-benchmark GET+SET (Redis)")
 
-    pg = ["-p", f"postgres.url={PG_URL}", *one_field, "-p", "table=usertable_bench"]
+    pg = ["-p", f"postgres.url={pg_url()}", *one_field]
     if "postgres" in only or "a" in only:
         subprocess.run(
             [
@@ -324,13 +347,13 @@ def main() -> None:
                 str(PG_PORT),
                 "-U",
                 "bench",
-                "bench",
+                str(RUN["pg_db"]),
             ],
             env={**os.environ, "PGPASSWORD": "bench"},
             check=True,
             capture_output=True,
         )
-        drop_pg_tables("usertable_bench")
+        drop_pg_tables("usertable")
         load("postgres", pg, args.records, 1)
     if "postgres" in only:
         print("PostgreSQL, YCSB workload C (point select, one field) vs pgbench -S -M prepared (scale 10)")
