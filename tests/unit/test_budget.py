@@ -145,8 +145,12 @@ def test_validate_offline_prices_from_the_packaged_copy_and_names_the_source(
     """No credentials and no Price List endpoint: every figure comes from the cached price list that
     ships with benchwright, the output says so (and why), and the totals equal the excerpts' (the copy
     is made from them)."""
+    from benchwright.providers.aws import common
     from benchwright.providers.aws.pricelist import packaged_copy
 
+    # the process-wide boto3 session made here (without credentials, before moto is imported) is
+    # dropped afterwards: later tests' clients must come from a session moto can intercept
+    monkeypatch.setattr(common, "_SESSION", None)
     for var in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-credentials"))
