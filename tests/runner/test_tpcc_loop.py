@@ -115,3 +115,26 @@ def test_concurrent_terminals_on_the_loop_keep_the_consistency_conditions(loaded
             " AND state LIKE 'idle in transaction%'"
         ).fetchone() or (0,)
     assert idle == 0  # every transaction committed or rolled back: none left open by the loop
+
+
+def test_a_transaction_that_fails_part_way_on_the_loop_fails_as_on_a_thread_and_is_rolled_back(
+    loaded: Any,
+) -> None:
+    """District 3 is gone: a New-Order there raises LookupError after its first statements (in the
+    transaction's own code, between two round trips). That request fails under that name, nothing
+    it did stays, and the connection's next transaction starts clean; threads do the same."""
+    outcomes = []
+    for model in ("threads", "auto"):
+        url = loaded()
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("DELETE FROM district WHERE d_id = 3")
+        run = phase(url, "run", operation_count=200, props={"client.model": model})
+        assert (LOOP in run.measurement.method) == (model == "auto")
+        statuses = {name: summary.statuses for name, summary in run.operations.items()}
+        outcomes.append((statuses, run.extra.get("error_kinds"), state(url)))
+    threads, loop = outcomes
+    assert loop[0]["NewOrder"].get("ERROR", 0) > 0 and loop[0]["NewOrder"].get("OK", 0) > 0
+    assert loop[1] == {"NewOrder:LookupError": loop[0]["NewOrder"]["ERROR"]}
+    assert loop[0] == threads[0] and loop[1] == threads[1]
+    for table in STATE:
+        assert loop[2][table] == threads[2][table], table
