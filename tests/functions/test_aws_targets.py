@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -287,8 +288,71 @@ def test_endpoint_creates_and_deletes_nothing(aws: Any) -> None:
     t.delete()
 
 
+@contextmanager
+def run_instances_requests(clients: Clients) -> Iterator[list[dict[str, Any]]]:
+    """The RunInstances requests as botocore puts them on the wire (EC2's query form), while moto
+    serves them: moto keeps neither ``Iops`` nor ``Throughput`` of a block device, so the request
+    is where they can be seen."""
+    sent: list[dict[str, Any]] = []
+
+    def capture(params: dict[str, Any], **_: Any) -> None:
+        sent.append(dict(params["body"]))
+
+    events = clients("ec2").meta.events
+    events.register("before-call.ec2.RunInstances", capture, unique_id="bw-run-instances-requests")
+    try:
+        yield sent
+    finally:
+        events.unregister("before-call.ec2.RunInstances", unique_id="bw-run-instances-requests")
+
+
+def _ebs(body: dict[str, Any]) -> dict[str, str]:
+    prefix = "BlockDeviceMapping.1.Ebs."
+    return {k.removeprefix(prefix): str(v) for k, v in body.items() if k.startswith(prefix)}
+
+
+@pytest.mark.parametrize(
+    ("volume", "ebs"),
+    [
+        (
+            {"type": "gp3", "size_gb": 200, "iops": 4000, "throughput_mbps": 500},
+            {"Iops": "4000", "Throughput": "500"},
+        ),
+        ({"type": "gp3", "size_gb": 200, "throughput_mbps": 250}, {"Throughput": "250"}),
+        ({"type": "gp2", "size_gb": 100}, {}),
+    ],
+    ids=["gp3-iops-throughput", "gp3-throughput", "gp2"],
+)
+def test_an_ec2_target_volume_is_requested_with_its_iops_and_throughput(
+    aws: Any, volume: dict[str, Any], ebs: dict[str, str]
+) -> None:
+    settings = {
+        "provider": "ec2",
+        "engine": "redis",
+        "template": "redis-protocol",
+        "instance_type": "m6i.large",
+        "volume": volume,
+    }
+    run_id = f"vol-{volume['type']}-{volume.get('throughput_mbps', 0)}"
+    t = target(aws, settings, run_id)
+    with run_instances_requests(aws[1]) as sent:
+        handle = t.create()
+    (body,) = sent
+    assert body["BlockDeviceMapping.1.DeviceName"] == "/dev/sdf"
+    size = {"VolumeSize": str(volume["size_gb"]), "VolumeType": volume["type"], "DeleteOnTermination": "true"}
+    assert _ebs(body) == size | ebs
+    # and the instance really got that volume (moto keeps its type and size)
+    attached = aws[1]("ec2").describe_volumes(
+        Filters=[{"Name": "attachment.instance-id", "Values": [handle["instances"]]}]
+    )["Volumes"]
+    sdf = [v for v in attached if v["Attachments"][0]["Device"] == "/dev/sdf"]
+    assert [(v["VolumeType"], v["Size"]) for v in sdf] == [(volume["type"], volume["size_gb"])]
+    t.delete()
+
+
 def test_provisioned_iops_volumes_carry_their_iops() -> None:
-    """moto drops Iops from run_instances' block devices, so this is checked on the request itself."""
+    """moto drops Iops from run_instances' block devices and then refuses an io1 volume without
+    them, so io1 is checked on the request the target builds."""
     settings = {
         "provider": "ec2",
         "engine": "redis",

@@ -234,6 +234,28 @@ CLOUD_INVALID = [
         },
         "target.volume",
     ),
+    (
+        "ec2 gp2 volume with a throughput (gp3 only)",
+        {
+            "provider": "ec2",
+            "engine": "redis",
+            "template": "redis-protocol",
+            "instance_type": "t2.micro",
+            "volume": {"type": "gp2", "size_gb": 100, "throughput_mbps": 250},
+        },
+        "target.volume",
+    ),
+    (
+        "ec2 gp3 throughput over 0.25 MiB/s per IOPS",
+        {
+            "provider": "ec2",
+            "engine": "redis",
+            "template": "redis-protocol",
+            "instance_type": "t2.micro",
+            "volume": {"type": "gp3", "size_gb": 100, "throughput_mbps": 1000},  # 3000 IOPS: 750 at most
+        },
+        "target.volume",
+    ),
 ]
 
 

@@ -236,6 +236,8 @@ class MemoryDbTarget(_TargetBase):
 
 
 VolumeType = Literal["standard", "gp2", "gp3", "io1", "io2", "st1", "sc1"]
+GP3_BASELINE_IOPS = 3000  # a gp3 volume's IOPS when none are provisioned
+GP3_MIBPS_PER_IOPS = 0.25  # gp3 throughput is at most this many MiB/s per provisioned IOPS
 
 
 class Ec2Volume(StrictModel):
@@ -252,6 +254,15 @@ class Ec2Volume(StrictModel):
             raise ValueError(f"{self.type} volumes take no iops")
         if self.type == "io1" and self.iops and self.iops > self.size_gb * 50:
             raise ValueError(f"io1 allows at most 50 IOPS per GB ({self.size_gb * 50} for {self.size_gb} GB)")
+        if self.throughput_mbps is not None:
+            if self.type != "gp3":
+                raise ValueError(f"throughput_mbps applies to gp3 volumes only, not {self.type}")
+            iops = self.iops or GP3_BASELINE_IOPS
+            if self.throughput_mbps > iops * GP3_MIBPS_PER_IOPS:
+                raise ValueError(
+                    f"gp3 allows at most {GP3_MIBPS_PER_IOPS} MiB/s per provisioned IOPS: "
+                    f"throughput_mbps {self.throughput_mbps} needs iops >= {int(self.throughput_mbps / GP3_MIBPS_PER_IOPS)}"
+                )
         return self
 
 

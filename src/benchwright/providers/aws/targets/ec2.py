@@ -109,6 +109,8 @@ class Ec2Target(AwsTarget[Ec2Spec]):
         }
         if volume.iops:
             ebs["Iops"] = volume.iops
+        if volume.throughput_mbps:
+            ebs["Throughput"] = volume.throughput_mbps  # MiB/s, gp3 only (the spec refuses it elsewhere)
         return [{"DeviceName": "/dev/sdf", "Ebs": ebs}]
 
     def _template_values(self, ips: list[str], index: int) -> dict[str, str]:
