@@ -16,7 +16,7 @@ from benchwright.providers.base import Credentials
 from benchwright.providers.local.runner import SubprocessLauncher
 from benchwright.results import ResultDocument
 from benchwright.runner.main import LATE_START_TOLERANCE_S
-from benchwright.runner.plan import PhasePlan, RunnerPlan
+from benchwright.runner.plan import PhaseConfig, RunnerPlan
 
 AHEAD_S = 5.0  # covers two interpreter start-ups on a busy 2-core machine
 
@@ -28,11 +28,16 @@ def plan(index: int, start_at: float) -> RunnerPlan:
         cell_id="default",
         runner_index=index,
         runner_count=2,
-        start_at=start_at,
         phases=[
-            PhasePlan(workload="ycsb", phase="load", engine="null", properties=props, processes=1),
-            PhasePlan(
-                workload="ycsb", phase="run", engine="null", properties=props, processes=1, measured=True
+            PhaseConfig(workload="ycsb", phase="load", engine="null", properties=props, processes=1),
+            PhaseConfig(
+                workload="ycsb",
+                phase="run",
+                engine="null",
+                properties=props,
+                processes=1,
+                measured=True,
+                start_at=start_at,
             ),
         ],
     )

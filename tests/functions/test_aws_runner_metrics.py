@@ -20,8 +20,8 @@ from benchwright.providers.base import Credentials, MetricsWindow
 from benchwright.results import MetricPoint, MetricSeries, ResultDocument
 from benchwright.runner.entry import runner_arguments
 from benchwright.runner.main import write_output
-from benchwright.runner.plan import PhasePlan, RunnerPlan
-from benchwright.spec import parse_target
+from benchwright.runner.plan import PhaseConfig, RunnerPlan
+from benchwright.spec import RunnerSpec, parse_target
 from tests.functions.aws_world import ENV, REGION, runner_infrastructure, sample_documents
 
 
@@ -72,7 +72,7 @@ def plan(run_id: str, index: int = 0, count: int = 1) -> RunnerPlan:
         runner_index=index,
         runner_count=count,
         connection={"postgres.url": "postgresql://bench@db:5432/bench"},
-        phases=[PhasePlan(workload="ycsb", phase="run", engine="postgres", threads=8, measured=True)],
+        phases=[PhaseConfig(workload="ycsb", phase="run", engine="postgres", threads=8, measured=True)],
     )
 
 
@@ -85,7 +85,11 @@ def test_fargate_runner_lands_in_the_chosen_az_and_records_the_az_id(
 ) -> None:
     target = rds(aws, f"{REGION}b", f"place-{placement}")
     launcher = AwsRunnerLauncher(
-        aws[1], aws[0], {"platform": "fargate", "placement": placement, "size": {"cpu": 2, "memory_mb": 4096}}
+        aws[1],
+        aws[0],
+        RunnerSpec.model_validate(
+            {"platform": "fargate", "placement": placement, "size": {"cpu": 2, "memory_mb": 4096}}
+        ),
     )
 
     handle = launcher.launch(
@@ -109,16 +113,38 @@ def test_fargate_runner_lands_in_the_chosen_az_and_records_the_az_id(
     assert tags["benchwright:run-id"] == f"place-{placement}"
 
 
+@pytest.mark.parametrize(
+    ("size", "cpu_units", "memory_mb"),
+    [({}, "2048", 4096), ({"cpu": 4}, "4096", 8192), ({"memory_mb": 1024}, "256", 1024)],
+    ids=["unsized", "cpu-only", "memory-only"],
+)
+def test_a_fargate_task_starts_at_the_size_the_spec_gives_defaults_included(
+    aws: Any, size: dict[str, Any], cpu_units: str, memory_mb: int
+) -> None:
+    """The task's and the container's size come from ``RunnerSize.fargate``, never from the
+    task definition (which a stage may size differently) nor from defaults of the launcher's own."""
+    run_id = f"size-{cpu_units}-{memory_mb}"
+    target = rds(aws, f"{REGION}a", run_id)
+    launcher = AwsRunnerLauncher(
+        aws[1], aws[0], RunnerSpec.model_validate({"platform": "fargate", "size": size})
+    )
+    handle = launcher.launch(plan(run_id), Credentials(), target)
+    task = aws[1]("ecs").describe_tasks(cluster="bw", tasks=[handle.id])["tasks"][0]
+    assert (task["overrides"]["cpu"], task["overrides"]["memory"]) == (cpu_units, str(memory_mb))
+    assert task["overrides"]["containerOverrides"][0]["memory"] == memory_mb
+    launcher.stop(handle)
+
+
 def test_a_password_never_goes_into_task_overrides(aws: Any) -> None:
     target = rds(aws, f"{REGION}a", "pw-1")
-    launcher = AwsRunnerLauncher(aws[1], aws[0], {"platform": "fargate"})
+    launcher = AwsRunnerLauncher(aws[1], aws[0], RunnerSpec.model_validate({"platform": "fargate"}))
     with pytest.raises(SpecError, match="Secrets Manager"):
         launcher.launch(plan("pw-1"), Credentials(password="hunter2"), target)
 
 
 def test_runner_results_come_back_from_s3_and_a_failed_task_says_why(aws: Any) -> None:
     target = rds(aws, f"{REGION}a", "res-1")
-    launcher = AwsRunnerLauncher(aws[1], aws[0], {"platform": "fargate"})
+    launcher = AwsRunnerLauncher(aws[1], aws[0], RunnerSpec.model_validate({"platform": "fargate"}))
     handle = launcher.launch(plan("res-1"), Credentials(), target)
     assert launcher.results(handle) == []
     docs = sample_documents(plan("res-1").model_dump(mode="json"), datetime.now(UTC))
@@ -135,7 +161,7 @@ def test_ecs_capacity_failures_are_retryable_other_failures_are_not(aws: Any) ->
     from benchwright.errors import RetryableProvisioningError
 
     target = rds(aws, f"{REGION}a", "cap-1")
-    launcher = AwsRunnerLauncher(aws[1], aws[0], {"platform": "fargate"})
+    launcher = AwsRunnerLauncher(aws[1], aws[0], RunnerSpec.model_validate({"platform": "fargate"}))
     with Stubber(aws[1]("ecs")) as stub:
         for _ in range(2):  # the launch-token lookup: no earlier attempt started this runner
             stub.add_response("list_tasks", {"taskArns": []})
@@ -188,7 +214,11 @@ def test_ec2_runner_instance_runs_the_same_command_and_terminates_itself(aws: An
 
     target = rds(aws, f"{REGION}c", "ec2r-1")
     launcher = AwsRunnerLauncher(
-        aws[1], aws[0], {"platform": "ec2", "placement": "same-az", "size": {"instance_type": "c6i.2xlarge"}}
+        aws[1],
+        aws[0],
+        RunnerSpec.model_validate(
+            {"platform": "ec2", "placement": "same-az", "size": {"instance_type": "c6i.2xlarge"}}
+        ),
     )
     handle = launcher.launch(plan("ec2r-1"), Credentials(secret_arn="arn:s"), target)
     ec2 = aws[1]("ec2")

@@ -18,9 +18,10 @@ from benchwright.providers.aws.config import AwsSettings
 from benchwright.providers.aws.janitor import leftovers
 from benchwright.providers.aws.launcher import AwsRunnerLauncher
 from benchwright.providers.aws.targets import TARGETS
-from benchwright.providers.base import Credentials, PhasePlan, RunnerPlan
+from benchwright.providers.base import Credentials
 from benchwright.runner.entry import runner_arguments
-from benchwright.spec import parse_target
+from benchwright.runner.plan import PhaseConfig, RunnerPlan
+from benchwright.spec import RunnerSpec, parse_target
 from tests.functions.aws_world import ENV, REGION, runner_infrastructure
 
 IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/benchwright-runner:abc123"
@@ -87,13 +88,17 @@ def plan(run_id: str) -> RunnerPlan:
     return RunnerPlan(
         run_id=run_id,
         cell_id="c1",
-        phases=[PhasePlan(workload="ycsb", phase="run", engine="postgres", threads=2, measured=True)],
+        phases=[PhaseConfig(workload="ycsb", phase="run", engine="postgres", threads=2, measured=True)],
     )
 
 
 def test_an_ec2_runner_host_installs_docker_and_runs_what_fargate_runs(aws: Any) -> None:
     target = rds_target(aws, "host-1")
-    launcher = AwsRunnerLauncher(aws[1], aws[0], {"platform": "ec2"})
+    launcher = AwsRunnerLauncher(
+        aws[1],
+        aws[0],
+        RunnerSpec.model_validate({"platform": "ec2", "size": {"instance_type": "c6i.xlarge"}}),
+    )
     handle = launcher.launch(plan("host-1"), Credentials(secret_arn="arn:aws:secretsmanager:x"), target)
 
     script = user_data(aws, handle.id)
@@ -115,7 +120,11 @@ def test_an_ec2_runner_host_installs_docker_and_runs_what_fargate_runs(aws: Any)
 def test_an_ec2_runner_without_an_image_fails_before_launching(aws: Any) -> None:
     target = rds_target(aws, "host-2")
     config = aws[0].model_copy(update={"runner_image": None})
-    launcher = AwsRunnerLauncher(aws[1], config, {"platform": "ec2"})
+    launcher = AwsRunnerLauncher(
+        aws[1],
+        config,
+        RunnerSpec.model_validate({"platform": "ec2", "size": {"instance_type": "c6i.xlarge"}}),
+    )
     with pytest.raises(ProvisioningFailed, match="BENCHWRIGHT_RUNNER_IMAGE"):
         launcher.launch(plan("host-2"), Credentials(), target)
     assert [r.kind for r in leftovers(aws[1], "host-2")] == ["rds-instance"]  # no runner instance

@@ -16,8 +16,8 @@ from benchwright.providers.aws.launcher import AwsRunnerLauncher, launch_token
 from benchwright.providers.aws.names import LAUNCH_TOKEN_TAG
 from benchwright.providers.aws.targets import TARGETS
 from benchwright.providers.base import Credentials
-from benchwright.runner.plan import PhasePlan, RunnerPlan
-from benchwright.spec import parse_target
+from benchwright.runner.plan import PhaseConfig, RunnerPlan
+from benchwright.spec import RunnerSpec, parse_target
 from tests.functions.aws_world import ENV, REGION, runner_infrastructure
 
 
@@ -67,7 +67,7 @@ def plan(run_id: str, index: int = 0, repeat: int = 0) -> RunnerPlan:
         repeat=repeat,
         runner_index=index,
         runner_count=2,
-        phases=[PhasePlan(workload="ycsb", phase="run", engine="postgres", threads=2, measured=True)],
+        phases=[PhaseConfig(workload="ycsb", phase="run", engine="postgres", threads=2, measured=True)],
     )
 
 
@@ -107,7 +107,7 @@ def test_the_token_is_stable_per_runner_and_valid_for_both_apis() -> None:
 
 def test_a_repeated_fargate_launch_keeps_the_first_task(aws: Any) -> None:
     t = target(aws, "idem-ecs")
-    launcher = AwsRunnerLauncher(aws[1], aws[0], {"platform": "fargate"})
+    launcher = AwsRunnerLauncher(aws[1], aws[0], RunnerSpec.model_validate({"platform": "fargate"}))
     calls = sent(aws[1]("ecs"), "ecs.RunTask")
 
     first = launcher.launch(plan("idem-ecs"), Credentials(), t)
@@ -123,7 +123,7 @@ def test_a_repeated_fargate_launch_keeps_the_first_task(aws: Any) -> None:
 
 def test_a_repeated_launch_after_the_task_stopped_does_not_start_another(aws: Any) -> None:
     t = target(aws, "idem-stop")
-    launcher = AwsRunnerLauncher(aws[1], aws[0], {"platform": "fargate"})
+    launcher = AwsRunnerLauncher(aws[1], aws[0], RunnerSpec.model_validate({"platform": "fargate"}))
     first = launcher.launch(plan("idem-stop"), Credentials(), t)
     launcher.stop(first)
     again = launcher.launch(plan("idem-stop"), Credentials(), t)
@@ -132,7 +132,11 @@ def test_a_repeated_launch_after_the_task_stopped_does_not_start_another(aws: An
 
 def test_a_repeated_ec2_launch_keeps_the_first_instance(aws: Any) -> None:
     t = target(aws, "idem-ec2")
-    launcher = AwsRunnerLauncher(aws[1], aws[0], {"platform": "ec2"})
+    launcher = AwsRunnerLauncher(
+        aws[1],
+        aws[0],
+        RunnerSpec.model_validate({"platform": "ec2", "size": {"instance_type": "c6i.xlarge"}}),
+    )
     calls = sent(aws[1]("ec2"), "ec2.RunInstances")
 
     first = launcher.launch(plan("idem-ec2"), Credentials(), t)
@@ -151,7 +155,7 @@ def test_a_repeated_ec2_launch_keeps_the_first_instance(aws: Any) -> None:
 
 def test_targets_and_runners_carry_the_stage_tag_the_budget_filters_on(aws: Any) -> None:
     t = target(aws, "stage-tag")
-    handle = AwsRunnerLauncher(aws[1], aws[0], {"platform": "fargate"}).launch(
+    handle = AwsRunnerLauncher(aws[1], aws[0], RunnerSpec.model_validate({"platform": "fargate"})).launch(
         plan("stage-tag"), Credentials(), t
     )
     rds = aws[1]("rds")

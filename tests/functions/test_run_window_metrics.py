@@ -15,8 +15,9 @@ from benchwright.providers.aws.common import Clients
 from benchwright.providers.aws.config import AwsSettings
 from benchwright.providers.aws.launcher import AwsRunnerLauncher
 from benchwright.providers.aws.targets import TARGETS
-from benchwright.providers.base import Credentials, MetricsWindow, PhasePlan, RunnerHandle, RunnerPlan
-from benchwright.spec import parse_target
+from benchwright.providers.base import Credentials, MetricsWindow, RunnerHandle
+from benchwright.runner.plan import PhaseConfig, RunnerPlan
+from benchwright.spec import RunnerSpec, parse_target
 from tests.functions.aws_world import ENV, REGION, runner_infrastructure
 
 
@@ -119,12 +120,14 @@ def test_a_fargate_runner_gets_the_memory_it_asked_for_and_knows_its_az_id(aws: 
     )
     target.create()
     launcher = AwsRunnerLauncher(
-        aws[1], aws[0], {"platform": "fargate", "size": {"cpu": 2, "memory_mb": 16384}}
+        aws[1],
+        aws[0],
+        RunnerSpec.model_validate({"platform": "fargate", "size": {"cpu": 2, "memory_mb": 16384}}),
     )
     plan = RunnerPlan(
         run_id="mem-1",
         cell_id="c1",
-        phases=[PhasePlan(workload="ycsb", phase="run", engine="postgres", threads=2, measured=True)],
+        phases=[PhaseConfig(workload="ycsb", phase="run", engine="postgres", threads=2, measured=True)],
     )
     handle = launcher.launch(plan, Credentials(), target)
     task = aws[1]("ecs").describe_tasks(cluster="bw", tasks=[handle.id])["tasks"][0]

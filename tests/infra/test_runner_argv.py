@@ -18,7 +18,8 @@ import pytest
 
 from benchwright.runner.entry import RUNNER_ENTRYPOINT, RUNNER_MODULE, runner_arguments
 from benchwright.runner.main import build_parser
-from benchwright.runner.plan import PhasePlan, RunnerPlan
+from benchwright.runner.plan import PhaseConfig, RunnerPlan
+from benchwright.spec import RunnerSpec
 from tests.functions.aws_world import ENV, REGION, runner_infrastructure
 from tests.runner_image import container_argv, copied_from, docker_run, exec_line, instruction
 
@@ -59,7 +60,10 @@ def moto_launcher(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
         clients = Clients(settings)
 
         def make(platform: str) -> AwsRunnerLauncher:
-            return AwsRunnerLauncher(clients, settings, {"platform": platform, "placement": "any"})
+            size = {"instance_type": "c6i.xlarge"} if platform == "ec2" else {}
+            return AwsRunnerLauncher(
+                clients, settings, RunnerSpec.model_validate({"platform": platform, "size": size})
+            )
 
         yield make
 
@@ -75,7 +79,7 @@ def tiny_plan() -> RunnerPlan:
     return RunnerPlan(
         run_id="argv-1",
         cell_id="c0",
-        phases=[PhasePlan(workload="ycsb", phase="run", engine="null", operation_count=10, measured=True)],
+        phases=[PhaseConfig(workload="ycsb", phase="run", engine="null", operation_count=10, measured=True)],
     )
 
 

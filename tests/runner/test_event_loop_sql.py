@@ -23,7 +23,14 @@ LOOP = "event loop"
 
 
 def phase(workload: str, props: dict[str, str], name: str, **kw: Any) -> ResultDocument:
-    config = PhaseConfig(workload, name, "postgres", props, seed=5, **{"threads": 1, "processes": 1, **kw})
+    config = PhaseConfig(
+        workload=workload,
+        phase=name,
+        engine="postgres",
+        properties=props,
+        seed=5,
+        **{"threads": 1, "processes": 1, **kw},
+    )
     return run_phase(config)
 
 

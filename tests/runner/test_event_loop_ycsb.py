@@ -38,7 +38,14 @@ MIX = {
 
 
 def phase(engine: str, props: dict[str, str], name: str, **kw: Any) -> ResultDocument:
-    config = PhaseConfig("ycsb", name, engine, props, seed=11, **{"threads": 1, "processes": 1, **kw})
+    config = PhaseConfig(
+        workload="ycsb",
+        phase=name,
+        engine=engine,
+        properties=props,
+        seed=11,
+        **{"threads": 1, "processes": 1, **kw},
+    )
     return run_phase(config)
 
 

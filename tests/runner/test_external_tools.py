@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from benchwright.errors import RunnerFailed, SpecError, ToolMissingError
+from benchwright.runner.plan import PhaseConfig
 from benchwright.runner.workloads.external import memtier, pgbench, redis_benchmark, sysbench
 from benchwright.runner.workloads.external.common import find_tool
 from benchwright.runner.workloads.external.native import pgbench_settings, run_native
@@ -67,9 +68,13 @@ def test_oltp_settings_drive_sysbench_on_postgres(pg_url: str) -> None:
         "oltp.table_size": "300",
         "oltp.delete_inserts": "2",
     }
-    load = run_native("oltp", "load", "postgres", props)
+    load = run_native(PhaseConfig(workload="oltp", phase="load", engine="postgres", properties=props))
     assert load.phase == "load" and load.extra["rows"] == 300
-    doc = run_native("oltp", "run", "postgres", props, threads=2, seconds=2)
+    doc = run_native(
+        PhaseConfig(
+            workload="oltp", phase="run", engine="postgres", properties=props, threads=2, max_seconds=2
+        )
+    )
     assert doc.measurement.source == "sysbench" and doc.workload == "oltp"
     assert doc.operations["oltp_write_only"].operations > 0
     assert doc.extra["queries"]["write"] > 0 and doc.extra["queries"]["read"] == 0
@@ -78,10 +83,17 @@ def test_oltp_settings_drive_sysbench_on_postgres(pg_url: str) -> None:
 
 def test_native_tool_mapping_refuses_what_it_cannot_run() -> None:
     with pytest.raises(SpecError) as err:
-        run_native("tpcc", "run", "postgres", {})
+        run_native(PhaseConfig(workload="tpcc", phase="run", engine="postgres"))
     assert err.value.field == "workload"
     with pytest.raises(SpecError) as err:
-        run_native("tpcb", "run", "mysql", {"mysql.url": "mysql://x@127.0.0.1:1/x"})
+        run_native(
+            PhaseConfig(
+                workload="tpcb",
+                phase="run",
+                engine="mysql",
+                properties={"mysql.url": "mysql://x@127.0.0.1:1/x"},
+            )
+        )
     assert err.value.field == "engine"
     settings = pgbench_settings({"tpcb.script": "select-only", "tpcb.scale": "5"}, "run", 8, 30.0, 500.0)
     assert (settings.builtin, settings.scale, settings.clients, settings.time_s, settings.rate) == (

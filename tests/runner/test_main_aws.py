@@ -21,7 +21,8 @@ import pytest
 
 from benchwright.providers.base import Credentials
 from benchwright.results import RunnerOutput
-from benchwright.runner.plan import PhasePlan, RunnerPlan
+from benchwright.runner.plan import PhaseConfig, RunnerPlan
+from benchwright.spec import RunnerSpec
 from tests.functions.aws_world import (
     ENV,
     REGION,
@@ -78,7 +79,9 @@ def account() -> Iterator[Account]:
                 runner_container="runner",
             )
             clients = Clients(settings)
-            launcher = AwsRunnerLauncher(clients, settings, {"platform": "fargate", "placement": "any"})
+            launcher = AwsRunnerLauncher(
+                clients, settings, RunnerSpec.model_validate({"platform": "fargate"})
+            )
             yield Account(endpoint=endpoint, launcher=launcher, clients=clients, login=login)
     finally:
         mp.undo()
@@ -91,8 +94,8 @@ def plan(login: PgLogin, run_id: str) -> RunnerPlan:
         cell_id="c0",
         connection={"postgres.url": login.url},
         phases=[
-            PhasePlan(workload="ycsb", phase="load", engine="postgres", properties=props, threads=2),
-            PhasePlan(
+            PhaseConfig(workload="ycsb", phase="load", engine="postgres", properties=props, threads=2),
+            PhaseConfig(
                 workload="ycsb",
                 phase="run",
                 engine="postgres",

@@ -429,10 +429,11 @@ def test_fanout_plans_share_one_start_instant_for_the_measured_phase() -> None:
     # the Fargate start-up margin plus the load phase (1000 records at 100/s), stretched
     assert start_at == 1000.0 + START_MARGIN_S["fargate"] + 10.0 * PRIOR_PHASE_SLACK
     plans = [build_plan(spec, "r", "c", {}, runner_index=i, start_at=start_at) for i in range(3)]
-    assert {p.start_at for p in plans} == {start_at}
     assert [p.runner_count for p in plans] == [3, 3, 3]
     assert [ph.measured for ph in plans[0].phases] == [False, True]
-    assert RunnerPlan.model_validate_json(plans[0].model_dump_json()).start_at == start_at
+    # the measured phase alone carries the instant, in every runner's plan
+    assert [[ph.start_at for ph in p.phases] for p in plans] == [[None, start_at]] * 3
+    assert RunnerPlan.model_validate_json(plans[0].model_dump_json()) == plans[0]
 
 
 def test_a_single_runner_gets_no_start_instant() -> None:
@@ -456,21 +457,22 @@ def test_launch_stage_gives_every_runner_the_same_start_at(world: dict[str, Any]
     steps.launch_runner(state, providers)
     plans = world["launcher"].plans
     assert len(plans) == 3
-    assert len({p.start_at for p in plans}) == 1
-    assert plans[0].start_at is not None and plans[0].start_at > before
+    instants = {p.phases[-1].start_at for p in plans}
+    assert len(instants) == 1
+    (instant,) = instants
+    assert instant is not None and instant > before
 
 
-def test_runner_passes_start_at_to_the_measured_phase_only_and_flags_a_late_start() -> None:
+def test_the_plan_gives_start_at_to_the_measured_phase_only_and_the_runner_flags_a_late_start() -> None:
     from datetime import UTC, datetime
 
-    from benchwright.runner.main import flag_late_start, phase_config
+    from benchwright.runner.main import flag_late_start
 
     spec = parse_spec(FANOUT)
     plan = build_plan(spec, "r", "c", {}, runner_index=1, start_at=2000.0)
     load, run = plan.phases
-    assert phase_config(plan, load).start_at is None
-    assert phase_config(plan, run).start_at == 2000.0
-    assert phase_config(plan.model_copy(update={"start_at": None}), run).start_at is None
+    assert (load.start_at, run.start_at) == (None, 2000.0)
+    assert [ph.start_at for ph in build_plan(spec, "r", "c", {}, runner_index=1).phases] == [None, None]
 
     on_time = make_document([1000.0] * 3, engine="postgres", phase="run")
     on_time.started_at = datetime.fromtimestamp(2000.0, UTC)

@@ -25,7 +25,6 @@ from typing_extensions import TypeVar
 
 from benchwright.results import MetricSeries, ResultDocument, RunnerOutput
 from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV
-from benchwright.runner.plan import PhasePlan as PhasePlan  # re-exported: the stages build plans
 from benchwright.runner.plan import RunnerPlan
 
 if TYPE_CHECKING:  # runs.py is written by the store+report engineer; imported lazily to avoid cycles

@@ -20,16 +20,13 @@ import signal
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from benchwright.errors import BenchwrightError, SpecError, TargetUnreachable
 from benchwright.results import ResultDocument, RunnerOutput
 from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV
-from benchwright.runner.plan import PhasePlan, RunnerPlan
+from benchwright.runner.plan import PhaseConfig, RunnerPlan
 from benchwright.runner.progress import RunnerEvent
-
-if TYPE_CHECKING:
-    from benchwright.runner.engine import PhaseConfig
 
 EXIT_ABORTED = 3
 LATE_START_TOLERANCE_S = 1.0  # a release this much after start_at is no longer "together"
@@ -173,50 +170,28 @@ def _raise_interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-def phase_config(plan: RunnerPlan, phase: PhasePlan) -> PhaseConfig:
-    """The engine's config for one phase of the plan; the fan-out start instant goes to the measured one."""
-    from benchwright.runner.engine import PhaseConfig
-
-    return PhaseConfig(
-        workload=phase.workload,
-        phase="run" if phase.phase == "warmup" else phase.phase,
-        engine=phase.engine,
-        properties=dict(phase.properties),
-        threads=phase.threads,
-        processes=phase.processes,
-        target=phase.target,
-        operation_count=phase.operation_count,
-        max_seconds=phase.max_seconds,
-        interval_s=phase.interval_s,
-        seed=phase.seed,
-        run_id=plan.run_id,
-        start_at=plan.start_at if phase.measured else None,
-    )
-
-
 NATIVE_TOOL = "native.tool"  # workload property: measure the phases with pgbench / sysbench / redis-benchmark
 
 
-def measure_phase(config: PhaseConfig, plan: RunnerPlan, progress: Any) -> ResultDocument:
-    """One phase by our engine, or, with ``native.tool`` in the workload's properties, by the tool
-    users trust for it (runner/workloads/external/native.py): same settings, the tool's own numbers."""
-    tool = config.properties.get(NATIVE_TOOL)
+def measure_phase(phase: PhaseConfig, run_id: str, progress: Any) -> ResultDocument:
+    """One phase of the plan, as it is, by our engine, or, with ``native.tool`` in the workload's
+    properties, by the tool users trust for it (runner/workloads/external/native.py): same settings,
+    the tool's own numbers."""
+    tool = phase.properties.get(NATIVE_TOOL)
     if not tool:
         from benchwright.runner.engine import run_phase
 
-        return run_phase(config, progress)
+        return run_phase(phase, progress)
     from benchwright.runner.workloads.external.native import run_native
 
-    phase = "load" if config.phase == "load" else "run"
-    return run_native(config.workload, phase, config.engine, config.properties, threads=config.threads,
-                      seconds=config.max_seconds, rate=config.target, tool=tool, run_id=plan.run_id)  # fmt: skip
+    return run_native(phase, tool=tool, run_id=run_id)
 
 
-def flag_late_start(plan: RunnerPlan, phase: PhasePlan, doc: ResultDocument) -> None:
+def flag_late_start(plan: RunnerPlan, phase: PhaseConfig, doc: ResultDocument) -> None:
     """A runner that came up after the shared start instant ran out of step with the others: say so."""
-    if not phase.measured or plan.start_at is None:
+    if phase.start_at is None:
         return
-    late = doc.started_at.timestamp() - plan.start_at
+    late = doc.started_at.timestamp() - phase.start_at
     if late > LATE_START_TOLERANCE_S:
         doc.flag(
             "late_start",
@@ -252,10 +227,9 @@ def run(args: argparse.Namespace) -> int:
             emit(RunnerEvent(event="phase_started", phase=phase.phase, threads=phase.threads))
         started[phase.phase] = datetime.now(UTC)
         write(None)  # one write (a PUT on S3) per phase: where the workflow learns the phase began
-        config = phase_config(plan, phase)
-        stats = StatsProbe(config.engine, config.properties).start()
+        stats = StatsProbe(phase.engine, phase.properties).start()
         try:
-            doc = measure_phase(config, plan, None if args.quiet else _progress_printer(phase.phase))
+            doc = measure_phase(phase, plan.run_id, None if args.quiet else _progress_printer(phase.phase))
         except KeyboardInterrupt:
             write(f"interrupted before phase {phase.phase} produced a result")
             return 130
@@ -263,8 +237,7 @@ def run(args: argparse.Namespace) -> int:
             write(f"{type(exc).__name__}: {exc}")
             emit(RunnerEvent(event="phase_failed", phase=phase.phase, message=str(exc)))
             return exc.exit_code
-        doc.phase = phase.phase
-        doc.cell = plan.cell_id
+        doc.run_id, doc.cell, doc.phase = plan.run_id, plan.cell_id, phase.phase
         doc.server_stats = stats.finish()
         flag_late_start(plan, phase, doc)
         docs.append(doc)

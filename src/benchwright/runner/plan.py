@@ -1,6 +1,12 @@
 """The runner plan: everything one runner needs to run a cell's phases, as it travels to the runner
 (a file locally, an S3 object on AWS). It lives in the runner layer because the runner reads it; the
-stages build it and the launchers carry it. No password: see ``providers.base.Credentials``."""
+stages build it and the launchers carry it. No password: see ``providers.base.Credentials``.
+
+One phase has one model from the plan to the engine: the stages build ``PhaseConfig``s, the plan
+carries them as JSON, and ``engine.run_phase`` takes each one as it comes out of the plan (the CLI
+commands and benchmarks build them directly). This module imports only pydantic, so the launchers
+and the Lambdas load it without the engine.
+"""
 
 from __future__ import annotations
 
@@ -13,21 +19,36 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class PhasePlan(_Model):
-    """One phase for the runner: the fields of ``engine.PhaseConfig``."""
+PhaseName = Literal["load", "warmup", "run"]
+
+
+class PhaseConfig(_Model):
+    """One phase: what the stages plan and what the engine runs. Plain data, so it pickles to the
+    worker processes; the engine reads it when the phase starts, never per operation."""
 
     workload: str
-    phase: Literal["load", "warmup", "run"]
+    phase: PhaseName
     engine: str
-    properties: dict[str, str] = Field(default_factory=dict)
+    properties: dict[str, str] = Field(default_factory=dict)  # workload and connection properties
     threads: int = 1
-    processes: int | None = None
-    target: float | None = None
-    operation_count: int | None = None
+    processes: int | None = None  # default: min(threads, 2 x cores)
+    target: float | None = None  # total operations per second, None = as fast as possible
+    operation_count: int | None = None  # None: the workload decides (or time-bounded)
     max_seconds: float | None = None
     interval_s: float = 1.0
     seed: int | None = None
-    measured: bool = False  # the phase whose window the host / cloud metrics are aligned with
+    # The phase the host and cloud metrics are aligned with (the run phase, or the last one).
+    measured: bool = False
+    # Fan-out (runner_count > 1), measured phase only: the wall-clock epoch seconds at which every
+    # runner releases this phase's workers, so N hosts drive the target together
+    # (stages.plan.fanout_start_at). None: release as soon as the workers are connected.
+    start_at: float | None = Field(default=None, gt=0)
+
+    @property
+    def workload_phase(self) -> Literal["load", "run"]:
+        """What the workload does in this phase: a warm-up runs the run phase's operations (its
+        document is still labelled ``warmup``, and the measured phase comes after it)."""
+        return "load" if self.phase == "load" else "run"
 
 
 class RunnerPlan(_Model):
@@ -39,7 +60,4 @@ class RunnerPlan(_Model):
     runner_index: int = 0
     runner_count: int = 1
     connection: dict[str, str] = Field(default_factory=dict)  # redacted connection properties
-    phases: list[PhasePlan]
-    # Fan-out (runner_count > 1): wall-clock epoch seconds at which every runner releases the workers
-    # of its measured phase, so N hosts load the target together (see stages.plan.fanout_start_at).
-    start_at: float | None = Field(default=None, gt=0)
+    phases: list[PhaseConfig]

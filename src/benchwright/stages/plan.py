@@ -4,7 +4,7 @@ The plan is what travels to the runner (a file locally, an S3 object on AWS). It
 properties WITHOUT the password: the launcher passes that out of band (``Credentials``).
 
 Fan-out (``runner.count > 1``): every runner of a cell gets the same ``start_at``, the wall-clock instant
-at which its measured phase releases its workers (``engine.PhaseConfig.start_at``), so the N runners
+at which its measured phase releases its workers (``PhaseConfig.start_at``), so the N runners
 drive the target together instead of one after another as their tasks happen to start.
 """
 
@@ -14,7 +14,7 @@ import time
 from collections.abc import Mapping
 
 from benchwright.experiments.models import EVENT_GIVE_UP_S
-from benchwright.runner.plan import PhasePlan, RunnerPlan
+from benchwright.runner.plan import PhaseConfig, RunnerPlan
 from benchwright.spec import BenchmarkSpec, enabled_phases, phase_seconds, workload_properties
 
 PHASES = ("load", "warmup", "run")
@@ -89,7 +89,7 @@ def build_plan(
 ) -> RunnerPlan:
     """One runner's plan. For fan-out, pass every runner the same ``start_at`` (``fanout_start_at``)."""
     count = spec.runner.count
-    phases: list[PhasePlan] = []
+    phases: list[PhaseConfig] = []
     enabled = enabled_phases(spec)
     measured = _measured(enabled)
     for name in enabled:
@@ -107,7 +107,7 @@ def build_plan(
         if operations is None and p.duration_s and name != "load":
             operations = UNBOUNDED  # a duration without a count: the phase is bounded by time alone
         phases.append(
-            PhasePlan(
+            PhaseConfig(
                 workload=spec.workload.name,
                 phase=name,  # type: ignore[arg-type]
                 engine=spec.target.engine,
@@ -119,6 +119,7 @@ def build_plan(
                 max_seconds=p.duration_s,
                 seed=seed,
                 measured=name == measured,
+                start_at=start_at if name == measured else None,
             )
         )
     return RunnerPlan(
@@ -129,5 +130,4 @@ def build_plan(
         runner_count=count,
         connection=dict(connection),
         phases=phases,
-        start_at=start_at,
     )

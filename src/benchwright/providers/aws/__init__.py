@@ -70,6 +70,7 @@ def aws_providers(
     from benchwright.providers.aws.s3 import S3Artifacts
     from benchwright.providers.aws.store import S3ResultStore
     from benchwright.providers.aws.targets import TARGETS
+    from benchwright.spec.runners import RunnerSpec
 
     config = config or AwsSettings.from_env()
     clients = clients or Clients(config)
@@ -84,7 +85,7 @@ def aws_providers(
     artifacts = S3Artifacts(clients, config.results_bucket)
     return Providers(
         target=target,
-        launcher=AwsRunnerLauncher(clients, config, spec.get("runner") or {}),
+        launcher=AwsRunnerLauncher(clients, config, RunnerSpec.model_validate(spec.get("runner") or {})),
         metrics=CloudWatchMetrics(clients),
         store=S3ResultStore(artifacts, make_sink(config, clients) if ingest else None),
         notifier=notifier_for(spec, clients, config.slack_secret_arn),

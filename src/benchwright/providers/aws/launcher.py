@@ -8,7 +8,6 @@ to the result pointer; the workflow keeps only pointers in its state.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,6 +28,7 @@ from benchwright.providers.base import (
 from benchwright.results import ResultDocument, RunnerOutput
 from benchwright.runner.entry import AZ_ENV, AZ_ID_ENV, SECRET_ARN_ENV, runner_arguments
 from benchwright.runner.plan import RunnerPlan
+from benchwright.spec.runners import RunnerSpec
 
 CAPACITY_REASONS = ("RESOURCE", "Capacity", "capacity", "throttl", "AGENT")
 STARTING = {"PROVISIONING", "PENDING", "ACTIVATING"}
@@ -43,21 +43,21 @@ def launch_token(plan: RunnerPlan) -> str:
 
 
 class AwsRunnerLauncher(RunnerLauncher):
-    """``runner``: the spec's runner section (platform fargate|ec2, placement, count, size)."""
+    """``runner``: the spec's validated runner section (platform, placement, size). Its sizes and
+    placements are the spec's own, defaults included (``RunnerSize.fargate``): what is
+    launched is what the spec says and what the price book prices."""
 
-    def __init__(
-        self, clients: Clients, config: AwsSettings, runner: Mapping[str, Any] | None = None
-    ) -> None:
+    def __init__(self, clients: Clients, config: AwsSettings, runner: RunnerSpec) -> None:
         self.clients = clients
         self.config = config
-        self.runner = dict(runner or {})
+        self.runner = runner
         self.artifacts = S3Artifacts(clients, config.results_bucket)
 
     @property
     def kind(self) -> str:
-        kind = str(self.runner.get("platform", "fargate"))
-        if kind not in {"fargate", "ec2"}:
-            raise SpecError("runner.platform", f"AWS runners are fargate or ec2, got {kind!r}")
+        kind = self.runner.platform
+        if kind == "local":
+            raise SpecError("runner.platform", "AWS runners are fargate or ec2, got 'local'")
         return kind
 
     def _prefix(self, plan: RunnerPlan) -> str:
@@ -75,7 +75,7 @@ class AwsRunnerLauncher(RunnerLauncher):
         where = placement_mod.choose(
             self.clients("ec2"),
             self.config.subnet_ids,
-            str(self.runner.get("placement", "same-az")),
+            self.runner.placement,
             target_az,
             plan.runner_index,
         )
@@ -129,15 +129,15 @@ class AwsRunnerLauncher(RunnerLauncher):
             "command": runner_arguments(plan_uri, result_uri),
             "environment": [{"name": k, "value": v} for k, v in env.items()],
         }
-        overrides: dict[str, Any] = {"containerOverrides": [override]}
-        size = self.runner.get("size") or {}
-        if size.get("cpu"):
-            overrides["cpu"] = str(int(float(size["cpu"]) * 1024))  # vCPU -> CPU units
-        if size.get("memory_mb"):
-            overrides["memory"] = str(int(size["memory_mb"]))
-            # the container's own hard limit too: the task definition's (4 GiB by default) would
-            # otherwise cap a runner that asked for more
-            override["memory"] = int(size["memory_mb"])
+        size = self.runner.size.fargate
+        # The task's size is always the spec's (the task definition's is only a starting point), and
+        # the container's own hard limit follows it: the definition's would cap a larger runner.
+        override["memory"] = size.memory_mb
+        overrides: dict[str, Any] = {
+            "containerOverrides": [override],
+            "cpu": str(size.cpu_units),
+            "memory": str(size.memory_mb),
+        }
         response = aws_call(
             "ecs run_task",
             self.clients("ecs").run_task,
@@ -215,7 +215,7 @@ class AwsRunnerLauncher(RunnerLauncher):
         )
         args: dict[str, Any] = {
             "ImageId": self.config.runner_ami,
-            "InstanceType": str((self.runner.get("size") or {}).get("instance_type") or "c6i.xlarge"),
+            "InstanceType": self.runner.ec2_instance_type,
             "MinCount": 1,
             "MaxCount": 1,
             "SubnetId": where.subnet_id,

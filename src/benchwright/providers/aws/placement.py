@@ -30,7 +30,8 @@ def subnets_by_az(ec2: Any, subnet_ids: list[str]) -> dict[str, dict[str, Any]]:
 def choose(
     ec2: Any, subnet_ids: list[str], placement: str, target_az: str | None, index: int = 0
 ) -> Placement:
-    """``same-az`` (the target primary's AZ), ``other-az`` (any other), an AZ name or an AZ id."""
+    """``same-az`` (the target primary's AZ), ``other-az`` (any other), an AZ name or an AZ id: the
+    placements ``RunnerSpec`` accepts, and no other."""
     by_az = subnets_by_az(ec2, subnet_ids)
     if placement == "same-az":
         if not target_az:
@@ -43,9 +44,6 @@ def choose(
         if not others:
             raise ProvisioningFailed(f"runner placement other-az: every subnet is in {target_az}")
         subnet = by_az[others[index % len(others)]]
-    elif placement in ("any", ""):
-        names = sorted(by_az)
-        subnet = by_az[names[index % len(names)]]
     else:
         match = [
             s for s in by_az.values() if placement in (s["AvailabilityZone"], s.get("AvailabilityZoneId"))

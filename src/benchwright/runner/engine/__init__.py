@@ -22,12 +22,13 @@ parent's handle on the worker processes: start, release, collect), ``worker`` (o
 reporting period) and ``document`` (the merged result document).
 """
 
-from benchwright.runner.engine.config import ERROR_ABORT_S, PhaseConfig, ProgressFn
+from benchwright.runner.engine.config import ERROR_ABORT_S, ProgressFn
 from benchwright.runner.engine.document import ensure_complete, host_facts
 from benchwright.runner.engine.periods import Period, PeriodProgress, _PeriodTracker, _PeriodUpdate
 from benchwright.runner.engine.phase import run_phase
 from benchwright.runner.engine.processes import start_method
 from benchwright.runner.engine.thread_loop import _thread_loop
+from benchwright.runner.plan import PhaseConfig
 
 __all__ = [
     "ERROR_ABORT_S",

@@ -7,8 +7,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from benchwright.runner.engine.config import PhaseConfig
 from benchwright.runner.event_loop import Connection, EventLoop
+from benchwright.runner.plan import PhaseConfig
 from benchwright.runner.workloads.base import ThreadInfo, Workload
 
 
@@ -31,7 +31,7 @@ def _event_loop_connections(
         driver = drivers[slot]
         if driver.event_loop_channel() is None:
             return None
-        requests = workload.wire_requests(config.phase, driver, info)
+        requests = workload.wire_requests(config.workload_phase, driver, info)
         if requests is None:
             return None
         connection = Connection(_channel_of(driver), driver.drop_channel, requests, thread_limits[slot])

@@ -1,5 +1,6 @@
-"""What crosses the process boundary: the phase's plain-data configuration, the report a worker
-sends back, and the constants both sides agree on (the clock unit, the start delay, publish rates)."""
+"""What crosses the process boundary: the phase's configuration (``PhaseConfig``, the runner plan's
+own phase model), the report a worker sends back, and the constants both sides agree on (the clock
+unit, the start delay, publish rates)."""
 
 from __future__ import annotations
 
@@ -13,25 +14,6 @@ START_DELAY_NS = 200_000_000  # every worker is connected and waiting before the
 ERROR_ABORT_S = 3.0  # a thread whose every operation failed for this long gives up
 ProgressFn = Callable[[float, int, float], None]  # (elapsed s, operations so far, current ops/s)
 PUBLISH_S, LIVE_PUBLISH_S = 0.25, 0.1  # how often a worker publishes its count / its sealed intervals
-
-
-@dataclass
-class PhaseConfig:
-    """Everything a worker process needs; plain data so it pickles."""
-
-    workload: str
-    phase: str
-    engine: str
-    properties: dict[str, str]
-    threads: int = 1
-    processes: int | None = None  # default: min(threads, 2 x cores)
-    target: float | None = None  # total operations per second, None = as fast as possible
-    operation_count: int | None = None  # None: the workload decides (or time-bounded)
-    max_seconds: float | None = None
-    interval_s: float = 1.0
-    seed: int | None = None
-    run_id: str | None = None
-    start_at: float | None = None  # wall-clock epoch seconds: several runner hosts start together
 
 
 @dataclass

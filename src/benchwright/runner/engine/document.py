@@ -22,9 +22,10 @@ from benchwright.results import (
     ResultDocument,
     redact,
 )
-from benchwright.runner.engine.config import NS, PhaseConfig, WorkerReport
+from benchwright.runner.engine.config import NS, WorkerReport
 from benchwright.runner.entry import AZ_ENV, AZ_ID_ENV
 from benchwright.runner.measure import Recorder, encode_histogram
+from benchwright.runner.plan import PhaseConfig
 
 SATURATION_CPU_SHARE = 0.90
 SATURATION_LAG_MS = 50.0
@@ -100,7 +101,6 @@ def build_document(
     lag = max((r.lag_p99_ms for r in reports), default=0.0)
     saturated = share >= SATURATION_CPU_SHARE or wanted >= SATURATION_CPU_SHARE or lag >= SATURATION_LAG_MS
     doc = ResultDocument(
-        run_id=config.run_id,
         tool_version=__version__,
         workload=config.workload,
         phase=config.phase,

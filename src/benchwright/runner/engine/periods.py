@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchwright.errors import SpecError
-from benchwright.runner.engine.config import NS, PhaseConfig, ProgressFn
+from benchwright.runner.engine.config import NS, ProgressFn
 from benchwright.runner.measure import SEALED_ALL, LatencyKind, PeriodTotals, Recorder
+from benchwright.runner.plan import PhaseConfig
 
 PERIOD_GRACE_S = 1.0  # a period still incomplete this long after its end is reported as it stands
 

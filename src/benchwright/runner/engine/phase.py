@@ -5,7 +5,6 @@ what went wrong and let the workload run its closing checks."""
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -13,10 +12,11 @@ from benchwright.errors import TargetUnreachable
 from benchwright.results import ResultDocument
 from benchwright.runner.drivers import new_driver
 from benchwright.runner.engine.client_model import _wants_event_loop, default_processes
-from benchwright.runner.engine.config import NS, PhaseConfig, ProgressFn, WorkerReport
+from benchwright.runner.engine.config import NS, ProgressFn, WorkerReport
 from benchwright.runner.engine.document import build_document
 from benchwright.runner.engine.periods import _check_period, _PeriodTracker
 from benchwright.runner.engine.processes import WorkerPool
+from benchwright.runner.plan import PhaseConfig
 from benchwright.runner.workloads.base import ThreadInfo, Workload, split, workload_class
 
 
@@ -59,12 +59,12 @@ def _set_up(workload: Workload, config: PhaseConfig) -> tuple[str | None, str, b
     probe = new_driver(config.engine, config.properties, 0)
     probe.connect()
     try:
-        workload.setup(probe, config.phase)
+        workload.setup(probe, config.workload_phase)
         server_version = probe.server_version()
         event_loop = (
             _wants_event_loop(workload, config)
             and probe.event_loop_channel() is not None
-            and workload.wire_requests(config.phase, probe, ThreadInfo(0, 1, 0)) is not None
+            and workload.wire_requests(config.workload_phase, probe, ThreadInfo(0, 1, 0)) is not None
         )
     finally:
         probe.close()
@@ -81,12 +81,16 @@ def _layout(
     total = (
         config.operation_count
         if config.operation_count is not None
-        else workload.operation_limit(config.phase)
+        else workload.operation_limit(config.workload_phase)
     )
     if total == 0:  # YCSB: operationcount=0 means "until maxexecutiontime"
         total = None
-    max_seconds = config.max_seconds if config.max_seconds is not None else workload.time_limit(config.phase)
-    config = replace(config, threads=threads, processes=processes, max_seconds=max_seconds)
+    max_seconds = (
+        config.max_seconds if config.max_seconds is not None else workload.time_limit(config.workload_phase)
+    )
+    config = config.model_copy(
+        update={"threads": threads, "processes": processes, "max_seconds": max_seconds}
+    )
     assignment = [list(range(p, threads, processes)) for p in range(processes)]
     limits = [[split(total, threads, t) if total is not None else None for t in ts] for ts in assignment]
     return config, assignment, limits
@@ -116,7 +120,7 @@ def _finish(workload: Workload, config: PhaseConfig, doc: ResultDocument) -> Non
     finisher = new_driver(config.engine, config.properties, 0)
     try:
         if _connect_within(finisher, float(config.properties.get("client.give_up_s") or 0)):
-            workload.finish(finisher, config.phase, doc)
+            workload.finish(finisher, config.workload_phase, doc)
         else:
             doc.flag(
                 "finish_skipped",

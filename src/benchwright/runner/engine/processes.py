@@ -20,12 +20,12 @@ from benchwright.runner.engine.config import (
     LIVE_PUBLISH_S,
     NS,
     START_DELAY_NS,
-    PhaseConfig,
     ProgressFn,
     WorkerReport,
 )
 from benchwright.runner.engine.periods import _PeriodTracker, _PeriodUpdate
 from benchwright.runner.engine.worker import _worker_main
+from benchwright.runner.plan import PhaseConfig
 
 READY_TIMEOUT_S = 120  # a worker that has not connected by then counts as failed to start
 PROGRESS_EVERY_NS = 500_000_000  # the plain progress callback: about twice a second

@@ -19,12 +19,12 @@ from benchwright.runner.engine.config import (
     LIVE_PUBLISH_S,
     NS,
     PUBLISH_S,
-    PhaseConfig,
     WorkerReport,
 )
 from benchwright.runner.engine.periods import _SealedIntervals
 from benchwright.runner.engine.thread_loop import _thread_loop
 from benchwright.runner.measure import LatencyKind, Recorder
+from benchwright.runner.plan import PhaseConfig
 from benchwright.runner.workloads.base import ThreadInfo, Workload, workload_class
 
 
@@ -246,7 +246,7 @@ class _Clients:
         t = self.thread_indexes[slot]
         c = self.config
         info = ThreadInfo(index=t, count=c.threads, seed=self.seed * 7919 + t)
-        ops = self.workload.operations(c.phase, self.drivers[slot], info)
+        ops = self.workload.operations(c.workload_phase, self.drivers[slot], info)
         pace_ns = self.pace_ns
         try:
             reason = _thread_loop(

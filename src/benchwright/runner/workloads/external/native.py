@@ -17,6 +17,7 @@ from collections.abc import Mapping
 
 from benchwright.errors import SpecError
 from benchwright.results import ResultDocument
+from benchwright.runner.plan import PhaseConfig
 from benchwright.runner.workloads.external import pgbench, redis_benchmark, sysbench
 from benchwright.runner.workloads.external.common import LineSink
 from benchwright.runner.workloads.redisbench.sequential import RedisBenchSettings
@@ -85,19 +86,13 @@ def redis_settings(props: Mapping[str, str], threads: int) -> RedisBenchSettings
     )
 
 
-def run_native(  # pylint: disable=too-many-positional-arguments  # issue 10 item 7: a parameter object
-    workload: str,
-    phase: str,
-    engine: str,
-    properties: Mapping[str, str],
-    threads: int = 1,
-    seconds: float | None = None,
-    rate: float | None = None,
-    tool: str | None = None,
-    echo: LineSink | None = None,
-    run_id: str | None = None,
+def run_native(
+    phase: PhaseConfig, tool: str | None = None, echo: LineSink | None = None, run_id: str | None = None
 ) -> ResultDocument:
-    """One phase of ``workload`` measured by its native tool (``tool`` overrides the default)."""
+    """One phase measured by its workload's native tool (``tool`` overrides the default): the same
+    phase model the engine runs, so a plan's phase goes to either as it is."""
+    workload, engine, properties = phase.workload, phase.engine, phase.properties
+    threads, seconds, rate = phase.threads, phase.max_seconds, phase.target
     tool = tool or DEFAULT_TOOL.get(workload)
     if tool is None:
         raise SpecError(
@@ -109,12 +104,19 @@ def run_native(  # pylint: disable=too-many-positional-arguments  # issue 10 ite
             raise SpecError("engine", f"pgbench drives postgres, not {engine!r}")
         url = _url(properties, "postgres.url")
         return pgbench.run(
-            pgbench_settings(properties, phase, threads, seconds, rate), url, echo, run_id=run_id
+            pgbench_settings(properties, phase.workload_phase, threads, seconds, rate),
+            url,
+            echo,
+            run_id=run_id,
         )
     if tool == "sysbench":
         url = _url(properties, f"{engine}.url")
         return sysbench.run(
-            sysbench_settings(properties, phase, threads, seconds), engine, url, echo, run_id=run_id
+            sysbench_settings(properties, phase.workload_phase, threads, seconds),
+            engine,
+            url,
+            echo,
+            run_id=run_id,
         )
     if tool == "redis-benchmark":
         if engine != "redis":

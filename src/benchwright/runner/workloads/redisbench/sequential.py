@@ -55,14 +55,15 @@ def run_redis_bench(
             properties={**connection, **settings.properties(test)},
             threads=settings.clients,
             processes=settings.processes,
-            run_id=run_id,
         )
         doc = run_phase(config, progress)
         per_request(doc, settings.pipeline)  # finish() is skipped on an aborted phase
         docs.append(doc)
         if doc.aborted:
             break
-    return combine(docs, settings.pipeline)
+    combined = combine(docs, settings.pipeline)
+    combined.run_id = run_id
+    return combined
 
 
 def combine(docs: list[ResultDocument], pipeline: int) -> ResultDocument:
