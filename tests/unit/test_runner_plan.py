@@ -62,7 +62,9 @@ def test_the_stages_plan_phases_the_engine_takes_with_the_specs_settings() -> No
 def test_a_phase_the_engine_could_not_run_is_refused_in_the_plan() -> None:
     with pytest.raises(ValidationError, match="phase"):
         PhaseConfig(workload="ycsb", phase="cleanup", engine="null")  # type: ignore[arg-type]
+    with pytest.raises(ValidationError, match="recordcount"):
+        PhaseConfig("ycsb", "run", "null", {"recordcount": 40})  # type: ignore[dict-item]
     with pytest.raises(ValidationError, match="start_at"):
         PhaseConfig(workload="ycsb", phase="run", engine="null", start_at=0)
     with pytest.raises(ValidationError, match="run_id"):
-        PhaseConfig.model_validate({"workload": "ycsb", "phase": "run", "engine": "null", "run_id": "r"})
+        PhaseConfig(workload="ycsb", phase="run", engine="null", run_id="r")  # type: ignore[call-arg]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.dataclasses import dataclass
 
 
 class _Model(BaseModel):
@@ -22,9 +23,11 @@ class _Model(BaseModel):
 PhaseName = Literal["load", "warmup", "run"]
 
 
-class PhaseConfig(_Model):
-    """One phase: what the stages plan and what the engine runs. Plain data, so it pickles to the
-    worker processes; the engine reads it when the phase starts, never per operation."""
+@dataclass(config=ConfigDict(extra="forbid"))
+class PhaseConfig:
+    """One phase: what the stages plan and what the engine runs. A validating dataclass (positional
+    arguments work, as for the engine's callers) that pickles to the worker processes; the engine
+    reads it when the phase starts, never per operation."""
 
     workload: str
     phase: PhaseName

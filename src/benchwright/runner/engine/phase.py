@@ -5,6 +5,7 @@ what went wrong and let the workload run its closing checks."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -88,9 +89,7 @@ def _layout(
     max_seconds = (
         config.max_seconds if config.max_seconds is not None else workload.time_limit(config.workload_phase)
     )
-    config = config.model_copy(
-        update={"threads": threads, "processes": processes, "max_seconds": max_seconds}
-    )
+    config = replace(config, threads=threads, processes=processes, max_seconds=max_seconds)
     assignment = [list(range(p, threads, processes)) for p in range(processes)]
     limits = [[split(total, threads, t) if total is not None else None for t in ts] for ts in assignment]
     return config, assignment, limits
