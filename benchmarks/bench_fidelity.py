@@ -80,16 +80,16 @@ def tool(port: int, clients: int, requests: int) -> tuple[float, float]:
     return float(fields["avg_latency_ms"]) * 1000, float(fields["p99_latency_ms"]) * 1000
 
 
-def served(port: int) -> str:
-    """What the delay server actually served since the last call (``count avg p99 max``, us), or ""
-    from a server without DELAYSTATS."""
+def served(port: int) -> tuple[float, float] | None:
+    """The average and p99 (us) the delay server actually served since the last call, or None from
+    a server without DELAYSTATS."""
     with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
         s.sendall(b"*1\r\n$10\r\nDELAYSTATS\r\n")
         reply = s.recv(4096).decode()
     if not reply.startswith("$"):
-        return ""
-    count, avg, p99, _ = reply.split("\r\n")[1].split()
-    return f"served {int(count):5d} GETs, avg {float(avg):7.1f} p99 {float(p99):7.1f} us"
+        return None
+    _, avg, p99, _ = reply.split("\r\n")[1].split()
+    return float(avg), float(p99)
 
 
 def ycsb(port: int, clients: int, requests: int, target: float | None = None) -> dict[str, Any]:
@@ -176,8 +176,13 @@ def compare(port: int, args: argparse.Namespace) -> None:
             f"load {os.getloadavg()[0]:.1f}",
             flush=True,
         )
-        if theirs_served:
-            print(f"           server, redis-benchmark: {theirs_served} | ours: {served(port)}")
+        ours_served = served(port)
+        if theirs_served and ours_served:  # what each client added to what it was served
+            print(
+                f"           served avg/p99: redis-benchmark {theirs_served[0]:7.1f}/{theirs_served[1]:7.1f} us, "
+                f"ours {ours_served[0]:7.1f}/{ours_served[1]:7.1f} us | client's own share of the average: "
+                f"redis-benchmark {theirs[-1][0] - theirs_served[0]:+6.1f} us, ours {avg - ours_served[0]:+6.1f} us"
+            )
     for i, name in enumerate(("average", "p99")):
         ratio = median([m[i] for m in mine]) / median([t[i] for t in theirs])
         verdict = "within" if abs(ratio - 1) <= TARGET else "OUTSIDE"
