@@ -38,7 +38,7 @@ KNOWN: dict[str, frozenset[str]] = {
         }
     ),
     "postgres.": frozenset({"url", "password", "timeout", "connect_timeout", "ddl_suffix", "primary_key"}),
-    "mysql.": frozenset({"url", "connect_timeout"}),
+    "mysql.": frozenset({"url", "timeout", "connect_timeout"}),
     "client.": frozenset({"model", "connect_timeout_s", "op_timeout_s", "give_up_s"}),
     "null.": frozenset({"url", "records", "fail_every"}),
 }
