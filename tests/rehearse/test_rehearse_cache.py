@@ -6,7 +6,8 @@ in a container, Redis and PostgreSQL stand-ins.
   again after the failover restart, and still there by CONFIG GET when the group is deleted), a
   ``failover`` event (TestFailover) restarts it during the run, the outage is measured and the run goes
   on; the group is gone afterwards.
-- MemoryDB (TLS, as MemoryDB requires) with a parameter group: runs to SUCCEEDED, nothing left.
+- MemoryDB (TLS, as MemoryDB requires) with a parameter group and a ``failover`` event (FailoverShard):
+  runs to SUCCEEDED through the TLS stand-in's restart, nothing left.
 - Aurora ``failover`` (FailoverDBCluster): the cluster's stand-in restarts and the outage is measured.
 
 The measured outages are printed (``-s``): a stand-in's restart, not the service's (ElastiCache's
@@ -64,7 +65,10 @@ def assert_failover_measured(outcome: Outcome, call: str) -> dict[str, Any]:
     run = documents(record)["run"]
     assert run["runtime_ms"] >= 24000  # the run went on through the event to its end
     (event,) = run["availability"]["events"]
-    assert event["action"] == "failover" and 8 <= event["issued_s"] <= 8 + 4, event
+    # the workflow times events from the runner's ``started`` (runner/main.py), taken before the phase
+    # connects its clients (a TLS handshake each): on the measured clock an event can come that much
+    # early (7.80 s for at_s 8 seen with MemoryDB's TLS stand-in)
+    assert event["action"] == "failover" and 8 - 1 <= event["issued_s"] <= 8 + 4, event
     assert call in event["detail"], event
     unavailable = event["unavailable_s"]
     assert unavailable is not None and 0 < unavailable < 60 and math.isfinite(unavailable), event
@@ -103,22 +107,23 @@ def test_elasticache_settings_reach_the_stand_in_and_a_failover_is_measured(
     assert_nothing_left(outcome)
 
 
-def test_memorydb_with_tls_and_a_parameter_group_end_to_end(runner_image: str, tmp_path: Path) -> None:
+def test_memorydb_with_tls_a_parameter_group_and_a_failover_end_to_end(
+    runner_image: str, tmp_path: Path
+) -> None:
+    """MemoryDB speaks TLS only: the stand-in too, its pre-restart SAVE and its probe after FailoverShard."""
     target = {
         "provider": "memorydb",
         "engine": "redis",
         "engine_version": "7.1",
         "node_type": "db.r7g.large",
-        "replicas_per_shard": 0,
+        "replicas_per_shard": 1,
         "settings": {"maxmemory-policy": "allkeys-lru"},
     }
-    outcome = rehearse(spec_file(tmp_path, "rehearse-memorydb", target, 8), tmp_path / "out", image=runner_image,
-                       timeout_s=600)  # fmt: skip
-    record = one_record(outcome)
-    assert record["status"] == "succeeded", record.get("error")
+    events = [{"at_s": 8, "action": "failover"}]
+    path = spec_file(tmp_path, "rehearse-memorydb", target, 25, events)
+    outcome = rehearse(path, tmp_path / "out", image=runner_image, timeout_s=600)
     assert all(e["status"] == "SUCCEEDED" for e in outcome.executions), outcome.executions
-    run = documents(record)["run"]
-    assert run["throughput"] > 0 and run["runtime_ms"] >= 7000
+    assert_failover_measured(outcome, "FailoverShard")
     said = "\n".join(outcome.events)
     assert "stand-in redis (TLS)" in said, said  # MemoryDB speaks TLS only
     assert "at deletion: CONFIG GET {'maxmemory-policy': 'allkeys-lru'}" in said, said
