@@ -108,8 +108,13 @@ def test_error_rate_follows_the_policy_threshold() -> None:
 
 def test_saturated_client_severity_comes_from_the_policy() -> None:
     doc = make_document(noisy_series(1000, 30), saturated=True)
-    judge_document(doc, ValidityPolicy(client_saturation="warning"))
+    judge_document(doc)  # the default: a warning
     assert [(f.code, f.severity) for f in doc.validity] == [("client_saturated", "warning")]
+    assert doc.valid
+    # the runner has already flagged it as a warning: a strict policy still makes the cell invalid
+    judge_document(doc, ValidityPolicy(client_saturation="invalid"))
+    assert [(f.code, f.severity) for f in doc.validity] == [("client_saturated", "invalid")]
+    assert not doc.valid
 
 
 def test_a_drained_burst_balance_in_cell_metrics_invalidates_the_cell() -> None:

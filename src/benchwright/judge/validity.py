@@ -34,7 +34,8 @@ class ValidityPolicy(BaseModel):
     cloud_min_duration_s: float = Field(default=120.0, ge=0.0)  # with CloudWatch metrics (60 s points)
     collapse_drop: float = Field(default=0.3, gt=0.0, lt=1.0)  # later level this far below the earlier one
     collapse_min_segment_s: float = Field(default=5.0, gt=0.0)  # shortest level worth calling a level
-    client_saturation: Literal["invalid", "warning"] = "invalid"
+    # the runner flags a saturated client as a warning; "invalid" makes the judge invalidate the cell
+    client_saturation: Literal["invalid", "warning"] = "warning"
     balance_floor_percent: float = Field(default=5.0, ge=0.0)  # BurstBalance & co. below this: drained
     credit_floor: float = Field(default=1.0, ge=0.0)  # CPUCreditBalance below this: drained
 
@@ -64,8 +65,9 @@ def judge_document(
     policy = policy or ValidityPolicy()
     measured = doc.phase in MEASURED_PHASES if measured is None else measured
 
-    if doc.client.saturated:
-        doc.flag(
+    if doc.client.saturated:  # replaces the runner's own flag: the policy decides the severity
+        _replace(
+            doc,
             "client_saturated",
             policy.client_saturation,
             f"the load generator was saturated (busiest worker {doc.client.max_process_cpu_share:.0%} CPU, "
