@@ -264,3 +264,40 @@ def test_record_counts_equals_record_value_for_every_value_and_edge() -> None:
     kept = [(v, n) for v, n in counted.items() if probe.record_value(v)]
     assert len(kept) < len(counted)  # the refused edges were exercised
     assert squares == sum(v * v * n for v, n in kept)
+
+
+@pytest.mark.parametrize("interval", [NS, NS // 20])
+def test_completed_lists_settled_in_blocks_equal_one_record_per_operation(interval: int) -> None:
+    """The event loop's path: OK operations appended to ``completed`` (ends ascending, as a loop ends
+    them), settled now and then, other statuses through ``record`` in between: the same histograms,
+    statuses and interval buckets as one ``record`` per operation."""
+    rng = random.Random(5)
+    ref = Reference(t0=77, interval=interval)
+    rec = Recorder(77, "service_time", interval)
+    clock = 0
+    for n in range(40_000):
+        clock += rng.randrange(0, 200_000)
+        start = clock - int(rng.lognormvariate(11, 1.2))
+        op = rng.choice(["READ", "UPDATE"])
+        status = rng.choice(STATUSES)
+        ref.record(op, start, clock, status)
+        if status is Status.OK:
+            starts, ends = rec.completed.get(op) or rec.completed_buffers(op)
+            starts.append(start)
+            ends.append(clock)
+        else:
+            rec.record(op, start, clock, status)
+        if n % 997 == 0:
+            rec.settle()  # the loop's tick
+        if n % 4999 == 0:
+            assert rec.total_operations() == n + 1
+    assert rec.ops.keys() == ref.ops.keys()
+    for name, (hist, _, statuses) in ref.ops.items():
+        same_histogram(rec.ops[name].histogram, hist)
+        assert rec.ops[name].statuses == statuses
+    assert rec.intervals.keys() == ref.buckets.keys()
+    for index, (counts, errors, sums, hist) in ref.buckets.items():
+        bucket = rec.intervals[index]
+        assert (bucket.counts, bucket.errors, bucket.latency_sum_us) == (counts, errors, sums)
+        same_histogram(bucket.histogram, hist)
+    assert not rec.completed and rec.total_operations() == 40_000

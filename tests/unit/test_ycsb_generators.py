@@ -126,3 +126,33 @@ def test_warm_up_builds_the_key_hash_table_before_the_clock_starts(insertorder: 
     g._LOW16.clear()  # rebuilt on first use: clearing it costs the next test nothing but the build
     YcsbWorkload({"recordcount": "100", "insertorder": insertorder}).warm_up()
     assert len(g._LOW16) == (65536 if built else 0)
+
+
+def _generators(seed: int) -> list[tuple[str, object]]:
+    rng = random.Random(seed)
+    return [
+        ("uniform", g.UniformGenerator(rng, 10, 10_009)),
+        ("zipfian", g.ZipfianGenerator(rng, 5, 1000)),
+        ("scrambled", g.ScrambledZipfianGenerator(rng, 0, 99_999)),
+        ("latest", g.SkewedLatestGenerator(rng, 5000)),
+        ("hotspot", g.HotspotGenerator(rng, 0, 999, 0.2, 0.8)),
+        ("exponential", g.ExponentialGenerator(rng, 95, 1000)),
+        ("sequential", g.SequentialGenerator(3, 9)),
+        ("mix", g.DiscreteChooser(rng, [("READ", 0.5), ("UPDATE", 0.3), ("SCAN", 0.0), ("INSERT", 0.2)])),
+        ("one", g.DiscreteChooser(rng, [("READ", 1.0), ("UPDATE", 0.0)])),
+    ]
+
+
+@pytest.mark.parametrize("index", range(9))
+def test_block_draws_are_next_draws_from_the_same_stream(index: int) -> None:
+    """``block(n)`` is n calls of ``next`` (same formula, same random stream): the run phase's
+    blocks have exactly the distributions above."""
+    name, one = _generators(5)[index]
+    _, many = _generators(5)[index]
+    singles = [one.next() for _ in range(3000)]  # type: ignore[attr-defined]
+    blocks = many.block(1000) + many.block(1) + many.block(1999)  # type: ignore[attr-defined]
+    assert blocks == singles, name
+    if name == "latest":  # after an insert the block follows the new newest record
+        one.advance(9000)  # type: ignore[attr-defined]
+        many.advance(9000)  # type: ignore[attr-defined]
+        assert many.block(500) == [one.next() for _ in range(500)]  # type: ignore[attr-defined]

@@ -87,6 +87,16 @@ class RedisKeyValueWire:
             return "READ", self._read_all % (len(kb), kb), 1, self._read_all_check
         return ("READ", *self.read_step(table, key, fields))
 
+    def reads(self, table: str, keys: list[str], fields: list[list[str] | None] | None) -> list[Request]:
+        """``read`` of each key (``fields``: one list per key, or None: every field), a block at a time:
+        whole-record reads of usertable are formatted in one comprehension."""
+        if fields is None and table == "usertable" and self._read_all is not None:  # the hot path
+            template, check = self._read_all, self._read_all_check
+            return [("READ", template % (len(kb), kb), 1, check) for kb in map(str.encode, keys)]
+        if fields is None:
+            return [self.read(table, key, None) for key in keys]
+        return [self.read(table, key, f) for key, f in zip(keys, fields, strict=True)]
+
     def scan(self, table: str, start_key: str, count: int, fields: Sequence[str] | None) -> Request:
         if self.datatype not in SCANNABLE:  # refused by the workload's setup before any request
             raise ValueError(f"scan is not supported for redis.datatype={self.datatype}")
@@ -138,6 +148,23 @@ class RedisKeyValueWire:
             nb = name.encode()
             return "UPDATE", HSET_ONE % (len(kb), kb, len(nb), nb, len(vb), vb), 1, None
         return ("UPDATE", *self.update_step(table, key, values))
+
+    def updates(self, table: str, keys: list[str], values: list[dict[str, str]]) -> list[Request]:
+        """``update`` of each key with its values, a block at a time: one-field updates of usertable
+        (YCSB's default) are formatted in one comprehension."""
+        if table != "usertable" or self.datatype not in SCANNABLE or any(len(v) != 1 for v in values):
+            return [self.update(table, key, v) for key, v in zip(keys, values, strict=True)]
+        encode = str.encode
+        pairs = [(encode(n), encode(v)) for ((n, v),) in map(dict.items, values)]
+        if self.datatype == "string":
+            return [
+                ("UPDATE", SET_XX % (len(kb), kb, len(vb), vb), 1, None)
+                for kb, (_, vb) in zip(map(encode, keys), pairs, strict=True)
+            ]
+        return [
+            ("UPDATE", HSET_ONE % (len(kb), kb, len(nb), nb, len(vb), vb), 1, None)
+            for kb, (nb, vb) in zip(map(encode, keys), pairs, strict=True)
+        ]
 
     def insert(self, table: str, key: str, values: Mapping[str, str]) -> Request:
         k = self._key(table, key)

@@ -91,9 +91,17 @@ class _Slots(KeySource):
 
 def resp_factory(test: str, value: bytes, keys: KeySource, repeat: int = 1) -> Callable[[], bytes]:
     """Like ``command_factory`` but the commands come out already in RESP, ``repeat`` of them at a
-    time (one pipeline), as redis-benchmark keeps its commands: the template is encoded once and
-    only the keys' digits change, filled in one formatting step, in the same order of random draws
-    as ``command_factory`` (so both give the same commands from the same seed)."""
+    time (one pipeline): ``resp_blocks``, one request at a time."""
+    make = resp_blocks(test, value, keys, repeat)
+    return lambda: make(1)[0]
+
+
+def resp_blocks(test: str, value: bytes, keys: KeySource, repeat: int = 1) -> Callable[[int], list[bytes]]:
+    """A function making the next ``n`` requests of ``test`` (pipelines of ``repeat`` commands) in
+    RESP, as redis-benchmark keeps its commands: the template is encoded once and only the keys'
+    digits change, filled in one formatting step per request, in the same order of random draws as
+    ``command_factory`` (so both give the same commands from the same seed). A block of requests is
+    one list comprehension: no Python call per request."""
     from benchwright.runner.drivers.redis import encode_command
 
     template = encode_command(command_factory(test, value, _Slots(1, random.Random(0)))())
@@ -102,17 +110,17 @@ def resp_factory(test: str, value: bytes, keys: KeySource, repeat: int = 1) -> C
     count = template.count(_SLOT) * repeat
     if not count:
         constant = template * repeat
-        return lambda: constant
-    digits = keys.digits
-    if count == 1:
-        return lambda: layout % digits()
-    if type(keys) is KeySource and keys.keyspace:  # the common case, inlined: 16 keys per pipeline
-        # the digits are formatted by the one % of the whole pipeline (%012d in the layout, as
+        return lambda n: [constant] * n
+    if type(keys) is KeySource and keys.keyspace:  # the common case, inlined
+        # the digits are formatted by the one % of the whole request (%012d in the layout, as
         # KeySource.digits formats them), not one bytes object per key first
         numbered = template.replace(b"%", b"%%").replace(_SLOT, b"%012d") * repeat
         draw, keyspace = keys.rng.random, keys.keyspace
-        return lambda: numbered % tuple([int(draw() * keyspace) for _ in range(count)])
-    return lambda: layout % tuple([digits() for _ in range(count)])
+        if count == 1:
+            return lambda n: [numbered % int(draw() * keyspace) for _ in range(n)]
+        return lambda n: [numbered % tuple([int(draw() * keyspace) for _ in range(count)]) for _ in range(n)]
+    digits = keys.digits
+    return lambda n: [layout % tuple([digits() for _ in range(count)]) for _ in range(n)]
 
 
 def _mset_pairs(keys: KeySource, value: bytes) -> list[bytes]:

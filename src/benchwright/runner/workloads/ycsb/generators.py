@@ -5,12 +5,17 @@ Gray et al., "Quickly Generating Billion-Record Synthetic Databases" (SIGMOD 199
 the scrambled variant draws from a Zipfian over 10^10 items and spreads the popular items over the
 key space with a 64-bit FNV-1 hash, exactly as YCSB does, so hot keys are the same keys YCSB picks.
 Every generator takes its own ``random.Random`` so threads never share state.
+
+The run phase draws in blocks (``block(n)``: n draws as one list, each by the same formula as
+``next()``, from the same random stream: tests/unit/test_ycsb_generators.py compares the two), so a
+draw costs a list element rather than a Python call.
 """
 
 from __future__ import annotations
 
 import math
 import random
+from bisect import bisect_right
 from collections.abc import Sequence
 
 FNV_OFFSET_BASIS_64 = 0xCBF29CE484222325
@@ -144,6 +149,19 @@ class ZipfianGenerator:
             return self.base + 1
         return self.base + int(self.items * (self.eta * u - self.eta + 1) ** self.alpha)
 
+    def block(self, n: int) -> list[int]:
+        """``n`` draws, each exactly as ``next`` draws it."""
+        r, zetan, base, items = self.rng.random, self.zetan, self.base, self.items
+        second, eta, alpha = 1.0 + 0.5**self.theta, self.eta, self.alpha
+        return [
+            base
+            if (uz := u * zetan) < 1.0
+            else base + 1
+            if uz < second
+            else base + int(items * (eta * u - eta + 1) ** alpha)
+            for u in [r() for _ in range(n)]
+        ]
+
 
 class ScrambledZipfianGenerator:
     """Zipfian popularity, but the popular items are scattered over [low, high] by hashing."""
@@ -164,6 +182,18 @@ class ScrambledZipfianGenerator:
             return number
         return self.low + fnv_hash64(rank) % self.items
 
+    def block(self, n: int) -> list[int]:
+        by_rank, low, items = self._by_rank, self.low, self.items
+        out = []
+        for rank in self.gen.block(n):
+            number = by_rank.get(rank)
+            if number is None:
+                number = low + fnv_hash64(rank) % items
+                if rank < RANK_CACHE:
+                    by_rank[rank] = number
+            out.append(number)
+        return out
+
 
 class UniformGenerator:
     def __init__(self, rng: random.Random, low: int, high: int) -> None:
@@ -171,6 +201,10 @@ class UniformGenerator:
 
     def next(self) -> int:
         return self.low + int(self.rng.random() * self.span)
+
+    def block(self, n: int) -> list[int]:
+        low, span, r = self.low, self.span, self.rng.random
+        return [low + int(r() * span) for _ in range(n)]
 
 
 class SequentialGenerator:
@@ -183,6 +217,11 @@ class SequentialGenerator:
         value = self.low + self.i % self.span
         self.i += 1
         return value
+
+    def block(self, n: int) -> list[int]:
+        low, span, first = self.low, self.span, self.i
+        self.i += n
+        return [low + i % span for i in range(first, first + n)]
 
 
 class HotspotGenerator:
@@ -201,6 +240,10 @@ class HotspotGenerator:
             return self.low + int(r() * self.hot)
         return self.low + self.hot + int(r() * self.cold)
 
+    def block(self, n: int) -> list[int]:
+        draw = self.next
+        return [draw() for _ in range(n)]
+
 
 class ExponentialGenerator:
     """Offsets back from the newest key: ``percentile`` % of draws fall within ``span`` items."""
@@ -211,6 +254,10 @@ class ExponentialGenerator:
 
     def next(self) -> int:
         return int(-math.log(1.0 - self.rng.random()) / self.gamma)
+
+    def block(self, n: int) -> list[int]:
+        r, gamma, log = self.rng.random, self.gamma, math.log
+        return [int(-log(1.0 - r()) / gamma) for _ in range(n)]
 
 
 class SkewedLatestGenerator:
@@ -228,6 +275,10 @@ class SkewedLatestGenerator:
     def next(self) -> int:
         return self.newest - self.zipf.next()
 
+    def block(self, n: int) -> list[int]:
+        newest = self.newest
+        return [newest - rank for rank in self.zipf.block(n)]
+
 
 class DiscreteChooser:
     """Pick one of several labels by weight (the operation mix)."""
@@ -244,6 +295,8 @@ class DiscreteChooser:
         if not self.table:
             raise ValueError("no operation has a positive proportion")
         self.table[-1] = (2.0, self.table[-1][1])
+        self.edges = [edge for edge, _ in self.table]
+        self.labels = [label for _, label in self.table]
 
     def next(self) -> str:
         if len(self.table) == 1:  # one operation (workload C): no draw needed
@@ -253,6 +306,13 @@ class DiscreteChooser:
             if u < edge:
                 return label
         return self.table[-1][1]  # pragma: no cover - the last edge is 2.0
+
+    def block(self, n: int) -> list[str]:
+        """``n`` labels; the first edge above the draw picks, as in ``next``."""
+        if len(self.labels) == 1:
+            return self.labels * n
+        r, edges, labels = self.rng.random, self.edges, self.labels
+        return [labels[bisect_right(edges, r())] for _ in range(n)]
 
 
 class LengthGenerator:

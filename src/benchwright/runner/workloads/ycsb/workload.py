@@ -29,6 +29,7 @@ from benchwright.runner.workloads.ycsb.properties import (
     core_settings,
     unknown_keys,
 )
+from benchwright.runner.workloads.ycsb.stream import RunStream, Values
 
 VALUE_POOL = MAX_RECORD_BYTES  # random printable characters values are sliced from
 KEY_CACHE = 1 << 16  # hashed keys remembered per process (see key_function)
@@ -144,112 +145,40 @@ class YcsbWorkload(Workload):
             return self._load(wire, thread, rng)
         return self._run(wire, thread, rng)
 
-    def _values(self, rng: random.Random) -> Iterator[dict[str, str]]:
-        """Endless record values: random printable text sliced from a pool at random offsets."""
+    def _values(self, rng: random.Random) -> Values:
+        """Record values: random printable text sliced from a pool at random offsets."""
         s = self.settings
         pool = "".join(rng.choices(string.ascii_letters + string.digits + string.punctuation, k=VALUE_POOL))
-        pool += pool[: s.fieldlength * s.fieldcount]
-        names = self.field_names()
-        lengths = g.LengthGenerator(rng, s.fieldlengthdistribution, s.minfieldlength, s.fieldlength)
-        constant = s.fieldlengthdistribution == "constant"
-        randbelow = rng.randrange
-        while True:
-            offset = randbelow(VALUE_POOL)
-            if constant:
-                n = s.fieldlength
-                yield {name: pool[offset + i * n : offset + (i + 1) * n] for i, name in enumerate(names)}
-            else:
-                values = {}
-                for name in names:
-                    n = lengths.next()
-                    values[name] = pool[offset : offset + n]
-                    offset = (offset + n) % VALUE_POOL
-                yield values
+        return Values(rng, s, self.field_names(), pool)
+
+    def key_block(self) -> Callable[[list[int]], list[str]]:
+        """``key_function`` over a list of record numbers (a block of operations): a remembered key
+        costs a dictionary lookup inside the comprehension, not a Python call."""
+        key = self.key_function()
+        if self.settings.ordered_inserts:
+            return lambda numbers: [key(number) for number in numbers]
+        get = self._key_cache.get
+        return lambda numbers: [get(number) or key(number) for number in numbers]
 
     def _load(self, make: Any, thread: ThreadInfo, rng: random.Random) -> Iterator[Any]:
         """``make`` builds each operation: ``_Calls`` (threads) or a driver's ``KeyValueWire``."""
         s = self.settings
         mine = split(s.insertcount, thread.count, thread.index)
         first = s.insertstart + sum(split(s.insertcount, thread.count, t) for t in range(thread.index))
-        values = self._values(rng)
+        record = self._values(rng).record
         insert = make.insert
         key = self.key_function()
         table = s.table
         for number in range(first, first + mine):
-            yield insert(table, key(number), next(values))
+            yield insert(table, key(number), record())
 
-    def _run(self, make: Any, thread: ThreadInfo, rng: random.Random) -> Iterator[Any]:  # pylint: disable=too-many-locals  # hot loop: locals on purpose
+    def _run(self, make: Any, thread: ThreadInfo, rng: random.Random) -> Iterator[Any]:
+        """The run phase's endless operations, drawn in blocks (``stream.RunStream``)."""
         s = self.settings
-        table = s.table
-        names = self.field_names()
         values = self._values(rng)
-        ops = g.DiscreteChooser(
-            rng,
-            [
-                ("READ", s.readproportion),
-                ("UPDATE", s.updateproportion),
-                ("INSERT", s.insertproportion),
-                ("SCAN", s.scanproportion),
-                ("READ-MODIFY-WRITE", s.readmodifywriteproportion),
-            ],
-        )
-        low = s.insertstart
-        high = s.insertstart + s.insertcount - 1
-        recordcount = s.recordcount
-        newest = recordcount - 1  # newest record number this thread knows exists
-        thread_index, thread_count = thread.index, thread.count
-        next_insert = recordcount + thread_index
-        chooser = self._key_chooser(rng, low, high, newest)
-        draw = chooser.next
-        key = self.key_function()
-        scan_lengths = g.LengthGenerator(rng, s.scanlengthdistribution, s.minscanlength, s.maxscanlength)
-        read_fields = None if s.readallfields else names
-        choose_field = rng.choice
-        read, update, insert, scan = make.read, make.update, make.insert, make.scan
-        read_modify_write = make.read_modify_write
-        exponential = s.requestdistribution == "exponential"
-        latest = exponential or s.requestdistribution == "latest"
-        write_values = _value_writer(values, s.writeallfields, choose_field, names)
-        read_one_field = _field_chooser(read_fields, choose_field, names)
-
-        def next_key() -> str:
-            if latest:
-                number = newest - draw() if exponential else draw()
-                if number < low:
-                    number = low
-            else:
-                number = draw()
-                if number > newest:
-                    for _ in range(100):  # not inserted yet: draw again, as YCSB does
-                        number = draw()
-                        if number <= newest:
-                            break
-                    else:
-                        number %= newest + 1
-            if number >= recordcount:  # a run-phase insert: keep to this thread's own, already inserted ones
-                number -= (number - recordcount - thread_index) % thread_count
-                if number < recordcount:
-                    number = min(high, recordcount - 1)
-            return key(number)
-
-        next_op = ops.next
-        while True:
-            op = next_op()
-            if op == "READ":
-                yield read(table, next_key(), None if read_fields is None else [choose_field(names)])
-            elif op == "UPDATE":
-                yield update(table, next_key(), write_values())
-            elif op == "INSERT":
-                yield insert(table, key(next_insert), next(values))
-                newest = max(newest, next_insert)
-                next_insert += thread_count
-                if isinstance(chooser, g.SkewedLatestGenerator):
-                    chooser.advance(newest)
-            elif op == "SCAN":
-                yield scan(table, next_key(), scan_lengths.next(), read_one_field())
-            else:
-                rmw_key = next_key()
-                yield read_modify_write(table, rmw_key, read_one_field(), write_values())
+        chooser = self._key_chooser(rng, s.insertstart, s.insertstart + s.insertcount - 1, s.recordcount - 1)
+        stream = RunStream(s, make, thread.index, thread.count, rng, chooser, self.key_block(), values)
+        return stream.requests()
 
     def _key_chooser(self, rng: random.Random, low: int, high: int, newest: int) -> Any:
         s = self.settings
@@ -292,35 +221,6 @@ class _Calls:
     ) -> Operation:
         d = self.driver
         return "READ-MODIFY-WRITE", partial(_read_modify_write, d.read, d.update, table, key, fields, values)
-
-
-def _value_writer(
-    values: Iterator[dict[str, str]],
-    writeallfields: bool,
-    choose_field: Callable[[list[str]], str],
-    names: list[str],
-) -> Callable[[], dict[str, str]]:
-    """The values of an update or read-modify-write: the whole next record (``writeallfields``) or
-    one field of it chosen at random. Chosen once per thread, so the per-operation call tests
-    nothing."""
-    if writeallfields:
-        return values.__next__
-
-    def one_field() -> dict[str, str]:
-        record = next(values)
-        name = choose_field(names)
-        return {name: record[name]}
-
-    return one_field
-
-
-def _field_chooser(
-    read_fields: list[str] | None, choose_field: Callable[[list[str]], str], names: list[str]
-) -> Callable[[], list[str] | None]:
-    """The fields a scan or read-modify-write reads: all (None, ``readallfields``) or one at random."""
-    if read_fields is None:
-        return lambda: None
-    return lambda: [choose_field(names)]
 
 
 def _read_modify_write(
