@@ -427,6 +427,12 @@ class EventLoop:
             self.windows.setdefault(conn.index, []).append((conn.failing_since, until, conn.streak))
         conn.failing_since = conn.streak = 0
 
+    def _count(self) -> None:
+        """One more request recorded through ``record`` (the SQL loops): fold now and then."""
+        self.recorded += 1
+        if not self.recorded & 0xFFFF:
+            self.recorder.flush()  # keeps the pending buffers small when intervals are long
+
     def _watch(self, conn: Connection, fd: int) -> None:
         self.poller.register(fd, READ)
         self.watched[fd] = conn
