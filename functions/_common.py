@@ -13,11 +13,13 @@ from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
+from pydantic import ValidationError
 
 from benchwright.providers.aws import AwsSettings, Clients, aws_providers
 from benchwright.providers.aws.names import METRICS_NAMESPACE
 from benchwright.providers.base import Providers
-from benchwright.stages import RunState, stage_function
+from benchwright.spec.errors import from_validation
+from benchwright.stages import FinishState, RunState, stage_function
 
 logger = Logger(service="benchwright")
 tracer = Tracer(service="benchwright")
@@ -50,7 +52,7 @@ def clients() -> Clients:
 INGEST_STAGES = {"store_results"}
 
 
-def providers_for(state: RunState, stage: str | None = None) -> Providers:
+def providers_for(state: FinishState, stage: str | None = None) -> Providers:
     providers = aws_providers(
         state.spec,
         settings(),
@@ -75,10 +77,15 @@ def caught_error(caught: dict[str, Any]) -> tuple[str, str]:
 
 
 def parse_state(event: dict[str, Any]) -> RunState:
-    """The run state of the event; a caught failure becomes ``status=failed`` with the error."""
+    """The run state of the event (its spec typed here, once per invocation); a caught failure
+    becomes ``status=failed`` with the error. A state that does not validate raises SpecError
+    naming the field (``spec.target.instance_class``)."""
     event = dict(event)
     caught = {key: event.pop(key) for key in CAUGHT_KEYS if key in event}
-    state = RunState.model_validate(event)
+    try:
+        state = RunState.model_validate(event)
+    except ValidationError as exc:
+        raise from_validation(exc) from None
     for key in CAUGHT_KEYS:
         if key in caught:
             name, message = caught_error(caught[key])

@@ -16,12 +16,15 @@ import json
 from typing import Any
 
 from aws_lambda_powertools.metrics import MetricUnit
+from pydantic import ValidationError
 
 from benchwright.api.backend import latest_run_states
 from benchwright.errors import SpecError
 from benchwright.providers.aws.janitor import sweep_run
 from benchwright.runs import RunRecord
-from benchwright.stages import RunState, stage_function
+from benchwright.spec import BenchmarkSpec
+from benchwright.stages import FinishState, stage_function
+from benchwright.stages.finish import finish_run
 from functions._common import clients, logger, metrics, parse_state, providers_for, tracer
 
 ENDED = {"ABORTED", "TIMED_OUT"}
@@ -70,13 +73,26 @@ def tear_down_cell(raw: dict[str, Any], reason: str) -> str | None:
     return problem
 
 
+def input_spec(inputs: dict[str, Any]) -> BenchmarkSpec | None:
+    """The execution input's spec, validated; None when there is none or it does not validate (an
+    execution stopped before ExpandMatrix refused it): the run is recorded as aborted all the same."""
+    given = inputs.get("spec")
+    if not isinstance(given, dict):
+        return None
+    try:
+        return BenchmarkSpec.model_validate(given)
+    except ValidationError as exc:
+        logger.warning(f"the execution's spec does not validate ({exc.error_count()} problems)")
+        return None
+
+
 def mark_aborted(
-    run_id: str, spec: dict[str, Any], spec_name: str, reason: str, suite_run_id: str | None = None
+    run_id: str, spec: BenchmarkSpec | None, spec_name: str, reason: str, suite_run_id: str | None = None
 ) -> RunRecord:
     """Finish the run as ``aborted`` with the reason (kept as is when it already finished), through the
     same finish stage every run ends with: final status, report, and the message ``notify.on`` asks
     for (a suite's cell, ``suite_run_id`` set, only closes its own record)."""
-    state = RunState(
+    state = FinishState(
         run_id=run_id,
         spec_name=spec_name,
         spec=spec,
@@ -88,7 +104,7 @@ def mark_aborted(
     record = providers.store.get_run(run_id)
     if record is not None and record.status in ("succeeded", "failed"):
         return record
-    finished = stage_function("finish_run")(state, providers)
+    finished = finish_run(state, providers)
     for warning in finished.warnings:
         logger.warning(warning)
     return providers.store.get_run(run_id) or RunRecord(
@@ -112,9 +128,9 @@ def abort(event: dict[str, Any]) -> dict[str, Any]:
     ]
     report = sweep_run(clients(), run_id)
     inputs = execution_input(detail)
-    given = inputs.get("spec")
-    spec: dict[str, Any] = given if isinstance(given, dict) else {}
-    record = mark_aborted(run_id, spec, str(inputs.get("spec_name") or spec.get("name") or "run"), reason)
+    spec = input_spec(inputs)
+    name = inputs.get("spec_name") or (spec.name if spec is not None else "run")
+    record = mark_aborted(run_id, spec, str(name), reason)
     metrics.add_metric(name="AbortedRuns", unit=MetricUnit.Count, value=1)
     result = {"run_id": run_id, "status": record.status, "teardown_problems": problems, **report.as_dict()}
     logger.info("aborted run torn down", extra=result)

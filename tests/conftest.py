@@ -30,6 +30,9 @@ FAKE_AWS_ENV = {
 }
 # A test that takes one of these reaches the shared servers: it is a ``servers`` test wherever it lives.
 SERVER_FIXTURES = frozenset({"pg_url", "mysql_url", "redis_props"})
+# The moto AWS account of the workflow tests (``aws_world``, ``world``), shared by the function,
+# state machine, runner and infra suites: one plugin module, no suite imports another's fixtures.
+pytest_plugins = ["tests.aws_world"]
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -40,7 +40,8 @@ from benchwright.quick import QUICK_PROPERTIES, scale_down  # re-exported: calle
 from benchwright.runner.progress import RunnerEvent
 from benchwright.runs import RunRecord, SharedData, new_run_id
 from benchwright.sharing import Dataset, Item, TargetGroup, plan, without_load
-from benchwright.spec import BenchmarkSpec, Cell, SuiteSpec, enabled_phases, expand_matrix, spec_dict
+from benchwright.spec import BenchmarkSpec, Cell, SuiteSpec, enabled_phases, expand_matrix
+from benchwright.spec.workload import PHASE_NAMES
 from benchwright.stages import STAGE_ORDER, RunState, stage_function, utcnow
 
 __all__ = ["QUICK_PROPERTIES", "RunOutcome", "run_spec", "run_suite", "scale_down"]
@@ -214,8 +215,8 @@ class Orchestrator:
         else:
             state = stage_function(stage)(state, p)
         if stage == "provision_target":
-            target = state.spec["target"]
-            self.say(f"{label} provisioning {target['engine']} ({target['provider']})")
+            target = state.spec.target
+            self.say(f"{label} provisioning {target.engine} ({target.provider})")
         elif stage == "check_target":
             self.say(f"{label} target ready: {describe(state)}")
         elif stage == "launch_runner":
@@ -228,9 +229,9 @@ class Orchestrator:
         (experiments/schedule.py) and this shows them. Then time the spec's operations."""
         p = self.providers
         tail = LogTail([Path(h.log_pointer) for h in state.runners if h.log_pointer])
-        phases = state.spec["workload"].get("phases") or {}
+        phases = state.spec.workload.phases
         self.expected = {
-            n: float(ph["duration_s"]) for n, ph in phases.items() if ph and ph.get("duration_s")
+            n: ph.duration_s for n in PHASE_NAMES if (ph := getattr(phases, n)) and ph.duration_s
         }
         self.polled = state
 
@@ -327,7 +328,7 @@ def run_spec(  # pylint: disable=too-many-positional-arguments,too-many-locals  
     run_state = RunState(
         run_id=run_id,
         spec_name=spec.name,
-        spec=spec_dict(spec),
+        spec=spec,
         created_at=record.started_at,
         status="running",
         poll_seconds=POLL_S,
@@ -422,7 +423,7 @@ def _run_groups(
             cell_id=item.cell.cell_id,
             repeat=item.repeat,
             parameters=item.cell.parameters,
-            spec=spec_dict(item.cell.spec),
+            spec=item.cell.spec,
             poll_seconds=POLL_S,
         )
 

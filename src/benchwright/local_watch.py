@@ -18,7 +18,6 @@ from rich.markup import escape
 
 from benchwright.errors import RunnerFailed
 from benchwright.providers.base import Providers
-from benchwright.spec import parse_target
 from benchwright.stages import RunState, stage_function, utcnow
 from benchwright.stages import steps as st
 
@@ -117,8 +116,8 @@ def salvage(
 def timed_operations(state: RunState, providers: Providers, say: Callable[[str], None]) -> RunState:
     """The spec's operation benchmarks, one after another on the loaded target, after the runner."""
     log: list[dict[str, Any]] = []
-    target_spec = parse_target(state.spec["target"])
-    for name in state.spec.get("operations") or []:
+    target_spec = state.spec.target
+    for name in state.spec.operations:
         target = providers.target(target_spec, state.run_id, state.target)
         started = utcnow()
         try:
@@ -135,7 +134,7 @@ def timed_operations(state: RunState, providers: Providers, say: Callable[[str],
 
 def describe(state: RunState) -> str:
     port = state.target.get("port")
-    return f"127.0.0.1:{port}" if port else state.target.get("endpoint", state.spec["target"]["provider"])
+    return f"127.0.0.1:{port}" if port else state.target.get("endpoint", state.spec.target.provider)
 
 
 # ---------------------------------------------------------------- environment

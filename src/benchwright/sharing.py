@@ -143,11 +143,13 @@ def plan(order: list[tuple[Cell, int]]) -> list[TargetGroup]:
     return list(groups.values())
 
 
-def without_load(spec: dict[str, Any]) -> dict[str, Any]:
-    """A cell's spec data with its load phase switched off: it runs on data another cell loaded."""
-    workload = dict(spec["workload"])
-    workload["phases"] = {**(workload.get("phases") or {}), "load": None}
-    return {**spec, "workload": workload}
+def without_load(spec: BenchmarkSpec) -> BenchmarkSpec:
+    """A cell's spec with its load phase switched off (written ``load: null``, so it stays off in
+    every dump): it runs on data another cell loaded."""
+    current = spec.workload.phases  # validated again: a spec of a load phase alone has nothing left
+    phases = type(current).model_validate({**current.model_dump(), "load": None})
+    workload = spec.workload.model_copy(update={"phases": phases})
+    return spec.model_copy(update={"workload": workload})
 
 
 # ---------------------------------------------------------------- estimates that know the sharing

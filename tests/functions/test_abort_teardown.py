@@ -10,9 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.functions.aws_world import FakeContext, World, aws_world, rds_spec, run_input, world
-
-__all__ = ["aws_world", "world"]
+from tests.aws_world import FakeContext, World, rds_spec, run_input
 
 
 def status_event(execution: dict[str, Any], status: str) -> dict[str, Any]:

@@ -4,108 +4,14 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import boto3
 import pytest
 import yaml
-from moto import mock_aws
 
 import functions.api_routes as api
 from benchwright.api.backend import REPORT_KEY, CloudBackend
-
-ROOT = Path(__file__).resolve().parents[2]
-REGION = "us-east-1"
-PASS_ASL = json.dumps({"StartAt": "Hold", "States": {"Hold": {"Type": "Pass", "End": True}}})
-
-
-class Context:
-    function_name = "api"
-    memory_limit_in_mb = 512
-    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:api"
-    aws_request_id = "req-1"
-
-    @staticmethod
-    def get_remaining_time_in_millis() -> int:
-        return 29000
-
-
-def event(method: str, path: str, body: Any = None, query: dict[str, str] | None = None, **over: Any) -> dict:
-    """An API Gateway REST proxy event as a SigV4-signed request produces it."""
-    resource = path
-    params = None
-    parts = path.strip("/").split("/")
-    if len(parts) >= 2:
-        params = {"run_id": parts[1]}
-        resource = "/runs/{run_id}" + ("/" + "/".join(parts[2:]) if len(parts) > 2 else "")
-    raw = body if isinstance(body, str) or body is None else json.dumps(body)
-    evt = {
-        "resource": resource,
-        "path": path,
-        "httpMethod": method,
-        "headers": {"Content-Type": "application/json", "Host": "abc.execute-api.us-east-1.amazonaws.com"},
-        "multiValueHeaders": {"Content-Type": ["application/json"]},
-        "queryStringParameters": query,
-        "multiValueQueryStringParameters": {k: [v] for k, v in query.items()} if query else None,
-        "pathParameters": params,
-        "stageVariables": None,
-        "requestContext": {
-            "resourcePath": resource,
-            "httpMethod": method,
-            "path": f"/v1{path}",
-            "stage": "v1",
-            "requestId": "r-1",
-            "accountId": "123456789012",
-            "identity": {
-                "accountId": "123456789012",
-                "caller": "AIDAEXAMPLE",
-                "userArn": "arn:aws:iam::123456789012:user/alice",
-                "accessKey": "AKIAEXAMPLE",
-                "sourceIp": "192.0.2.1",
-            },
-        },
-        "body": raw,
-        "isBase64Encoded": False,
-    }
-    evt.update(over)
-    return evt
-
-
-def call(evt: dict) -> tuple[int, dict]:
-    out = api.handle(evt, Context())
-    return out["statusCode"], json.loads(out["body"]) if out.get("body") else {}
-
-
-@pytest.fixture
-def cloud(aws_credentials: None) -> Iterator[CloudBackend]:
-    with mock_aws():
-        sfn = boto3.client("stepfunctions", region_name=REGION)
-        role = "arn:aws:iam::123456789012:role/sfn"
-        bench = sfn.create_state_machine(name="bench", definition=PASS_ASL, roleArn=role)["stateMachineArn"]
-        suite = sfn.create_state_machine(name="suite", definition=PASS_ASL, roleArn=role)["stateMachineArn"]
-        boto3.client("s3", region_name=REGION).create_bucket(Bucket="results")
-        backend = CloudBackend(benchmark_arn=bench, suite_arn=suite, bucket="results", region=REGION)
-        api.set_backend(backend)
-        yield backend
-        api.set_backend(None)
-
-
-def suite() -> dict:
-    """A cloud suite (the stack's default nightly suite: RDS + ElastiCache, Fargate runners)."""
-    return yaml.safe_load((ROOT / "infra" / "nightly.yaml").read_text())
-
-
-def quickstart() -> dict:
-    """One cloud benchmark spec: the first of that suite."""
-    return suite()["benchmarks"][0]
-
-
-def started(body: dict) -> str:
-    """The run id of a one-benchmark submission."""
-    (run,) = body["runs"]
-    return str(run["run_id"])
+from tests.api_events import REGION, ROOT, Context, call, event, quickstart, started, suite
 
 
 def test_submit_suite_starts_one_run_per_benchmark(cloud: CloudBackend) -> None:

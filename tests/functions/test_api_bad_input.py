@@ -10,10 +10,7 @@ import socket
 import pytest
 
 from benchwright.api.backend import CloudBackend
-from tests.functions import test_api
-from tests.functions.test_api import call, event, quickstart, started, suite
-
-cloud = test_api.cloud  # the fixture, shared (aws_credentials comes from tests/conftest.py)
+from tests.api_events import call, event, quickstart, started, suite
 
 BOB = "arn:aws:sts::123456789012:assumed-role/bob-role/bob"
 ADMIN = "arn:aws:sts::123456789012:assumed-role/bench-admin/ops"

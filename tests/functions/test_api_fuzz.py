@@ -6,16 +6,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-import boto3
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from moto import mock_aws
 
 import functions.api_routes as api
-from benchwright.api.backend import CloudBackend
+from tests.api_events import Context, api_backend, event
 from tests.conftest import FAKE_AWS_ENV
-from tests.functions.test_api import PASS_ASL, REGION, Context, event
 
 DOCUMENTED = {200, 201, 400, 401, 404, 405, 413, 422}
 json_values = st.recursive(
@@ -52,18 +49,12 @@ paths = st.one_of(
 
 @pytest.fixture(scope="module")
 def cloud() -> Iterator[None]:
+    """The API's backend for the whole module (hypothesis calls the test many times)."""
     mp = pytest.MonkeyPatch()
     for key, value in FAKE_AWS_ENV.items():  # module-scoped: the aws_credentials fixture is per test
         mp.setenv(key, value)
-    with mock_aws():
-        sfn = boto3.client("stepfunctions", region_name=REGION)
-        role = "arn:aws:iam::123456789012:role/sfn"
-        bench = sfn.create_state_machine(name="bench", definition=PASS_ASL, roleArn=role)["stateMachineArn"]
-        suite = sfn.create_state_machine(name="suite", definition=PASS_ASL, roleArn=role)["stateMachineArn"]
-        boto3.client("s3", region_name=REGION).create_bucket(Bucket="results")
-        api.set_backend(CloudBackend(benchmark_arn=bench, suite_arn=suite, bucket="results", region=REGION))
+    with api_backend():
         yield
-        api.set_backend(None)
     mp.undo()
 
 

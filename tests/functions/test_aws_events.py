@@ -11,10 +11,8 @@ from botocore.stub import Stubber
 
 from benchwright.errors import CapabilityError, SpecError
 from benchwright.spec import parse_spec
-from tests.functions.aws_world import REGION
-from tests.functions.test_aws_targets import RDS, aws, target
-
-__all__ = ["aws"]
+from tests.aws_world import REGION
+from tests.functions.test_aws_targets import RDS, target
 
 
 def test_rds_failover_reboot_and_scale(aws: Any) -> None:

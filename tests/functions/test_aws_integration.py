@@ -10,10 +10,8 @@ from typing import Any
 import pytest
 
 from benchwright.providers.aws.common import lifecycle_tags, tag_list
-from tests.functions.aws_world import FakeContext, World, aws_world, rds_spec, run_input, world
+from tests.aws_world import FakeContext, World, rds_spec, run_input
 from tests.report_dom import chart_specs
-
-__all__ = ["aws_world", "world"]
 
 
 def rds_instance(w: World, name: str, run_id: str, now: datetime | None = None) -> None:

@@ -22,7 +22,7 @@ from benchwright.providers.aws.store import S3ResultStore
 from benchwright.providers.aws.timestream import TimestreamSink
 from benchwright.results import MetricPoint, MetricSeries, ResultDocument
 from benchwright.runs import CellResult, RunRecord
-from tests.functions.aws_world import ENV, REGION, sample_documents
+from tests.aws_world import ENV, REGION, sample_documents
 from tests.receivers import InfluxWriteReceiver
 
 PRICES = Path(__file__).resolve().parents[1] / "data" / "pricing"
@@ -388,13 +388,17 @@ def test_janitor_sweeps_only_what_has_expired(aws: Any) -> None:
 
 
 # ---------------------------------------------------------------- handler glue
+# a valid spec for run states whose spec plays no part (RunState.spec is the validated model)
+SMALL_SPEC = {"name": "s", "target": {"provider": "local", "engine": "redis"}, "workload": {"name": "ycsb"}}
+
+
 def test_a_caught_error_becomes_the_states_error_and_status() -> None:
     from functions._common import dump, parse_state
 
     event = {
         "run_id": "r",
         "spec_name": "s",
-        "spec": {},
+        "spec": SMALL_SPEC,
         "poll_seconds": 2.5,
         "caught": {
             "Error": "RunnerFailed",
@@ -406,6 +410,19 @@ def test_a_caught_error_becomes_the_states_error_and_status() -> None:
     assert dump(state)["poll_seconds"] == 3  # ASL Wait needs a whole number
 
 
+def test_a_run_state_without_a_valid_spec_is_refused_naming_the_field() -> None:
+    from benchwright.errors import SpecError
+    from functions._common import parse_state
+
+    bad = {**SMALL_SPEC, "target": {"provider": "local", "engine": "redis", "port": "any"}}
+    with pytest.raises(SpecError) as caught:
+        parse_state({"run_id": "r", "spec_name": "s", "spec": bad})
+    assert caught.value.field == "spec.target.port"
+    with pytest.raises(SpecError) as missing:
+        parse_state({"run_id": "r", "spec_name": "s"})
+    assert missing.value.field == "spec"
+
+
 def test_a_teardown_failure_after_a_failed_run_keeps_the_first_error() -> None:
     from functions._common import parse_state
 
@@ -414,7 +431,7 @@ def test_a_teardown_failure_after_a_failed_run_keeps_the_first_error() -> None:
         {
             "run_id": "r",
             "spec_name": "s",
-            "spec": {},
+            "spec": SMALL_SPEC,
             "status": "running",
             "caught": {"Error": "RunnerFailed", "Cause": cause},
             "teardown_caught": {
@@ -447,7 +464,7 @@ def test_settings_come_from_benchwright_environment_variables() -> None:
 def test_expand_validates_every_cell_and_picks_a_poll_interval_within_the_transition_budget() -> None:
     from benchwright.spec import cell_seconds, parse_spec
     from benchwright.stages.suite import POLL_BUDGET, expand
-    from tests.functions.aws_world import rds_spec
+    from tests.aws_world import rds_spec
 
     spec = rds_spec("expand-1")
     spec["matrix"] = {"workload.phases.run.threads": [1, 2, 4]}
@@ -464,7 +481,7 @@ def test_expand_validates_every_cell_and_picks_a_poll_interval_within_the_transi
 def test_expand_refuses_a_matrix_too_big_for_one_execution() -> None:
     from benchwright.errors import SpecError
     from benchwright.stages.suite import expand
-    from tests.functions.aws_world import rds_spec
+    from tests.aws_world import rds_spec
 
     spec = rds_spec("expand-2")
     spec["matrix"] = {"workload.phases.run.threads": list(range(1, 66))}
@@ -475,7 +492,7 @@ def test_expand_refuses_a_matrix_too_big_for_one_execution() -> None:
 def test_janitor_handler_reports_what_it_swept(aws: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     import functions._common as common
     from functions.janitor import handler
-    from tests.functions.aws_world import FakeContext
+    from tests.aws_world import FakeContext
 
     config, clients = aws
     monkeypatch.setattr(common, "_settings", config.model_copy(update={"owner": "tests-janitor"}))

@@ -22,7 +22,7 @@ from benchwright.runner.entry import runner_arguments
 from benchwright.runner.main import write_output
 from benchwright.runner.plan import PhaseConfig, RunnerPlan
 from benchwright.spec import RunnerSpec, parse_target
-from tests.functions.aws_world import ENV, REGION, runner_infrastructure, sample_documents
+from tests.aws_world import ENV, REGION, runner_infrastructure, sample_documents
 
 
 @pytest.fixture(scope="module")

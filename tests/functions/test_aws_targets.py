@@ -17,35 +17,7 @@ from benchwright.providers.aws.janitor import leftovers
 from benchwright.providers.aws.names import EXPIRES_TAG, OWNER_TAG, RUN_ID_TAG
 from benchwright.providers.aws.targets import TARGETS
 from benchwright.spec import parse_target
-from tests.functions.aws_world import ENV, REGION
-
-
-@pytest.fixture(scope="module")
-def aws() -> Iterator[tuple[AwsSettings, Clients]]:
-    """One moto account for the module (tests use distinct run ids)."""
-    from moto import mock_aws
-
-    mp = pytest.MonkeyPatch()
-    for k, v in ENV.items():
-        mp.setenv(k, v)
-    with mock_aws():
-        import boto3
-
-        ec2 = boto3.client("ec2", region_name=REGION)
-        vpc = ec2.create_vpc(CidrBlock="10.50.0.0/16")["Vpc"]["VpcId"]
-        subnets = [
-            ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.50.{i}.0/24", AvailabilityZone=f"{REGION}{az}")[
-                "Subnet"
-            ]["SubnetId"]
-            for i, az in enumerate("abc")
-        ]
-        sg = ec2.create_security_group(GroupName="t", Description="t", VpcId=vpc)["GroupId"]
-        ami = ec2.describe_images(Owners=["amazon"])["Images"][0]["ImageId"]
-        settings = AwsSettings(
-            region=REGION, subnet_ids=subnets, security_group_ids=[sg], runner_ami=ami, owner="tests"
-        )
-        yield settings, Clients(settings)
-    mp.undo()
+from tests.aws_world import REGION
 
 
 def target(

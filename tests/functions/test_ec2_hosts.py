@@ -22,7 +22,7 @@ from benchwright.providers.base import Credentials
 from benchwright.runner.entry import runner_arguments
 from benchwright.runner.plan import PhaseConfig, RunnerPlan
 from benchwright.spec import RunnerSpec, parse_target
-from tests.functions.aws_world import ENV, REGION, runner_infrastructure
+from tests.aws_world import ENV, REGION, runner_infrastructure
 
 IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/benchwright-runner:abc123"
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.functions.aws_world import ENV, REGION, FakeContext
+from tests.aws_world import ENV, REGION, FakeContext
 
 ADMIN = {"username": "admin", "password": "s3cret-Admin-pw"}
 

@@ -18,7 +18,7 @@ from benchwright.providers.aws.targets import TARGETS
 from benchwright.providers.base import Credentials
 from benchwright.runner.plan import PhaseConfig, RunnerPlan
 from benchwright.spec import RunnerSpec, parse_target
-from tests.functions.aws_world import ENV, REGION, runner_infrastructure
+from tests.aws_world import ENV, REGION, runner_infrastructure
 
 
 @pytest.fixture(scope="module")

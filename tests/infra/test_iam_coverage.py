@@ -1,6 +1,6 @@
 """Every AWS call a stage handler really makes is allowed by that handler's IAM role.
 
-The workflow runs in moto with the real handlers (tests/functions/aws_world.py) while every botocore
+The workflow runs in moto with the real handlers (tests/aws_world.py) while every botocore
 call is recorded with the handler that made it; the synthesized stack then has to grant each
 (handler, service:operation) pair through an action of that Lambda's role. This is what catches a
 stage that starts calling something new (a report upload, a sink write, a Slack secret read) without
@@ -18,10 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.functions.aws_world import FakeContext, World, aws_world, rds_spec, run_input
+from tests.aws_world import FakeContext, World, rds_spec, run_input
 from tests.infra.test_stack import SUITE, _with_node, actions_of, statements_of, synth
-
-__all__ = ["aws_world"]
 
 # botocore service name -> IAM service prefix (where they differ or need stating)
 IAM_PREFIX = {

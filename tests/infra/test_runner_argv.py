@@ -20,7 +20,7 @@ from benchwright.runner.entry import RUNNER_ENTRYPOINT, RUNNER_MODULE, runner_ar
 from benchwright.runner.main import build_parser
 from benchwright.runner.plan import PhaseConfig, RunnerPlan
 from benchwright.spec import RunnerSpec
-from tests.functions.aws_world import ENV, REGION, runner_infrastructure
+from tests.aws_world import ENV, REGION, runner_infrastructure
 from tests.runner_image import container_argv, copied_from, docker_run, exec_line, instruction
 
 IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/benchwright-runner:test"

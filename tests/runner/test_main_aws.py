@@ -23,7 +23,7 @@ from benchwright.providers.base import Credentials
 from benchwright.results import RunnerOutput
 from benchwright.runner.plan import PhaseConfig, RunnerPlan
 from benchwright.spec import RunnerSpec
-from tests.functions.aws_world import (
+from tests.aws_world import (
     ENV,
     REGION,
     PgLogin,

@@ -1,6 +1,6 @@
 """The benchmark state machine, EXECUTED by moto's Step Functions interpreter with the real handlers.
 
-Given a moto account (tests/functions/aws_world.py), when a run goes through the workflow -- happily
+Given a moto account (tests/aws_world.py), when a run goes through the workflow -- happily
 or with a failure injected at a stage -- then the outcome is the expected one, Teardown ran, and no
 resource tagged with the run id is left.
 """
@@ -19,7 +19,7 @@ from benchwright.errors import (
     RetryableIngestError,
     RunnerFailed,
 )
-from tests.functions.aws_world import World, rds_spec, run_input
+from tests.aws_world import World, rds_spec, run_input
 
 MAX_TRANSITIONS = 60
 

@@ -13,8 +13,8 @@ import pytest
 
 import functions.api_routes as api
 from benchwright.api.backend import CloudBackend
-from tests.functions.aws_world import REGION, World, rds_spec
-from tests.functions.test_api import Context, event
+from tests.api_events import Context, event
+from tests.aws_world import REGION, World, rds_spec
 
 
 @pytest.fixture

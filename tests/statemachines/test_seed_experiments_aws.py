@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from benchwright.stages.suite import expand
-from tests.functions.aws_world import World
+from tests.aws_world import World
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.aws.yaml"))
 

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from benchwright.errors import RunnerFailed
-from tests.functions.aws_world import World, rds_spec
+from tests.aws_world import World, rds_spec
 
 
 def matrix_spec() -> dict[str, Any]:

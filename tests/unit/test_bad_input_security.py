@@ -209,6 +209,10 @@ def test_a_user_value_becomes_one_safe_path_component(value: str) -> None:
     assert path_component(value) not in (".", "..", "")
 
 
+# a valid spec for run states whose spec plays no part (RunState.spec is the validated model)
+SMALL_SPEC = {"name": "t", "target": {"provider": "local", "engine": "redis"}, "workload": {"name": "ycsb"}}
+
+
 def test_a_matrix_value_cannot_write_outside_out(tmp_path: Path) -> None:
     from types import SimpleNamespace
 
@@ -218,7 +222,7 @@ def test_a_matrix_value_cannot_write_outside_out(tmp_path: Path) -> None:
 
     out = tmp_path / "out"
     artifacts = DirectoryArtifacts(out)
-    state = RunState(run_id="r", spec_name="t", cell_id="x=../../../tmp/x", repeat=0, spec={})
+    state = RunState(run_id="r", spec_name="t", cell_id="x=../../../tmp/x", repeat=0, spec=SMALL_SPEC)
     key = _cell_key(state, SimpleNamespace(artifacts=artifacts))
     pointer = Path(artifacts.put_json(f"{key}/cell.json", {}))
     assert pointer.resolve().is_relative_to(out.resolve())
@@ -237,7 +241,7 @@ def test_cell_artifacts_in_a_shared_bucket_carry_the_run_id() -> None:
 
     s3 = SimpleNamespace(artifacts=S3Artifacts(None, "bucket"))
     keys = {
-        _cell_key(RunState(run_id=run, spec_name="t", cell_id="default", repeat=0, spec={}), s3)
+        _cell_key(RunState(run_id=run, spec_name="t", cell_id="default", repeat=0, spec=SMALL_SPEC), s3)
         for run in ("run-a", "run-b")
     }
     assert keys == {"runs/run-a/cells/default/repeat-0", "runs/run-b/cells/default/repeat-0"}

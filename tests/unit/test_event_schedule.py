@@ -101,7 +101,13 @@ def state(events: list[dict[str, Any]], runners: int = 1) -> RunState:
     return RunState(
         run_id="r",
         spec_name="s",
-        spec={"target": RDS_TARGET, "events": events},
+        spec={
+            "name": "s",
+            "target": RDS_TARGET,
+            "runner": {"platform": "fargate"},
+            "workload": {"name": "ycsb", "files": ["workloada"]},
+            "events": events,
+        },
         target={"id": "db", "pid": "100"},
         runners=[
             RunnerHandle(id=f"task-{i}", runner_index=i, result_pointer=f"s3://b/{i}") for i in range(runners)
@@ -199,8 +205,8 @@ def test_the_schedule_resumes_from_the_state_alone() -> None:
     s = s.model_copy(update={"measured_started_at": T0, "event_log": [{"action": "failover", "at_s": 5.0}]})
     schedule = EventSchedule.of(s, clock)
     assert schedule is not None
-    assert [e["action"] for e in schedule.pending] == ["reboot"]
+    assert [e.action for e in schedule.pending] == ["reboot"]
     clock.at(8.99)
     assert schedule.due() == []
     clock.at(9)
-    assert [e["action"] for e in schedule.due()] == ["reboot"]
+    assert [e.action for e in schedule.due()] == ["reboot"]

@@ -81,8 +81,18 @@ def stored_run(
     return record
 
 
+def nightly(**sections: Any) -> dict[str, Any]:
+    """A valid spec named ``nightly`` (a local Redis, YCSB) with ``sections`` written over it."""
+    return {
+        "name": "nightly",
+        "target": {"provider": "local", "engine": "redis"},
+        "workload": {"name": "ycsb", "files": ["workloada"]},
+        **sections,
+    }
+
+
 def state_of(record: RunRecord, **changes: Any) -> RunState:
-    spec = {"name": "nightly", "notify": {"on": "always"}, **changes.pop("spec", {})}
+    spec = nightly(**{"notify": {"on": "always"}, **changes.pop("spec", {})})
     return RunState(
         run_id=record.run_id,
         spec_name=record.spec_name,
@@ -125,7 +135,7 @@ def test_a_failed_run_keeps_its_error_and_is_announced(tmp_path: Path) -> None:
     state = RunState(
         run_id="broke",
         spec_name="nightly",
-        spec={"name": "nightly", "notify": {"on": "failure"}},
+        spec=nightly(notify={"on": "failure"}),
         status="failed",
         error="task exited 137",
         error_type="RunnerFailed",
@@ -204,7 +214,7 @@ def test_a_suite_cell_is_closed_but_not_reported_or_announced(tmp_path: Path) ->
 
 
 def test_error_text_does_not_repeat_the_type() -> None:
-    base = RunState(run_id="r", spec_name="s", spec={})
+    base = RunState(run_id="r", spec_name="s", spec=nightly())
     assert error_text(base) is None
     assert (
         error_text(base.model_copy(update={"error": "x", "error_type": "RunnerFailed"})) == "RunnerFailed: x"
@@ -213,3 +223,35 @@ def test_error_text_does_not_repeat_the_type() -> None:
         "RunnerFailed: x"
     )
     assert error_text(base.model_copy(update={"error": "interrupted (Ctrl-C)"})) == "interrupted (Ctrl-C)"
+
+
+def test_a_run_finished_without_a_spec_follows_its_stored_records_spec(tmp_path: Path) -> None:
+    """An execution aborted before its spec could be read (functions/abort_teardown.py): the finish
+    state has none, and notify.on comes from the spec the run's record holds."""
+    from benchwright.stages import FinishState
+
+    store, notifier = MemoryStore(), Recording()
+    record = stored_run(store, "cut", 1000.0, hours=0)
+    record.spec = nightly(notify={"on": "success"})
+    store.save_run(record)
+    state = FinishState(run_id="cut", spec_name="nightly", status="aborted", error="execution aborted")
+
+    after = finish_run(state, providers(tmp_path, store, notifier))
+
+    assert isinstance(after, FinishState) and after.status == "aborted"
+    assert after.notification == "skipped (notify.on: success)" and notifier.sent == []
+    assert store.get_run("cut").status == "aborted"  # type: ignore[union-attr]
+
+
+def test_a_run_with_no_spec_and_no_record_is_recorded_and_announced(tmp_path: Path) -> None:
+    from benchwright.stages import FinishState
+
+    store, notifier = MemoryStore(), Recording()
+    state = FinishState(run_id="gone", spec_name="run", status="aborted", error="execution timed out")
+
+    after = finish_run(state, providers(tmp_path, store, notifier))
+
+    record = store.get_run("gone")
+    assert record is not None and record.status == after.status == "aborted"
+    assert record.spec == {} and record.error == "execution timed out"
+    assert after.notification == "sent" and len(notifier.sent) == 1  # the default: notify.on always

@@ -197,3 +197,28 @@ def test_message_groups_flags_and_shows_numbers_before_and_after() -> None:
     assert text.count("client_saturated") == 1 and "6 cells" in text
     assert "before 2,0" in text or "before 1,9" in text
     assert "-2" in text  # the change, about -20 %
+
+
+def test_the_notifier_factories_read_the_typed_notify_section() -> None:
+    """Locally a webhook variable (a Secrets Manager webhook is AWS-side: silent); on AWS the spec's
+    secret, else the deployment's, else none."""
+    from benchwright.providers.aws.notify import NoNotifier, SecretsSlackNotifier, notifier_for
+    from benchwright.providers.local import SilentNotifier, default_notifier
+    from benchwright.providers.local.notify import SlackNotifier
+    from benchwright.spec import NotifySpec
+
+    arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:bw-slack-AbCdEf"
+    by_env = NotifySpec.model_validate({"slack": {"webhook_env": "TEAM_HOOK"}})
+    by_secret = NotifySpec.model_validate({"slack": {"webhook_secret_arn": arn}})
+
+    local = default_notifier(by_env)
+    assert isinstance(local, SlackNotifier) and local.env_var == "TEAM_HOOK"
+    assert isinstance(default_notifier(by_secret), SilentNotifier)
+    assert isinstance(default_notifier(NotifySpec()), SilentNotifier)
+    assert isinstance(default_notifier(None), SilentNotifier)
+
+    spec_secret = notifier_for(by_secret, None, "arn:deployment")  # type: ignore[arg-type]
+    assert isinstance(spec_secret, SecretsSlackNotifier) and spec_secret.secret_arn == arn
+    deployment = notifier_for(NotifySpec(), None, "arn:deployment")  # type: ignore[arg-type]
+    assert isinstance(deployment, SecretsSlackNotifier) and deployment.secret_arn == "arn:deployment"
+    assert isinstance(notifier_for(None, None, None), NoNotifier)  # type: ignore[arg-type]

@@ -388,7 +388,7 @@ def test_slack_from_the_spec_gets_one_message_per_run(
 
     def factory(out: Path, s: Any) -> Providers:
         providers: Providers = world["factory"](out, s)
-        providers.notifier = default_notifier(s.notify.model_dump())
+        providers.notifier = default_notifier(s.notify)
         return providers
 
     try:
@@ -452,7 +452,7 @@ def test_launch_stage_gives_every_runner_the_same_start_at(world: dict[str, Any]
 
     spec = parse_spec(FANOUT)
     providers = world["factory"](world["out"], spec)
-    state = RunState(run_id="r", spec_name="fan", spec=spec.model_dump(mode="json"), target={"id": "db-1"})
+    state = RunState(run_id="r", spec_name="fan", spec=spec, target={"id": "db-1"})
     before = time.time()
     steps.launch_runner(state, providers)
     plans = world["launcher"].plans
@@ -513,7 +513,7 @@ def judged(tmp_path: Path, series: list[MetricSeries], window_s: float) -> tuple
     state = RunState(
         run_id="r",
         spec_name="s",
-        spec={"validity": {}},
+        spec={**SPEC, "validity": {}},
         result_pointers=[docs],
         metrics_pointer=metrics,
         window=MetricsWindow(start=EPOCH, end=EPOCH + timedelta(seconds=window_s)),
@@ -578,3 +578,25 @@ def test_fanout_ycsb_load_splits_the_key_range_between_runners() -> None:
     assert slices == [(0, 334), (334, 333), (667, 333)]  # contiguous, disjoint, covering 0..999
     single = parse_spec({**FANOUT, "runner": {"platform": "fargate", "count": 1}})
     assert "insertstart" not in build_plan(single, "r", "c", {}).phases[0].properties
+
+
+def test_the_local_orchestrator_hands_every_stage_the_cells_own_spec_model(world: dict[str, Any]) -> None:
+    """Typed once: the spec is parsed before the run and each stage reads the cell's model; no stage
+    builds a target model of its own from a dict (which gave a new object per stage before)."""
+    seen: list[TargetSpec] = []
+
+    def factory(out: Path, spec: Any) -> Providers:
+        providers: Providers = world["factory"](out, spec)
+
+        def recording(target: TargetSpec, run_id: str, handle: Mapping[str, str] | None = None) -> Target:
+            seen.append(target)
+            return fake_target(target, run_id, handle)
+
+        providers.target = recording
+        return providers
+
+    outcome = run_spec(parse_spec(SPEC), world["out"], factory, quiet())
+
+    assert outcome.record.status == "succeeded"
+    assert len(seen) == 7  # provision, check, teardown (the group); launch, collect (each cell)
+    assert len({id(t) for t in seen}) == 2  # one model per matrix cell, whatever the stage

@@ -90,8 +90,7 @@ def _providers_factory(store: Any) -> Any:
     from benchwright.providers.local import default_notifier, local_providers
 
     def providers_for(out_dir: Path, spec: BenchmarkSpec) -> Any:
-        notify = spec.notify.model_dump(mode="json")
-        return local_providers(out_dir, store=store, notifier=default_notifier(notify))
+        return local_providers(out_dir, store=store, notifier=default_notifier(spec.notify))
 
     return providers_for
 

@@ -31,6 +31,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from benchwright.experiments.models import EventSpec
     from benchwright.providers.base import Providers, Target
     from benchwright.stages import RunState
 
@@ -48,7 +49,7 @@ def _utcnow() -> datetime:
 class EventSchedule:
     """The spec's events against the measured phase's start; ``log`` holds one entry per event done."""
 
-    events: list[dict[str, Any]]  # sorted by at_s
+    events: list[EventSpec]  # sorted by at_s
     log: list[dict[str, Any]] = field(default_factory=list)
     started_at: datetime | None = None  # the measured phase's start, as the runner wrote it
     clock: Callable[[], datetime] = _utcnow
@@ -56,19 +57,19 @@ class EventSchedule:
     @classmethod
     def of(cls, state: RunState, clock: Callable[[], datetime] = _utcnow) -> EventSchedule | None:
         """The schedule of a run state, resumed where the last poll left it; None without events."""
-        events = sorted(state.spec.get("events") or [], key=lambda e: float(e["at_s"]))
+        events = sorted(state.spec.events, key=lambda e: e.at_s)
         if not events:
             return None
         return cls(events, list(state.event_log), state.measured_started_at, clock)
 
     @property
-    def pending(self) -> list[dict[str, Any]]:
+    def pending(self) -> list[EventSpec]:
         return self.events[len(self.log) :]
 
-    def due_at(self, event: dict[str, Any]) -> datetime | None:
+    def due_at(self, event: EventSpec) -> datetime | None:
         if self.started_at is None:
             return None
-        return self.started_at + timedelta(seconds=START_DELAY_S + float(event["at_s"]))
+        return self.started_at + timedelta(seconds=START_DELAY_S + event.at_s)
 
     def learn_start(self, started: Iterable[datetime | None]) -> None:
         """The earliest of the runners' reported starts of the measured phase (fan-out: the first)."""
@@ -76,7 +77,7 @@ class EventSchedule:
         if self.started_at is None and known:
             self.started_at = min(known)
 
-    def due(self) -> list[dict[str, Any]]:
+    def due(self) -> list[EventSpec]:
         """The pending events whose instant has come, in order."""
         now = self.clock()
         found = []
@@ -87,12 +88,12 @@ class EventSchedule:
             found.append(event)
         return found
 
-    def issue(self, event: dict[str, Any], target: Target) -> dict[str, Any]:
+    def issue(self, event: EventSpec, target: Target) -> dict[str, Any]:
         """Do one event's action; the run goes on whatever happens (a failed call is its detail)."""
-        entry: dict[str, Any] = {"action": event["action"], "at_s": float(event["at_s"])}
+        entry: dict[str, Any] = {"action": event.action, "at_s": event.at_s}
         entry["issued_at"] = self.clock().isoformat()
         try:
-            detail = target.trigger(str(event["action"]), event.get("to"))
+            detail = target.trigger(event.action, event.to)
         except Exception as exc:  # the run goes on; the event says what happened
             detail = f"failed: {type(exc).__name__}: {exc}"
         entry["completed_at"] = self.clock().isoformat()
@@ -105,8 +106,8 @@ class EventSchedule:
         for event in self.pending:
             self.log.append(
                 {
-                    "action": event["action"],
-                    "at_s": float(event["at_s"]),
+                    "action": event.action,
+                    "at_s": event.at_s,
                     "issued_at": None,
                     "detail": NOT_ISSUED,
                 }
@@ -119,7 +120,7 @@ class EventSchedule:
             return steady_s
         when = self.due_at(pending[0])
         if when is None:  # learn the start well before the first event is due
-            return min(steady_s, max(MIN_WAIT_S, float(pending[0]["at_s"]) / 2))
+            return min(steady_s, max(MIN_WAIT_S, pending[0].at_s / 2))
         left = (when - self.clock()).total_seconds()
         return min(steady_s, max(MIN_WAIT_S, float(math.ceil(left))))
 
@@ -143,9 +144,7 @@ def issue_due_events(
             outputs = (providers.launcher.output(h) for h in state.runners)
             schedule.learn_start(o.started.get(MEASURED_PHASE) if o is not None else None for o in outputs)
         for event in schedule.due():
-            from benchwright.spec import parse_target
-
-            target = providers.target(parse_target(state.spec["target"]), state.run_id, target_handle)
+            target = providers.target(state.spec.target, state.run_id, target_handle)
             schedule.issue(event, target)
             target_handle.update(target.handle)
     return state.model_copy(

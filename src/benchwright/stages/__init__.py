@@ -8,17 +8,28 @@ poll once and set a status, and the caller (ASL Wait/Choice, or ``local.wait_unt
 
 ``RunState`` is deliberately small and serializable: ids, pointers, statuses, timestamps, the error.
 Never secrets, never whole result documents (Step Functions has a 256 KiB state limit).
+
+Its ``spec`` is the cell's validated ``BenchmarkSpec``, typed from parse to provider: a stage reads
+fields, never a dict. Between processes (the Lambdas, the ASL) it travels as ``spec_dict`` (what was
+written, defaults left out), which validates back to the same spec; in one process (the local
+orchestrator) the model is passed on and never validated again.
+
+``FinishState`` is what finishing a run needs and nothing more: the suite's SummarizeSuite and an
+aborted execution finish a run that has no cell state (and, for an execution stopped before its spec
+was read, no spec). A ``RunState`` is a ``FinishState`` with the cell's progress and a spec it always
+has, so the one ``finish_run`` stage takes either.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_serializer
 
 from benchwright.providers.base import MetricsWindow, Providers, RunnerHandle
+from benchwright.spec import BenchmarkSpec, spec_dict
 
 RunStatus = Literal["pending", "running", "succeeded", "failed", "aborted"]
 
@@ -27,22 +38,43 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class RunState(BaseModel):
-    """One benchmark cell's progress through the stages."""
+class FinishState(BaseModel):
+    """A run as the finish stage sees it (stages.finish): who, which spec, how it ended."""
 
     model_config = ConfigDict(extra="forbid")
 
     run_id: str
     spec_name: str
-    cell_id: str = "default"
-    repeat: int = 0
-    parameters: dict[str, Any] = Field(default_factory=dict)  # the matrix values of this cell
-    shared: dict[str, Any] | None = None  # runs.SharedData: the target and loaded data it shares
-    spec: dict[str, Any]  # the cell's concrete spec (small; secrets are never in a spec)
+    spec: BenchmarkSpec | None = None  # None: an aborted execution whose input held no readable spec
     status: RunStatus = "pending"
     stage: str | None = None  # the last stage that completed
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
+    error: str | None = None
+    error_type: str | None = None
+    # a suite cell's run is finished by its suite (SummarizeSuite) instead
+    suite_run_id: str | None = None
+    notification: str | None = None  # "sent", "skipped (notify.on: ...)" or "failed: ..."
+    warnings: list[str] = Field(default_factory=list)  # reported, never fatal (Slack down, no report)
+
+    @field_serializer("spec")
+    def _spec_data(self, spec: BenchmarkSpec | None) -> dict[str, Any] | None:
+        """What was written (``spec_dict``): it validates back to the same spec in the next Lambda."""
+        return spec_dict(spec) if spec is not None else None
+
+    def advance(self, stage: str, **changes: Any) -> Self:
+        """A copy with ``changes`` applied and ``stage`` recorded as done."""
+        return self.model_copy(update={**changes, "stage": stage, "updated_at": utcnow()})
+
+
+class RunState(FinishState):
+    """One benchmark cell's progress through the stages."""
+
+    spec: BenchmarkSpec  # the cell's concrete spec (small; secrets are never in a spec)
+    cell_id: str = "default"
+    repeat: int = 0
+    parameters: dict[str, Any] = Field(default_factory=dict)  # the matrix values of this cell
+    shared: dict[str, Any] | None = None  # runs.SharedData: the target and loaded data it shares
     # target
     target: dict[str, str] = Field(default_factory=dict)  # the Target's handle (ids, pid, port)
     target_status: str | None = None
@@ -62,17 +94,7 @@ class RunState(BaseModel):
     valid: bool | None = None
     cost_total: float | None = None
     poll_seconds: float = 10.0  # the ASL Wait states read this (injectable for tests)
-    error: str | None = None
-    error_type: str | None = None
     torn_down: bool = False
-    # finish (stages.finish): a suite cell's run is finished by its suite (SummarizeSuite) instead
-    suite_run_id: str | None = None
-    notification: str | None = None  # "sent", "skipped (notify.on: ...)" or "failed: ..."
-    warnings: list[str] = Field(default_factory=list)  # reported, never fatal (Slack down, no report)
-
-    def advance(self, stage: str, **changes: Any) -> RunState:
-        """A copy with ``changes`` applied and ``stage`` recorded as done."""
-        return self.model_copy(update={**changes, "stage": stage, "updated_at": utcnow()})
 
 
 Stage = Callable[[RunState, Providers], RunState]
@@ -117,6 +139,7 @@ __all__ = [
     "ASL_STATE_NAMES",
     "CELL_STAGES",
     "STAGE_ORDER",
+    "FinishState",
     "Providers",
     "RunState",
     "Stage",

@@ -24,11 +24,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TypeVar
+
+from pydantic import ValidationError
 
 from benchwright.providers.base import Providers
 from benchwright.runs import RunRecord, Verdict
-from benchwright.stages import RunState
+from benchwright.spec import BenchmarkSpec, NotifySpec, ValidityPolicy, spec_dict
+from benchwright.stages import FinishState, RunState
 
 log = logging.getLogger(__name__)
 
@@ -36,9 +39,10 @@ HISTORY_LIMIT = 10  # earlier runs read for the verdict and the trend chart (eac
 # A presigned link's lifetime: the API's own maximum (GET /runs/{id}/report gives a fresh one later).
 # Signed with a Lambda's role credentials it also ends when that role session does.
 REPORT_LINK_SECONDS = 12 * 3600
+State = TypeVar("State", bound=FinishState)  # a cell's RunState, or a suite's / an abort's FinishState
 
 
-def final_status(state: RunState) -> str:
+def final_status(state: FinishState) -> str:
     """``failed`` and ``aborted`` are kept; a run that reached the finish any other way succeeded
     (unless every measured phase failed: see ``all_failed``)."""
     return state.status if state.status in ("failed", "aborted") else "succeeded"
@@ -58,7 +62,7 @@ def all_failed(record: RunRecord) -> str | None:
     return None
 
 
-def error_text(state: RunState) -> str | None:
+def error_text(state: FinishState) -> str | None:
     """``"<ErrorType>: <message>"`` for the record, without repeating a type already in the message."""
     if state.error is None and state.error_type is None:
         return None
@@ -97,35 +101,39 @@ def should_notify(on: str, record: RunRecord) -> bool:
     return rules.get(on, True)
 
 
-def _notify_rule(spec: dict[str, Any]) -> str:
-    return str((spec.get("notify") or {}).get("on") or "always")
+def spec_of(state: FinishState, record: RunRecord) -> BenchmarkSpec | None:
+    """The run's spec: the state's, else (an aborted execution whose input held none) the stored
+    record's when it still validates; None means the spec's defaults (notify always, min_effect)."""
+    if state.spec is not None:
+        return state.spec
+    if not record.spec:
+        return None
+    try:
+        return BenchmarkSpec.model_validate(record.spec)
+    except ValidationError:
+        log.warning("run %s: the stored spec no longer validates; its defaults apply", record.run_id)
+        return None
 
 
-def _min_effect(spec: dict[str, Any]) -> float | None:
-    value = (spec.get("validity") or {}).get("min_effect")
-    return float(value) if value is not None else None
-
-
-def load_record(state: RunState, providers: Providers) -> RunRecord:
+def load_record(state: FinishState, providers: Providers) -> RunRecord:
     record = providers.store.get_run(state.run_id)
     if record is None:  # failed before anything was stored: the record says why
+        spec = state.spec
         record = RunRecord(
             run_id=state.run_id,
             spec_name=state.spec_name,
-            spec=dict(state.spec),
+            spec=spec_dict(spec) if spec is not None else {},
             started_at=state.created_at,
-            tags=dict(state.spec.get("tags") or {}),
+            tags=dict(spec.tags) if spec is not None else {},
         )
     return record
 
 
-def verdict_against(record: RunRecord, history: Sequence[RunRecord], spec: dict[str, Any]) -> Verdict:
-    from benchwright.judge.compare import DEFAULT_MIN_EFFECT, compare_with_history
+def verdict_against(record: RunRecord, history: Sequence[RunRecord], spec: BenchmarkSpec | None) -> Verdict:
+    from benchwright.judge.compare import compare_with_history
 
-    min_effect = _min_effect(spec)
-    return compare_with_history(
-        record, history, min_effect=DEFAULT_MIN_EFFECT if min_effect is None else min_effect
-    )
+    validity = spec.validity if spec is not None else ValidityPolicy()
+    return compare_with_history(record, history, min_effect=validity.min_effect)
 
 
 def publish_report(record: RunRecord, history: Sequence[RunRecord], providers: Providers) -> str:
@@ -136,14 +144,14 @@ def publish_report(record: RunRecord, history: Sequence[RunRecord], providers: P
     return providers.artifacts.put_report(record.run_id, html)
 
 
-def finish_run(state: RunState, providers: Providers) -> RunState:
+def finish_run(state: State, providers: Providers) -> State:
     """Final status, verdict against history, report, notification (see the module docstring)."""
     status = final_status(state)
     record = load_record(state, providers)
     record.status = status  # type: ignore[assignment]
     record.error = error_text(state) or (record.error if status != "succeeded" else None)
     record.ended_at = datetime.now(UTC)
-    if status != "succeeded" and not record.cells and state.runners:
+    if status != "succeeded" and not record.cells and isinstance(state, RunState) and state.runners:
         keep_partial(record, state, providers)
     failed = all_failed(record) if status == "succeeded" else None
     if failed:
@@ -156,9 +164,10 @@ def finish_run(state: RunState, providers: Providers) -> RunState:
     providers.store.save_run(record)  # the outcome is durable before anything that can fail
     problems: list[str] = []
     history = _history(record, providers, problems)
+    spec = spec_of(state, record)
     if record.cells:
         try:
-            record.verdict = verdict_against(record, history, state.spec or record.spec)
+            record.verdict = verdict_against(record, history, spec)
         except Exception as exc:  # a judge bug must not hide the run; it is reported, not dropped
             log.debug("run %s: no verdict", record.run_id, exc_info=True)  # the warning goes into the state
             problems.append(f"verdict failed: {type(exc).__name__}: {exc}")
@@ -168,7 +177,7 @@ def finish_run(state: RunState, providers: Providers) -> RunState:
         log.debug("run %s: no report", record.run_id, exc_info=True)  # the warning goes into the state
         problems.append(f"report not written ({type(exc).__name__}: {exc})")
     providers.store.save_run(record)
-    notification = _notify(record, state.spec or record.spec, providers)
+    notification = _notify(record, spec.notify if spec is not None else NotifySpec(), providers)
     record.environment["notification"] = notification
     providers.store.save_run(record)
     return state.advance(
@@ -208,9 +217,9 @@ def _history(record: RunRecord, providers: Providers, problems: list[str]) -> li
         return []
 
 
-def _notify(record: RunRecord, spec: dict[str, Any], providers: Providers) -> str:
+def _notify(record: RunRecord, notify: NotifySpec, providers: Providers) -> str:
     """Send when ``notify.on`` says so; returns what happened ("sent", "skipped: ...", "failed: ...")."""
-    on = _notify_rule(spec)
+    on = notify.on
     if not should_notify(on, record):
         return f"skipped (notify.on: {on})"
     try:

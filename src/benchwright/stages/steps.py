@@ -15,7 +15,7 @@ from benchwright.errors import ProvisioningFailed, RunnerFailed, TargetNotReady,
 from benchwright.providers.base import MetricsWindow, Providers, Target
 from benchwright.results import MetricSeries, ResultDocument
 from benchwright.runs import combined_cost
-from benchwright.spec import BenchmarkSpec, cell_seconds, check_workload, parse_target, spec_dict
+from benchwright.spec import LocalTarget, TargetSpec, cell_seconds, check_workload, spec_dict
 from benchwright.stages import RunState, utcnow
 from benchwright.stages.plan import build_plan, fanout_start_at
 
@@ -30,12 +30,16 @@ READY_TIMEOUT_S = {
 }
 
 
-def _spec(state: RunState) -> BenchmarkSpec:
-    return BenchmarkSpec.model_validate(state.spec)
-
-
 def _target(state: RunState, providers: Providers) -> Target:
-    return providers.target(parse_target(state.spec["target"]), state.run_id, state.target)
+    return providers.target(state.spec.target, state.run_id, state.target)
+
+
+def _ready_timeout(target: TargetSpec) -> float:
+    """How long provisioning may take: the provider's figure, or a local target's own
+    ``startup_timeout_s`` where the spec writes one."""
+    if isinstance(target, LocalTarget) and "startup_timeout_s" in target.model_fields_set:
+        return target.startup_timeout_s
+    return READY_TIMEOUT_S.get(target.provider, 3600.0)
 
 
 def _cell_key(state: RunState, providers: Providers) -> str:
@@ -52,15 +56,15 @@ def _cell_key(state: RunState, providers: Providers) -> str:
 
 # ---------------------------------------------------------------- stages
 def validate_spec(state: RunState, providers: Providers) -> RunState:
-    """Validate the cell's concrete spec again at the workflow's edge (nothing created yet)."""
-    spec = _spec(state)
-    check_workload(spec)
-    return state.advance("validate_spec", status="running", spec=spec_dict(spec))
+    """The workload checks of the cell's concrete spec at the workflow's edge (nothing created yet);
+    its model was validated when the state was read (``RunState.spec``)."""
+    check_workload(state.spec)
+    return state.advance("validate_spec", status="running")
 
 
 def provision_target(state: RunState, providers: Providers) -> RunState:
     """Start creating the target; the handle goes into the state at once so teardown can find it."""
-    target = providers.target(parse_target(state.spec["target"]), state.run_id, None)
+    target = providers.target(state.spec.target, state.run_id, None)
     try:
         handle = target.create()
     except BaseException as exc:  # incl. Ctrl-C mid-create: the handle is not in the state yet, delete here
@@ -69,8 +73,7 @@ def provision_target(state: RunState, providers: Providers) -> RunState:
         if isinstance(exc, (ProvisioningFailed, KeyboardInterrupt)) or not isinstance(exc, Exception):
             raise
         raise ProvisioningFailed(f"{target.kind} target: {exc}") from exc
-    provider = state.spec["target"]["provider"]
-    timeout = float(state.spec["target"].get("startup_timeout_s") or READY_TIMEOUT_S.get(provider, 3600.0))
+    timeout = _ready_timeout(state.spec.target)
     return state.advance(
         "provision_target",
         target=handle,
@@ -93,7 +96,7 @@ def check_target(state: RunState, providers: Providers) -> RunState:
 
 def launch_runner(state: RunState, providers: Providers) -> RunState:
     """Start the metrics sampler and the runner(s); the password travels only in the credentials."""
-    spec = _spec(state)
+    spec = state.spec
     target = _target(state, providers)
     connection = target.connection_properties()
     credentials = target.credentials()
@@ -221,13 +224,12 @@ def _merge(group: list[ResultDocument]) -> ResultDocument:
 def judge_results(state: RunState, providers: Providers) -> RunState:
     """Validity flags for every phase and the cell (error rate, too short, saturation, collapse)."""
     from benchwright.experiments.availability import attach, reconcile_flags
-    from benchwright.judge.validity import ValidityPolicy, cell_is_valid, judge_cell
+    from benchwright.judge.validity import cell_is_valid, judge_cell
 
     cell = load_cell(state, providers)
     attach(cell, state.event_log)  # what each event did to the measured phase
     _attach_operations(cell, state.operation_log)
-    policy = ValidityPolicy.of(state.spec.get("validity") or {})
-    judge_cell(cell, policy)
+    judge_cell(cell, state.spec.validity)
     reconcile_flags(cell)
     _judge_cloud_metrics(state, cell)
     if state.status == "aborted" or any(d.aborted for d in cell.phases.values()):
@@ -291,14 +293,13 @@ def _record(state: RunState, providers: Providers) -> Any:
 
     record = providers.store.get_run(state.run_id)
     if record is None:
-        spec = dict(state.spec)
         record = RunRecord(
             run_id=state.run_id,
             spec_name=state.spec_name,
-            spec=spec,
+            spec=spec_dict(state.spec),
             status="running",
             started_at=state.created_at,
-            tags=dict(spec.get("tags") or {}),
+            tags=dict(state.spec.tags),
             suite_run_id=state.suite_run_id,  # a suite's cell: not history on its own
         )
     return record
@@ -320,7 +321,7 @@ def price_run(state: RunState, providers: Providers) -> RunState:
     """Cost of this cell (target and runner time); zero locally."""
     cell = _cell_from_state(state, providers)
     duration = max(0.0, (utcnow() - state.created_at).total_seconds())
-    cost = providers.prices.estimate(_spec(state), cell, duration)
+    cost = providers.prices.estimate(state.spec, cell, duration)
     if cost is None:
         return state.advance("price_run")
     measured = cell.measured
@@ -343,7 +344,7 @@ def teardown(state: RunState, providers: Providers) -> RunState:
                 providers.launcher.stop(handle)
         except Exception as exc:
             problems.append(f"runner {handle.id}: {exc}")
-    if state.target or state.spec.get("target", {}).get("provider") == "endpoint":
+    if state.target or state.spec.target.provider == "endpoint":
         target = _target(state, providers)
         with contextlib.suppress(Exception):
             providers.metrics.collect(target, MetricsWindow(start=state.created_at, end=utcnow()))

@@ -18,8 +18,8 @@ from benchwright.errors import SpecError
 from benchwright.providers.base import ResultStore
 from benchwright.runs import CostEstimate, RunRecord, SharedData, combined_cost, new_run_id
 from benchwright.sharing import Item, TargetGroup, plan, without_load
-from benchwright.spec import cell_seconds, expand_matrix, parse_spec, spec_dict
-from benchwright.stages import RunState
+from benchwright.spec import BenchmarkSpec, cell_seconds, expand_matrix, parse_spec, spec_dict
+from benchwright.stages import FinishState, RunState
 
 POLL_BUDGET = 14  # 17 transitions on the happy path + 14 polls x 3 = 59
 MIN_POLL_S = 15
@@ -46,7 +46,7 @@ def _group(
     loads first and with what it shares (``shared``)."""
     first = group.items[0]
 
-    def state(item: Item, spec: dict[str, Any], shared: SharedData | None) -> dict[str, Any]:
+    def state(item: Item, spec: BenchmarkSpec, shared: SharedData | None) -> dict[str, Any]:
         return RunState(
             run_id=cell_run_id(run_id, index[(item.cell.cell_id, item.repeat)]),
             spec_name=name,
@@ -62,7 +62,7 @@ def _group(
     cells: list[dict[str, Any]] = []
     for dataset in group.datasets:
         for n, item in enumerate(dataset.items):
-            spec = spec_dict(item.cell.spec)
+            spec = item.cell.spec
             loads = dataset.loads and n == 0
             shared = SharedData(
                 target_group=group.name,
@@ -73,7 +73,7 @@ def _group(
                 runs_before=n if dataset.loads else 0,
             )
             cells.append(state(item, spec if loads or not dataset.loads else without_load(spec), shared))
-    return {"name": group.name, "target": state(first, spec_dict(first.cell.spec), None), "cells": cells}
+    return {"name": group.name, "target": state(first, first.cell.spec, None), "cells": cells}
 
 
 def expand(event: dict[str, Any]) -> dict[str, Any]:
@@ -101,7 +101,7 @@ def expand(event: dict[str, Any]) -> dict[str, Any]:
     result = {
         "run_id": run_id,
         "spec_name": spec.name,
-        "suite_spec": spec.model_dump(mode="json"),
+        "suite_spec": spec_dict(spec),
         "groups": groups,
     }
     size = len(json.dumps(result))
@@ -125,19 +125,33 @@ def cell_results(event: dict[str, Any]) -> list[dict[str, Any]]:
     return results
 
 
-def summarize(event: dict[str, Any], store: ResultStore) -> dict[str, Any]:
-    """Merge the cells' records into the suite's; returns a small summary (no documents)."""
-    run_id = str(event["run_id"])
+def suite_state(event: dict[str, Any]) -> FinishState:
+    """SummarizeSuite's input as the finish stage's state: the suite run and the spec ExpandMatrix
+    validated (``$.suite_spec``, its ``spec_dict``), typed once here."""
+    return FinishState.model_validate(
+        {
+            "run_id": str(event["run_id"]),
+            "spec_name": str(event.get("spec_name") or "suite"),
+            "spec": event.get("spec"),
+            "status": "running",
+        }
+    )
+
+
+def summarize(event: dict[str, Any], state: FinishState, store: ResultStore) -> dict[str, Any]:
+    """Merge the cells' records (RunGroups' results in ``event``) into the suite run's record;
+    returns a small summary (no documents)."""
+    run_id = state.run_id
     results = cell_results(event)
     record: RunRecord | None = store.get_run(run_id)
-    spec_name = str(event.get("spec_name") or "suite")
     if record is None:
+        spec = state.spec
         record = RunRecord(
             run_id=run_id,
-            spec_name=spec_name,
-            spec=dict(event.get("spec") or {}),
+            spec_name=state.spec_name,
+            spec=spec_dict(spec) if spec is not None else {},
             started_at=datetime.now(UTC),
-            tags=dict((event.get("spec") or {}).get("tags") or {}),
+            tags=dict(spec.tags) if spec is not None else {},
         )
     errors: list[str] = []
     costs: list[CostEstimate] = []

@@ -13,7 +13,7 @@ from benchwright.providers.aws.common import Clients
 from benchwright.providers.aws.config import AwsSettings
 from benchwright.providers.aws.probe import Probe
 from benchwright.providers.base import Providers, Target
-from benchwright.spec import TargetSpec
+from benchwright.spec import BenchmarkSpec, TargetSpec
 
 
 def make_sink(config: AwsSettings, clients: Clients) -> Any:
@@ -51,13 +51,14 @@ class LazyInfluxSink:
 
 
 def aws_providers(
-    spec: Mapping[str, Any],
+    spec: BenchmarkSpec | None,
     config: AwsSettings | None = None,
     clients: Clients | None = None,
     probe: Probe | None = None,
     ingest: bool = True,
 ) -> Providers:
-    """Every provider for one run of ``spec`` (the cell's concrete spec as a dict).
+    """Every provider for one run of ``spec`` (the cell's concrete spec; None: a run finished without
+    one, an aborted execution whose input held none: no runners, the deployment's Slack secret).
 
     ``ingest=False`` leaves the time-series sink out of the store: only StoreResults ingests (it is
     the stage with the sink's permissions and, for InfluxDB, the VPC); later saves (price, final
@@ -85,10 +86,10 @@ def aws_providers(
     artifacts = S3Artifacts(clients, config.results_bucket)
     return Providers(
         target=target,
-        launcher=AwsRunnerLauncher(clients, config, RunnerSpec.model_validate(spec.get("runner") or {})),
+        launcher=AwsRunnerLauncher(clients, config, spec.runner if spec is not None else RunnerSpec()),
         metrics=CloudWatchMetrics(clients),
         store=S3ResultStore(artifacts, make_sink(config, clients) if ingest else None),
-        notifier=notifier_for(spec, clients, config.slack_secret_arn),
+        notifier=notifier_for(spec.notify if spec is not None else None, clients, config.slack_secret_arn),
         prices=AwsPriceBook(with_cached_copy(PriceList(clients, config.region))),
         artifacts=artifacts,
     )

@@ -6,14 +6,12 @@ the stack creates it as ``{}``, which means "no Slack" (nothing is sent and the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from benchwright.errors import NotifyFailed
 from benchwright.providers.aws.common import Clients
 from benchwright.providers.aws.secrets import secret_value
 from benchwright.providers.base import Notifier
 from benchwright.runs import RunRecord
+from benchwright.spec import NotifySpec
 
 
 class SecretsSlackNotifier(Notifier):
@@ -40,7 +38,9 @@ class NoNotifier(Notifier):
         return False
 
 
-def notifier_for(spec: Mapping[str, Any], clients: Clients, default_secret: str | None) -> Notifier:
-    slack = dict((spec.get("notify") or {}).get("slack") or {})
-    arn = slack.get("webhook_secret_arn") or default_secret
-    return SecretsSlackNotifier(clients, str(arn)) if arn else NoNotifier()
+def notifier_for(notify: NotifySpec | None, clients: Clients, default_secret: str | None) -> Notifier:
+    """Slack through the spec's ``notify.slack.webhook_secret_arn``, else the deployment's secret
+    (``default_secret``); neither: no notifier. ``notify.on`` is the finish stage's to apply."""
+    slack = notify.slack if notify is not None else None
+    arn = (slack.webhook_secret_arn if slack is not None else None) or default_secret
+    return SecretsSlackNotifier(clients, arn) if arn else NoNotifier()

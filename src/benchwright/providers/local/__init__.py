@@ -12,7 +12,7 @@ from typing import Any
 
 from benchwright.errors import SpecError
 from benchwright.providers.base import ArtifactStore, Notifier, PriceBook, Providers, ResultStore, Target
-from benchwright.spec import TargetSpec
+from benchwright.spec import NotifySpec, TargetSpec
 
 
 def local_target(spec: TargetSpec, run_id: str, handle: Mapping[str, str] | None = None) -> Target:
@@ -76,14 +76,13 @@ class SilentNotifier(Notifier):
         return False
 
 
-def default_notifier(spec_notify: Mapping[str, Any] | None) -> Notifier:
+def default_notifier(notify: NotifySpec | None) -> Notifier:
     """Slack when the spec configures a webhook environment variable; otherwise silent.
 
     A Secrets Manager webhook is an AWS-side setting: locally it is skipped (the run is unaffected).
     ``notify.on`` is applied by the finish stage (benchwright.stages.finish), not here.
     """
-    slack = (spec_notify or {}).get("slack") or {}
-    env = slack.get("webhook_env")
+    env = notify.slack.webhook_env if notify is not None and notify.slack is not None else None
     if not env:
         return SilentNotifier()
     from benchwright.providers.local.notify import SlackNotifier

@@ -1,6 +1,10 @@
 """A moto AWS account for the workflow tests: network, bucket, ECS, secrets, and a Lambda dispatcher
 that runs the REAL handlers in functions/ when moto's Step Functions interpreter invokes a Lambda.
 
+A pytest plugin (tests/conftest.py registers it): its fixtures ``aws_world`` (one account per module)
+and ``world`` (reset for each test) reach every suite without an import; the helpers below (specs,
+inputs, the runner infrastructure, sample documents) are imported by name.
+
 The runner is the REAL runner: when LaunchRunner starts a task, the world runs the image's ENTRYPOINT
 script with the override moto recorded (tests/runner_image.py) as a process, with the task's
 environment and moto reached over HTTP (``moto_endpoint``). It reads its plan from S3, its password
@@ -37,7 +41,7 @@ from tests.receivers import SlackWebhookReceiver
 
 REGION = AWS_TEST_REGION
 ACCOUNT = "123456789012"
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 PRICES = REPO / "tests" / "data" / "pricing"
 SLACK_SECRET_VALUE_MARK = "SLACKSECRETTOKEN"
 # The master user and database of rds_spec's instances: a role and database of this process's own on
