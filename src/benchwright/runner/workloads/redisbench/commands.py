@@ -8,6 +8,7 @@ filled first (redis-benchmark runs an LPUSH pass for that; we fill it, untimed, 
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -115,10 +116,12 @@ def resp_blocks(test: str, value: bytes, keys: KeySource, repeat: int = 1) -> Ca
         # the digits are formatted by the one % of the whole request (%012d in the layout, as
         # KeySource.digits formats them), not one bytes object per key first
         numbered = template.replace(b"%", b"%%").replace(_SLOT, b"%012d") * repeat
-        draw, keyspace = keys.rng.random, keys.keyspace
+        draw, keyspace, floor = keys.rng.random, keys.keyspace, math.floor  # floor: int for x >= 0, cheaper
         if count == 1:
-            return lambda n: [numbered % int(draw() * keyspace) for _ in range(n)]
-        return lambda n: [numbered % tuple([int(draw() * keyspace) for _ in range(count)]) for _ in range(n)]
+            return lambda n: [numbered % floor(draw() * keyspace) for _ in range(n)]
+        return lambda n: [
+            numbered % tuple([floor(draw() * keyspace) for _ in range(count)]) for _ in range(n)
+        ]
     digits = keys.digits
     return lambda n: [layout % tuple([digits() for _ in range(count)]) for _ in range(n)]
 

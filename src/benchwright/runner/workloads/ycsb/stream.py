@@ -18,6 +18,7 @@ one comprehension, any other one request at a time.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Iterator
 from itertools import chain
@@ -70,8 +71,8 @@ class Values:
         if not self.constant:
             return [self.one_field() for _ in range(n)]
         r, pool, size, names, length = self.rng.random, self.pool, self.pool_size, self.names, self.length
-        count = len(names)
-        picks = [(int(r() * size), int(r() * count)) for _ in range(n)]
+        count, floor = len(names), math.floor  # floor: int for x >= 0, and a cheaper call
+        picks = [(floor(r() * size), floor(r() * count)) for _ in range(n)]
         return [{names[i]: pool[o + i * length : o + (i + 1) * length]} for o, i in picks]
 
 
