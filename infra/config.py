@@ -121,7 +121,8 @@ class BudgetConfig(_Model):
 
 
 class RunnerConfig(_Model):
-    """Default sizes for runner tasks; a spec may ask for more within Fargate's valid pairs."""
+    """The runner task definition's size. Every launch overrides it with the spec's ``runner.size``,
+    whose defaults (spec/runners.py) are these, so the two are held equal by a test."""
 
     fargate_cpu: Literal[1024, 2048, 4096, 8192, 16384] = 2048
     fargate_memory_mib: int = Field(default=4096, ge=2048, le=122880)
