@@ -13,6 +13,7 @@ HANDLERS: dict[str, str] = {
     "CheckTarget": "functions.check_target.handler",
     "LaunchRunner": "functions.launch_runner.handler",
     "CheckRunner": "functions.check_runner.handler",
+    "CheckOperations": "functions.check_operations.handler",
     "CollectMetrics": "functions.collect_metrics.handler",
     "JudgeResults": "functions.judge_results.handler",
     "StoreResults": "functions.store_results.handler",

@@ -21,7 +21,8 @@ from infra.storage import Storage
 
 DESCRIBE = [
     "rds:DescribeDBInstances", "rds:DescribeDBClusters", "rds:DescribeDBParameterGroups",
-    "rds:DescribeDBClusterParameterGroups", "rds:ListTagsForResource",
+    "rds:DescribeDBClusterParameterGroups", "rds:DescribeDBSnapshots", "rds:DescribeDBClusterSnapshots",
+    "rds:ListTagsForResource",
     "elasticache:DescribeReplicationGroups", "elasticache:DescribeCacheClusters",
     "elasticache:ListTagsForResource", "elasticache:DescribeCacheParameterGroups",
     "memorydb:DescribeClusters", "memorydb:ListTags", "memorydb:DescribeParameterGroups",
@@ -42,7 +43,8 @@ MODIFY = [
 ]  # fmt: skip
 DELETE = [
     "rds:DeleteDBInstance", "rds:DeleteDBCluster", "rds:DeleteDBParameterGroup",
-    "rds:DeleteDBClusterParameterGroup", "elasticache:DeleteReplicationGroup",
+    "rds:DeleteDBClusterParameterGroup", "rds:DeleteDBSnapshot", "rds:DeleteDBClusterSnapshot",
+    "elasticache:DeleteReplicationGroup",
     "elasticache:DeleteCacheParameterGroup", "memorydb:DeleteCluster", "memorydb:DeleteParameterGroup",
     "ec2:TerminateInstances", "ec2:DeleteNetworkInterface", "ecs:StopTask",
 ]  # fmt: skip
@@ -52,6 +54,13 @@ EVENTS = [
     "rds:RebootDBInstance", "rds:FailoverDBCluster", "rds:ModifyDBInstance",
     "elasticache:TestFailover", "elasticache:RebootCacheCluster", "elasticache:ModifyReplicationGroup",
     "memorydb:FailoverShard", "memorydb:UpdateCluster", "ec2:RebootInstances",
+]  # fmt: skip
+# The operation benchmarks' calls (providers/aws/targets/operations.py), made by CheckOperations: each
+# carries the run's tags (aws:RequestTag), like CREATE; what they make is deleted under DELETE's rule.
+OPERATIONS = [
+    "rds:CreateDBSnapshot", "rds:CreateDBClusterSnapshot", "rds:RestoreDBInstanceFromDBSnapshot",
+    "rds:RestoreDBInstanceToPointInTime", "rds:RestoreDBClusterFromSnapshot",
+    "rds:RestoreDBClusterToPointInTime", "rds:CreateDBInstance", "rds:AddTagsToResource",
 ]  # fmt: skip
 # RunInstances / CreateNetworkInterface also authorize the EXISTING things they use (and the implicit
 # ENI), which carry no request tags: allow those by type; the instance and its volume stay tag-bound.
@@ -198,6 +207,15 @@ def _watch_runner(fn: lambda_.Function, stage: StageConfig, storage: Storage, co
     _events(fn)
 
 
+def _operations(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
+    """The spec's operation benchmarks: snapshots and restores of the run's own database only (the
+    run tag on every create, on every delete), and its master secret for the probe query."""
+    _describe(fn)
+    fn.add_to_role_policy(_statement(OPERATIONS, ["*"], Null={f"aws:RequestTag/{names.RUN_ID_TAG}": "false"}))
+    _delete(fn)
+    _read_run_secrets(fn)
+
+
 def _pricing(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
     _price(fn)
     _put_metric(fn)
@@ -238,6 +256,7 @@ GRANTS: dict[str, Grant] = {
     "CheckTarget": _check_target,
     "LaunchRunner": _launch_runner,
     "CheckRunner": _watch_runner,
+    "CheckOperations": _operations,
     "CollectMetrics": lambda fn, st, s, cp: _metrics(fn),
     "Judge": lambda fn, st, s, cp: _history(fn, s),
     "Ingest": lambda fn, st, s, cp: _ingest(fn, s),

@@ -37,7 +37,7 @@ from infra.storage import INFLUX_BUCKET, INFLUX_ORG, Storage
 
 PLACEHOLDER = re.compile(r"\$\{([A-Za-z0-9]+)\}")
 # States whose Lambda must sit in the VPC (they open connections to targets or to InfluxDB).
-IN_VPC = {"CheckTarget", "Ingest", "StoreResults", "InfluxToken"}
+IN_VPC = {"CheckTarget", "CheckOperations", "Ingest", "StoreResults", "InfluxToken"}
 JANITOR = "Janitor"
 INFLUX_TOKEN = "InfluxToken"  # functions/influx_token.py: the custom resource behind the sink's token
 ABORT = "AbortTeardown"  # functions/abort_teardown.py: teardown for executions that never reach theirs

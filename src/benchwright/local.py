@@ -30,7 +30,6 @@ from benchwright.local_watch import (
     environment,
     salvage,
     sigint_deferred,
-    timed_operations,
     wait_until,
 )
 from benchwright.providers.base import Providers
@@ -55,6 +54,7 @@ CELL_WALK = tuple(s for s in STAGE_ORDER if s not in (*GROUP_OPEN, GROUP_CLOSE, 
 UNTIL: dict[str, Callable[[RunState], bool]] = {  # a check_ stage is polled until this holds
     "check_target": lambda s: s.target_status == "ready",
     "check_runner": lambda s: s.runner_status == "succeeded",
+    "check_operations": lambda s: s.operations_status in (None, "done"),
 }
 
 
@@ -219,6 +219,11 @@ class Orchestrator:
             self.say(f"{label} provisioning {target.engine} ({target.provider})")
         elif stage == "check_target":
             self.say(f"{label} target ready: {describe(state)}")
+        elif stage == "check_operations":
+            for entry in state.operation_log:
+                seconds = entry.get("seconds")
+                outcome = f"{seconds:.2f} s" if seconds is not None else str(entry.get("detail", ""))
+                self.say(f"{label} " + escape(f"operation {entry['name']}: {outcome}"))
         elif stage == "launch_runner":
             pids = ", ".join(h.id for h in state.runners)
             self.say(f"{label} runner started (pid {pids}); logs in {state.runners[0].log_pointer}")
@@ -226,7 +231,7 @@ class Orchestrator:
 
     def _watch_runner(self, state: RunState, label: str) -> RunState:
         """Poll the runner and echo its log; the check_runner stage issues the spec's events
-        (experiments/schedule.py) and this shows them. Then time the spec's operations."""
+        (experiments/schedule.py) and this shows them. The check_operations stage follows."""
         p = self.providers
         tail = LogTail([Path(h.log_pointer) for h in state.runners if h.log_pointer])
         phases = state.spec.workload.phases
@@ -247,7 +252,7 @@ class Orchestrator:
         echo(state)
         self.polled = None  # finished: run_cell goes on from the returned state
         self.say(f"{label} runner finished")
-        return timed_operations(state, p, lambda text: self.say(f"{label} {escape(text)}"))
+        return state
 
     def run_cell(self, state: RunState) -> CellOutcome:
         """``CELL_WALK`` on the group's target; a failure keeps what was measured. The runners are

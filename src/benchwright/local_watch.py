@@ -1,7 +1,7 @@
 """What the local orchestrator (benchwright.local) does while a cell runs: poll a ``check_`` stage as
 the ASL's Wait + Choice would, keep a second Ctrl-C from cutting teardown short, echo the runners'
-logs, issue the spec's events, time its operations on the loaded target, and keep what a failed
-cell measured (``salvage``).
+logs, issue the spec's events (the check_runner stage does; this shows them), and keep what a failed
+cell measured (``salvage``). The spec's operations are the check_operations stage's.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from rich.markup import escape
 
 from benchwright.errors import RunnerFailed
 from benchwright.providers.base import Providers
-from benchwright.stages import RunState, stage_function, utcnow
+from benchwright.stages import RunState, stage_function
 from benchwright.stages import steps as st
 
 POLL_S = 0.2
@@ -111,25 +111,6 @@ def salvage(
     except Exception as exc:  # never let salvage hide the teardown
         say(f"[red]could not store the partial result:[/red] {type(exc).__name__}: {exc}")
     return state
-
-
-def timed_operations(state: RunState, providers: Providers, say: Callable[[str], None]) -> RunState:
-    """The spec's operation benchmarks, one after another on the loaded target, after the runner."""
-    log: list[dict[str, Any]] = []
-    target_spec = state.spec.target
-    for name in state.spec.operations:
-        target = providers.target(target_spec, state.run_id, state.target)
-        started = utcnow()
-        try:
-            entry = target.operation(str(name))
-        except Exception as exc:  # the run's results stand; the operation says it failed
-            entry = {"name": name, "started_at": started.isoformat(), "seconds": None, "ok": False,
-                     "detail": f"failed: {type(exc).__name__}: {exc}"}  # fmt: skip
-        state = state.model_copy(update={"target": {**state.target, **target.handle}})  # a restart: new pid
-        log.append(entry)
-        seconds = entry.get("seconds")
-        say(f"operation {name}: " + (f"{seconds:.2f} s" if seconds is not None else entry["detail"]))
-    return state.model_copy(update={"operation_log": [*state.operation_log, *log]}) if log else state
 
 
 def describe(state: RunState) -> str:

@@ -61,3 +61,45 @@ def test_an_operation_a_target_cannot_do_is_refused_naming_the_field() -> None:
     with pytest.raises(SpecError) as err:
         parse_spec(_spec("postgres", ["dump_restore", "snapshot_restore"]))
     assert err.value.field == "operations[1]" and "local" in err.value.detail
+
+
+def _cloud(target: dict[str, Any], operations: list[str]) -> dict[str, Any]:
+    spec = _spec("postgres", operations)
+    spec["target"] = target
+    spec["runner"] = {"platform": "fargate", "placement": "same-az", "size": {"cpu": 1, "memory_mb": 2048}}
+    return spec
+
+
+RDS = {"provider": "rds", "engine": "postgres", "engine_version": "16.4", "instance_class": "db.t3.micro",
+       "storage": {"type": "gp2", "size_gb": 20}}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("target", "operations", "field", "said"),
+    [
+        (RDS, ["pitr"], "target.backup_retention_days", "automated backups"),
+        ({**RDS, "engine": "mysql", "engine_version": "8.0.39"}, ["snapshot_restore"], "operations[0]",
+         "PostgreSQL only"),
+        (RDS, ["scale_out"], "operations[0]", "scale_out is not built for rds targets"),
+        ({"provider": "ec2", "engine": "redis", "template": "redis-protocol", "server": "redis",
+          "instance_type": "m6i.large"}, ["node_replace"], "operations[0]",
+         "node_replace is not built for ec2 targets"),
+    ],
+)  # fmt: skip
+def test_a_cloud_operation_the_target_cannot_do_is_refused_naming_the_field(
+    target: dict[str, Any], operations: list[str], field: str, said: str
+) -> None:
+    with pytest.raises(SpecError) as err:
+        parse_spec(_cloud(target, operations))
+    assert err.value.field == field and said in err.value.detail, (err.value.field, err.value.detail)
+
+
+def test_cloud_operations_validate_on_rds_and_aurora() -> None:
+    parse_spec(_cloud({**RDS, "backup_retention_days": 1}, ["snapshot_restore", "pitr"]))
+    aurora = {
+        "provider": "aurora",
+        "engine": "postgres",
+        "engine_version": "16.4",
+        "instance_class": "db.r6g.large",
+    }
+    parse_spec(_cloud(aurora, ["snapshot_restore", "pitr", "scale_out"]))

@@ -118,6 +118,9 @@ def recorded(aws_world: World) -> Iterator[dict[str, set[str]]]:
             sink_mp.setattr(common, "_clients", None)
             outcomes.append(world.execute("benchmark", run_input(rds_spec("iam-sink"), "iam-sink"))["status"])
         common._clients = None
+        ops = rds_spec("iam-ops", backup_retention_days=1)  # CheckOperations: snapshots and restores
+        ops["operations"] = ["snapshot_restore", "pitr"]
+        outcomes.append(world.execute("benchmark", run_input(ops, "iam-ops"))["status"])
         world.runner_mode = "fail"  # the failure path: Teardown announces the failed run
         outcomes.append(world.execute("benchmark", run_input(rds_spec("iam-fail"), "iam-fail"))["status"])
         world.runner_mode = "ok"
@@ -187,6 +190,9 @@ def test_the_stages_that_write_report_sink_and_announce_failures_make_those_call
     assert "secretsmanager:GetSecretValue" in recorded["functions.finish_run.handler"]  # Slack
     assert "rds:DeleteDBInstance" in recorded["functions.janitor.handler"]
     assert "ecs:RunTask" in recorded["functions.launch_runner.handler"]
+    operations = recorded["functions.check_operations.handler"]
+    assert {"rds:CreateDBSnapshot", "rds:RestoreDBInstanceFromDBSnapshot", "rds:RestoreDBInstanceToPointInTime",
+            "rds:DeleteDBSnapshot", "secretsmanager:GetSecretValue"} <= operations, operations  # fmt: skip
     assert "timestream:WriteRecords" in recorded["functions.store_results.handler"]
     assert "cloudwatch:GetMetricData" in recorded["functions.collect_metrics.handler"]
     assert "pricing:GetProducts" not in recorded["functions.price_run.handler"]  # excerpts stand in

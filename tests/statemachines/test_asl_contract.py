@@ -160,7 +160,7 @@ def test_catches_and_fail_states_use_real_error_names() -> None:
 
 def test_waits_take_their_seconds_from_the_input() -> None:
     waits = [s for s in BENCHMARK["States"].values() if s["Type"] == "Wait"]
-    assert len(waits) == 2
+    assert len(waits) == 3  # the target, the runner, the operations
     assert all(w["SecondsPath"] == "$.poll_seconds" for w in waits)
 
 

@@ -281,3 +281,69 @@ def test_no_secret_reaches_state_logs_or_results(
     assert world.runner_runs >= 1 and world.runner_logs  # the real runner read and used the secret
     for secret in world.secrets:
         assert secret not in text
+
+
+def test_a_failed_runner_logs_each_pending_event_as_not_issued(world: World) -> None:
+    """CheckRunner raises on the failed runner, so the Catch carries the poll before (no event closed);
+    Teardown closes the schedule: every event still to come is logged as not issued, with the reason."""
+    world.runner_mode = "fail"
+    spec = rds_spec("events-fail")
+    spec["events"] = [{"at_s": 30, "action": "reboot"}, {"at_s": 60, "action": "reboot"}]
+
+    result = world.execute("benchmark", run_input(spec, "events-fail"))
+
+    assert result["status"] == "FAILED"
+    exited = [
+        json.loads(e["stateExitedEventDetails"]["output"])
+        for e in result["events"]
+        if e.get("stateExitedEventDetails", {}).get("name") == "Teardown"
+    ]
+    (after_teardown,) = exited
+    log = after_teardown["event_log"]
+    assert [(e["action"], e["at_s"], e["issued_at"]) for e in log] == [
+        ("reboot", 30, None),
+        ("reboot", 60, None),
+    ]
+    assert all(e["detail"] == "not issued: the run stopped first (RunnerFailed)" for e in log), log
+    assert world.leftovers("events-fail") == []
+
+
+def test_operations_are_stepped_after_the_runner_timed_and_leave_nothing(world: World) -> None:
+    """CheckOperations runs between CheckRunner and CollectMetrics, one step per poll (snapshot,
+    restore, probe), and both operations land next to the workload's results; the snapshot and the
+    restored instances are deleted (moto's restored instances are the world's PostgreSQL, so the
+    probe's count is the loaded table's)."""
+    spec = rds_spec("ops-1", backup_retention_days=1)
+    spec["operations"] = ["snapshot_restore", "pitr"]
+
+    result = world.execute("benchmark", run_input(spec, "ops-1"))
+
+    assert result["status"] == "SUCCEEDED", (result["error"], result["cause"], world.calls)
+    first, last = (
+        world.calls.index("CheckOperations"),
+        len(world.calls) - 1 - world.calls[::-1].index("CheckOperations"),
+    )
+    assert world.calls[first - 1] == "CheckRunner" and world.calls[last + 1] == "CollectMetrics", world.calls
+    assert world.calls.count("CheckOperations") >= 4  # start, restore, probe ... per operation
+    run = run_record(world, "ops-1")["cells"][0]["phases"]["run"]
+    ops = run["timed_operations"]
+    assert [o["name"] for o in ops] == ["snapshot_restore", "pitr"], ops
+    for op in ops:
+        assert (
+            op["ok"] is True and op["seconds"] >= 0 and "rows in the user tables, as before" in op["detail"]
+        ), op
+    assert "RestoreDBInstanceFromDBSnapshot" in ops[0]["detail"]
+    assert "RestoreDBInstanceToPointInTime" in ops[1]["detail"]
+    assert world.leftovers("ops-1") == []
+    rds = world.clients("rds")
+    names = [d["DBInstanceIdentifier"] for d in rds.describe_db_instances()["DBInstances"]]
+    assert not [n for n in names if n.endswith(("-snap", "-pitr"))], names
+    assert not [
+        s for s in rds.describe_db_snapshots()["DBSnapshots"] if s["DBSnapshotIdentifier"].endswith("-snap")
+    ]
+
+
+def test_a_spec_without_operations_skips_the_operations_loop(world: World) -> None:
+    result = world.execute("benchmark", run_input(rds_spec(), "no-ops-1"))
+    assert result["status"] == "SUCCEEDED", result["cause"]
+    assert "CheckOperations" not in world.calls

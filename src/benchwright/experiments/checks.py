@@ -42,10 +42,11 @@ def check_experiments(spec: BenchmarkSpec, q: Callable[[str], str]) -> None:
         if operation not in allowed:
             can = ", ".join(allowed) if allowed else "none yet"
             raise SpecError(
-                q(f"operations[{i}]"), f"{operation} is not available on a {provider} target (there: {can})"
+                q(f"operations[{i}]"), f"{operation} is not built for {provider} targets (there: {can})"
             )
         if operation in spec.operations[:i]:
             raise SpecError(q(f"operations[{i}]"), f"{operation} is listed twice")
+        _check_cloud_operation(spec, i, operation, q)
     from benchwright.experiments.capacity import check_capacity
 
     check_capacity(spec, q)
@@ -81,3 +82,21 @@ def _check_cloud_event(
         key = SCALE_KEY.get(provider)
         if key is not None and (set(to) != {key} or not isinstance(to.get(key), str)):
             raise SpecError(q(f"events[{i}].to"), f"scale on {provider} takes exactly {{{key}: NAME}}")
+
+
+def _check_cloud_operation(spec: BenchmarkSpec, i: int, operation: str, q: Callable[[str], str]) -> None:
+    """What a cloud operation needs of its target: a probe the Lambda can run, backups for PITR."""
+    target = spec.target
+    if target.provider not in ("rds", "aurora"):
+        return
+    if getattr(target, "engine", "") != "postgres":
+        raise SpecError(
+            q(f"operations[{i}]"),
+            f"{operation} on {target.provider} is built for PostgreSQL only: its probe query runs in a "
+            "Lambda, which carries no MySQL driver",
+        )
+    if operation == "pitr" and target.provider == "rds" and not getattr(target, "backup_retention_days", 0):
+        raise SpecError(
+            q("target.backup_retention_days"),
+            "pitr needs automated backups: set target.backup_retention_days to 1 or more",
+        )

@@ -8,9 +8,14 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 EventAction = Literal["failover", "reboot", "scale"]
 OperationName = Literal["dump_restore", "snapshot_restore", "pitr", "scale_out", "node_replace"]
-# Operation benchmarks each provider implements (timed after the measured phase, on its data).
-# Snapshot restore, PITR, scale-out and node replacement are cloud operations not built yet.
-OPERATIONS: dict[str, tuple[str, ...]] = {"local": ("dump_restore",)}
+# Operation benchmarks each provider implements (timed after the measured phase, on its data):
+# locally with the engine's own tools (providers/local/operations.py), on RDS and Aurora with the
+# service's API (providers/aws/targets/operations.py). Node replacement on EC2 is not built yet.
+OPERATIONS: dict[str, tuple[str, ...]] = {
+    "local": ("dump_restore",),
+    "rds": ("snapshot_restore", "pitr"),
+    "aurora": ("snapshot_restore", "pitr", "scale_out"),
+}
 # What each provider can do during a run. Locally failover and reboot restart the throwaway server.
 EVENT_ACTIONS: dict[str, tuple[str, ...]] = {
     "local": ("failover", "reboot"),

@@ -101,15 +101,16 @@ class EventSchedule:
         self.log.append(entry)
         return entry
 
-    def close(self) -> None:
-        """The measured phase is over: events still pending are logged as not issued."""
+    def close(self, detail: str = NOT_ISSUED) -> None:
+        """The measured phase is over (or the run ended): events still pending are logged as not
+        issued, with ``detail`` saying why."""
         for event in self.pending:
             self.log.append(
                 {
                     "action": event.action,
                     "at_s": event.at_s,
                     "issued_at": None,
-                    "detail": NOT_ISSUED,
+                    "detail": detail,
                 }
             )
 
@@ -156,6 +157,20 @@ def issue_due_events(
             "poll_seconds": schedule.wait_s(steady),
         }
     )
+
+
+def close_pending_events(state: RunState) -> RunState:
+    """The run ended (teardown, on every path): each event still pending is logged as not issued.
+
+    A runner that fails raises out of ``check_runner``; on AWS the Catch then carries the state of the
+    poll before (Step Functions keeps a failed Task's input), whose log lacks the events that were
+    still to come. Teardown sees that state, so it closes the schedule with the run's error."""
+    schedule = EventSchedule.of(state)
+    if schedule is None or not schedule.pending:
+        return state
+    why = f"{state.error_type}" if state.error_type else "it ended"
+    schedule.close(f"not issued: the run stopped first ({why})")
+    return state.model_copy(update={"event_log": schedule.log})
 
 
 def said(entry: dict[str, Any]) -> str:

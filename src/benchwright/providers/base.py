@@ -146,6 +146,17 @@ class Target(ABC, Generic[SpecT]):
 
         raise CapabilityError("operations", f"a {self.kind} target cannot run {name}")
 
+    def operation_step(
+        self, name: str, progress: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """One non-blocking step of an operation (stages/operations.py): the progress to keep, and
+        the finished ``TimedOperation`` fields once it is done. A cloud target steps through its API
+        calls one poll at a time; here the step is the whole (blocking, local) ``operation``."""
+        return progress, self.operation(name)
+
+    def operation_cleanup(self, name: str, progress: dict[str, Any]) -> None:
+        """Delete what a failed operation made (best effort; teardown and the janitor follow)."""
+
     # hooks ---------------------------------------------------------------------------------
     @abstractmethod
     def _create(self) -> dict[str, str]: ...

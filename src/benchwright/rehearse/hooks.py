@@ -4,7 +4,7 @@
 publishers) and the faults to inject; each service's patches live in ``rehearse/services/``:
 ``lambda_`` (Invoke runs the real handlers; Step Functions error names; Wait compression), ``ecs``
 (RunTask/StopTask drive the runner container), ``ec2`` (runner hosts and EC2 target stand-ins), ``rds``
-(RDS and Aurora stand-ins), ``cache`` (ElastiCache and MemoryDB stand-ins). ``uninstall`` undoes every
+(RDS and Aurora stand-ins), ``rds_restore`` (snapshots and restores carry the stand-in's data), ``cache`` (ElastiCache and MemoryDB stand-ins). ``uninstall`` undoes every
 patch, ``cleanup`` stops what is still running and says what it had to stop.
 """
 
@@ -86,15 +86,17 @@ class Hooks:
     lock: threading.Lock = field(default_factory=threading.Lock)
     invoke_lock: threading.Lock = field(default_factory=threading.Lock)  # services/lambda_.run_handler
     tls: TlsMaterial | None = None  # made with the first stand-in that speaks TLS
+    restores: dict[str, Callable[[Any], None]] = field(default_factory=dict)  # services/rds_restore.py
     _undo: list[Callable[[], None]] = field(default_factory=list)
 
     def install(self) -> None:
         from benchwright.rehearse import events
-        from benchwright.rehearse.services import cache, cache_api, ec2, ecs, lambda_, rds
+        from benchwright.rehearse.services import cache, cache_api, ec2, ecs, lambda_, rds, rds_restore
 
         configure_moto()
         cache_api.install()  # calls moto lacks (parameter groups, TestFailover): the hooks below wrap them
-        for service in (lambda_, ecs, rds, events, ec2, cache):  # events: reboot/failover restart stand-ins
+        # events: reboot/failover restart stand-ins; rds_restore: snapshots and restores copy their data
+        for service in (lambda_, ecs, rds, rds_restore, events, ec2, cache):
             service.install(self)
 
     def uninstall(self) -> None:

@@ -1,7 +1,8 @@
 """What exists in the rehearsal's account, by kind: taken before the runs and after them.
 
-``snapshot(account, before)`` lists what the runs left: DB instances and clusters, cache clusters and
-replication groups, MemoryDB clusters, parameter groups (RDS, Aurora, ElastiCache, MemoryDB), ECS tasks not stopped, EC2 instances not terminated, secrets
+``snapshot(account, before)`` lists what the runs left: DB instances, clusters and snapshots, cache
+clusters and replication groups, MemoryDB clusters, parameter groups (RDS, Aurora, ElastiCache,
+MemoryDB), ECS tasks not stopped, EC2 instances not terminated, secrets
 created during the run, and S3 objects outside the results bucket or under its scratch prefix
 (plans). The run record, result documents and report in the results bucket are the run's output, not
 a leak; they are listed under ``results`` for reference. Each service is listed on its own (the
@@ -17,6 +18,7 @@ from benchwright.rehearse.account import Account
 LEAK_KINDS = (
     "db_instances",
     "db_clusters",
+    "db_snapshots",
     "cache_clusters",
     "replication_groups",
     "memorydb_clusters",
@@ -60,6 +62,13 @@ def snapshot(account: Account, before: dict[str, list[Any]] | None = None) -> di
             d["DBInstanceIdentifier"] for d in _paged(rds, "describe_db_instances", "DBInstances")
         ],
         "db_clusters": [c["DBClusterIdentifier"] for c in _paged(rds, "describe_db_clusters", "DBClusters")],
+        "db_snapshots": [  # the operation benchmarks' (snapshot_restore)
+            *(s["DBSnapshotIdentifier"] for s in _paged(rds, "describe_db_snapshots", "DBSnapshots")),
+            *(
+                s["DBClusterSnapshotIdentifier"]
+                for s in _paged(rds, "describe_db_cluster_snapshots", "DBClusterSnapshots")
+            ),
+        ],
     }
     cache = account.client("elasticache")
     now["cache_clusters"] = [

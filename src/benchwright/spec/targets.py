@@ -129,6 +129,8 @@ class RdsTarget(_TargetBase):
     availability_zone: str | None = None
     database: str = "bench"
     username: str = "bench"
+    # automated backups (days kept); 0 turns them off, which point-in-time recovery cannot do without
+    backup_retention_days: int = Field(default=0, ge=0, le=35)
 
     _ic = field_validator("instance_class")(_instance_class("db."))
 

@@ -88,6 +88,9 @@ class RunState(FinishState):
     measured_started_at: datetime | None = None  # the measured phase's start, as the runner wrote it
     steady_poll_seconds: float | None = None  # poll_seconds outside an event's approach (schedule.py)
     operation_log: list[dict[str, Any]] = Field(default_factory=list)  # operation benchmarks timed
+    # the spec's operations after the runner: "pending" (check_runner), "running", "done"; None: none
+    operations_status: str | None = None
+    operation_progress: dict[str, Any] | None = None  # the operation under way (stages/operations.py)
     window: MetricsWindow | None = None
     metrics_pointer: str | None = None
     # outcome
@@ -99,13 +102,14 @@ class RunState(FinishState):
 
 Stage = Callable[[RunState, Providers], RunState]
 
-# The order of the workflow. The ASL inserts Wait/Choice states around the two check_ stages.
+# The order of the workflow. The ASL inserts Wait/Choice states around the three check_ stages.
 STAGE_ORDER: list[str] = [
     "validate_spec",
     "provision_target",
     "check_target",
     "launch_runner",
     "check_runner",
+    "check_operations",
     "collect_metrics",
     "judge_results",
     "store_results",
@@ -127,11 +131,12 @@ ASL_STATE_NAMES: list[str] = [asl_state_name(s) for s in STAGE_ORDER]
 
 def stage_function(name: str) -> Stage:
     """The function for a stage name (imported lazily so a Lambda loads only what it needs)."""
-    from benchwright.stages import finish, steps
+    from benchwright.stages import finish, operations, steps
 
     if name not in STAGE_ORDER:
         raise KeyError(f"unknown stage {name!r} (one of {', '.join(STAGE_ORDER)})")
-    fn: Stage = getattr(finish if name == "finish_run" else steps, name)
+    module = {"finish_run": finish, "check_operations": operations}.get(name, steps)
+    fn: Stage = getattr(module, name)
     return fn
 
 

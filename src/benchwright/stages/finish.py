@@ -84,6 +84,9 @@ def keep_partial(record: RunRecord, state: RunState, providers: Providers) -> No
         log.warning("run %s: partial results not readable: %s: %s", state.run_id, type(exc).__name__, exc)
         return
     if cell.phases:
+        from benchwright.experiments.availability import attach
+
+        attach(cell, state.event_log)  # the events issued, and those the failure left "not issued"
         message = f"a partial result: {state.error or 'failed'}"
         cell.validity.append(ValidityFlag(code="aborted", severity="invalid", message=message))
         record.cells.append(cell)

@@ -73,6 +73,8 @@ def provision_target(state: RunState, providers: Providers) -> RunState:
         if isinstance(exc, (ProvisioningFailed, KeyboardInterrupt)) or not isinstance(exc, Exception):
             raise
         raise ProvisioningFailed(f"{target.kind} target: {exc}") from exc
+    if state.spec.operations:  # teardown deletes what they make by name, on every path
+        handle = {**handle, "operations": " ".join(str(o) for o in state.spec.operations)}
     timeout = _ready_timeout(state.spec.target)
     return state.advance(
         "provision_target",
@@ -143,7 +145,8 @@ def check_runner(state: RunState, providers: Providers) -> RunState:
     ]
     if failed:
         raise RunnerFailed("; ".join(failed))
-    return finished.advance("check_runner", runner_status="succeeded")
+    operations = "pending" if state.spec.operations else None  # stages/operations.py
+    return finished.advance("check_runner", runner_status="succeeded", operations_status=operations)
 
 
 def record_results(state: RunState, providers: Providers) -> RunState:
@@ -336,7 +339,11 @@ def price_run(state: RunState, providers: Providers) -> RunState:
 
 
 def teardown(state: RunState, providers: Providers) -> RunState:
-    """Stop runners still going and delete the target; runs on every path, safe to repeat."""
+    """Stop runners still going and delete the target; runs on every path, safe to repeat. Events
+    still pending are logged as not issued (experiments/schedule.py: close_pending_events)."""
+    from benchwright.experiments.schedule import close_pending_events
+
+    state = close_pending_events(state)
     problems: list[str] = []
     for handle in state.runners:
         try:

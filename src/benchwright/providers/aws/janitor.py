@@ -65,6 +65,7 @@ def _rds(clients: Clients) -> Iterator[Resource]:
         )
         if _ours(tags) and cluster.get("Status") != "deleting":
             yield Resource("rds-cluster", cluster["DBClusterIdentifier"], tags)
+    yield from _rds_snapshots(rds)
     for group in paginate(rds, "describe_db_parameter_groups", "DBParameterGroups"):
         if not group["DBParameterGroupName"].startswith("bw-"):
             continue
@@ -77,6 +78,23 @@ def _rds(clients: Clients) -> Iterator[Resource]:
         tags = _kv(rds.list_tags_for_resource(ResourceName=group["DBClusterParameterGroupArn"])["TagList"])
         if _ours(tags):
             yield Resource("rds-cluster-parameter-group", group["DBClusterParameterGroupName"], tags)
+
+
+def _rds_snapshots(rds: Any) -> Iterator[Resource]:
+    """Manual snapshots the operation benchmarks take (snapshot_restore), by their run tag."""
+    for kind, op, key, ident, arn in (
+        ("rds-snapshot", "describe_db_snapshots", "DBSnapshots", "DBSnapshotIdentifier", "DBSnapshotArn"),
+        ("rds-cluster-snapshot", "describe_db_cluster_snapshots", "DBClusterSnapshots",
+         "DBClusterSnapshotIdentifier", "DBClusterSnapshotArn"),
+    ):  # fmt: skip
+        for snap in paginate(rds, op, key, SnapshotType="manual"):
+            if not str(snap.get(ident, "")).startswith("bw-") or snap.get("Status") == "deleting":
+                continue
+            tags = _kv(snap.get("TagList")) or _kv(
+                rds.list_tags_for_resource(ResourceName=snap[arn])["TagList"]
+            )
+            if _ours(tags):
+                yield Resource(kind, snap[ident], tags)
 
 
 def _elasticache(clients: Clients) -> Iterator[Resource]:
@@ -191,6 +209,10 @@ def delete(clients: Clients, resource: Resource) -> bool:
             )
         elif kind == "rds-cluster":
             clients("rds").delete_db_cluster(DBClusterIdentifier=rid, SkipFinalSnapshot=True)
+        elif kind == "rds-snapshot":
+            clients("rds").delete_db_snapshot(DBSnapshotIdentifier=rid)
+        elif kind == "rds-cluster-snapshot":
+            clients("rds").delete_db_cluster_snapshot(DBClusterSnapshotIdentifier=rid)
         elif kind == "rds-parameter-group":
             return delete_parameter_group_later_ok(clients("rds"), rid)
         elif kind == "rds-cluster-parameter-group":
@@ -225,6 +247,8 @@ def delete_run(clients: Clients, run_id: str) -> list[Resource]:
         "ec2-instance",
         "rds-instance",
         "rds-cluster",
+        "rds-snapshot",
+        "rds-cluster-snapshot",
         "elasticache-replication-group",
         "memorydb-cluster",
         "ec2-network-interface",
@@ -258,6 +282,8 @@ def sweep_run(clients: Clients, run_id: str, dry_run: bool = False) -> SweepRepo
         "ec2-instance",
         "rds-instance",
         "rds-cluster",
+        "rds-snapshot",
+        "rds-cluster-snapshot",
         "elasticache-replication-group",
         "memorydb-cluster",
         "ec2-network-interface",

@@ -174,6 +174,9 @@ def start_standin(hooks: Hooks, ident: str, db_kwargs: dict[str, Any], dimension
     server = cls(local_target("postgres" if cls is PostgresServer else "mysql", settings), run_id=ident)
     server.create()
     hooks.standins[ident] = server
+    restore = hooks.restores.pop(ident, None)  # a restore's data (services/rds_restore.py)
+    if restore is not None:
+        restore(server)
     model = CreditModel(
         instance_class=str(db_kwargs.get("db_instance_class") or ""),
         storage_type=str(db_kwargs.get("storage_type") or "gp2"),

@@ -149,6 +149,7 @@ class AuroraTarget(ManagedSqlTarget[AuroraSpec]):
 
     def _delete(self) -> None:
         rds = self.clients("rds")
+        self._delete_operations()
         for index in range(int(self.handle.get("instances", self.instance_count))):
             ignore_not_found(
                 f"aurora instance {self.instance_name(index)}",

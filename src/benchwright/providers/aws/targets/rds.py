@@ -66,6 +66,25 @@ class ManagedSqlTarget(AwsTarget[SqlSpecT]):
             self._service_status()
         return Credentials(secret_arn=self.handle.get("secret_arn"))
 
+    def operation_step(
+        self, name: str, progress: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """snapshot_restore, pitr (and scale_out on Aurora): providers/aws/targets/operations.py."""
+        from benchwright.providers.aws.targets.operations import SqlOperations
+
+        return SqlOperations(self, cluster=self.kind == "aurora").step(name, progress)
+
+    def operation_cleanup(self, name: str, progress: dict[str, Any]) -> None:
+        from benchwright.providers.aws.targets.operations import SHORT, SqlOperations
+
+        if name in SHORT:
+            SqlOperations(self, cluster=self.kind == "aurora").cleanup(name, progress)
+
+    def _delete_operations(self) -> None:
+        from benchwright.providers.aws.targets.operations import delete_operation_resources
+
+        delete_operation_resources(self, cluster=self.kind == "aurora")
+
 
 class RdsTarget(ManagedSqlTarget[RdsSpec]):
     kind = "rds"
@@ -135,7 +154,7 @@ class RdsTarget(ManagedSqlTarget[RdsSpec]):
             "MultiAZ": self.spec.multi_az,
             "EngineVersion": self.spec.engine_version,
             "PubliclyAccessible": False,
-            "BackupRetentionPeriod": 0,
+            "BackupRetentionPeriod": self.spec.backup_retention_days,  # pitr needs >= 1
             "DeletionProtection": False,
             "CopyTagsToSnapshot": True,
             "Tags": tag_list(tags),
@@ -196,6 +215,7 @@ class RdsTarget(ManagedSqlTarget[RdsSpec]):
     # delete ---------------------------------------------------------------------------------
     def _delete(self) -> None:
         rds = self.clients("rds")
+        self._delete_operations()
         ignore_not_found(
             f"rds instance {self.name}",
             rds.delete_db_instance,
