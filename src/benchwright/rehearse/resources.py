@@ -62,11 +62,16 @@ def snapshot(account: Account, before: dict[str, list[Any]] | None = None) -> di
             d["DBInstanceIdentifier"] for d in _paged(rds, "describe_db_instances", "DBInstances")
         ],
         "db_clusters": [c["DBClusterIdentifier"] for c in _paged(rds, "describe_db_clusters", "DBClusters")],
-        "db_snapshots": [  # the operation benchmarks' (snapshot_restore)
-            *(s["DBSnapshotIdentifier"] for s in _paged(rds, "describe_db_snapshots", "DBSnapshots")),
+        "db_snapshots": [  # manual ones: the operation benchmarks' (automated backups go with the instance)
+            *(
+                s["DBSnapshotIdentifier"]
+                for s in _paged(rds, "describe_db_snapshots", "DBSnapshots", SnapshotType="manual")
+            ),
             *(
                 s["DBClusterSnapshotIdentifier"]
-                for s in _paged(rds, "describe_db_cluster_snapshots", "DBClusterSnapshots")
+                for s in _paged(
+                    rds, "describe_db_cluster_snapshots", "DBClusterSnapshots", SnapshotType="manual"
+                )
             ),
         ],
     }

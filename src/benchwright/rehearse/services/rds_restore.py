@@ -119,6 +119,8 @@ def install(hooks: Hooks) -> None:
         def patched(backend: Any, *args: Any, **kwargs: Any) -> Any:
             bound = signature.bind(backend, *args, **kwargs).arguments
             made = create(backend, *args, **kwargs)
+            if bound.get("snapshot_type", "manual") != "manual":  # moto's automated backups: no data
+                return made
             snapshot = str(bound[snapshot_key])
             copy = dump(hooks, str(bound[source_key]), snapshot)
             if copy is not None:
