@@ -141,6 +141,8 @@ def install(hooks: Hooks) -> None:
 
     def from_snapshot(restore: Any, key: str) -> Any:
         def patched(backend: Any, snapshot: str, overrides: dict[str, Any]) -> Any:
+            for cluster in backend.clusters.values():  # moto 5.2.5's get_cfg needs the password
+                cluster.__dict__.setdefault("_master_user_password", None)  # RDS manages here
             copy = snapshots.get(snapshot.rsplit(":", 1)[-1])
             return _restoring(hooks, overrides[key], copy, lambda: restore(backend, snapshot, overrides))
 
