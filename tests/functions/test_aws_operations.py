@@ -13,9 +13,7 @@ import pytest
 
 from benchwright.providers.aws.janitor import leftovers
 from tests.conftest import PASSWORD, PG_PORT, USER
-from tests.functions.test_aws_targets import aws, target
-
-__all__ = ["aws"]
+from tests.functions.test_aws_targets import target
 
 ROWS = 321
 
