@@ -256,6 +256,17 @@ CLOUD_INVALID = [
         },
         "target.volume",
     ),
+    (
+        "ec2 gp3 iops below the 3000 every gp3 volume has",
+        {
+            "provider": "ec2",
+            "engine": "redis",
+            "template": "redis-protocol",
+            "instance_type": "t2.micro",
+            "volume": {"type": "gp3", "size_gb": 100, "iops": 1000},
+        },
+        "target.volume",
+    ),
 ]
 
 

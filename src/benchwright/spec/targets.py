@@ -254,6 +254,8 @@ class Ec2Volume(StrictModel):
             raise ValueError(f"{self.type} volumes need iops")
         if self.type in ("standard", "gp2", "st1", "sc1") and self.iops is not None:
             raise ValueError(f"{self.type} volumes take no iops")
+        if self.type == "gp3" and self.iops is not None and self.iops < GP3_BASELINE_IOPS:
+            raise ValueError(f"gp3 volumes start at {GP3_BASELINE_IOPS} IOPS (iops {self.iops} is below)")
         if self.type == "io1" and self.iops and self.iops > self.size_gb * 50:
             raise ValueError(f"io1 allows at most 50 IOPS per GB ({self.size_gb * 50} for {self.size_gb} GB)")
         if self.throughput_mbps is not None:
