@@ -405,3 +405,24 @@ def test_the_runner_is_priced_without_the_target_provisioning_and_teardown() -> 
         cell.seconds / 3600 * 1.3494, abs=1e-4
     )
     assert "less the target's provisioning and teardown" in cell.notes["ec2 runner 1 x c6i.8xlarge"]
+
+
+def test_tpcb_is_estimated_per_transaction_from_pgbench_s_script() -> None:
+    """One TPC-B transaction: 1 SELECT and 3 UPDATEs + 1 INSERT; the load writes scale x 100,000 rows."""
+    from benchwright.providers.aws.usage import planned
+
+    spec = parse_suite(
+        {
+            "name": "tpcb-aurora",
+            "target": {**AURORA, "storage_type": "aurora"},
+            "runner": {"platform": "fargate"},
+            "workload": {
+                "name": "tpcb",
+                "properties": {"tpcb.scale": 2},
+                "phases": {"run": {"operation_count": 1000}},
+            },
+        }
+    ).benchmarks[0]
+    found = planned(spec)
+    assert found is not None
+    assert (found.reads, found.writes) == (1000, 2 * 100_000 + 4 * 1000)

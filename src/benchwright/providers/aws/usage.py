@@ -3,9 +3,10 @@ bytes they move. Before a run they are estimated from the workload (operation co
 after it, from the operations the run counted. Each figure carries its basis, which the price book
 writes next to the line item it prices ("estimate from the workload: ...").
 
-Modelled workloads: YCSB (its proportions, record and field sizes) and redis-bench (its tests,
-requests and value size). Others (TPC-C, TPC-B, sysbench, SQL scripts) have no per-operation model
-here; a dimension that needs one says so and the estimate is incomplete rather than guessed.
+Modelled workloads: YCSB (its proportions, record and field sizes), redis-bench (its tests, requests
+and value size), and per transaction TPC-B (pgbench's script: 1 SELECT, 3 UPDATEs, 1 INSERT) and
+sysbench OLTP (its statement counts; a range is counted as one read). Others (TPC-C, SQL scripts)
+have no model here; a dimension that needs one says so and the estimate is incomplete.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from benchwright.spec.checks import enabled_phases, workload_properties
 from benchwright.spec.duration import ASSUMED_OPS_PER_S
 
 KEY_BYTES = 23  # a YCSB key: "user" and up to 19 digits
+TPCB_ROW_BYTES = 100.0  # pgbench_accounts: aid, bid, abalance, filler char(84)
+TPCB_ROWS_PER_SCALE = 100_000
+OLTP_ROW_BYTES = 190.0  # sbtest: id, k, c char(120), pad char(60)
 REDIS_BENCH_WRITES = {"set", "incr", "lpush", "rpush", "sadd", "hset", "zadd", "mset", "lpop", "rpop", "spop"}
 WRITE_OPERATIONS = {
     "UPDATE",
@@ -59,6 +63,8 @@ class _Shape:
     read_bytes: float
     write_bytes: float
     load_bytes: float  # one loaded record
+    load_rows: float | None = None  # rows the load writes, when the workload sizes it so
+    per_transaction: bool = False  # an operation is a transaction of several statements
 
 
 def _ycsb_shape(spec: BenchmarkSpec, phase: str) -> _Shape:
@@ -84,15 +90,44 @@ def _redis_bench_shape(spec: BenchmarkSpec, phase: str) -> _Shape:
     return _Shape(1.0 - writes, writes, size, size, size)
 
 
-SHAPES = {"ycsb": _ycsb_shape, "redis-bench": _redis_bench_shape}
+def _tpcb_shape(spec: BenchmarkSpec, phase: str) -> _Shape:
+    scale = _number(workload_properties(spec, "load").get("tpcb.scale")) or 1.0
+    row = TPCB_ROW_BYTES
+    return _Shape(1.0, 4.0, row, row, row, scale * TPCB_ROWS_PER_SCALE, per_transaction=True)
+
+
+def _oltp_shape(spec: BenchmarkSpec, phase: str) -> _Shape:
+    from benchwright.runner.workloads.oltp.workload import DEFAULTS
+
+    props = workload_properties(spec, phase)
+
+    def n(key: str) -> float:
+        return _number(props.get(f"oltp.{key}")) or float(DEFAULTS.get(key, 1))
+
+    test = props.get("oltp.test", "read_write")
+    ranges = sum(n(k) for k in ("simple_ranges", "sum_ranges", "order_ranges", "distinct_ranges"))
+    reads = 1.0 if test == "point_select" else (0.0 if test == "write_only" else n("point_selects") + ranges)
+    writes = (
+        0.0
+        if test in ("read_only", "point_select")
+        else (n("index_updates") + n("non_index_updates") + 2 * n("delete_inserts"))
+    )
+    returned = (n("point_selects") + ranges * n("range_size")) * OLTP_ROW_BYTES / max(reads, 1.0)
+    rows = n("tables") * n("table_size")
+    return _Shape(reads, writes, returned, OLTP_ROW_BYTES, OLTP_ROW_BYTES, rows, per_transaction=True)
+
+
+SHAPES = {"ycsb": _ycsb_shape, "redis-bench": _redis_bench_shape, "tpcb": _tpcb_shape, "oltp": _oltp_shape}
 
 
 def modelled(spec: BenchmarkSpec) -> bool:
     return spec.workload.name in SHAPES
 
 
-def _phase_ops(spec: BenchmarkSpec, phase: str) -> tuple[float, str]:
+def _phase_ops(spec: BenchmarkSpec, phase: str, shape: _Shape) -> tuple[float, str]:
     """Operations a phase will make: its count, or its time at its rate (or the assumed rate)."""
+    if phase == "load" and shape.load_rows:
+        return shape.load_rows, "the rows the load writes"
     p = getattr(spec.workload.phases, phase)
     props = workload_properties(spec, phase)
     key = "recordcount" if phase == "load" else "operationcount"
@@ -125,7 +160,7 @@ def planned(spec: BenchmarkSpec) -> Traffic | None:
     basis: list[str] = []
     for phase in enabled_phases(spec):
         shape = shape_of(spec, phase)
-        ops, how = _phase_ops(spec, phase)
+        ops, how = _phase_ops(spec, phase, shape)
         if phase == "load":
             writes += ops
             write_bytes += ops * shape.load_bytes
@@ -153,6 +188,15 @@ def counted(spec: BenchmarkSpec, cell: CellResult) -> Traffic | None:
     reads = writes = read_bytes = write_bytes = 0.0
     for phase, doc in cell.phases.items():
         shape = shape_of(spec, phase if phase in ("load", "warmup", "run") else "run")
+        if shape.per_transaction:  # every operation a transaction of the shape's statements
+            ops = shape.load_rows if phase == "load" and shape.load_rows else float(doc.operations_total)
+            reads += 0.0 if phase == "load" else ops * shape.read_share
+            writes += ops if phase == "load" else ops * shape.write_share
+            read_bytes += 0.0 if phase == "load" else ops * shape.read_share * shape.read_bytes
+            write_bytes += ops * (
+                shape.load_bytes if phase == "load" else shape.write_share * shape.write_bytes
+            )
+            continue
         for name, summary in doc.operations.items():
             if name.upper() in WRITE_OPERATIONS:
                 size = shape.load_bytes if phase == "load" else shape.write_bytes
