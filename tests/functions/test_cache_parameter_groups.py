@@ -18,10 +18,8 @@ from benchwright.providers.aws.targets.cache_params import (
     elasticache_family,
     memorydb_family,
 )
-from tests.functions.aws_world import REGION
-from tests.functions.test_aws_targets import aws, target
-
-__all__ = ["aws"]
+from tests.aws_world import REGION
+from tests.functions.test_aws_targets import target
 
 CACHE = {
     "provider": "elasticache",
