@@ -143,9 +143,12 @@ def show(suite: SuiteSpec, console: Console, budgets: list[SpecBudget] | None = 
             if not spec.is_local:
                 console.print(price_table(budget))
             if budget.unreachable:
+                from benchwright.providers.aws.pricelist import copy_provenance
+
                 console.print(
                     f"[yellow]note:[/yellow] the Price List API could not be asked ({budget.unreachable}); "
-                    "figures marked 'cached price list' come from the copy that ships with benchwright",
+                    "figures marked 'cached price list' come from the copy that ships with benchwright: "
+                    f"{copy_provenance()}",
                     highlight=False,
                 )
             for missing in budget.missing:

@@ -204,6 +204,19 @@ def packaged_copy() -> dict[str, Any]:
     return data
 
 
+def copy_provenance(data: Mapping[str, Any] | None = None) -> str:
+    """How far to trust the packaged copy, in one sentence: how its rows were made and how many of
+    them a source confirmed (its ``sources`` say which and where)."""
+    data = data if data is not None else packaged_copy()
+    statuses = [str(v.get("status", "")) for v in dict(data.get("sources") or {}).values()]
+    confirmed = sum(1 for s in statuses if s in ("verified", "corrected"))
+    return (
+        f"the copy of {data['date']} was written from public price information, not recorded from the "
+        f"API; {confirmed} of its {len(statuses)} price rows are confirmed by a source "
+        "(benchwright/providers/aws/price_list.json: sources)"
+    )
+
+
 class PackagedPriceList(ExcerptPriceList):
     """The dated cached copy shipped in the package: "cached price list of YYYY-MM-DD"."""
 
