@@ -389,14 +389,18 @@ def _lambda_output(log: TextIO) -> Iterator[None]:
 
 
 def _inject_prices(root: Path) -> None:
-    """The Price List API has no moto backend: the rehearsal prices from the checked-in excerpt of the
-    real price list (tests/data/pricing, see its README), through the same PriceBook."""
+    """The Price List API has no moto backend: the rehearsal prices through the same PriceBook from the
+    checkout's excerpt of the price list (tests/data/pricing, see its README), or outside a checkout
+    from the copy that ships in the package (made from those rows)."""
     import functions._common as common
+    from benchwright.providers.aws.pricelist import PackagedPriceList, PriceList
     from benchwright.providers.aws.pricing import AwsPriceBook, ExcerptPriceList
 
     prices = root / "tests" / "data" / "pricing"
-    if prices.is_dir():
-        common.injected["prices"] = AwsPriceBook(ExcerptPriceList.from_directory(str(prices)))
+    source: PriceList = (
+        ExcerptPriceList.from_directory(str(prices)) if prices.is_dir() else PackagedPriceList()
+    )
+    common.injected["prices"] = AwsPriceBook(source)
 
 
 def _settle(hooks: Hooks, timeout_s: float = 60.0) -> None:
