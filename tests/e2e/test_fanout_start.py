@@ -72,3 +72,8 @@ def test_two_runners_release_the_measured_phase_at_start_at(tmp_path: Path) -> N
             assert lateness == 0, lateness
         if lateness == 0:  # only the measured phase waits: the load phase ran as soon as the runner was up
             assert load.started_at < instant
+        # the start the workflow times events from is the measured clock's zero, not the moment the
+        # runner began setting the phase up (seconds earlier here: it waited for start_at)
+        output = launcher.output(h)
+        assert output is not None and output.started["run"] == run.started_at
+        assert output.started["load"] == load.started_at

@@ -65,10 +65,10 @@ def assert_failover_measured(outcome: Outcome, call: str) -> dict[str, Any]:
     run = documents(record)["run"]
     assert run["runtime_ms"] >= 24000  # the run went on through the event to its end
     (event,) = run["availability"]["events"]
-    # the workflow times events from the runner's ``started`` (runner/main.py), taken before the phase
-    # connects its clients (a TLS handshake each): on the measured clock an event can come that much
-    # early (7.11 and 7.80 s for at_s 8 seen with MemoryDB's TLS stand-in, under load)
-    assert event["action"] == "failover" and 8 - 3 <= event["issued_s"] <= 8 + 4, event
+    # the workflow times events from the runner's ``started``, the measured clock's zero (runner/main.py
+    # writes it again when the workers are released, after the clients connected): never early by
+    # more than clock rounding (it was 7.11 and 7.80 s for at_s 8 when ``started`` preceded the TLS set-up)
+    assert event["action"] == "failover" and 8 - 1 <= event["issued_s"] <= 8 + 4, event
     assert call in event["detail"], event
     unavailable = event["unavailable_s"]
     assert unavailable is not None and 0 < unavailable < 60 and math.isfinite(unavailable), event

@@ -18,6 +18,7 @@ import json
 import os
 import signal
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -173,15 +174,18 @@ def _raise_interrupt(signum: int, frame: Any) -> None:
 NATIVE_TOOL = "native.tool"  # workload property: measure the phases with pgbench / sysbench / redis-benchmark
 
 
-def measure_phase(phase: PhaseConfig, run_id: str, progress: Any) -> ResultDocument:
+def measure_phase(
+    phase: PhaseConfig, run_id: str, progress: Any, on_start: Callable[[datetime], None] | None = None
+) -> ResultDocument:
     """One phase of the plan, as it is, by our engine, or, with ``native.tool`` in the workload's
     properties, by the tool users trust for it (runner/workloads/external/native.py): same settings,
-    the tool's own numbers."""
+    the tool's own numbers. ``on_start`` hears when the engine's measured clock starts (a native
+    tool's start is not known: the phase's start stands for it)."""
     tool = phase.properties.get(NATIVE_TOOL)
     if not tool:
         from benchwright.runner.engine import run_phase
 
-        return run_phase(phase, progress)
+        return run_phase(phase, progress, on_start)
     from benchwright.runner.workloads.external.native import run_native
 
     return run_native(phase, tool=tool, run_id=run_id)
@@ -227,9 +231,20 @@ def run(args: argparse.Namespace) -> int:
             emit(RunnerEvent(event="phase_started", phase=phase.phase, threads=phase.threads))
         started[phase.phase] = datetime.now(UTC)
         write(None)  # one write (a PUT on S3) per phase: where the workflow learns the phase began
+
+        def clock_started(at: datetime, name: str = phase.phase) -> None:
+            # the measured clock's zero, after set-up and connecting (TLS can take seconds): events'
+            # at_s count from here, so a second write corrects the phase's start (one more PUT)
+            started[name] = at
+            try:  # the workers run already: a failed write must not leave them unjoined
+                write(None)
+            except Exception as exc:  # said on stderr; the phase's first start stands
+                print(f"warning: the measured start of {name} was not written: {exc}", file=sys.stderr)
+
         stats = StatsProbe(phase.engine, phase.properties).start()
         try:
-            doc = measure_phase(phase, plan.run_id, None if args.quiet else _progress_printer(phase.phase))
+            progress = None if args.quiet else _progress_printer(phase.phase)
+            doc = measure_phase(phase, plan.run_id, progress, clock_started)
         except KeyboardInterrupt:
             write(f"interrupted before phase {phase.phase} produced a result")
             return 130

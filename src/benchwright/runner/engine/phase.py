@@ -5,6 +5,7 @@ what went wrong and let the workload run its closing checks."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -21,11 +22,17 @@ from benchwright.runner.plan import PhaseConfig
 from benchwright.runner.workloads.base import ThreadInfo, Workload, split, workload_class
 
 
-def run_phase(config: PhaseConfig, progress: ProgressFn | None = None) -> ResultDocument:
+def run_phase(
+    config: PhaseConfig,
+    progress: ProgressFn | None = None,
+    on_start: Callable[[datetime], None] | None = None,
+) -> ResultDocument:
     """Set up, run and measure one phase; return its result document (partial if aborted).
 
     ``progress`` is called as (elapsed s, operations so far, current ops/s) about twice a second; a
-    ``PeriodProgress`` also gets each reporting period's exact aggregates as the run goes."""
+    ``PeriodProgress`` also gets each reporting period's exact aggregates as the run goes.
+    ``on_start`` gets the instant the workers were released, the measured clock's zero (after set-up
+    and connecting: events are timed from it)."""
     live = _check_period(progress, config)
     workload = workload_class(config.workload)(config.properties)
     server_version, endpoint, event_loop = _set_up(workload, config)
@@ -33,6 +40,8 @@ def run_phase(config: PhaseConfig, progress: ProgressFn | None = None) -> Result
     pool = WorkerPool(config, assignment, limits, live is not None)
     pool.start(endpoint)
     started_at, start_ns = pool.release(config.start_at)
+    if on_start is not None:
+        on_start(started_at)
     tracker = _PeriodTracker(live, config, len(assignment)) if live is not None else None
     pool.collect(start_ns, progress, tracker)
     end_ns = time.perf_counter_ns()
