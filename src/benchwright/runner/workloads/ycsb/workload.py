@@ -147,9 +147,14 @@ class YcsbWorkload(Workload):
 
     def _values(self, rng: random.Random) -> Values:
         """Record values: random printable text sliced from a pool at random offsets."""
-        s = self.settings
-        pool = "".join(rng.choices(string.ascii_letters + string.digits + string.punctuation, k=VALUE_POOL))
-        return Values(rng, s, self.field_names(), pool)
+        alphabet = string.ascii_letters + string.digits + string.punctuation
+        return Values(
+            rng,
+            self.settings,
+            self.field_names(),
+            VALUE_POOL,
+            lambda: "".join(rng.choices(alphabet, k=VALUE_POOL)),
+        )
 
     def key_block(self) -> Callable[[list[int]], list[str]]:
         """``key_function`` over a list of record numbers (a block of operations): a remembered key
