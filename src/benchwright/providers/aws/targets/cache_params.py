@@ -116,6 +116,18 @@ def create_group(
         )
 
 
+def settings_group(api: GroupApi, client: Any, target: Any, family: str) -> str | None:
+    """An ElastiCache or MemoryDB target's ``settings`` as a parameter group, made (and each setting
+    accepted) before the cluster, so a refused setting fails the run with nothing else created; None
+    without settings (the service's default group)."""
+    if not target.spec.settings:
+        return None
+    name = str(target.name) + "-params"
+    target.handle["parameter_group"] = name  # known at once: a failed create deletes it
+    create_group(api, client, name, family, target.spec.settings, target.run_id, target.tags())
+    return name
+
+
 def delete_group_later_ok(api: GroupApi, client: Any, name: str) -> bool:
     """Delete the group; False while its cluster is still deleting (the janitor deletes it later, by
     its tags). Already gone counts as deleted."""

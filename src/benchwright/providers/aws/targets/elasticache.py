@@ -10,9 +10,9 @@ from benchwright.providers.aws.common import aws_call, ignore_not_found, is_not_
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
 from benchwright.providers.aws.targets.cache_params import (
     ELASTICACHE,
-    create_group,
     delete_group_later_ok,
     elasticache_family,
+    settings_group,
 )
 from benchwright.spec import ElastiCacheTarget as ElastiCacheSpec
 
@@ -38,15 +38,9 @@ class ElastiCacheTarget(AwsTarget[ElastiCacheSpec]):
     default_port = 6379
 
     def _parameter_group(self, client: Any) -> str | None:
-        """The spec's settings as a cache parameter group, made (and each setting accepted) before
-        the replication group, so a refused setting fails the run with nothing else created."""
-        if not self.spec.settings:
-            return None
-        name = self.name + "-params"
-        self.handle["parameter_group"] = name  # known at once: a failed create deletes it
+        """The spec's settings as a parameter group made before the cluster (cache_params)."""
         family = elasticache_family(self.spec.cache_engine, self.spec.engine_version)
-        create_group(ELASTICACHE, client, name, family, self.spec.settings, self.run_id, self.tags())
-        return name
+        return settings_group(ELASTICACHE, client, self, family)
 
     def _create(self) -> dict[str, str]:
         client = self.clients("elasticache")

@@ -9,9 +9,9 @@ from benchwright.providers.aws.common import aws_call, ignore_not_found, is_not_
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
 from benchwright.providers.aws.targets.cache_params import (
     MEMORYDB,
-    create_group,
     delete_group_later_ok,
     memorydb_family,
+    settings_group,
 )
 from benchwright.providers.aws.targets.elasticache import redis_connection
 from benchwright.spec import MemoryDbTarget as MemoryDbSpec
@@ -24,14 +24,9 @@ class MemoryDbTarget(AwsTarget[MemoryDbSpec]):
     default_port = 6379
 
     def _parameter_group(self, client: Any) -> str | None:
-        """The spec's settings as a MemoryDB parameter group, made before the cluster (cache_params)."""
-        if not self.spec.settings:
-            return None
-        name = self.name + "-params"
-        self.handle["parameter_group"] = name  # known at once: a failed create deletes it
+        """The spec's settings as a parameter group made before the cluster (cache_params)."""
         family = memorydb_family(self.spec.cache_engine, self.spec.engine_version)
-        create_group(MEMORYDB, client, name, family, self.spec.settings, self.run_id, self.tags())
-        return name
+        return settings_group(MEMORYDB, client, self, family)
 
     def _create(self) -> dict[str, str]:
         client = self.clients("memorydb")
