@@ -4,6 +4,7 @@ partial results kept and marked when a run is interrupted or its runner dies."""
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,15 @@ from benchwright.report.sample import make_document
 from benchwright.results import MetricPoint, MetricSeries, ResultDocument
 from benchwright.runs import RunRecord
 from benchwright.spec import TargetSpec, parse_spec
-from benchwright.stages import ASL_STATE_NAMES, CELL_STAGES, STAGE_ORDER, RunState, asl_state_name, steps
+from benchwright.stages import (
+    ASL_STATE_NAMES,
+    CELL_STAGES,
+    STAGE_ORDER,
+    RunState,
+    asl_state_name,
+    stage_function,
+    steps,
+)
 from benchwright.stages.plan import build_plan
 
 ASL = Path(__file__).resolve().parents[2] / "statemachines" / "benchmark.asl.json"
@@ -231,7 +240,8 @@ def test_a_failure_in_any_stage_still_tears_down(
     def boom(state: RunState, providers: Providers) -> RunState:
         raise ProvisioningFailed(f"injected failure in {stage}")
 
-    monkeypatch.setattr(steps, stage, boom)
+    # patched where the stage lives (stages.steps, or a module of its own: operations, finish)
+    monkeypatch.setattr(sys.modules[stage_function(stage).__module__], stage, boom)
     outcome = run_spec(parse_spec(SPEC), world["out"], world["factory"], quiet(), keep_going=False)
     assert outcome.record.status == "failed"
     assert "injected failure" in (outcome.record.error or "")

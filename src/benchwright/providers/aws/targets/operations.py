@@ -23,7 +23,7 @@ janitor by tag.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from benchwright.errors import ProvisioningFailed
@@ -42,9 +42,7 @@ class OperationFailed(ProvisioningFailed):
 
 
 def _now() -> datetime:
-    from benchwright.stages import utcnow
-
-    return utcnow()
+    return datetime.now(UTC)
 
 
 def _since(progress: dict[str, Any], key: str, now: datetime) -> float:
