@@ -78,8 +78,8 @@ RDS = {"provider": "rds", "engine": "postgres", "engine_version": "16.4", "insta
     ("target", "operations", "field", "said"),
     [
         (RDS, ["pitr"], "target.backup_retention_days", "automated backups"),
-        ({**RDS, "engine": "mysql", "engine_version": "8.0.39"}, ["snapshot_restore"], "operations[0]",
-         "PostgreSQL only"),
+        ({**RDS, "engine": "mysql", "engine_version": "8.0.39"}, ["pitr"], "target.backup_retention_days",
+         "automated backups"),
         (RDS, ["scale_out"], "operations[0]", "scale_out is not built for rds targets"),
         ({"provider": "ec2", "engine": "redis", "template": "redis-protocol", "server": "redis",
           "instance_type": "m6i.large"}, ["node_replace"], "operations[0]",
@@ -94,7 +94,7 @@ def test_a_cloud_operation_the_target_cannot_do_is_refused_naming_the_field(
     assert err.value.field == field and said in err.value.detail, (err.value.field, err.value.detail)
 
 
-def test_cloud_operations_validate_on_rds_and_aurora() -> None:
+def test_cloud_operations_validate_on_rds_and_aurora_postgres_and_mysql() -> None:
     parse_spec(_cloud({**RDS, "backup_retention_days": 1}, ["snapshot_restore", "pitr"]))
     aurora = {
         "provider": "aurora",
@@ -103,3 +103,7 @@ def test_cloud_operations_validate_on_rds_and_aurora() -> None:
         "instance_class": "db.r6g.large",
     }
     parse_spec(_cloud(aurora, ["snapshot_restore", "pitr", "scale_out"]))
+    # MySQL too: the Lambda's probe speaks MySQL through PyMySQL (providers/aws/probe.py)
+    mysql = {"engine": "mysql", "engine_version": "8.0.39"}
+    parse_spec(_cloud({**RDS, **mysql, "backup_retention_days": 1}, ["snapshot_restore", "pitr"]))
+    parse_spec(_cloud({**aurora, **mysql}, ["snapshot_restore", "pitr", "scale_out"]))

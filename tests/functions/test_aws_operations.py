@@ -1,35 +1,32 @@
-"""Operation benchmarks on Aurora (snapshot restore, PITR, scale-out) against moto, step by step as
-CheckOperations takes them. moto's clusters and instances all answer at the local PostgreSQL (as the
-workflow world's RDS instances do), so the probe really counts the rows of a table it can see; the
-RDS path runs through the state machine in tests/statemachines and the rehearsal."""
+"""Operation benchmarks on RDS and Aurora (snapshot restore, PITR, scale-out) against moto, step by step
+as CheckOperations takes them. moto's clusters and instances all answer at a local server (PostgreSQL
+or MariaDB, as the workflow world's RDS instances do), so the probe really logs in and counts the rows
+of a table it can see: psycopg for PostgreSQL, PyMySQL (the Lambda's MySQL driver) for MySQL. The RDS
+PostgreSQL path also runs through the state machine in tests/statemachines and the rehearsal."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 
 from benchwright.providers.aws.janitor import leftovers
-from tests.conftest import PASSWORD, PG_PORT, USER
+from tests.conftest import MYSQL_PORT, PASSWORD, PG_PORT, USER
 from tests.functions.test_aws_targets import target
 
 ROWS = 321
 
 
-@pytest.fixture
-def at_local_postgres(pg_url: str) -> Iterator[str]:
-    """Every moto cluster and instance endpoint is the local PostgreSQL; a table of ROWS rows."""
-    import psycopg
+@contextmanager
+def _endpoints_at(port: int) -> Iterator[None]:
+    """Every moto cluster and instance endpoint is 127.0.0.1:``port``."""
     from moto.rds.models import DBCluster, DBInstance
 
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute("CREATE TABLE IF NOT EXISTS usertable (k int primary key)")
-        conn.execute("TRUNCATE usertable")
-        conn.execute("INSERT INTO usertable SELECT generate_series(1, %s)", (ROWS,))
     mp = pytest.MonkeyPatch()
-    local_port = property(lambda self: PG_PORT, lambda self, value: None)
+    local_port = property(lambda self: port, lambda self, value: None)
     mp.setattr(DBCluster, "endpoint", property(lambda self: "127.0.0.1"))
     mp.setattr(DBCluster, "port", local_port, raising=False)
     mp.setattr(DBInstance, "address", property(lambda self: "127.0.0.1"))
@@ -42,8 +39,50 @@ def at_local_postgres(pg_url: str) -> Iterator[str]:
         return result
 
     mp.setattr(DBCluster, "get_cfg", cfg)
-    yield pg_url.rsplit("/", 1)[-1]
-    mp.undo()
+    try:
+        yield
+    finally:
+        mp.undo()
+
+
+@pytest.fixture
+def at_local_postgres(pg_url: str) -> Iterator[str]:
+    """Every moto cluster and instance endpoint is the local PostgreSQL; a table of ROWS rows."""
+    import psycopg
+
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS usertable (k int primary key)")
+        conn.execute("TRUNCATE usertable")
+        conn.execute("INSERT INTO usertable SELECT generate_series(1, %s)", (ROWS,))
+    with _endpoints_at(PG_PORT):
+        yield pg_url.rsplit("/", 1)[-1]
+
+
+def _mysql(url: str) -> Any:
+    import MySQLdb
+
+    return MySQLdb.connect(host="127.0.0.1", port=MYSQL_PORT, user=USER, password=PASSWORD,
+                           database=url.rsplit("/", 1)[-1], autocommit=True)  # fmt: skip
+
+
+@pytest.fixture
+def at_local_mariadb(mysql_url: str) -> Iterator[str]:
+    """Every moto cluster and instance endpoint is the local MariaDB; ROWS rows in two tables, one
+    named with a space and a backquote (the probe quotes names), and a view the probe must not count."""
+    conn = _mysql(mysql_url)
+    try:
+        cur = conn.cursor()
+        cur.execute("DROP VIEW IF EXISTS usertable_view")
+        for table in ("usertable", "`odd ``name`"):
+            cur.execute(f"CREATE TABLE IF NOT EXISTS {table} (k int primary key)")
+            cur.execute(f"TRUNCATE {table}")
+        cur.execute("INSERT INTO usertable SELECT seq FROM seq_1_to_300")
+        cur.execute("INSERT INTO `odd ``name` SELECT seq FROM seq_1_to_21")
+        cur.execute("CREATE VIEW usertable_view AS SELECT * FROM usertable")
+    finally:
+        conn.close()
+    with _endpoints_at(MYSQL_PORT):
+        yield mysql_url.rsplit("/", 1)[-1]
 
 
 def _run(t: Any, name: str) -> tuple[dict[str, Any], int]:
@@ -116,3 +155,64 @@ def test_a_restore_that_lost_rows_fails_the_operation_and_deletes_what_it_made(
     assert not [c for c in clusters if c.endswith("-pitr")], clusters
     t.delete()
     assert leftovers(aws[1], "ops-lost") == []
+
+
+@pytest.mark.parametrize(
+    ("provider", "operations"),
+    [("aurora", ("snapshot_restore", "pitr", "scale_out")), ("rds", ("snapshot_restore", "pitr"))],
+)
+def test_mysql_targets_operations_probe_with_pymysql_and_leave_nothing(
+    aws: Any, at_local_mariadb: str, provider: str, operations: tuple[str, ...]
+) -> None:
+    """Aurora MySQL and RDS MySQL: the probe logs in with the master secret's password over PyMySQL
+    (the Lambda's driver) and counts the base tables' rows (300 + 21; the view is not a table)."""
+    spec: dict[str, Any] = {"provider": provider, "engine": "mysql", "engine_version": "8.0.39",
+                            "instance_class": "db.r6g.large", "database": at_local_mariadb, "username": USER}  # fmt: skip
+    if provider == "rds":
+        spec.update(storage={"type": "gp3", "size_gb": 20}, backup_retention_days=1)
+    run_id = f"ops-my-{provider}"
+    t = target(aws, spec, run_id)
+    t.create()
+    t.handle["operations"] = " ".join(operations)
+    assert t.status() == "ready"
+    aws[1]("secretsmanager").put_secret_value(
+        SecretId=t.credentials().secret_arn,
+        SecretString=json.dumps({"username": USER, "password": PASSWORD}),
+    )
+
+    done = {name: _run(t, name)[0] for name in operations}
+
+    assert list(done) == list(operations)
+    for entry in done.values():
+        assert entry["ok"] is True, entry
+        said = f"probe at 127.0.0.1:{MYSQL_PORT}: {ROWS:,} rows in the user tables, as before"
+        assert said in entry["detail"], entry
+    t.delete()
+    assert leftovers(aws[1], run_id) == []
+
+
+def test_a_mysql_probe_that_cannot_log_in_fails_before_anything_is_made(
+    aws: Any, at_local_mariadb: str
+) -> None:
+    """A secret that does not log in: the probe raises (the first step, before anything is made),
+    so the operation fails and CheckOperations records it; the password is in no message."""
+    from benchwright.providers.aws.probe import mysql_rows
+
+    wrong = "not-the-password-4417"
+    with pytest.raises(Exception) as err:
+        mysql_rows("127.0.0.1", MYSQL_PORT, USER, wrong, at_local_mariadb, 3)
+    assert "Access denied" in str(err.value) and wrong not in str(err.value)
+    spec = {"provider": "aurora", "engine": "mysql", "engine_version": "8.0.39",
+            "instance_class": "db.r6g.large", "database": at_local_mariadb, "username": USER}  # fmt: skip
+    t = target(aws, spec, "ops-my-denied")
+    t.create()
+    assert t.status() == "ready"
+    aws[1]("secretsmanager").put_secret_value(
+        SecretId=t.credentials().secret_arn, SecretString=json.dumps({"username": USER, "password": wrong})
+    )
+    with pytest.raises(Exception, match="Access denied") as failed:
+        t.operation_step("snapshot_restore", {})
+    assert wrong not in str(failed.value)
+    assert not aws[1]("rds").describe_db_cluster_snapshots(SnapshotType="manual")["DBClusterSnapshots"]
+    t.delete()
+    assert leftovers(aws[1], "ops-my-denied") == []

@@ -18,7 +18,8 @@ def test_requirements_are_pinned_and_skip_what_has_no_lambda_wheel() -> None:
     reqs = lambda_requirements()
     assert all("==" in r for r in reqs), reqs
     names = {r.split("[")[0].split("==")[0].lower() for r in reqs}
-    assert {"pydantic", "aws-lambda-powertools", "psycopg", "redis"} <= names
+    # psycopg and PyMySQL: CheckOperations' probe query of PostgreSQL and MySQL targets
+    assert {"pydantic", "aws-lambda-powertools", "psycopg", "pymysql", "redis"} <= names
     assert "mysqlclient" not in names
 
 
@@ -104,11 +105,14 @@ def test_the_asset_alone_renders_the_report(tmp_path: Path, monkeypatch: pytest.
         "import benchwright.report.assets as a, benchwright.report.html as h, functions.finish_run;"
         "from benchwright.report.sample import sweep_run;"
         "html = h.render_html(sweep_run(seconds=20));"
-        "print(a.uplot().version, str(a.VENDOR_DIR).startswith(sys.argv[1]), len(html), 'var uPlot=function' in html)"
+        "import pymysql, functions.check_operations;"  # the MySQL probe's driver is in the asset
+        "print(a.uplot().version, str(a.VENDOR_DIR).startswith(sys.argv[1]), len(html), 'var uPlot=function' in html,"
+        " pymysql.__file__.startswith(sys.argv[1]))"
     )
     done = subprocess.run([sys.executable, "-I", "-S", "-c", script, str(out)], capture_output=True, text=True,
                           timeout=300, check=False, cwd=tmp_path, env={"PATH": "/usr/bin:/bin",
                           "AWS_DEFAULT_REGION": "us-east-1", "POWERTOOLS_SERVICE_NAME": "t"})  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
-    version, in_asset, size, inlined = done.stdout.split()
+    version, in_asset, size, inlined, pymysql_in_asset = done.stdout.split()
     assert (version, in_asset, inlined) == ("1.6.32", "True", "True") and int(size) > 50_000
+    assert pymysql_in_asset == "True"

@@ -85,16 +85,11 @@ def _check_cloud_event(
 
 
 def _check_cloud_operation(spec: BenchmarkSpec, i: int, operation: str, q: Callable[[str], str]) -> None:
-    """What a cloud operation needs of its target: a probe the Lambda can run, backups for PITR."""
+    """What a cloud operation needs of its target: backups for PITR. (The probe query runs in a
+    Lambda for both engines these providers have: psycopg for PostgreSQL, PyMySQL for MySQL.)"""
     target = spec.target
     if target.provider not in ("rds", "aurora"):
         return
-    if getattr(target, "engine", "") != "postgres":
-        raise SpecError(
-            q(f"operations[{i}]"),
-            f"{operation} on {target.provider} is built for PostgreSQL only: its probe query runs in a "
-            "Lambda, which carries no MySQL driver",
-        )
     if operation == "pitr" and target.provider == "rds" and not getattr(target, "backup_retention_days", 0):
         raise SpecError(
             q("target.backup_retention_days"),

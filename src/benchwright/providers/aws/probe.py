@@ -1,12 +1,17 @@
 """Readiness probe: "available" in an AWS API is not "accepts connections" (Aurora, EC2 user-data).
 
 A probe is a plain callable so tests (and moto, whose endpoints do not exist) can inject the answer.
+The operation benchmarks' probe query (``sql_rows``) runs in a Lambda: psycopg's binary wheel for
+PostgreSQL, PyMySQL (pure Python) for MySQL, as mysqlclient needs a libmysqlclient Lambda lacks.
 """
 
 from __future__ import annotations
 
 import socket
 from collections.abc import Callable
+
+# MySQL's own schemas: every other schema's base tables are the user's (pg_stat_user_tables' sense)
+MYSQL_SYSTEM_SCHEMAS = ("mysql", "information_schema", "performance_schema", "sys")
 
 Probe = Callable[[str, int], bool]
 
@@ -52,3 +57,51 @@ def postgres_rows(
             ).fetchone()
             total += int(row[0]) if row else 0
         return total
+
+
+def mysql_rows(host: str, port: int, user: str, password: str, database: str, timeout_s: float = 5.0) -> int:
+    """``postgres_rows`` for MySQL and MariaDB: the rows of every base table in ``database`` (a MySQL
+    database is a schema; PostgreSQL's probe likewise sees only the database it connects to),
+    counted exactly (``count(*)``, not information_schema's estimate)."""
+    import pymysql
+
+    conn = pymysql.connect(
+        host=host,
+        port=port,
+        user=user,
+        password=password,
+        database=database,
+        connect_timeout=max(1, int(timeout_s)),
+        autocommit=True,
+    )
+    try:
+        with conn.cursor() as cur:
+            cur.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = %s"
+                " AND table_type = 'BASE TABLE' ORDER BY table_name",
+                (database,),
+            )
+            tables = [str(row[0]) for row in cur.fetchall()]
+            total = 0
+            for table in tables:
+                cur.execute(f"SELECT count(*) FROM {_quoted(database)}.{_quoted(table)}")
+                row = cur.fetchone()
+                total += int(row[0]) if row else 0
+            return total
+    finally:
+        conn.close()
+
+
+def _quoted(name: str) -> str:
+    """A MySQL identifier, backquoted (a backquote inside is doubled)."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def sql_rows(
+    engine: str, host: str, port: int, user: str, password: str, database: str, timeout_s: float = 5.0
+) -> int:
+    """The probe query of ``engine`` ("postgres" or "mysql", as in the spec)."""
+    probe = {"postgres": postgres_rows, "mysql": mysql_rows}.get(engine)
+    if probe is None:
+        raise ValueError(f"no probe query for engine {engine!r}")
+    return probe(host, port, user, password, database, timeout_s)

@@ -12,7 +12,7 @@ Experiment 1 timed these by hand; here each is the service's own API calls, step
 - ``scale_out`` (Aurora): CreateDBInstance of a reader in the cluster, until its own endpoint answers.
 
 Each is timed from its first API call to the probe's first success: the probe query counts the rows
-of every user table (probe.postgres_rows) with the source's master credentials (a restore keeps the
+of every user table (probe.sql_rows: PostgreSQL or MySQL) with the source's master credentials (a restore keeps the
 snapshot's master password), and a count that differs from the source's before the operation fails
 it. The time is observed by the poll, so it is late by up to one ``poll_seconds``; ``steps`` splits it
 (``snapshot_s``, ``restore_s`` to "available", ``ready_s`` from there to the probe). Then the restored
@@ -177,7 +177,7 @@ class SqlOperations:
 
     # ------------------------------------------------------------------ probe
     def rows(self, host: str, port: int) -> int:
-        from benchwright.providers.aws.probe import postgres_rows
+        from benchwright.providers.aws.probe import sql_rows
         from benchwright.providers.aws.secrets import secret_value
 
         arn = self.target.credentials().secret_arn
@@ -185,9 +185,10 @@ class SqlOperations:
             raise OperationFailed(f"{self.target.name}: no master secret to probe with")
         password = secret_value(self.target.clients, arn, "password", fatal=OperationFailed)
         spec = self.target.spec
-        return postgres_rows(
-            host, port, spec.username, password, spec.database, self.target.config.probe_timeout_s
-        )
+        return sql_rows(
+            self.target.engine, host, port, spec.username, password, spec.database,
+            self.target.config.probe_timeout_s,
+        )  # fmt: skip
 
     # ------------------------------------------------------------------ API calls
     def _network(self) -> dict[str, Any]:
