@@ -70,6 +70,12 @@ def _cloud(target: dict[str, Any], operations: list[str]) -> dict[str, Any]:
     return spec
 
 
+YUGABYTE = {
+    "provider": "ec2",
+    "engine": "postgres",
+    "template": "yugabytedb-3node",
+    "instance_type": "m6i.large",
+}
 RDS = {"provider": "rds", "engine": "postgres", "engine_version": "16.4", "instance_class": "db.t3.micro",
        "storage": {"type": "gp2", "size_gb": 20}}  # fmt: skip
 
@@ -83,7 +89,15 @@ RDS = {"provider": "rds", "engine": "postgres", "engine_version": "16.4", "insta
         (RDS, ["scale_out"], "operations[0]", "scale_out is not built for rds targets"),
         ({"provider": "ec2", "engine": "redis", "template": "redis-protocol", "server": "redis",
           "instance_type": "m6i.large"}, ["node_replace"], "operations[0]",
-         "node_replace is not built for ec2 targets"),
+         "node_replace replaces a node of a cluster: template redis-protocol is a single server"),
+        ({**YUGABYTE, "replication_factor": 1}, ["node_replace"], "target.replication_factor",
+         "node_replace terminates a node: with replication_factor 1 its data is lost"),
+        (YUGABYTE, ["snapshot_restore"], "operations[0]", "snapshot_restore is not built for ec2 targets"),
+        ({**RDS, "backup_retention_days": 1}, ["node_replace"], "operations[0]",
+         "node_replace is not built for rds targets"),
+        ({"provider": "elasticache", "engine": "redis", "engine_version": "7.1", "node_type": "cache.r7g.large",
+          "availability_zone": "eu-west-1a"},
+         ["node_replace"], "operations[0]", "node_replace is not built for elasticache targets (there: none yet)"),
     ],
 )  # fmt: skip
 def test_a_cloud_operation_the_target_cannot_do_is_refused_naming_the_field(
@@ -94,7 +108,8 @@ def test_a_cloud_operation_the_target_cannot_do_is_refused_naming_the_field(
     assert err.value.field == field and said in err.value.detail, (err.value.field, err.value.detail)
 
 
-def test_cloud_operations_validate_on_rds_and_aurora_postgres_and_mysql() -> None:
+def test_cloud_operations_validate_on_rds_and_aurora_postgres_and_mysql_and_a_yugabytedb_cluster() -> None:
+    parse_spec(_cloud(YUGABYTE, ["node_replace"]))  # three nodes, replication factor 3 by default
     parse_spec(_cloud({**RDS, "backup_retention_days": 1}, ["snapshot_restore", "pitr"]))
     aurora = {
         "provider": "aurora",

@@ -140,6 +140,8 @@ def test_yugabyte_and_ardb_user_data_start_stand_ins_of_another_engine_at_the_te
         "yb_version": "2024.2.0.0",
         "yb_build": "b145",
         "master_flags": "",
+        "master_start": "127.101.0.2:7100,127.101.0.3:7100,127.101.0.4:7100",
+        "master_join": "",
         "tserver_flags": "",
         "port": "5433",
         "packages": "gcc",
@@ -148,6 +150,9 @@ def test_yugabyte_and_ardb_user_data_start_stand_ins_of_another_engine_at_the_te
     }
     yb = target_of(render_user_data("yugabytedb-3node", values))
     assert yb == ("yugabytedb", ["127.101.0.2", "127.101.0.3", "127.101.0.4"], 5433, "postgres")
+    # node_replace's replacement names the same masters: it maps to the cluster's stand-in
+    replacement = {**values, "master_start": "", "master_join": "# node_replace: swap"}
+    assert target_of(render_user_data("yugabytedb-3node", replacement)) == yb
     ardb = target_of(render_user_data("redis-protocol", {**values, "port": "6379"}))
     assert ardb == ("ardb", [], 6379, "redis")
 

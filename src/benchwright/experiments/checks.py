@@ -85,13 +85,33 @@ def _check_cloud_event(
 
 
 def _check_cloud_operation(spec: BenchmarkSpec, i: int, operation: str, q: Callable[[str], str]) -> None:
-    """What a cloud operation needs of its target: backups for PITR. (The probe query runs in a
-    Lambda for both engines these providers have: psycopg for PostgreSQL, PyMySQL for MySQL.)"""
+    """What a cloud operation needs of its target: backups for PITR, replicas that survive the loss of
+    a node. (The probe query runs in a Lambda for both engines RDS and Aurora have: psycopg for
+    PostgreSQL, PyMySQL for MySQL.)"""
     target = spec.target
+    if target.provider == "ec2":
+        _check_node_replace(target, i, operation, q)
+        return
     if target.provider not in ("rds", "aurora"):
         return
     if operation == "pitr" and target.provider == "rds" and not getattr(target, "backup_retention_days", 0):
         raise SpecError(
             q("target.backup_retention_days"),
             "pitr needs automated backups: set target.backup_retention_days to 1 or more",
+        )
+
+
+def _check_node_replace(target: object, i: int, operation: str, q: Callable[[str], str]) -> None:
+    """node_replace terminates a node: only a replicated YugabyteDB cluster keeps its data and answers."""
+    template = getattr(target, "template", "")
+    if template != "yugabytedb-3node":
+        raise SpecError(
+            q(f"operations[{i}]"),
+            f"{operation} replaces a node of a cluster: template {template} is a single server "
+            "(built for yugabytedb-3node)",
+        )
+    if getattr(target, "replication_factor", 1) < 3:
+        raise SpecError(
+            q("target.replication_factor"),
+            f"{operation} terminates a node: with replication_factor 1 its data is lost; set 3",
         )

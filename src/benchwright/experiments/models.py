@@ -10,11 +10,14 @@ EventAction = Literal["failover", "reboot", "scale"]
 OperationName = Literal["dump_restore", "snapshot_restore", "pitr", "scale_out", "node_replace"]
 # Operation benchmarks each provider implements (timed after the measured phase, on its data):
 # locally with the engine's own tools (providers/local/operations.py), on RDS and Aurora with the
-# service's API (providers/aws/targets/operations.py). Node replacement on EC2 is not built yet.
+# service's API (providers/aws/targets/operations.py), node replacement on a self-managed YugabyteDB
+# cluster with EC2's (providers/aws/targets/node_replace.py). A single RDS instance or a cache has no
+# node of its own to replace.
 OPERATIONS: dict[str, tuple[str, ...]] = {
     "local": ("dump_restore",),
     "rds": ("snapshot_restore", "pitr"),
     "aurora": ("snapshot_restore", "pitr", "scale_out"),
+    "ec2": ("node_replace",),
 }
 # What each provider can do during a run. Locally failover and reboot restart the throwaway server.
 EVENT_ACTIONS: dict[str, tuple[str, ...]] = {

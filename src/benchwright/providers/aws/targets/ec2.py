@@ -113,16 +113,20 @@ class Ec2Target(AwsTarget[Ec2Spec]):
             ebs["Throughput"] = volume.throughput_mbps  # MiB/s, gp3 only (the spec refuses it elsewhere)
         return [{"DeviceName": "/dev/sdf", "Ebs": ebs}]
 
-    def _template_values(self, ips: list[str], index: int) -> dict[str, str]:
-        """Values for the template; the spec's ``settings`` become server flags."""
+    def _template_values(self, ips: list[str], index: int, replace: bool = False) -> dict[str, str]:
+        """Values for the template; the spec's ``settings`` become server flags. ``replace``: the
+        node takes the place of a terminated one (node_replace, targets/node_replace.py)."""
         settings = sorted(self.spec.settings.items())
         # the spec sets server for redis-protocol; yugabytedb-3node's template uses none of these
         packages, install, start = SERVERS[self.spec.server or "redis"]
         if settings and "ardb" not in start:
             start += " " + " ".join(f"--{k} {v}" for k, v in settings)
+        masters = ",".join(f"{ip}:7100" for ip in ips)
         return {
             "node_ip": ips[index],
-            "master_addresses": ",".join(f"{ip}:7100" for ip in ips),
+            "master_addresses": masters,
+            "master_start": "" if replace else masters,
+            "master_join": master_join(ips, index) if replace else "",
             "replication_factor": str(self.spec.replication_factor),
             "yb_version": self.spec.yugabytedb_version,
             "yb_build": YUGABYTEDB_BUILD,
@@ -148,14 +152,45 @@ class Ec2Target(AwsTarget[Ec2Spec]):
                     "internet route (network.egress: endpoints); deploy with network.egress: nat",
                 )
 
+    def node_launch_args(self, user_data: str, eni: str, az: str) -> dict[str, Any]:
+        """RunInstances' arguments for one node on its network interface (its private address), tagged
+        like every resource of the run (teardown and the janitor find it by tag)."""
+        ami = self.config.runner_ami
+        if not ami:
+            raise ProvisioningFailed("ec2 target: no AMI configured (BENCHWRIGHT_RUNNER_AMI)")
+        tags = tag_list(self.tags() | {"Name": self.name})
+        args: dict[str, Any] = {
+            "ImageId": str(ami),
+            "InstanceType": self.spec.instance_type,
+            "MinCount": 1,
+            "MaxCount": 1,
+            "UserData": user_data,  # boto3 base64-encodes it
+            "NetworkInterfaces": [{"DeviceIndex": 0, "NetworkInterfaceId": eni}],
+            "Placement": {"AvailabilityZone": az},
+            "InstanceInitiatedShutdownBehavior": "terminate",
+            "TagSpecifications": [
+                {"ResourceType": "instance", "Tags": tags},
+                {"ResourceType": "volume", "Tags": tags},
+            ],
+            "MetadataOptions": {"HttpTokens": "required"},
+            "Monitoring": {"Enabled": True},  # 1-minute CPU/credit metrics (5-minute otherwise)
+        }
+        if self._block_devices():
+            args["BlockDeviceMappings"] = self._block_devices()
+        return args
+
+    def node_user_data(self, index: int, replace: bool = False) -> str:
+        """The user-data of node ``index`` (of the handle's addresses)."""
+        ips = [ip for ip in self.handle.get("ips", "").split(",") if ip]
+        return render_user_data(self.template, self._template_values(ips, index, replace))
+
     def _create(self) -> dict[str, str]:
         self._check_egress()
         ec2 = self.clients("ec2")
         nodes = self.spec.nodes
         subnets = self._subnets(nodes)
         tags = tag_list(self.tags() | {"Name": self.name})
-        ami = self.config.runner_ami
-        if not ami:
+        if not self.config.runner_ami:  # before anything is created
             raise ProvisioningFailed("ec2 target: no AMI configured (BENCHWRIGHT_RUNNER_AMI)")
         enis = []
         for subnet in subnets:
@@ -173,24 +208,9 @@ class Ec2Target(AwsTarget[Ec2Spec]):
         instance_ids = []
         for index, eni in enumerate(enis):
             user_data = render_user_data(self.template, self._template_values(ips, index))
-            args: dict[str, Any] = {
-                "ImageId": str(ami),
-                "InstanceType": self.spec.instance_type,
-                "MinCount": 1,
-                "MaxCount": 1,
-                "UserData": user_data,  # boto3 base64-encodes it
-                "NetworkInterfaces": [{"DeviceIndex": 0, "NetworkInterfaceId": eni["NetworkInterfaceId"]}],
-                "Placement": {"AvailabilityZone": subnets[index]["AvailabilityZone"]},
-                "InstanceInitiatedShutdownBehavior": "terminate",
-                "TagSpecifications": [
-                    {"ResourceType": "instance", "Tags": tags},
-                    {"ResourceType": "volume", "Tags": tags},
-                ],
-                "MetadataOptions": {"HttpTokens": "required"},
-                "Monitoring": {"Enabled": True},  # 1-minute CPU/credit metrics (5-minute otherwise)
-            }
-            if self._block_devices():
-                args["BlockDeviceMappings"] = self._block_devices()
+            args = self.node_launch_args(
+                user_data, eni["NetworkInterfaceId"], subnets[index]["AvailabilityZone"]
+            )
             reservation = aws_call(f"ec2 run_instances {self.name}", ec2.run_instances, **args)
             instance_ids.append(reservation["Instances"][0]["InstanceId"])
             self.handle["instances"] = ",".join(instance_ids)
@@ -238,18 +258,49 @@ class Ec2Target(AwsTarget[Ec2Spec]):
             return props | presplit_properties(self.spec.presplit)
         return redis_connection(ips[0] if ips else "", port, False)
 
+    def operation_step(
+        self, name: str, progress: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """node_replace on yugabytedb-3node: providers/aws/targets/node_replace.py."""
+        from benchwright.providers.aws.targets.node_replace import NodeReplace
+
+        return NodeReplace(self).step(name, progress)
+
     def metric_dimensions(self) -> list[tuple[str, dict[str, str]]]:
-        instances = [("AWS/EC2", {"InstanceId": i}) for i in self.handle.get("instances", "").split(",") if i]
+        # the nodes a node_replace terminated keep their series of the measured phase
+        ids = [i for key in ("instances", "replaced") for i in self.handle.get(key, "").split(",") if i]
+        instances = [("AWS/EC2", {"InstanceId": i}) for i in ids]
         volumes = [("AWS/EBS", {"VolumeId": v}) for v in self.handle.get("volumes", "").split(",") if v]
         return instances + volumes
 
     def _delete(self) -> None:
         ec2 = self.clients("ec2")
         ids = [i for i in self.handle.get("instances", "").split(",") if i]
+        if "node_replace" in self.handle.get("operations", "").split():
+            from benchwright.providers.aws.targets.node_replace import launched_replacements
+
+            ids += [i for i in launched_replacements(self) if i not in ids]  # also one a lost step made
         if ids:
             ignore_not_found(f"ec2 instances {self.name}", ec2.terminate_instances, InstanceIds=ids)
         for eni in [e for e in self.handle.get("enis", "").split(",") if e]:
             delete_eni_later_ok(ec2, eni)
+
+
+def master_join(ips: list[str], index: int) -> str:
+    """The user-data lines of a replacement node: the terminated node's master (same address, a
+    UUID that is gone) leaves the quorum, then this node's empty master joins it, as YugabyteDB's
+    "Replace a failed YB-Master" does it (REMOVE first when the old one is dead). Bounded retries
+    (10 minutes each) while the other two masters notice the loss."""
+    others = ",".join(f"{ip}:7100" for i, ip in enumerate(ips) if i != index)
+    everyone = ",".join(f"{ip}:7100" for ip in ips)
+    admin = "./bin/yb-admin --master_addresses"
+    return (
+        "# node_replace: swap the terminated node's master for this one (same address, new UUID)\n"
+        f"for i in $(seq 120); do {admin} {others} change_master_config REMOVE_SERVER {ips[index]} 7100"
+        " && break; sleep 5; done\n"
+        f"for i in $(seq 120); do {admin} {everyone} change_master_config ADD_SERVER {ips[index]} 7100"
+        " && break; sleep 5; done"
+    )
 
 
 def presplit_properties(values: list[str] | None) -> dict[str, str]:

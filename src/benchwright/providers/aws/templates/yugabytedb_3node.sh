@@ -7,6 +7,9 @@ YB_VERSION="$yb_version"
 YB_BUILD="$yb_build"
 NODE_IP="$node_ip"
 MASTERS="$master_addresses"
+# A first boot names every master; a replacement node (node_replace) starts its master empty, outside
+# the quorum, and swaps it for the terminated node's master once its servers run (below).
+MASTER_START="$master_start"
 DATA=/mnt/d0
 TOKEN=$$(curl -sf -X PUT http://169.254.169.254/latest/api/token -H 'X-aws-ec2-metadata-token-ttl-seconds: 300')
 md() { curl -sf -H "X-aws-ec2-metadata-token: $$TOKEN" "http://169.254.169.254/latest/meta-data/$$1"; }
@@ -19,9 +22,10 @@ cd /opt
 curl -sfL "https://downloads.yugabyte.com/releases/$${YB_VERSION}/yugabyte-$${YB_VERSION}-$${YB_BUILD}-linux-x86_64.tar.gz" | tar xz
 cd "yugabyte-$${YB_VERSION}" && ./bin/post_install.sh
 PLACEMENT="--placement_cloud=aws --placement_region=$$REGION --placement_zone=$$ZONE"
-./bin/yb-master --master_addresses="$$MASTERS" --rpc_bind_addresses="$$NODE_IP:7100" \
+./bin/yb-master --master_addresses="$$MASTER_START" --rpc_bind_addresses="$$NODE_IP:7100" \
   --fs_data_dirs=$$DATA --replication_factor=$replication_factor $$PLACEMENT $master_flags >/var/log/yb-master.log 2>&1 &
 ./bin/yb-tserver --tserver_master_addrs="$$MASTERS" --rpc_bind_addresses="$$NODE_IP:9100" \
   --pgsql_proxy_bind_address="$$NODE_IP:5433" --enable_ysql=true --fs_data_dirs=$$DATA $$PLACEMENT \
   $tserver_flags >/var/log/yb-tserver.log 2>&1 &
+$master_join
 # Readiness is judged from outside (a TCP probe on 5433 from the workflow), not from here.
