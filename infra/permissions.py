@@ -55,12 +55,14 @@ EVENTS = [
     "elasticache:TestFailover", "elasticache:RebootCacheCluster", "elasticache:ModifyReplicationGroup",
     "memorydb:FailoverShard", "memorydb:UpdateCluster", "ec2:RebootInstances",
 ]  # fmt: skip
-# The operation benchmarks' calls (providers/aws/targets/operations.py), made by CheckOperations: each
-# carries the run's tags (aws:RequestTag), like CREATE; what they make is deleted under DELETE's rule.
+# The operation benchmarks' calls (providers/aws/targets/operations.py, node_replace.py), made by
+# CheckOperations: each carries the run's tags (aws:RequestTag), like CREATE; what they make is deleted
+# (node_replace's terminate of a node, too) under DELETE's rule.
 OPERATIONS = [
     "rds:CreateDBSnapshot", "rds:CreateDBClusterSnapshot", "rds:RestoreDBInstanceFromDBSnapshot",
     "rds:RestoreDBInstanceToPointInTime", "rds:RestoreDBClusterFromSnapshot",
     "rds:RestoreDBClusterToPointInTime", "rds:CreateDBInstance", "rds:AddTagsToResource",
+    "ec2:RunInstances", "ec2:CreateTags",
 ]  # fmt: skip
 # RunInstances / CreateNetworkInterface also authorize the EXISTING things they use (and the implicit
 # ENI), which carry no request tags: allow those by type; the instance and its volume stay tag-bound.
@@ -90,6 +92,11 @@ def _create(fn: lambda_.Function, stage: StageConfig, compute: Compute) -> None:
     )
     fn.add_to_role_policy(_statement(MODIFY, ["*"], Null={f"aws:ResourceTag/{names.RUN_ID_TAG}": "false"}))
     fn.add_to_role_policy(_statement(["iam:PassRole"], [compute.instance_role.role_arn]))
+    _run_instances_uses(fn, ["ec2:RunInstances", "ec2:CreateNetworkInterface"])
+
+
+def _run_instances_uses(fn: lambda_.Function, actions: list[str]) -> None:
+    """The existing image, subnet, security group, interface ... a launch uses (no request tags)."""
     stack = cdk.Stack.of(fn)
     uses = [
         stack.format_arn(
@@ -97,7 +104,7 @@ def _create(fn: lambda_.Function, stage: StageConfig, compute: Compute) -> None:
         )
         for kind in RUN_INSTANCES_USES
     ]
-    fn.add_to_role_policy(_statement(["ec2:RunInstances", "ec2:CreateNetworkInterface"], uses))
+    fn.add_to_role_policy(_statement(actions, uses))
 
 
 def _delete(fn: lambda_.Function) -> None:
@@ -209,9 +216,12 @@ def _watch_runner(fn: lambda_.Function, stage: StageConfig, storage: Storage, co
 
 def _operations(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
     """The spec's operation benchmarks: snapshots and restores of the run's own database only (the
-    run tag on every create, on every delete), and its master secret for the probe query."""
+    run tag on every create, on every delete), and its master secret for the probe query;
+    node_replace terminates a node of the run's cluster and launches its replacement on the node's
+    existing network interface (no instance profile: the target nodes have none)."""
     _describe(fn)
     fn.add_to_role_policy(_statement(OPERATIONS, ["*"], Null={f"aws:RequestTag/{names.RUN_ID_TAG}": "false"}))
+    _run_instances_uses(fn, ["ec2:RunInstances"])
     _delete(fn)
     _read_run_secrets(fn)
 

@@ -688,6 +688,35 @@ def rds_spec(name: str = "rds-pg-ycsb", **target: Any) -> dict[str, Any]:
     }
 
 
+def yugabyte_spec(name: str) -> dict[str, Any]:
+    """rds_spec's workload on a three-node YugabyteDB cluster on EC2 (node_replace's target); the
+    world's runners play recorded output for it (its nodes' addresses answer nothing in moto)."""
+    spec = rds_spec(name)
+    spec["target"] = {"provider": "ec2", "engine": "postgres", "template": "yugabytedb-3node",
+                      "instance_type": "m6i.large", "volume": {"type": "gp3", "size_gb": 50}}  # fmt: skip
+    return spec
+
+
+@contextlib.contextmanager
+def ysql_at_world(world: World) -> Iterator[list[str]]:
+    """node_replace's probe query through any node's address counts the world's PostgreSQL (the
+    real query over a real connection; moto's node addresses answer nothing); yields the
+    ``host:port`` it was asked for, in order."""
+    from benchwright.providers.aws import probe
+    from tests.conftest import PG_PORT
+
+    real = probe.postgres_rows
+    asked: list[str] = []
+
+    def rows(host: str, port: int, user: str, password: str, database: str, timeout_s: float = 5.0) -> int:
+        asked.append(f"{host}:{port}")
+        return real("127.0.0.1", PG_PORT, WORLD_LOGIN, world.login_password, WORLD_LOGIN, timeout_s)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(probe, "postgres_rows", rows)
+        yield asked
+
+
 def run_input(spec: dict[str, Any], run_id: str = "run-test-1") -> dict[str, Any]:
     return {"run_id": run_id, "spec_name": spec["name"], "spec": spec, "poll_seconds": 0}
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.aws_world import FakeContext, World, rds_spec, run_input
+from tests.aws_world import FakeContext, World, rds_spec, run_input, ysql_at_world, yugabyte_spec
 from tests.infra.test_stack import SUITE, _with_node, actions_of, statements_of, synth
 
 # botocore service name -> IAM service prefix (where they differ or need stating)
@@ -121,6 +121,10 @@ def recorded(aws_world: World) -> Iterator[dict[str, set[str]]]:
         ops = rds_spec("iam-ops", backup_retention_days=1)  # CheckOperations: snapshots and restores
         ops["operations"] = ["snapshot_restore", "pitr"]
         outcomes.append(world.execute("benchmark", run_input(ops, "iam-ops"))["status"])
+        replace = yugabyte_spec("iam-node-replace")  # CheckOperations: terminate a node, launch another
+        replace["operations"] = ["node_replace"]
+        with ysql_at_world(world):
+            outcomes.append(world.execute("benchmark", run_input(replace, "iam-node-replace"))["status"])
         world.runner_mode = "fail"  # the failure path: Teardown announces the failed run
         outcomes.append(world.execute("benchmark", run_input(rds_spec("iam-fail"), "iam-fail"))["status"])
         world.runner_mode = "ok"
@@ -192,7 +196,8 @@ def test_the_stages_that_write_report_sink_and_announce_failures_make_those_call
     assert "ecs:RunTask" in recorded["functions.launch_runner.handler"]
     operations = recorded["functions.check_operations.handler"]
     assert {"rds:CreateDBSnapshot", "rds:RestoreDBInstanceFromDBSnapshot", "rds:RestoreDBInstanceToPointInTime",
-            "rds:DeleteDBSnapshot", "secretsmanager:GetSecretValue"} <= operations, operations  # fmt: skip
+            "rds:DeleteDBSnapshot", "secretsmanager:GetSecretValue", "ec2:TerminateInstances",
+            "ec2:RunInstances", "ec2:DescribeInstances"} <= operations, operations  # fmt: skip
     assert "timestream:WriteRecords" in recorded["functions.store_results.handler"]
     assert "cloudwatch:GetMetricData" in recorded["functions.collect_metrics.handler"]
     assert "pricing:GetProducts" not in recorded["functions.price_run.handler"]  # excerpts stand in

@@ -231,11 +231,29 @@ def test_creates_and_deletes_are_bound_to_the_run_tag(stack: Any) -> None:
         ("check_runner", "rds:ModifyDBInstance", "aws:ResourceTag/benchwright:run-id"),
         ("check_runner", "elasticache:TestFailover", "aws:ResourceTag/benchwright:run-id"),
         ("check_runner", "memorydb:FailoverShard", "aws:ResourceTag/benchwright:run-id"),
+        ("check_operations", "ec2:TerminateInstances", "aws:ResourceTag/benchwright:run-id"),
+        ("check_operations", "rds:CreateDBSnapshot", "aws:RequestTag/benchwright:run-id"),
     ):
         statements = [s for s in statements_of(doc, module) if action in actions_of([s])]
         assert statements, (module, action)
         for st in statements:
             assert st["Condition"] == {"Null": {key: "false"}}, st
+
+
+def test_node_replace_launches_tagged_instances_only_on_existing_network_parts(stack: Any) -> None:
+    """CheckOperations' RunInstances (node_replace): on ``*`` only with the run tag on the request (the
+    instance and its volume); without it only the existing things a launch uses (image, subnet,
+    security group, the node's network interface), never an instance or a volume."""
+    _, doc = stack
+    statements = [s for s in statements_of(doc, "check_operations") if "ec2:RunInstances" in actions_of([s])]
+    assert len(statements) == 2, statements
+    for st in statements:
+        if st["Resource"] == "*":
+            assert st["Condition"] == {"Null": {"aws:RequestTag/benchwright:run-id": "false"}}, st
+        else:
+            text = json.dumps(st["Resource"])
+            assert "network-interface/" in text and "instance/" not in text and "volume/" not in text, st
+            assert "Condition" not in st and actions_of([st]) == {"ec2:RunInstances"}, st
 
 
 def test_lambdas_get_the_settings_the_aws_providers_read(stack: Any) -> None:

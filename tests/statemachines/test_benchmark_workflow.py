@@ -19,7 +19,7 @@ from benchwright.errors import (
     RetryableIngestError,
     RunnerFailed,
 )
-from tests.aws_world import World, rds_spec, run_input
+from tests.aws_world import World, rds_spec, run_input, ysql_at_world, yugabyte_spec
 
 MAX_TRANSITIONS = 60
 
@@ -341,6 +341,32 @@ def test_operations_are_stepped_after_the_runner_timed_and_leave_nothing(world: 
     assert not [
         s for s in rds.describe_db_snapshots()["DBSnapshots"] if s["DBSnapshotIdentifier"].endswith("-snap")
     ]
+
+
+def test_node_replace_is_stepped_through_the_workflow_and_teardown_terminates_the_replacement(
+    world: World,
+) -> None:
+    """A YugabyteDB cluster on EC2: CheckOperations terminates the last node, launches its replacement
+    on the same interface and probes through it; the replacement is terminated by Teardown."""
+    spec = yugabyte_spec("nr-1")
+    spec["operations"] = ["node_replace"]
+
+    with ysql_at_world(world) as asked:
+        result = world.execute("benchmark", run_input(spec, "nr-1"))
+
+    assert result["status"] == "SUCCEEDED", (result["error"], result["cause"], world.calls)
+    assert world.calls.count("CheckOperations") >= 4, world.calls  # terminate, launch, running, probe
+    (op,) = run_record(world, "nr-1")["cells"][0]["phases"]["run"]["timed_operations"]
+    assert op["name"] == "node_replace" and op["ok"] is True, op
+    assert set(op["steps"]) == {"terminate_s", "launch_s", "ready_s"}, op
+    assert "rows in the user tables, as before" in op["detail"], op
+    assert len(asked) >= 2 and asked[0] != asked[-1] and asked[-1].endswith(":5433"), asked
+    assert f"probe through the new node at {asked[-1]}" in op["detail"], op
+    ec2 = world.clients("ec2")
+    tagged = ec2.describe_instances(Filters=[{"Name": "tag:benchwright:run-id", "Values": ["nr-1"]}])
+    states = [i["State"]["Name"] for r in tagged["Reservations"] for i in r["Instances"]]
+    assert len(states) == 4 and set(states) <= {"shutting-down", "terminated"}, states  # 3 + replacement
+    assert world.leftovers("nr-1") == []
 
 
 def test_a_spec_without_operations_skips_the_operations_loop(world: World) -> None:
