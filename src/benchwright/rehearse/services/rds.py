@@ -1,6 +1,8 @@
 """RDS and Aurora inside the moto server: CreateDBInstance / CreateDBCluster start a stand-in server
 of the same engine on 127.0.0.1 (with the parameter group's settings) and its AWS/RDS series; the
 RDS-managed secret holds its password in AWS's shape; DeleteDBInstance / DeleteDBCluster delete it.
+An instance of a cluster (its writer, a reader that scale_out adds) is served by the cluster's
+stand-in: its own endpoint, the cluster's and the reader endpoint are all 127.0.0.1 at that port.
 The instance or cluster is ``creating`` until the stand-in accepts connections. Instances and clusters
 go through the same two hooks, told apart by a table of moto's names (``KINDS``)."""
 
@@ -60,7 +62,8 @@ def install(hooks: Hooks) -> None:
         )
         hooks.patch(RDSBackend, kind.delete, _delete_hook(hooks, RDSBackend.__dict__[kind.delete]))
     for model, attr, ident in ((DBInstance, "address", "db_instance_identifier"),
-                               (DBCluster, "endpoint", "db_cluster_identifier")):  # fmt: skip
+                               (DBCluster, "endpoint", "db_cluster_identifier"),
+                               (DBCluster, "reader_endpoint", "db_cluster_identifier")):  # fmt: skip
         hooks.patch(model, attr, property(_endpoint_hook(hooks, model.__dict__[attr], ident)))
     cluster_status = DBCluster.__dict__["status"]
 
@@ -106,6 +109,10 @@ def _create_hook(hooks: Hooks, name: str, kind: Kind, create: Any) -> Any:
                 hooks.stop_standin(ident)
             raise
         server = hooks.standins.get(ident) if fresh else None
+        if not fresh and name == "instance":  # a writer or a reader (scale_out): the cluster's stand-in
+            serving = hooks.standins.get(str(kwargs.get("db_cluster_identifier")))
+            if serving is not None:
+                created.port = int(serving.handle["port"])
         if server is not None:
             created.port = int(server.handle["port"])
             hooks.status[ident] = "creating"
@@ -134,8 +141,12 @@ def _delete_hook(hooks: Hooks, delete: Any) -> Any:
 
 
 def _endpoint_hook(hooks: Hooks, original: Any, ident_attr: str) -> Any:
+    """127.0.0.1 for a resource with a stand-in, and for an instance of a cluster that has one (its
+    writer, or a reader scale_out added: a reader is served by the cluster's stand-in, on its port)."""
+
     def patched(resource: Any) -> str:
-        if getattr(resource, ident_attr) in hooks.standins:
+        served_by = (getattr(resource, ident_attr), getattr(resource, "db_cluster_identifier", None))
+        if any(ident in hooks.standins for ident in served_by if ident):
             return "127.0.0.1"
         result: str = original.fget(resource)
         return result
