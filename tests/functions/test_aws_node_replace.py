@@ -13,6 +13,7 @@ import base64
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -97,6 +98,8 @@ def test_node_replace_terminates_the_last_node_and_probes_through_its_replacemen
     assert entry is None and progress["phase"] == "terminating" and progress["victim"] == ids[2]
     assert _instance(aws, ids[2])["State"]["Name"] in {"shutting-down", "terminated"}
     assert nodes.asked == [(ips[0], 5433, "yugabyte", "yugabyte")]  # counted through the endpoint node
+    allowed = datetime.fromisoformat(progress["deadline"]) - datetime.fromisoformat(progress["started_at"])
+    assert allowed == timedelta(hours=1)  # not the stage's four hours of a restore
 
     progress, entry = t.operation_step("node_replace", progress)
     assert entry is None and progress["phase"] == "launching"

@@ -104,3 +104,36 @@ def test_aurora_snapshot_restore_pitr_and_scale_out_probe_their_own_endpoints(
         assert restored == [ports[name]], (name, ports, standins)  # a restored cluster's stand-in
     assert_clean(outcome)
     print("aurora operations:", {n: (o["seconds"], o["steps"]) for n, o in ops.items()})
+
+
+def test_node_replace_on_a_yugabytedb_cluster_probes_through_the_replacement(
+    runner_image: str, tmp_path: Path
+) -> None:
+    """A three-node YugabyteDB target (one PostgreSQL stand-in on the three node addresses):
+    CheckOperations terminates the last node (its address stops answering), launches a replacement on
+    its network interface (the address answers again, same data), and the probe counts the rows
+    through the new node's address; Teardown terminates the replacement with the others."""
+    path = rds_spec(tmp_path, name="rehearse-yb-replace", run_s=5)
+    spec = yaml.safe_load(path.read_text())
+    spec["target"] = {"provider": "ec2", "engine": "postgres", "template": "yugabytedb-3node",
+                      "instance_type": "m6i.large"}  # fmt: skip
+    spec["operations"] = ["node_replace"]
+    path.write_text(yaml.safe_dump(spec, sort_keys=False))
+
+    outcome = rehearse(path, tmp_path / "out", image=runner_image, timeout_s=600)
+
+    record = one_record(outcome)
+    assert record["status"] == "succeeded", record.get("error")
+    run = documents(record)["run"]
+    assert run["throughput"] > 0
+    (op,) = run["timed_operations"]
+    assert op["name"] == "node_replace" and op["ok"] is True, op
+    assert set(op["steps"]) == {"terminate_s", "launch_s", "ready_s"}, op
+    assert f": {RECORDS:,} rows in the user tables, as before" in op["detail"], op
+    probed = re.search(r"probe through the new node at (127\.[\d.]+):5433", op["detail"])
+    assert probed is not None, op
+    address = probed.group(1)
+    said = "\n".join(outcome.events)
+    assert f"{address} no longer answers" in said and f"{address} answers again" in said, said
+    assert_clean(outcome)
+    print("node_replace:", op["seconds"], op["steps"], [e for e in outcome.events if address in e])

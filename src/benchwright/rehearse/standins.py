@@ -7,6 +7,9 @@
 - ``YsqlPostgres``: one PostgreSQL for a YugabyteDB cluster, listening on every node's private address
   at YSQL's port 5433, with YSQL's default role and database (``yugabyte``, no password, as YSQL
   ships with authentication off). PostgreSQL speaks the wire protocol YSQL speaks; it has no tablets.
+  A node whose instance is terminated (node_replace) stops answering at its address until a
+  replacement starts on it (``nodes_down`` / ``nodes_up``: listen_addresses and a clean restart on
+  the same data, so the cluster's data survives the loss of a node as RF 3 keeps it).
 
 EC2 targets get private addresses from 127.0.0.0/8 (the ENI hook in services/ec2.py), so several
 targets can use the same template port at once, and the runner container (host network) reaches them.
@@ -14,6 +17,7 @@ targets can use the same template port at once, and the runner container (host n
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -131,6 +135,31 @@ class YsqlPostgres(PostgresServer):
     def __init__(self, spec: LocalTarget, run_id: str, hosts: list[str], node_port: int) -> None:
         super().__init__(spec, run_id=run_id)
         self.hosts, self.node_port = hosts, node_port
+        self.down: set[str] = set()  # node addresses whose instance is terminated
+        self._lock = threading.Lock()
+
+    def listening(self) -> list[str]:
+        return [h for h in self.hosts if h not in self.down]
+
+    def nodes_down(self, addresses: list[str]) -> str:
+        """Terminated nodes: their addresses stop answering (the others keep the data)."""
+        return self._listen(self.down | set(addresses))
+
+    def nodes_up(self, addresses: list[str]) -> str:
+        """A replacement on a node's address (its network interface): it answers again."""
+        return self._listen(self.down - set(addresses))
+
+    def _listen(self, down: set[str]) -> str:
+        """PostgreSQL reads listen_addresses at start only: the last line wins, then a clean restart
+        on the same data directory (seconds; the rehearsal says so in its events)."""
+        with self._lock:
+            if down == self.down or not set(self.hosts) - down:
+                return ""
+            self.down = down
+            conf = Path(self.handle["dir"]) / "data" / "postgresql.conf"
+            with open(conf, "a") as out:
+                out.write(f"listen_addresses = '{','.join(self.listening())}'\n")
+            return self.trigger("reboot")
 
     def _initialise(self, base: Path, port: int, password: str, user: str | None) -> None:
         super()._initialise(base, port, password, user)
@@ -143,7 +172,8 @@ class YsqlPostgres(PostgresServer):
     def _probe(self) -> None:
         import psycopg
 
-        conninfo = f"host={self.hosts[0]} port={self.node_port} user={USER} dbname=postgres connect_timeout=2"
+        host = self.listening()[0]
+        conninfo = f"host={host} port={self.node_port} user={USER} dbname=postgres connect_timeout=2"
         with psycopg.connect(conninfo, password=self.credentials().password, autocommit=True) as conn:
             if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = 'yugabyte'").fetchone() is None:
                 conn.execute("CREATE ROLE yugabyte LOGIN SUPERUSER")

@@ -8,7 +8,8 @@
   starts a stand-in of another engine (standins.py): PostgreSQL for YugabyteDB's YSQL, Redis for
   ARDB / KeyDB / Valkey. It is said in the events and the summary. A YugabyteDB cluster's nodes share
   one stand-in, started with the first node (whose user-data names every master) and deleted with the
-  last. The target's network interfaces get private addresses in 127.0.0.0/8, so the workflow's probe
+  last; a node terminated before the others (node_replace) stops answering at its address until an
+  instance on its interface starts again. The target's network interfaces get private addresses in 127.0.0.0/8, so the workflow's probe
   and the runner reach the stand-in at the address and port the template uses.
 """
 
@@ -129,7 +130,7 @@ def install(hooks: Hooks) -> None:
             if info is not None and not info.get("exited"):
                 info["stop_requested"] = "TerminateInstances"
                 hooks.containers.kill(info["name"])
-            stop_target(hooks, instance_id)
+        stop_targets(hooks, backend, instance_ids)
         return terminate(backend, instance_ids)
 
     signature = inspect.signature(create_eni)
@@ -179,6 +180,11 @@ def start_target(hooks: Hooks, instance: Any, found: tuple[str, list[str], int, 
     key = "ec2-" + hosts[0].replace(".", "-")
     hooks.target_nodes[instance.id] = key
     if key in hooks.standins:
+        server = hooks.standins[key]
+        address = str(instance.private_ip)
+        if address in getattr(server, "down", ()):  # a replacement on a terminated node's interface
+            said = server.nodes_up([address])
+            hooks.events.append(f"stand-in {key}: {address} answers again ({instance.id} started; {said})")
         return
     cls = YsqlPostgres if engine == "postgres" else NodeRedis
     server = cls(local_target(engine), run_id=key, hosts=hosts, node_port=port)
@@ -197,10 +203,24 @@ def start_target(hooks: Hooks, instance: Any, found: tuple[str, list[str], int, 
     hooks.watch_ready(key, server)
 
 
-def stop_target(hooks: Hooks, instance_id: str) -> None:
-    key = hooks.target_nodes.pop(instance_id, None)
-    if key is not None and key not in hooks.target_nodes.values():  # the cluster's last node
-        hooks.stop_standin(key)
+def stop_targets(hooks: Hooks, backend: Any, instance_ids: list[str]) -> None:
+    """The stand-in stops with its cluster's last node; a node terminated before the others stops
+    answering at its address (node_replace), the others keep the data."""
+    by_key: dict[str, list[str]] = {}
+    for instance_id in instance_ids:
+        key = hooks.target_nodes.pop(instance_id, None)
+        if key is not None:
+            by_key.setdefault(key, []).append(instance_id)
+    for key, ids in by_key.items():
+        server = hooks.standins.get(key)
+        if key not in hooks.target_nodes.values():  # the cluster's last node
+            hooks.stop_standin(key)
+        elif server is not None and hasattr(server, "nodes_down"):
+            addresses = [str(backend.get_instance(i).private_ip) for i in ids]
+            said = server.nodes_down(addresses)
+            hooks.events.append(
+                f"stand-in {key}: {', '.join(addresses)} no longer answers ({', '.join(ids)} terminated; {said})"
+            )
 
 
 def start_runner(

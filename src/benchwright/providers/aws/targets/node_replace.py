@@ -28,7 +28,7 @@ it by tag in case the step that launched it was lost.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from benchwright.providers.aws.common import aws_call, error_code, is_not_found, translate
@@ -39,6 +39,9 @@ if TYPE_CHECKING:
     from benchwright.providers.aws.targets.ec2 import Ec2Target
 
 GONE = {"shutting-down", "terminated", "stopping", "stopped"}
+# A node boots, downloads YugabyteDB and joins in minutes: after an hour it will not (the stage's
+# default deadline, four hours, is for restores of large databases; the cluster bills meanwhile).
+TIMEOUT_S = 3600.0
 
 
 def _now() -> datetime:
@@ -82,7 +85,8 @@ class NodeReplace:
             )
         index = len(instances) - 1  # node 1 is the endpoint: the last one goes
         rows = self.rows(ips[0])
-        started = _now().isoformat()
+        now = _now()
+        started = now.isoformat()
         aws_call(f"ec2 terminate_instances {instances[index]}", self.ec2.terminate_instances,
                  InstanceIds=[instances[index]])  # fmt: skip
         return {
@@ -90,6 +94,7 @@ class NodeReplace:
             "name": "node_replace",
             "phase": "terminating",
             "started_at": started,
+            "deadline": (now + timedelta(seconds=TIMEOUT_S)).isoformat(),  # stages/operations.py
             "rows_before": rows,
             "index": index,
             "victim": instances[index],
