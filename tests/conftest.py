@@ -8,8 +8,11 @@ reach its server fails the test with the command to run, it never skips.
 from __future__ import annotations
 
 import os
+import random
 import secrets
+import socket
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -103,22 +106,51 @@ def mysql_url() -> Iterator[str]:
     conn.close()
 
 
+# Logical databases 1..63 of the shared Redis are handed out through claims kept in database 0: a
+# random pick collided now and then with another test session on the same server (one module's
+# data under another's FLUSHDB). A claim is SET NX (atomic on the server), released by its owner
+# only, and expires on its own if its session was killed (longer than any CI run).
+REDIS_CLAIM = "benchwright:test-claim:db{}"
+REDIS_CLAIM_TTL_S = 4 * 3600
+RELEASE_CLAIM = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
+
+
+def claim_redis_db(admin: Any, owner: str) -> int:
+    """A logical database no other session holds (random order: concurrent sessions rarely race for
+    the same one, and SET NX settles a race)."""
+    dbs = list(range(1, 64))
+    random.shuffle(dbs)
+    for db in dbs:
+        if admin.set(REDIS_CLAIM.format(db), owner, nx=True, ex=REDIS_CLAIM_TTL_S):
+            return db
+    pytest.fail(f"every Redis database 1-63 on 127.0.0.1:{REDIS_PORT} is claimed by another test session")
+
+
 @pytest.fixture(scope="module")
 def redis_props() -> Iterator[dict[str, str]]:
-    """Connection properties for an emptied Redis logical database (1..63) of our own."""
+    """Connection properties for an emptied Redis logical database (1..63) of our own (claimed)."""
     import redis
 
-    db = 1 + secrets.randbelow(63)
-    client = redis.Redis(host="127.0.0.1", port=REDIS_PORT, password=PASSWORD, db=db, socket_timeout=5)
+    def connect(db: int) -> Any:
+        return redis.Redis(host="127.0.0.1", port=REDIS_PORT, password=PASSWORD, db=db, socket_timeout=5)
+
+    admin = connect(0)
+    owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
     try:
-        client.flushdb()
+        db = claim_redis_db(admin, owner)
     except redis.ConnectionError as exc:
         pytest.fail(f"Redis on 127.0.0.1:{REDIS_PORT} unreachable ({exc}); {HINT}")
-    yield {
-        "redis.host": "127.0.0.1",
-        "redis.port": str(REDIS_PORT),
-        "redis.password": PASSWORD,
-        "redis.db": str(db),
-    }
-    client.flushdb()
-    client.close()
+    client = connect(db)
+    try:
+        client.flushdb()
+        yield {
+            "redis.host": "127.0.0.1",
+            "redis.port": str(REDIS_PORT),
+            "redis.password": PASSWORD,
+            "redis.db": str(db),
+        }
+        client.flushdb()
+    finally:
+        client.close()
+        admin.eval(RELEASE_CLAIM, 1, REDIS_CLAIM.format(db), owner)
+        admin.close()

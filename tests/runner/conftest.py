@@ -9,8 +9,9 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,27 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+class Background(threading.Thread):
+    """A test's helper thread (a fault it injects once the run is under way) whose failure fails the
+    test: ``join`` re-raises it, so a fault that never came says why instead of leaving a puzzle."""
+
+    def __init__(self, target: Callable[[], None]) -> None:
+        super().__init__(daemon=True)
+        self.target = target
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.target()
+        except BaseException as exc:  # handed to the test's thread by join
+            self.error = exc
+
+    def join(self, timeout: float | None = None) -> None:
+        super().join(timeout)
+        if self.error is not None:
+            raise self.error
 
 
 def _wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 10.0) -> None:
