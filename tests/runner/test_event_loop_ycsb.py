@@ -6,7 +6,6 @@ server and a server that does not answer in time."""
 from __future__ import annotations
 
 import subprocess
-import threading
 import time
 from typing import Any
 
@@ -16,7 +15,7 @@ import redis
 
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, run_phase
-from tests.runner.conftest import kill_group
+from tests.runner.conftest import Background, kill_group
 
 pytestmark = pytest.mark.servers
 
@@ -53,17 +52,22 @@ def statuses(doc: ResultDocument) -> dict[str, dict[str, int]]:
     return {name: s.statuses for name, s in doc.operations.items()}
 
 
-def wait_for_reads(conn: psycopg.Connection[Any], table: str, sessions: int) -> None:
-    """Until ``sessions`` other sessions have read ``table`` (bounded: 60 s)."""
+def wait_for_reads(
+    conn: psycopg.Connection[Any], table: str, sessions: int, but: frozenset[int] = frozenset()
+) -> set[int]:
+    """Until ``sessions`` other sessions (none of ``but``) have read ``table``; their pids (bounded: 60 s)."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        row = conn.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE %s",
-            (f"SELECT % FROM {table} WHERE%",),
-        ).fetchone()
-        if row and row[0] >= sessions:
-            time.sleep(0.3)  # a few hundred reads more, so that the run is well under way
-            return
+        pids = {
+            pid
+            for (pid,) in conn.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid() AND query LIKE %s",
+                (f"SELECT % FROM {table} WHERE%",),
+            ).fetchall()
+        } - but
+        if len(pids) >= sessions:
+            return pids
         time.sleep(0.02)  # polling the server's view: a readiness probe
     raise AssertionError(f"no {sessions} sessions reading {table} within 60 s")
 
@@ -206,20 +210,21 @@ def test_postgres_reply_overdue_is_a_timeout_and_the_connection_is_reopened(pg_u
 
 
 def test_postgres_sessions_terminated_mid_run_reconnect_and_go_on(pg_url: str) -> None:
-    props = {"postgres.url": pg_url, **MIX, "table": "loopterm", "operationcount": "0"}
+    """A count of reads (not a duration: the fault and the recovery are waited for, however slow
+    the machine): the three sessions are terminated mid-run, and three new ones read on."""
+    props = {"postgres.url": pg_url, **MIX, "table": "loopterm", "operationcount": "20000"}
     props.update(readproportion="1", updateproportion="0", insertproportion="0", scanproportion="0")
-    props.update(readmodifywriteproportion="0", maxexecutiontime="3", insertcount="200")
+    props.update(readmodifywriteproportion="0", maxexecutiontime="120", insertcount="200")
     phase("postgres", props, "load")
 
     def terminate() -> None:
         with psycopg.connect(pg_url, autocommit=True) as conn:
-            wait_for_reads(conn, "loopterm", 3)
-            conn.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            )
+            first = wait_for_reads(conn, "loopterm", 3)
+            for pid in first:
+                conn.execute("SELECT pg_terminate_backend(%s)", (pid,))
+            wait_for_reads(conn, "loopterm", 3, but=frozenset(first))  # and on it went, on new sessions
 
-    killer = threading.Thread(target=terminate)
+    killer = Background(terminate)
     killer.start()
     run = phase("postgres", props, "run", threads=3)
     killer.join()
@@ -227,7 +232,7 @@ def test_postgres_sessions_terminated_mid_run_reconnect_and_go_on(pg_url: str) -
     reads = run.operations["READ"].statuses
     assert 1 <= reads.get("ERROR", 0) <= 6  # the request in flight on each terminated session
     assert set(run.extra["error_kinds"]) <= {"READ:ConnectionError", "READ:AdminShutdown"}
-    assert reads["OK"] > 100 and run.intervals[-1].operations.get("READ", 0) > 0  # and on it went
+    assert sum(reads.values()) == 20000
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("DROP TABLE loopterm")
 
@@ -236,27 +241,27 @@ def test_postgres_server_killed_mid_run_ends_with_a_flagged_partial_result(
     private_postgres: tuple[subprocess.Popen[bytes], str],
 ) -> None:
     proc, url = private_postgres
-    props = {"postgres.url": url, **MIX, "operationcount": "0", "maxexecutiontime": "60"}
+    props = {"postgres.url": url, **MIX, "operationcount": "0", "maxexecutiontime": "120"}
     props.update(readproportion="1", updateproportion="0", insertproportion="0", scanproportion="0")
     props.update(readmodifywriteproportion="0", insertcount="200")
     phase("postgres", props, "load")
 
-    def kill() -> None:
-        with psycopg.connect(url, autocommit=True) as conn:
-            wait_for_reads(conn, "usertable", 2)  # the run is under way
-        kill_group(proc)
+    def kill_when_under_way(elapsed: float, ops: int, rate: float) -> None:
+        if ops > 100 and proc.poll() is None:  # the run's own count, as its workers publish it
+            kill_group(proc)
 
-    killer = threading.Thread(target=kill)
-    killer.start()
-    run = phase("postgres", props, "run", threads=2)
-    killer.join()
+    config = PhaseConfig("ycsb", "run", "postgres", props, seed=11, threads=2, processes=1)
+    run = run_phase(config, progress=kill_when_under_way)
+    assert proc.poll() is not None
     assert LOOP in run.measurement.method
     assert run.aborted, (run.operations["READ"].statuses, run.extra, run.runtime_ms)
     assert any(f.code == "server_lost" for f in run.validity)
     reads = run.operations["READ"].statuses
     assert reads["OK"] > 100 and reads["ERROR"] >= 2
     assert set(run.extra["error_kinds"]) <= {"READ:ConnectionError", "READ:TargetUnreachable"}
-    assert run.runtime_ms < 20_000  # it gave up after a few seconds of failures, not at the deadline
+    # it gave up after a few (3) seconds of failures, not at the deadline (120 s), however long the
+    # run took to get under way on a loaded machine
+    assert run.runtime_ms < 60_000
 
 
 def test_postgres_a_statement_the_server_refuses_fails_each_request_and_the_run_ends(pg_url: str) -> None:
@@ -265,7 +270,7 @@ def test_postgres_a_statement_the_server_refuses_fails_each_request_and_the_run_
     and after every request has failed for 3 s the run stops, flagged server_lost."""
     props = {"postgres.url": pg_url, **MIX, "table": "loopcols", "fieldcount": "1"}
     props.update(readproportion="1", updateproportion="0", insertproportion="0", scanproportion="0")
-    props.update(readmodifywriteproportion="0", operationcount="0", maxexecutiontime="60")
+    props.update(readmodifywriteproportion="0", operationcount="0", maxexecutiontime="120")
     phase("postgres", props, "load")
     run = phase(
         "postgres", {**props, "fieldnameprefix": "nosuchcol", "readallfields": "false"}, "run", threads=2
@@ -278,7 +283,7 @@ def test_postgres_a_statement_the_server_refuses_fails_each_request_and_the_run_
     failed = run.operations["READ"].statuses
     assert set(failed) == {"ERROR"} and failed["ERROR"] >= 300
     assert run.extra["error_kinds"] == {"READ:UndefinedColumn": failed["ERROR"]}
-    assert run.runtime_ms < 30_000
+    assert run.runtime_ms < 60_000  # it gave up after 3 s of failures, not at the deadline (120 s)
 
 
 # ------------------------------------------------------------------ the Redis loop's faults
@@ -293,15 +298,24 @@ def private_client(props: dict[str, str]) -> redis.Redis:
     return redis.Redis(host=props["redis.host"], port=int(props["redis.port"]))
 
 
+def gets(client: redis.Redis) -> int:
+    """How many GETs the server has answered."""
+    return int(client.info("commandstats").get("cmdstat_get", {}).get("calls", 0))
+
+
 def wait_for_gets(client: redis.Redis, count: int) -> None:
     """Until the server has answered ``count`` GETs (bounded: 60 s): the run is under way."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        calls = client.info("commandstats").get("cmdstat_get", {}).get("calls", 0)
-        if calls >= count:
+        if gets(client) >= count:
             return
         time.sleep(0.02)  # polling the server's own counters: a readiness probe
     raise AssertionError(f"no {count} GETs within 60 s")
+
+
+# The Redis fault tests that expect the run to go on run a count of reads, not a duration: the
+# fault comes once 300 have been answered, however slow the machine, and the run goes on well past it.
+READS = 30000
 
 
 def test_redis_connections_dropped_mid_run_reconnect_and_go_on(
@@ -309,24 +323,28 @@ def test_redis_connections_dropped_mid_run_reconnect_and_go_on(
 ) -> None:
     _, server = private_redis
     props = {**server, **MIX, **READS_ONLY, "redis.datatype": "string", "fieldcount": "1"}
-    props.update(operationcount="0", maxexecutiontime="3")
+    props.update(operationcount=str(READS), maxexecutiontime="120")
     phase("redis", props, "load")
     client = private_client(server)
+    dropped_at: list[int] = []
 
     def drop() -> None:
         wait_for_gets(client, 300)
         client.client_kill_filter(_type="normal", skipme=True)  # every run connection, mid-request
+        dropped_at.append(gets(client))
 
-    killer = threading.Thread(target=drop)
+    killer = Background(drop)
     killer.start()
     run = phase("redis", props, "run", threads=3)
     killer.join()
+    answered = gets(client)
     client.close()
     assert LOOP in run.measurement.method and not run.aborted
     reads = run.operations["READ"].statuses
     assert 1 <= reads.get("ERROR", 0) <= 3  # at most the request in flight on each dropped connection
     assert set(run.extra["error_kinds"]) == {"READ:ConnectionError"}
-    assert reads["OK"] > 300 and run.intervals[-1].operations.get("READ", 0) > 0  # and on it went
+    assert sum(reads.values()) == READS
+    assert answered - dropped_at[0] >= 1000  # and on it went, on new connections
 
 
 def test_redis_server_killed_mid_run_ends_with_a_flagged_partial_result(
@@ -334,7 +352,7 @@ def test_redis_server_killed_mid_run_ends_with_a_flagged_partial_result(
 ) -> None:
     proc, server = private_redis
     props = {**server, **MIX, **READS_ONLY, "redis.datatype": "string", "fieldcount": "1"}
-    props.update(operationcount="0", maxexecutiontime="60")
+    props.update(operationcount="0", maxexecutiontime="120")
     phase("redis", props, "load")
     client = private_client(server)
 
@@ -343,7 +361,7 @@ def test_redis_server_killed_mid_run_ends_with_a_flagged_partial_result(
         proc.kill()
         proc.wait()
 
-    killer = threading.Thread(target=kill)
+    killer = Background(kill)
     killer.start()
     run = phase("redis", props, "run", threads=2)
     killer.join()
@@ -353,33 +371,39 @@ def test_redis_server_killed_mid_run_ends_with_a_flagged_partial_result(
     reads = run.operations["READ"].statuses
     assert reads["OK"] >= 300 and reads["ERROR"] >= 2
     assert set(run.extra["error_kinds"]) <= {"READ:ConnectionError", "READ:TargetUnreachable"}
-    assert run.runtime_ms < 20_000  # it gave up after a few seconds of failures, not at the deadline
+    # it gave up after a few (3) seconds of failures, not at the deadline (120 s), however long the
+    # run took to get under way on a loaded machine
+    assert run.runtime_ms < 60_000
 
 
 def test_redis_server_that_stops_answering_is_a_timeout_and_the_run_goes_on(
     private_redis: tuple[subprocess.Popen[bytes], dict[str, str]],
 ) -> None:
-    """CLIENT PAUSE: the server takes the requests and answers none for 1.5 s. Each request in flight
+    """CLIENT PAUSE: the server takes the requests and answers none for 1 s. Each request in flight
     fails after redis.timeout as a TimeoutError (not a hang), its connection is reopened, and once
-    the pause ends the reads succeed again; 1.5 s of failures is under the 3 s give-up."""
+    the pause ends the reads succeed again; 1 s of failures is well under the 3 s give-up."""
     _, server = private_redis
     props = {**server, **MIX, **READS_ONLY, "redis.datatype": "string", "fieldcount": "1"}
-    props.update(operationcount="0", maxexecutiontime="4", **{"redis.timeout": "0.3"})
+    props.update(operationcount=str(READS), maxexecutiontime="120", **{"redis.timeout": "0.3"})
     phase("redis", props, "load")
     client = private_client(server)
+    paused_at: list[int] = []
 
     def pause() -> None:
         wait_for_gets(client, 300)
-        client.execute_command("CLIENT", "PAUSE", 1500, "ALL")
+        client.execute_command("CLIENT", "PAUSE", 1000, "ALL")
+        paused_at.append(gets(client))  # no GET is answered from here until the pause ends
 
-    pauser = threading.Thread(target=pause)
+    pauser = Background(pause)
     pauser.start()
     run = phase("redis", props, "run", threads=2)
     pauser.join()
+    answered = gets(client)
     client.close()
     assert LOOP in run.measurement.method and not run.aborted
     kinds = run.extra["error_kinds"]
     assert kinds.get("READ:TimeoutError", 0) >= 2  # at least the request in flight on each connection
     assert set(kinds) <= {"READ:TimeoutError", "READ:ConnectionError", "READ:TargetUnreachable"}
     assert run.operations["READ"].max_us >= 300_000
-    assert run.intervals[-1].operations.get("READ", 0) > 0  # answered again after the pause
+    assert sum(run.operations["READ"].statuses.values()) == READS
+    assert answered - paused_at[0] >= 1000  # answered again after the pause
