@@ -54,7 +54,9 @@ def _check_outage(record: RunRecord) -> None:
     run = cell.measured
     assert run is not None and run.availability is not None
     (event,) = run.availability.events
-    assert event.action == "failover" and 2.0 <= event.issued_s <= 5.0
+    # issued on the first 0.2 s poll at or after at_s (3 s); the upper bound leaves a loaded machine
+    # 4 s for that poll and still catches an event issued late (the run lasts 12 s)
+    assert event.action == "failover" and 2.0 <= event.issued_s <= 3.0 + 4.0
     # the clients saw the outage: failures, then every affected client succeeded again
     assert event.errors > 0 and event.clients_affected >= 1
     assert event.unavailable_s is not None and 0 < event.unavailable_s < 15
