@@ -34,6 +34,20 @@ _OK = (int(pq.ExecStatus.COMMAND_OK), int(pq.ExecStatus.TUPLES_OK))
 _BAD = int(pq.ConnStatus.BAD)
 _IDLE = int(pq.TransactionStatus.IDLE)
 RETRYABLE = ("SerializationFailure", "DeadlockDetected")  # what SqlDriver.classify calls RETRY
+OK, NOT_FOUND = Status.OK, Status.NOT_FOUND  # read once (an Enum attribute is a slow lookup on 3.11)
+
+
+def rows_found(result: Any) -> Status:
+    """A check: the statement returned a row (YCSB's read), else NOT_FOUND. The rows are received
+    and parsed by libpq, not copied into Python objects (pgbench does not read them either). The
+    loop recognises this check and does the same inline, without a call."""
+    return OK if result.ntuples else NOT_FOUND
+
+
+def rows_changed(result: Any) -> Status:
+    """A check: the statement changed a row (YCSB's update, delete), else NOT_FOUND; inlined by
+    the loop as ``rows_found`` is."""
+    return OK if result.command_tuples else NOT_FOUND
 
 
 @dataclass
@@ -139,23 +153,71 @@ class PqEventLoop(EventLoop):
         except OperationalError:
             self._fail(conn, "ConnectionError", time.perf_counter_ns())
             return
-        end = time.perf_counter_ns()
+        end = self.woke_ns  # as the RESP loop: results that arrived together are not charged for each other
         if result is None:  # no result at all: the session ended under us
             self._fail(conn, "ConnectionError", end)
-        elif conn.check is None and result.status in _OK:
-            # hot path, once per single-statement request: _finish's OK branch written out (an
-            # autocommit statement that succeeded leaves no transaction open, nothing to roll back)
-            self.recorder.record(conn.name, conn.started_ns, end, Status.OK)
-            self.failing_since = 0
-            if conn.failing_since:
-                self._close_window(conn, end)
-            self.recorded += 1
-            if not self.recorded & 0xFFFF:
-                self.recorder.flush()
-            conn.expected = 0
-            self._send_next(conn)
-        else:
+            return
+        check = conn.check
+        if result.status not in _OK:
             self._finish(conn, result, end)
+            return
+        if check is rows_found:  # the hot paths, once per operation: the check written out
+            outcome: Any = OK if result.ntuples else NOT_FOUND
+        elif check is rows_changed:
+            outcome = OK if result.command_tuples else NOT_FOUND
+        elif check is None:
+            outcome = OK
+        else:
+            self._finish(conn, result, end)  # a follow-up step may come: the check decides
+            return
+        # a single statement that succeeded, with its status: _finish written out (autocommit: it
+        # leaves no transaction open, nothing to roll back), the OK ones appended to the recorder's
+        # ``completed`` lists (no call; the tick settles them)
+        if outcome is OK:
+            name = conn.name
+            starts, ends = self.completed.get(name) or self.recorder.completed_buffers(name)
+            starts.append(conn.started_ns)
+            ends.append(end)
+        else:
+            self.recorder.record(conn.name, conn.started_ns, end, outcome)
+            self._count()
+        self.failing_since = 0
+        if conn.failing_since:
+            self._close_window(conn, end)
+        conn.expected = 0
+        self._send_next(conn)
+
+    def _send_next(self, conn: Connection) -> None:
+        """``EventLoop._send_next`` and ``_begin`` in one call for the common case (the statement is
+        prepared on the session already): the connection's next request, sent now."""
+        limit = conn.limit
+        if self.closing or (limit is not None and conn.issued >= limit):
+            self._unregister(conn)
+            return
+        request = next(conn.requests, None)
+        if request is None:
+            conn.limit = conn.issued  # the workload has nothing more for this connection
+            self._unregister(conn)
+            return
+        conn.name, payload, conn.expected, conn.check = request
+        conn.payload = payload
+        conn.issued += 1
+        channel: Any = conn.channel
+        name = channel.prepared.get(payload[0])
+        if name is None:
+            conn.started_ns = time.perf_counter_ns()
+            self._begin(conn)
+            return
+        pgconn = channel.pgconn
+        conn.started_ns = time.perf_counter_ns()
+        try:
+            pgconn.send_query_prepared(name, payload[1])
+            pending = pgconn.flush()
+        except OperationalError:
+            self._fail(conn, "ConnectionError", time.perf_counter_ns())
+            return
+        if pending:
+            self._want(conn, READ | WRITE)
 
     def _finish(self, conn: Connection, result: Any, end: int, defer: bool = False) -> None:
         """The step's result is in: record the request or send its follow-up step."""

@@ -29,6 +29,11 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from benchwright.errors import SpecError, TargetUnreachable
 from benchwright.runner.drivers.base import Capability, KeyValueDriver, SqlDriver
+
+# imported with the driver, not on the loop's first use: a worker imports its driver before its
+# measured window starts, and these imports (some 10 ms of CPU) would otherwise fall inside it
+from benchwright.runner.drivers.postgres_wire import PostgresKeyValueWire, PostgresSqlWire
+from benchwright.runner.event_loop_pq import PqChannel
 from benchwright.runner.measure import Status
 
 DEFAULT_URL = "postgresql://bench@127.0.0.1:5432/bench"
@@ -145,8 +150,6 @@ class PostgresDriver(KeyValueDriver, SqlDriver):
         return str(row[0]) if row else None
 
     def event_loop_channel(self) -> Any:
-        from benchwright.runner.event_loop_pq import PqChannel
-
         if self.conn is None or self.conn.closed:
             self.close()
             self.connect()  # raises TargetUnreachable (an OperationalError's message) like any reconnect
@@ -157,13 +160,9 @@ class PostgresDriver(KeyValueDriver, SqlDriver):
         self.close()
 
     def kv_wire(self) -> Any:
-        from benchwright.runner.drivers.postgres_wire import PostgresKeyValueWire
-
         return PostgresKeyValueWire()
 
     def sql_wire(self) -> Any:
-        from benchwright.runner.drivers.postgres_wire import PostgresSqlWire
-
         return PostgresSqlWire(self._encoding)
 
     # -------------------------------------------------------------- key-value (YCSB)

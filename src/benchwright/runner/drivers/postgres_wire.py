@@ -3,7 +3,8 @@
 The statements ``PostgresDriver`` prepares for its read/update/insert/scan/delete, with the same
 text parameters, written as event-loop requests: ``(sql, params)`` payloads and a check on the
 ``PGresult`` that decides the status the way the driver does (no row read or updated: NOT_FOUND).
-The values of the rows read are fetched from the result, as on a thread.
+The rows are received and parsed by libpq; they are not copied into Python objects (the status
+needs only their count, and pgbench does not read them either).
 """
 
 from __future__ import annotations
@@ -13,30 +14,10 @@ from decimal import Decimal
 from typing import Any
 
 from benchwright.runner.event_loop import Request, Step, then_if_found
+from benchwright.runner.event_loop_pq import rows_changed, rows_found
 from benchwright.runner.measure import Status
 
-OK, NOT_FOUND = Status.OK, Status.NOT_FOUND
-
-
-def _rows_read(result: Any) -> Status:
-    if not result.ntuples:
-        return NOT_FOUND
-    get = result.get_value
-    for column in range(result.nfields):
-        get(0, column)  # the record's values, as the client receives them
-    return OK
-
-
-def _rows_scanned(result: Any) -> Status:
-    get, columns = result.get_value, range(result.nfields)
-    for row in range(result.ntuples):
-        for column in columns:
-            get(row, column)
-    return OK
-
-
-def _rows_changed(result: Any) -> Status:
-    return OK if result.command_tuples else NOT_FOUND
+OK = Status.OK
 
 
 class PostgresKeyValueWire:
@@ -45,6 +26,7 @@ class PostgresKeyValueWire:
     def __init__(self) -> None:
         self._sql: dict[Any, bytes] = {}
         self._read_all: dict[str, bytes] = {}
+        self._update_one: dict[str, dict[str, bytes]] = {}  # table -> field name -> one-field UPDATE
 
     def _statement(self, sig: Any) -> bytes:
         sql = self._sql.get(sig)
@@ -54,25 +36,52 @@ class PostgresKeyValueWire:
 
     def read_step(self, table: str, key: str, fields: Sequence[str] | None) -> Step:
         sql = self._statement(("r", table, tuple(fields) if fields else None))
-        return (sql, [key.encode()]), 1, _rows_read
+        return (sql, [key.encode()]), 1, rows_found
 
     def read(self, table: str, key: str, fields: Sequence[str] | None) -> Request:
         if fields is None:  # the hot path: one statement per table
             sql = self._read_all.get(table)
             if sql is None:
                 sql = self._read_all[table] = self._statement(("r", table, None))
-            return "READ", (sql, [key.encode()]), 1, _rows_read
+            return "READ", (sql, [key.encode()]), 1, rows_found
         return ("READ", *self.read_step(table, key, fields))
+
+    def reads(self, table: str, keys: list[str], fields: list[list[str] | None] | None) -> list[Request]:
+        """``read`` of each key (``fields``: one list per key, or None: every field), a block at a time
+        (``stream.RunStream``): whole-record reads are built in one comprehension, no call per read."""
+        if fields is None:
+            sql = self._read_all.get(table)
+            if sql is None:
+                sql = self._read_all[table] = self._statement(("r", table, None))
+            return [("READ", (sql, [key]), 1, rows_found) for key in map(str.encode, keys)]
+        return [self.read(table, key, f) for key, f in zip(keys, fields, strict=True)]
+
+    def updates(self, table: str, keys: list[str], values: list[dict[str, str]]) -> list[Request]:
+        """``update`` of each key with its values, a block at a time: one-field updates (YCSB's
+        default) are built in one comprehension, their statements looked up by field name."""
+        if any(len(v) != 1 for v in values):
+            return [self.update(table, key, v) for key, v in zip(keys, values, strict=True)]
+        by_name = self._update_one.get(table)
+        if by_name is None:
+            by_name = self._update_one[table] = {}
+        for ((name, _),) in map(dict.items, values):
+            if name not in by_name:
+                by_name[name] = self._statement(("u", table, (name,)))
+        encode = str.encode
+        return [
+            ("UPDATE", (by_name[name], [encode(value), encode(key)]), 1, rows_changed)
+            for key, ((name, value),) in zip(keys, map(dict.items, values), strict=True)
+        ]
 
     def scan(self, table: str, start_key: str, count: int, fields: Sequence[str] | None) -> Request:
         sql = self._statement(("s", table, tuple(fields) if fields else None))
-        return "SCAN", (sql, [start_key.encode(), b"%d" % count]), 1, _rows_scanned
+        return "SCAN", (sql, [start_key.encode(), b"%d" % count]), 1, None
 
     def update_step(self, table: str, key: str, values: Mapping[str, str]) -> Step:
         sql = self._statement(("u", table, tuple(values)))
         params = [v.encode() for v in values.values()]
         params.append(key.encode())
-        return (sql, params), 1, _rows_changed
+        return (sql, params), 1, rows_changed
 
     def update(self, table: str, key: str, values: Mapping[str, str]) -> Request:
         return ("UPDATE", *self.update_step(table, key, values))
@@ -84,7 +93,7 @@ class PostgresKeyValueWire:
         return "INSERT", (sql, params), 1, None
 
     def delete(self, table: str, key: str) -> Request:
-        return "DELETE", (self._statement(("d", table, None)), [key.encode()]), 1, _rows_changed
+        return "DELETE", (self._statement(("d", table, None)), [key.encode()]), 1, rows_changed
 
     def read_modify_write(
         self, table: str, key: str, fields: Sequence[str] | None, values: Mapping[str, str]

@@ -43,12 +43,15 @@ def _event_loop_connections(
 def _loop_class(driver: Any) -> type[EventLoop]:
     """The loop that speaks the driver's channel: RESP over a socket, libpq's non-blocking API, or
     mysqlclient's split query calls."""
-    from benchwright.runner.event_loop_my import MyChannel, MyEventLoop
     from benchwright.runner.event_loop_pq import PqChannel, PqEventLoop
 
     channel = driver.event_loop_channel()
     if isinstance(channel, PqChannel):
         return PqEventLoop
+    # imported only when needed: this runs inside the measured window, and importing mysqlclient
+    # there would charge its import to a PostgreSQL run's CPU
+    from benchwright.runner.event_loop_my import MyChannel, MyEventLoop
+
     return MyEventLoop if isinstance(channel, MyChannel) else EventLoop
 
 
