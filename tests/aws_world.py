@@ -40,6 +40,11 @@ from tests.conftest import AWS_TEST_REGION, FAKE_AWS_ENV
 from tests.receivers import SlackWebhookReceiver
 
 REGION = AWS_TEST_REGION
+# Bounds on work that should end by itself, far above what it takes on a loaded machine: they only turn
+# a hang into a failure. A real runner loads 1,000 records and runs 2,000 operations (5-50 s seen);
+# an execution runs up to four of them one after another (World.runner_lock).
+RUNNER_TIMEOUT_S = 300.0
+EXECUTION_TIMEOUT_S = 600.0
 ACCOUNT = "123456789012"
 REPO = Path(__file__).resolve().parents[1]
 PRICES = REPO / "tests" / "data" / "pricing"
@@ -234,6 +239,9 @@ class World:
     # one real runner at a time: every stood-in instance is the same PostgreSQL database, and the
     # cells of a suite (a Map) would otherwise load the same table at once
     runner_lock: threading.Lock = field(default_factory=threading.Lock)
+    # stood-in instances no real runner has used yet: a new instance's database is empty, so the
+    # first runner on each finds the stand-in database emptied (first_use_of)
+    unused_targets: set[str] = field(default_factory=set)
 
     def reset(self) -> None:
         while self.undo:
@@ -308,6 +316,7 @@ class World:
                 SecretString=json.dumps({"username": db["MasterUsername"], "password": password}),
             )
             self.stood_in.add(secret_arn)
+            self.unused_targets.add(secret_arn)
         self.secrets.append(json.loads(sm.get_secret_value(SecretId=secret_arn)["SecretString"])["password"])
 
     # -- runners ----------------------------------------------------------------------------
@@ -327,6 +336,7 @@ class World:
             plan = self._s3_json(handle["details"]["plan"])
             if WORLD_LOGIN in json.dumps(plan.get("connection", {})):
                 with self.runner_lock:
+                    self.first_use_of(state.get("target", {}).get("secret_arn"))
                     code = self.run_real_runner(handle)
             else:
                 code = 2 if self.runner_mode == "fail" else self.recorded_output(plan, handle)
@@ -334,6 +344,28 @@ class World:
                 task.containers[0].exitCode = code
             if handle["details"].get("kind") == "ec2":  # the runner instance shuts itself down
                 self.clients("ec2").terminate_instances(InstanceIds=[handle["id"]])
+
+    def first_use_of(self, secret_arn: str | None) -> None:
+        """Before the first runner on a stood-in instance: the stand-in database emptied, as a new RDS
+        instance's is. One database stands in for every instance of the module, so without this a
+        load on a second instance (another test, another target group of a suite) inserts keys an
+        earlier load left there: every insert fails, and the runner aborts the phase once every
+        operation has failed for 3 s -- on a loaded machine only, where the failing load lasts that
+        long. Later runners on the same instance keep its data (a suite's cells share their group's
+        load). Called under ``runner_lock``: no runner is connected while the schema is replaced."""
+        if secret_arn is None or secret_arn not in self.unused_targets:
+            return
+        self.unused_targets.discard(secret_arn)
+        import psycopg
+
+        admin = _admin_url().rsplit("/", 1)[0] + f"/{WORLD_LOGIN}"
+        with psycopg.connect(admin, autocommit=True, connect_timeout=10) as conn:
+            conn.execute("DROP SCHEMA IF EXISTS public CASCADE")
+            conn.execute(
+                psycopg.sql.SQL("CREATE SCHEMA public AUTHORIZATION {}").format(
+                    psycopg.sql.Identifier(WORLD_LOGIN)
+                )
+            )
 
     def _s3_json(self, uri: str) -> Any:
         bucket, key = uri[5:].split("/", 1)
@@ -367,7 +399,7 @@ class World:
         env.update(task_env)
         env["AWS_ENDPOINT_URL"] = self.endpoint
         argv = [sys.executable, *argv[1:]] if argv[0] == "python3" else argv
-        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=240)
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=RUNNER_TIMEOUT_S)
         self.runner_runs += 1
         self.runner_logs.append(done.stdout + done.stderr)
         return done.returncode
@@ -389,7 +421,13 @@ class World:
         return 0
 
     # -- executions -----------------------------------------------------------------------
-    def execute(self, machine: str, payload: dict[str, Any], timeout_s: float = 120.0) -> dict[str, Any]:
+    def execute(
+        self, machine: str, payload: dict[str, Any], timeout_s: float = EXECUTION_TIMEOUT_S
+    ) -> dict[str, Any]:
+        """Start an execution and wait until moto's interpreter thread has finished it. ``timeout_s`` only
+        bounds a hung execution (it is stopped, so it cannot call handlers during the next test): a suite
+        runs up to four real runners one after another, a minute on a quiet machine, several on a loaded
+        one."""
         sfn = self.clients("stepfunctions")
         self.executions += 1
         arn = sfn.start_execution(
@@ -401,8 +439,11 @@ class World:
             if described["status"] != "RUNNING":
                 break
             if time.monotonic() > deadline:
+                sfn.stop_execution(
+                    executionArn=arn, error="TestTimeout", cause=f"still running after {timeout_s} s"
+                )
                 raise AssertionError(f"execution still running after {timeout_s} s: {self.calls}")
-            time.sleep(0.02)  # polling moto's interpreter thread, not synchronising on a guess
+            time.sleep(0.05)  # polling moto's interpreter thread, not synchronising on a guess
         events = []
         token = None
         while True:

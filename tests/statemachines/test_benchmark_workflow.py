@@ -72,6 +72,8 @@ def test_happy_path_runs_every_stage_in_order_and_leaves_nothing(world: World) -
     assert world.runner_runs == 1  # the real runner, against the stand-in PostgreSQL
     assert record["cells"][0]["phases"]["run"]["operations_total"] == 2000
     assert record["cells"][0]["phases"]["run"]["engine"] == "postgres"
+    # a new instance's database is empty: every insert of the load succeeded
+    assert record["cells"][0]["phases"]["load"]["operations"]["INSERT"]["statuses"] == {"OK": 1000}
     assert record["cells"][0]["cost"]["total"] > 0
     assert record["cells"][0]["cost"]["monthly_nightly"] == pytest.approx(
         record["cells"][0]["cost"]["total"] * 30, rel=1e-3

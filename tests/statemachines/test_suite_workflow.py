@@ -129,6 +129,9 @@ def test_each_target_group_provisions_once_and_its_cells_share_the_load(world: W
     cells = {r: cell_record(world, r)["cells"][0] for r in (f"shared-1-{i:03d}" for i in range(4))}
     loaded = sorted(c["cell_id"] for c in cells.values() if "load" in c["phases"])
     assert loaded == ["threads=2,type=gp2", "threads=2,type=gp3"]
+    for cell in cells.values():  # each group's target is new: its load found an empty database
+        if "load" in cell["phases"]:
+            assert cell["phases"]["load"]["operations"]["INSERT"]["statuses"] == {"OK": 1000}, cell["cell_id"]
     later = cells["shared-1-002"]  # threads=4 on gp3: ran on the data threads=2 loaded
     assert "load" not in later["phases"] and later["phases"]["run"]["operations_total"] > 0
     assert later["shared"]["loaded_by"] == "threads=2,type=gp3 #1" and later["shared"]["runs_before"] == 1
