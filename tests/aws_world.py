@@ -242,8 +242,18 @@ class World:
     # stood-in instances no real runner has used yet: a new instance's database is empty, so the
     # first runner on each finds the stand-in database emptied (first_use_of)
     unused_targets: set[str] = field(default_factory=set)
+    running: set[str] = field(default_factory=set)  # executions started and not seen finished
+
+    def stop_leftovers(self) -> None:
+        """Stop what an interrupted test (pytest-timeout, an exception while polling) left running, so
+        its states call no handler during the next test."""
+        while self.running:
+            arn = self.running.pop()
+            with contextlib.suppress(Exception):  # it may have finished meanwhile
+                self.clients("stepfunctions").stop_execution(executionArn=arn, error="TestEnded")
 
     def reset(self) -> None:
+        self.stop_leftovers()
         while self.undo:
             self.undo.pop()()
         self.faults.clear()
@@ -433,15 +443,15 @@ class World:
         arn = sfn.start_execution(
             stateMachineArn=self.sfn_arns[machine], name=f"x{self.executions}", input=json.dumps(payload)
         )["executionArn"]
+        self.running.add(arn)
         deadline = time.monotonic() + timeout_s
         while True:
             described = sfn.describe_execution(executionArn=arn)
             if described["status"] != "RUNNING":
+                self.running.discard(arn)
                 break
             if time.monotonic() > deadline:
-                sfn.stop_execution(
-                    executionArn=arn, error="TestTimeout", cause=f"still running after {timeout_s} s"
-                )
+                self.stop_leftovers()
                 raise AssertionError(f"execution still running after {timeout_s} s: {self.calls}")
             time.sleep(0.05)  # polling moto's interpreter thread, not synchronising on a guess
         events = []

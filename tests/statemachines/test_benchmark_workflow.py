@@ -21,6 +21,11 @@ from benchwright.errors import (
 )
 from tests.aws_world import World, rds_spec, run_input, ysql_at_world, yugabyte_spec
 
+# Executions here run real runners one after another (up to four in a test): a minute or two on a quiet
+# machine, several on a loaded one. The project's 300 s per test would fail them for being slow; this
+# only bounds a hang (World.execute stops an execution after 600 s).
+pytestmark = pytest.mark.timeout(1200)
+
 MAX_TRANSITIONS = 60
 
 

@@ -6,8 +6,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from benchwright.errors import RunnerFailed
 from tests.aws_world import World, rds_spec
+
+# Executions here run real runners one after another (up to eight in a test): a minute or two on a quiet
+# machine, several on a loaded one. The project's 300 s per test would fail them for being slow; this
+# only bounds a hang (World.execute stops an execution after 600 s).
+pytestmark = pytest.mark.timeout(1200)
 
 
 def matrix_spec() -> dict[str, Any]:
