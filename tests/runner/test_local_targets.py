@@ -136,7 +136,7 @@ def test_a_bad_setting_fails_with_the_server_message_and_leaves_nothing(
     target = start(engine, settings=settings)
     handle = dict(target.handle)
     try:
-        assert wait_ready(target, 30) == "failed"
+        assert wait_ready(target, 90) == "failed"  # initdb first: slow on a loaded machine
         reason = target.failure_reason()
         assert expected in reason and handle["port"] in reason
     finally:
