@@ -138,3 +138,40 @@ def test_wire_block_methods_send_what_one_request_at_a_time_sends(datatype: str)
                 wire.update(table, k, v) for k, v in zip(keys, values, strict=True)
             ]
     assert stream.BLOCK >= 1
+
+
+@pytest.mark.parametrize("datatype", ["hash", "string", "list", "set", "zset"])
+def test_encoded_updates_send_what_the_dictionary_updates_send(datatype: str) -> None:
+    wire = RedisKeyValueWire(datatype)
+    keys = ["user1", "user18446744073709551615", "k\u00e9y", "user42"]
+    pairs = [(b"field0", b"v" * 7), (b"field0", b"x"), (b"field1", b""), (b"field0", b"%s%d")]
+    for table in ("usertable", "other"):
+        assert wire.updates_encoded(table, keys, pairs) == [
+            wire.update(table, k, {n.decode(): v.decode()}) for k, (n, v) in zip(keys, pairs, strict=True)
+        ]
+        assert wire.reads(table, keys, None) == wire.reads(table, keys, None)  # the second from _READS
+        assert wire.reads(table, keys, None) == [wire.read(table, k, None) for k in keys]
+
+
+@pytest.mark.parametrize("fieldcount", ["1", "3"])
+def test_the_loops_encoded_updates_are_the_threads_updates_from_the_same_seed(fieldcount: str) -> None:
+    """The event loop's wire takes one-field updates in bytes (``updates_encoded``), the threads'
+    builder as dictionaries: the same seed gives the same operations, values included."""
+    props = {
+        "recordcount": "100",
+        "readproportion": "0.5",
+        "updateproportion": "0.5",
+        "fieldcount": fieldcount,
+    }
+    props["redis.datatype"] = "hash"
+    _, made = run_ops(props, 500)
+    workload = YcsbWorkload(props)
+    requests = workload._run(
+        RedisKeyValueWire("hash"), ThreadInfo(index=0, count=1, seed=99), random.Random(99)
+    )
+    wire = RedisKeyValueWire("hash")
+    for (op, key, values), request in zip(made.ops, islice(requests, 500), strict=True):
+        if op == "UPDATE":
+            assert request == wire.update("usertable", key, values)
+        else:
+            assert request == wire.read("usertable", key, values)

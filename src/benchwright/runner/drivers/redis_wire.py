@@ -19,6 +19,28 @@ from benchwright.runner.measure import Status
 OK, NOT_FOUND = Status.OK, Status.NOT_FOUND
 SET_XX = b"*4\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$2\r\nXX\r\n"
 HSET_ONE = b"*4\r\n$4\r\nHSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n"
+# Whole-record reads of usertable already made, per template (GET or HGETALL), by key: the same
+# record's read is the same request every time. Shared by the process's connections and bounded as
+# the workload's key cache is (ycsb.workload.KEY_CACHE; ~10 MB at most).
+READ_CACHE = 1 << 16
+CRLF, XX = b"\r\n", b"\r\n$2\r\nXX\r\n"
+
+
+class _Headers(dict[int, bytes]):
+    """A RESP header by the length of the argument it announces, made on first use: ``format`` holds
+    one ``%d`` (the length) and ends where the argument's bytes start."""
+
+    def __init__(self, format_: bytes) -> None:
+        super().__init__()
+        self.format = format_
+
+    def __missing__(self, length: int) -> bytes:
+        header = self[length] = self.format % length
+        return header
+
+
+_LENGTHS = _Headers(b"\r\n$%d\r\n")  # the end of one argument, the length of the next
+_READS: dict[bytes, dict[str, Request]] = {}
 
 
 def _resp(*args: bytes | str | int) -> bytes:
@@ -58,6 +80,9 @@ class RedisKeyValueWire:
             self._read_all, self._read_all_check = b"*2\r\n$7\r\nHGETALL\r\n$%d\r\n%s\r\n", _nonempty
         elif datatype == "string":
             self._read_all, self._read_all_check = b"*2\r\n$3\r\nGET\r\n$%d\r\n%s\r\n", _not_none
+        # the start of a one-field update, up to the key's bytes (updates_encoded)
+        command = b"*4\r\n$3\r\nSET\r\n" if datatype == "string" else b"*4\r\n$4\r\nHSET\r\n"
+        self._heads = _Headers(command + b"$%d\r\n")
 
     @staticmethod
     def _key(table: str, key: str) -> str:
@@ -89,13 +114,29 @@ class RedisKeyValueWire:
 
     def reads(self, table: str, keys: list[str], fields: list[list[str] | None] | None) -> list[Request]:
         """``read`` of each key (``fields``: one list per key, or None: every field), a block at a time:
-        whole-record reads of usertable are formatted in one comprehension."""
+        whole-record reads of usertable come from the process's ``_READS`` when they were made before,
+        else are formatted in one comprehension."""
         if fields is None and table == "usertable" and self._read_all is not None:  # the hot path
-            template, check = self._read_all, self._read_all_check
-            return [("READ", template % (len(kb), kb), 1, check) for kb in map(str.encode, keys)]
+            return self._whole_reads(keys)
         if fields is None:
             return [self.read(table, key, None) for key in keys]
         return [self.read(table, key, f) for key, f in zip(keys, fields, strict=True)]
+
+    def _whole_reads(self, keys: list[str]) -> list[Request]:
+        """Whole-record reads of usertable: from ``_READS`` when made before, else formatted."""
+        assert self._read_all is not None
+        made = _READS.setdefault(self._read_all, {})
+        found: list[Request | None] = list(map(made.get, keys))
+        if None not in found:
+            return found  # type: ignore[return-value]  # no None in it
+        template, check = self._read_all, self._read_all_check
+        requests: list[Request] = [
+            r or ("READ", template % (len(kb), kb), 1, check)
+            for r, kb in zip(found, map(str.encode, keys), strict=True)
+        ]
+        if len(made) < READ_CACHE:
+            made.update(zip(keys, requests, strict=True))
+        return requests
 
     def scan(self, table: str, start_key: str, count: int, fields: Sequence[str] | None) -> Request:
         if self.datatype not in SCANNABLE:  # refused by the workload's setup before any request
@@ -164,6 +205,26 @@ class RedisKeyValueWire:
         return [
             ("UPDATE", HSET_ONE % (len(kb), kb, len(nb), nb, len(vb), vb), 1, None)
             for kb, (nb, vb) in zip(map(encode, keys), pairs, strict=True)
+        ]
+
+    def updates_encoded(self, table: str, keys: list[str], pairs: list[tuple[bytes, bytes]]) -> list[Request]:
+        """``updates`` of one field each, the (field, value) pairs already in bytes (the stream's
+        ``Values.one_field_encoded_block``): no dictionary and no encoding per update."""
+        if table != "usertable" or self.datatype not in SCANNABLE:
+            return [
+                self.update(table, key, {name.decode(): value.decode()})
+                for key, (name, value) in zip(keys, pairs, strict=True)
+            ]
+        # each request joined from its parts (one allocation), the length headers looked up
+        join, heads, lengths = b"".join, self._heads, _LENGTHS
+        if self.datatype == "string":  # SET key value XX
+            return [
+                ("UPDATE", join((heads[len(kb)], kb, lengths[len(vb)], vb, XX)), 1, None)
+                for kb, (_, vb) in zip(map(str.encode, keys), pairs, strict=True)
+            ]
+        return [  # HSET key field value
+            ("UPDATE", join((heads[len(kb)], kb, lengths[len(nb)], nb, lengths[len(vb)], vb, CRLF)), 1, None)
+            for kb, (nb, vb) in zip(map(str.encode, keys), pairs, strict=True)
         ]
 
     def insert(self, table: str, key: str, values: Mapping[str, str]) -> Request:

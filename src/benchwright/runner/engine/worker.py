@@ -10,6 +10,7 @@ import resource
 import signal
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from benchwright.runner.drivers import new_driver
@@ -23,9 +24,10 @@ from benchwright.runner.engine.config import (
 )
 from benchwright.runner.engine.periods import _SealedIntervals
 from benchwright.runner.engine.thread_loop import _thread_loop
+from benchwright.runner.event_loop import Connection
 from benchwright.runner.measure import LatencyKind, Recorder
 from benchwright.runner.plan import PhaseConfig
-from benchwright.runner.workloads.base import ThreadInfo, Workload, workload_class
+from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, workload_class
 
 
 class _Lag:
@@ -111,9 +113,10 @@ def _worker_main(  # pylint: disable=too-many-positional-arguments  # process en
     if config.target:
         _precise_sleeps()
     clients = _Clients(config, workload, drivers, thread_indexes, thread_limits, start_ns, stop)
+    clients.prepare()  # each client's stream of requests, with what the workload makes up front
     lag = _Lag()
     lag.start()
-    cpu0 = os.times()  # the measured window only: imports and connecting are not charged
+    cpu0 = os.times()  # the measured window only: imports, connecting and preparing are not charged
     publisher = _Publisher(process_index, clients, progress, reports, live)
     publisher.start()
     waited0 = _thread_wait_ns()
@@ -201,13 +204,31 @@ class _Clients:
         # per client thread (one slot more: the thread that runs the loop or a lone client): how long
         # it was runnable but waiting for a core
         self.waited_ns = [0] * (len(thread_indexes) + 1)
+        self.connections: list[Connection] | None = None  # set by prepare: the event loop's clients
+        self.operations: list[Iterator[Operation]] = []  # or each thread's operations
 
-    def run(self) -> bool:
-        """Run every client to its end; True when they shared an event loop."""
+    def prepare(self) -> None:
+        """Make every client's stream of requests (event-loop connections, or each thread's
+        operations) before the measured window: what a workload makes once per client (YCSB's value
+        pool, redis-bench's key digits) is setup, as a C tool's buffers are, not the work of the
+        first requests. The requests themselves are still drawn as the clients run."""
         c = self.config
-        connections = _event_loop_connections(
+        self.connections = _event_loop_connections(
             self.workload, c, self.drivers, self.thread_indexes, self.thread_limits, self.seed
         )
+        if self.connections is None:
+            self.operations = [
+                self.workload.operations(
+                    c.workload_phase,
+                    self.drivers[slot],
+                    ThreadInfo(index=t, count=c.threads, seed=self.seed * 7919 + t),
+                )
+                for slot, t in enumerate(self.thread_indexes)
+            ]
+
+    def run(self) -> bool:
+        """Run every client to its end (``prepare`` first); True when they shared an event loop."""
+        connections = self.connections
         if connections is not None:
             loop = _loop_class(self.drivers[0])(
                 connections,
@@ -244,9 +265,7 @@ class _Clients:
     def run_thread(self, slot: int) -> None:
         """One client on the thread model (its loop gets every value it needs as a local)."""
         t = self.thread_indexes[slot]
-        c = self.config
-        info = ThreadInfo(index=t, count=c.threads, seed=self.seed * 7919 + t)
-        ops = self.workload.operations(c.workload_phase, self.drivers[slot], info)
+        ops = self.operations[slot]
         pace_ns = self.pace_ns
         try:
             reason = _thread_loop(

@@ -32,10 +32,12 @@ from benchwright.runner.measure import Status, decode_histogram, encode_histogra
 from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, register
 from benchwright.runner.workloads.redisbench.buckets import latency_buckets
 from benchwright.runner.workloads.redisbench.commands import (
+    DIGIT_TABLE_MAX,
     LIST_KEY,
     LRANGE_FILL,
     TESTS,
     KeySource,
+    digit_table,
     operation_name,
     resp_blocks,
 )
@@ -136,14 +138,17 @@ class RedisBench(Workload):
     def operations(self, phase: str, driver: Driver, thread: ThreadInfo) -> Iterator[Operation]:
         assert isinstance(driver, RedisCommandsDriver)
         send = driver.send_encoded
-        for name, data, count, _ in self._requests(thread):
-            yield name, partial(_send, send, data, count)
+        return ((name, partial(_send, send, data, count)) for name, data, count, _ in self._requests(thread))
 
     def wire_requests(self, phase: str, driver: Driver, thread: ThreadInfo) -> Iterator[Request] | None:
         return self._requests(thread) if isinstance(driver, RedisCommandsDriver) else None
 
     def _requests(self, thread: ThreadInfo) -> Iterator[Request]:
-        """One pipeline of P commands per request, in RESP, each test's share for this client."""
+        """One pipeline of P commands per request, in RESP, each test's share for this client. The
+        keys' digit table is made now, when the worker prepares its clients, not by the first
+        request inside the measured window."""
+        if 0 < self.keyspace <= DIGIT_TABLE_MAX:
+            digit_table(self.keyspace)
         return chain.from_iterable(self._request_blocks(thread))
 
     def _request_blocks(self, thread: ThreadInfo) -> Iterator[list[Request]]:

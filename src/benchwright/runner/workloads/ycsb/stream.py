@@ -22,7 +22,9 @@ import math
 import random
 from collections.abc import Callable, Iterator
 from functools import cached_property
-from itertools import chain
+from itertools import chain, repeat, starmap
+from math import floor
+from operator import mul
 from typing import Any
 
 from benchwright.runner.workloads.ycsb import generators as g
@@ -58,11 +60,18 @@ class Values:
 
     @cached_property
     def pool(self) -> str:
-        """Made on first use: a read-only run (workload C) never needs it, and making it (65,536
-        random draws) would be charged to the measured window."""
+        """Made on first use: a read-only run (workload C) never needs it. A run that writes makes
+        it before the measured window (``RunStream`` asks for it when its mix writes): 65,536
+        random draws per client are setup, not the work of its first operations."""
         pool = self._make_pool()
         assert len(pool) == self.pool_size
         return pool + pool[: self._overlap]
+
+    @cached_property
+    def pool_bytes(self) -> bytes:
+        """``pool`` as bytes (its characters are ASCII): a wire request builder slices its values
+        from here, with no encoding per operation."""
+        return self.pool.encode("ascii")
 
     def record(self) -> dict[str, str]:
         pool, size = self.pool, self.pool_size
@@ -91,6 +100,25 @@ class Values:
         count, floor = len(names), math.floor  # floor: int for x >= 0, and a cheaper call
         picks = [(floor(r() * size), floor(r() * count)) for _ in range(n)]
         return [{names[i]: pool[o + i * length : o + (i + 1) * length]} for o, i in picks]
+
+    def one_field_encoded_block(self, n: int) -> list[tuple[bytes, bytes]]:
+        """``one_field_block`` (constant field length only) as (field name, value) pairs in bytes,
+        from the same draws in the same order: the event loop's requests carry bytes, and this
+        skips a dictionary and two encodings per update (issue 12)."""
+        assert self.constant, "encoded blocks are for constant field lengths"
+        pool, size, length = self.pool_bytes, self.pool_size, self.length
+        names = [name.encode() for name in self.names]
+        # one_field_block's 2n draws (an offset, then a field, per update), made at C level
+        draws = list(starmap(self.rng.random, repeat((), 2 * n)))
+        offsets = map(floor, map(mul, draws[::2], repeat(size)))
+        if len(names) == 1:  # YCSB's one-field records: the field draw is always field 0
+            name = names[0]
+            return [(name, pool[o : o + length]) for o in offsets]
+        fields = map(floor, map(mul, draws[1::2], repeat(len(names))))
+        return [
+            (names[i], pool[o + i * length : o + (i + 1) * length])
+            for o, i in zip(offsets, fields, strict=True)
+        ]
 
 
 class RunStream:
@@ -138,6 +166,13 @@ class RunStream:
             SCAN: self._scans,
             RMW: self._read_modify_writes,
         }
+        # one-field updates straight to bytes when the builder takes them (the event loop's wire)
+        self.encoded_updates: Callable[..., list[Any]] | None = (
+            getattr(make, "updates_encoded", None) if values.constant and not s.writeallfields else None
+        )
+        if s.updateproportion + s.insertproportion + s.readmodifywriteproportion > 0:
+            # made now, before the measured window starts, rather than by the first write
+            _ = values.pool_bytes if self.encoded_updates is not None else values.pool
 
     def requests(self) -> Iterator[Any]:
         return chain.from_iterable(self._blocks())
@@ -244,6 +279,8 @@ class RunStream:
         return [read(table, key, f) for key, f in zip(keys, fields, strict=True)]
 
     def _updates(self, keys: list[str]) -> list[Any]:
+        if self.encoded_updates is not None:
+            return self.encoded_updates(self.table, keys, self.values.one_field_encoded_block(len(keys)))
         values = self._write_block(len(keys))
         updates = getattr(self.make, "updates", None)
         if updates is not None:
