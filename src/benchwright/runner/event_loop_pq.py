@@ -140,14 +140,12 @@ class PqEventLoop(EventLoop):
             pgconn.consume_input()
             if pgconn.is_busy():
                 return
-            result = conn.reply
-            if result is None:
-                result = pgconn.get_result()
-                if result is not None and pgconn.is_busy():
-                    conn.reply = result
-                    return  # the result is in; ReadyForQuery is not yet
-            else:
-                conn.reply = None
+            # a result kept from an earlier wake-up (its ReadyForQuery came later) or the one now in
+            result = conn.reply if conn.reply is not None else pgconn.get_result()
+            conn.reply = None
+            if result is not None and pgconn.is_busy():
+                conn.reply = result
+                return  # the result is in; ReadyForQuery is not yet
             while pgconn.get_result() is not None:  # nothing more for one statement: drain defensively
                 pass
         except OperationalError:
