@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import random
 import secrets
+import signal
 import socket
 from collections.abc import Iterator
 from typing import Any
@@ -31,6 +32,16 @@ FAKE_AWS_ENV = {
     "AWS_DEFAULT_REGION": AWS_TEST_REGION,
     "AWS_REGION": AWS_TEST_REGION,
 }
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Tests interrupt their child processes as Ctrl-C would. A suite started from a shell's background
+    job (``make test &`` in a script) inherits SIGINT ignored, and children would inherit that across
+    exec and never see the signal; Python's own handler here is reset to the default in each child."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 # A test that takes one of these reaches the shared servers: it is a ``servers`` test wherever it lives.
 SERVER_FIXTURES = frozenset({"pg_url", "mysql_url", "redis_props"})
 # The moto AWS account of the workflow tests (``aws_world``, ``world``), shared by the function,

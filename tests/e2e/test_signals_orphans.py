@@ -19,14 +19,22 @@ from tests.e2e.test_local_service import SLOW_SPEC, accepting, cli, env, finish,
 pytestmark = [pytest.mark.servers, pytest.mark.slow]
 
 
+# How a shell starts a background job without job control (`benchwright run ... &` in a script):
+# SIGINT ignored, and an ignored signal stays ignored across exec
+AS_BACKGROUND_JOB = ["sh", "-c", "trap '' INT; exec \"$@\"", "sh"]
+
+
 @pytest.fixture
-def run(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path, Path, dict[str, str]]]:
+def run(
+    tmp_path: Path, request: pytest.FixtureRequest
+) -> Iterator[tuple[subprocess.Popen[str], Path, Path, dict[str, str]]]:
     spec = tmp_path / "slow.yaml"
     spec.write_text(SLOW_SPEC)
     out, store = tmp_path / "out", tmp_path / "store.sqlite"
     environment = {**env(), "BENCHWRIGHT_STATE_DIR": str(tmp_path / "state")}
+    prefix = AS_BACKGROUND_JOB if getattr(request, "param", "") == "background" else []
     proc = subprocess.Popen(
-        cli("run", str(spec), "--out", str(out), "--store", str(store)),
+        [*prefix, *cli("run", str(spec), "--out", str(out), "--store", str(store))],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -42,7 +50,11 @@ def run(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Path, Path, dic
     )  # a failed test's orphans
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize(
+    ("run", "sig"),
+    [("foreground", signal.SIGTERM), ("foreground", signal.SIGHUP), ("background", signal.SIGTERM)],
+    indirect=["run"],
+)
 def test_sigterm_and_sighup_tear_down_like_ctrl_c(
     run: tuple[subprocess.Popen[str], Path, Path, dict[str, str]], sig: signal.Signals
 ) -> None:

@@ -213,7 +213,10 @@ def run(args: argparse.Namespace) -> int:
     out = str(args.out)
     if not out.startswith("s3://"):
         Path(out).parent.mkdir(parents=True, exist_ok=True)
-    signal.signal(signal.SIGTERM, _raise_interrupt)
+    # SIGINT is how the local orchestrator stops a runner (providers/local/runner.py): taken here
+    # explicitly, as a runner started from a shell's background job inherits SIGINT ignored
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, _raise_interrupt)
     docs: list[ResultDocument] = []
     started: dict[str, datetime] = {}  # the workflow times events from these (experiments/schedule.py)
 
