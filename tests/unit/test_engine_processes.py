@@ -46,3 +46,20 @@ def test_fork_only_when_this_process_runs_a_single_thread(monkeypatch: pytest.Mo
         other.join()
     monkeypatch.setenv("BENCHWRIGHT_START_METHOD", "forkserver")
     assert start_method() == "forkserver"
+
+
+@pytest.mark.parametrize("cores", [1, 2, 8])
+def test_default_processes_spread_sql_loops_over_cores_and_keep_redis_on_one(
+    cores: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from benchwright.runner.engine.client_model import default_processes
+    from benchwright.runner.event_loop import EventLoop
+    from benchwright.runner.event_loop_my import MyEventLoop
+    from benchwright.runner.event_loop_pq import PqEventLoop
+
+    monkeypatch.setattr("os.cpu_count", lambda: cores)
+    for clients in (1, 4, 50, 51, 200):
+        assert default_processes(clients, EventLoop) == min(-(-clients // 50), cores)
+        for sql_loop in (PqEventLoop, MyEventLoop):
+            assert default_processes(clients, sql_loop) == min(clients, cores), (sql_loop, clients)
+        assert default_processes(clients) == min(clients, 2 * cores)  # threads

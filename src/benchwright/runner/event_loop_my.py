@@ -56,6 +56,8 @@ class MyEventLoop(EventLoop):
     """``EventLoop`` with mysqlclient's ``send_query`` / ``read_query_result`` in place of a socket
     and a RESP parser."""
 
+    CONNECTIONS_PER_PROCESS = 1  # a loop per connection, up to one per core: see default_processes
+
     def _attach(self, conn: Connection) -> None:
         channel: Any = conn.channel
         self._watch(conn, channel.sock)

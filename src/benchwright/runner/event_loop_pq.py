@@ -69,6 +69,8 @@ class PqChannel:
 class PqEventLoop(EventLoop):
     """``EventLoop`` with libpq's non-blocking calls in place of a socket and a RESP parser."""
 
+    CONNECTIONS_PER_PROCESS = 1  # a loop per connection, up to one per core: see default_processes
+
     def _attach(self, conn: Connection) -> None:
         channel: Any = conn.channel
         channel.pgconn.nonblocking = 1

@@ -74,19 +74,26 @@ def _channel_of(driver: Any) -> Callable[[], Any]:
 
 
 PROCESSES_PER_CORE = 2
-CLIENTS_PER_LOOP = 50  # connections one event-loop process drives before the default adds another
 
 
-def default_processes(threads: int, event_loop: bool = False) -> int:
+def default_processes(threads: int, loop: type[EventLoop] | None = None) -> int:
     """Two worker processes per core for threads: threads in one process queue for the GIL, and
     measured here (4 clients, 2 cores) PostgreSQL point selects cost 14 us of client CPU with 4
     processes against 23 us with 2, while Redis GETs cost the same either way
-    (benchmarks/bench_ycsb.py --only split). Event loops switch nothing and get cheaper the more
-    connections share a wake-up, so one process drives up to ``CLIENTS_PER_LOOP`` connections, as
-    redis-benchmark's one thread drives its 50 clients: YCSB C on Redis with 4 clients cost 24 us of
-    client CPU per GET in one process against 62 us in two, on a busy 2-core host; redis-bench with
-    50 clients 28-30 us against 33 us. More connections get more processes, up to one per core; a
-    process that runs out of core is flagged ``client_saturated`` (add ``processes``)."""
-    if event_loop:
-        return max(1, min(-(-threads // CLIENTS_PER_LOOP), os.cpu_count() or 1))
-    return max(1, min(threads, PROCESSES_PER_CORE * (os.cpu_count() or 1)))
+    (benchmarks/bench_ycsb.py --only split).
+
+    Event loops switch nothing and get cheaper the more replies share a wake-up: one process drives
+    up to ``loop.CONNECTIONS_PER_PROCESS`` connections before another is added, up to one per core.
+    The RESP loop drives 50, as redis-benchmark's one thread drives its 50 clients: Redis answers in
+    microseconds, and YCSB C on Redis with 4 clients cost 16-18 us of client CPU per GET in one
+    process against 24-25 us in two, at 60-65k against 46-49k GET/s (2 cores shared with the
+    server). SQL statements take a server backend tens of microseconds, so replies rarely share a
+    wake-up and a single loop only waits longer: the SQL loops spread their connections over one
+    process per core, as pgbench -j and sysbench's threads do. Measured the same way: YCSB C on
+    PostgreSQL 36-45k reads/s in two processes against 28-32k in one, at 20-25 us of client CPU per
+    read either way; MariaDB point selects 19-23k/s against 17k/s. A process that runs out of core
+    is flagged ``client_saturated`` (add ``processes``)."""
+    cores = os.cpu_count() or 1
+    if loop is not None:
+        return max(1, min(-(-threads // loop.CONNECTIONS_PER_PROCESS), cores))
+    return max(1, min(threads, PROCESSES_PER_CORE * cores))

@@ -13,11 +13,12 @@ from typing import Any
 from benchwright.errors import TargetUnreachable
 from benchwright.results import ResultDocument
 from benchwright.runner.drivers import new_driver
-from benchwright.runner.engine.client_model import _wants_event_loop, default_processes
+from benchwright.runner.engine.client_model import _loop_class, _wants_event_loop, default_processes
 from benchwright.runner.engine.config import NS, ProgressFn, WorkerReport
 from benchwright.runner.engine.document import build_document
 from benchwright.runner.engine.periods import _check_period, _PeriodTracker
 from benchwright.runner.engine.processes import WorkerPool
+from benchwright.runner.event_loop import EventLoop
 from benchwright.runner.plan import PhaseConfig
 from benchwright.runner.workloads.base import ThreadInfo, Workload, split, workload_class
 
@@ -35,8 +36,8 @@ def run_phase(
     and connecting: events are timed from it)."""
     live = _check_period(progress, config)
     workload = workload_class(config.workload)(config.properties)
-    server_version, endpoint, event_loop = _set_up(workload, config)
-    config, assignment, limits = _layout(config, workload, event_loop)
+    server_version, endpoint, loop = _set_up(workload, config)
+    config, assignment, limits = _layout(config, workload, loop)
     pool = WorkerPool(config, assignment, limits, live is not None)
     pool.start(endpoint)
     started_at, start_ns = pool.release(config.start_at)
@@ -62,32 +63,34 @@ def run_phase(
     return doc
 
 
-def _set_up(workload: Workload, config: PhaseConfig) -> tuple[str | None, str, bool]:
+def _set_up(workload: Workload, config: PhaseConfig) -> tuple[str | None, str, type[EventLoop] | None]:
     """Set the phase up (schema, data) over one probe connection, which raises TargetUnreachable
-    naming the host before any worker starts. Returns the server's version, the endpoint and whether
-    the clients can run on event loops."""
+    naming the host before any worker starts. Returns the server's version, the endpoint and the
+    event loop the clients can run on (None: a thread each)."""
     probe = new_driver(config.engine, config.properties, 0)
     probe.connect()
     try:
         workload.setup(probe, config.workload_phase)
         server_version = probe.server_version()
-        event_loop = (
-            _wants_event_loop(workload, config)
+        loop = (
+            _loop_class(probe)
+            if _wants_event_loop(workload, config)
             and probe.event_loop_channel() is not None
             and workload.wire_requests(config.workload_phase, probe, ThreadInfo(0, 1, 0)) is not None
+            else None
         )
     finally:
         probe.close()
-    return server_version, probe.endpoint(), event_loop
+    return server_version, probe.endpoint(), loop
 
 
 def _layout(
-    config: PhaseConfig, workload: Workload, event_loop: bool
+    config: PhaseConfig, workload: Workload, loop: type[EventLoop] | None
 ) -> tuple[PhaseConfig, list[list[int]], list[list[int | None]]]:
     """The phase's settings with the workload's defaults filled in, the client (thread) indexes each
     worker process runs, and each client's share of the operation count (None: time-bounded)."""
     threads = max(1, config.threads)
-    processes = min(threads, config.processes or default_processes(threads, event_loop))
+    processes = min(threads, config.processes or default_processes(threads, loop))
     total = (
         config.operation_count
         if config.operation_count is not None
