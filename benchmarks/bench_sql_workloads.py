@@ -6,8 +6,10 @@
 plus the loaders' peak RSS (TPC-C by warehouses, TPC-B by scale), which must not grow with size.
 
 Prints, per pair: throughput of each, the throughput ratio (ours / tool) and the client CPU per
-operation ratio (ours / tool). Client CPU = user + sys of every client process (for us the parent and
-its worker processes, from getrusage; for the tool, os.wait4's rusage), divided by operations.
+operation ratio (ours / tool), and each side's CPU split into user and system time per operation (the
+kernel's socket work is the same for both; the gap is user time). Client CPU = user + sys of every
+client process (for us the worker processes in the measured window, from the result document; for
+the tool, os.wait4's rusage), divided by operations.
 
     .venv/bin/python benchmarks/bench_sql_workloads.py                   # quick: small sizes
     .venv/bin/python benchmarks/bench_sql_workloads.py --tpcc-warehouses 10 --tpcb-scale 50
@@ -49,6 +51,8 @@ class Figure:
     seconds: float
     cpu_s: float
     total_cpu_s: float | None = None  # ours: including process start-up, imports and connecting
+    user_s: float = 0.0  # the CPU split: user (the client's own code) and system (the kernel's
+    system_s: float = 0.0  # socket work, which a C tool pays as much as we do)
 
     @property
     def throughput(self) -> float:
@@ -57,6 +61,12 @@ class Figure:
     @property
     def cpu_us_per_op(self) -> float:
         return self.cpu_s * 1e6 / self.ops if self.ops else float("nan")
+
+    def split(self) -> str:
+        """User / system CPU per operation, us."""
+        if not self.ops:
+            return "-"
+        return f"{self.user_s * 1e6 / self.ops:.1f}/{self.system_s * 1e6 / self.ops:.1f}"
 
 
 def cpu_now() -> float:
@@ -71,8 +81,8 @@ def native(config: PhaseConfig, count: Callable[[ResultDocument], int]) -> tuple
     before = cpu_now()
     doc = run_phase(config)
     total = cpu_now() - before
-    steady = doc.client.cpu_user_s + doc.client.cpu_system_s
-    return Figure(count(doc), doc.runtime_ms / 1000, steady, total), doc
+    user, system = doc.client.cpu_user_s, doc.client.cpu_system_s
+    return Figure(count(doc), doc.runtime_ms / 1000, user + system, total, user, system), doc
 
 
 def tool(
@@ -88,7 +98,7 @@ def tool(
     if proc.returncode != 0:
         raise SystemExit(f"{argv[0]} failed ({proc.returncode}):\n{out}")
     ops, seconds = parse(out)
-    return Figure(ops, seconds, usage.ru_utime + usage.ru_stime)
+    return Figure(ops, seconds, usage.ru_utime + usage.ru_stime, None, usage.ru_utime, usage.ru_stime)
 
 
 def parse_pgbench(out: str) -> tuple[int, float]:
@@ -114,7 +124,8 @@ def compare(label: str, ours: Figure, theirs: Figure, name: str, model: str = ""
     print(
         f"{label:<28} benchwright {ours.throughput:>9.1f}/s {ours.cpu_us_per_op:>7.1f} us CPU/op "
         f"({total:.1f} with start-up) | {name} {theirs.throughput:>9.1f}/s {theirs.cpu_us_per_op:>7.1f} us CPU/op"
-        f" | throughput x{tput:.2f}  CPU/op x{cpu:.2f}  [{model}]",
+        f" | throughput x{tput:.2f}  CPU/op x{cpu:.2f}  [{model}]"
+        f"  user/sys us/op {ours.split()} vs {theirs.split()}",
         flush=True,
     )
     summary.record(label, ours.throughput, theirs.throughput, ours.cpu_us_per_op, theirs.cpu_us_per_op, model)

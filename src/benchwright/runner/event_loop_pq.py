@@ -204,12 +204,11 @@ class PqEventLoop(EventLoop):
         conn.issued += 1
         channel: Any = conn.channel
         name = channel.prepared.get(payload[0])
+        conn.started_ns = time.perf_counter_ns()
         if name is None:
-            conn.started_ns = time.perf_counter_ns()
             self._begin(conn)
             return
         pgconn = channel.pgconn
-        conn.started_ns = time.perf_counter_ns()
         try:
             pgconn.send_query_prepared(name, payload[1])
             pending = pgconn.flush()
