@@ -177,3 +177,34 @@ def test_a_replacement_that_counts_other_rows_fails_node_replace(aws: Any, nodes
         t.operation_step("node_replace", progress)
     t.delete()
     assert [r for r in leftovers(aws[1], "nr-rows") if r.kind == "ec2-instance"] == []
+
+
+def test_a_replacement_that_never_answers_times_out_naming_the_refused_connection(
+    aws: Any, nodes: Nodes
+) -> None:
+    """The new node never serves YSQL: every poll's refused probe is tolerated, and at the deadline
+    node_replace fails saying why and where, not only that it took too long."""
+    from tests.functions.test_aws_operations import at_the_deadline
+
+    t = _cluster(aws, "nr-silent", nodes)
+    progress: dict[str, Any] = {}
+    for _ in range(3):  # terminate, launch, running
+        progress, entry = t.operation_step("node_replace", progress)
+        assert entry is None
+    assert progress["phase"] == "joining" and "last_probe_error" not in progress
+    ip = progress["ip"]
+    nodes.ports[ip] = _closed_port()
+    for _ in range(2):
+        progress, entry = t.operation_step("node_replace", progress)
+        assert entry is None and progress["phase"] == "joining"
+    said = progress["last_probe_error"]
+    assert said.startswith("OperationalError: ") and said.endswith(f"({ip}:5433)"), said
+    assert "Connection refused" in said and "\n" not in said, said
+
+    entry = at_the_deadline(aws, t, "node_replace", progress)
+
+    assert entry["ok"] is False, entry
+    assert "node_replace did not finish by its deadline" in entry["detail"], entry
+    assert f"; last probe error: {said}" in entry["detail"], entry
+    t.delete()
+    assert [r for r in leftovers(aws[1], "nr-silent") if r.kind == "ec2-instance"] == []

@@ -216,3 +216,65 @@ def test_a_mysql_probe_that_cannot_log_in_fails_before_anything_is_made(
     assert not aws[1]("rds").describe_db_cluster_snapshots(SnapshotType="manual")["DBClusterSnapshots"]
     t.delete()
     assert leftovers(aws[1], "ops-my-denied") == []
+
+
+def at_the_deadline(aws: Any, t: Any, name: str, progress: dict[str, Any]) -> dict[str, Any]:
+    """CheckOperations once the operation's deadline has passed (moved into the past: no waiting),
+    with the target rebuilt from its handle as the next Lambda does: the operation log entry."""
+    from benchwright.providers.aws import aws_providers
+    from benchwright.stages import RunState
+    from benchwright.stages.operations import check_operations
+    from tests.aws_world import rds_spec
+
+    spec = {
+        **rds_spec(f"{t.run_id}-spec"),
+        "target": t.spec.model_dump(exclude_none=True),
+        "operations": [name],
+    }
+    state = RunState(run_id=t.run_id, spec_name=spec["name"], spec=spec, target=dict(t.handle),
+                     operations_status="running",
+                     operation_progress={**progress, "deadline": "2000-01-01T00:00:00+00:00"})  # fmt: skip
+    after = check_operations(state, aws_providers(state.spec, *aws, probe=lambda h, p: True))
+    assert after.operation_progress is None, after.operation_progress
+    (entry,) = after.operation_log
+    return entry
+
+
+def test_a_restore_whose_probe_never_logs_in_times_out_naming_the_probe_error(
+    aws: Any, at_local_postgres: str
+) -> None:
+    """The restored copy never accepts the master secret: each poll's failed probe is tolerated (the
+    next one tries again), and at the deadline the operation fails saying why, without the password."""
+    spec = {"provider": "aurora", "engine": "postgres", "engine_version": "16.4",
+            "instance_class": "db.r6g.large", "database": at_local_postgres, "username": USER}  # fmt: skip
+    t = target(aws, spec, "ops-nologin")
+    t.create()
+    assert t.status() == "ready"
+    secrets = aws[1]("secretsmanager")
+    arn = t.credentials().secret_arn
+    secrets.put_secret_value(SecretId=arn, SecretString=json.dumps({"username": USER, "password": PASSWORD}))
+    progress, entry = t.operation_step("pitr", {})  # counts the rows before with the right password
+    while entry is None and progress.get("phase") != "restore":
+        progress, entry = t.operation_step("pitr", progress)
+    wrong = "not-the-password-5521"
+    secrets.put_secret_value(SecretId=arn, SecretString=json.dumps({"username": USER, "password": wrong}))
+
+    for _ in range(3):  # moto: available at once; the probe fails every poll and is tried again
+        progress, entry = t.operation_step("pitr", progress)
+        assert entry is None, entry
+    said = progress["last_probe_error"]
+    assert said.startswith("OperationalError: ") and f"(127.0.0.1:{PG_PORT})" in said, said
+    assert "password authentication failed" in said and wrong not in said, said
+
+    entry = at_the_deadline(aws, t, "pitr", progress)
+
+    assert entry["ok"] is False, entry
+    assert (
+        "TimeoutError: pitr did not finish by its deadline" in entry["detail"]
+        and "; last probe error: OperationalError:" in entry["detail"]
+    )
+    assert "password authentication failed" in entry["detail"] and wrong not in json.dumps(entry), entry
+    clusters = [c["DBClusterIdentifier"] for c in aws[1]("rds").describe_db_clusters()["DBClusters"]]
+    assert not [c for c in clusters if c.endswith("-pitr")], clusters  # the failed operation's copy
+    t.delete()
+    assert leftovers(aws[1], "ops-nologin") == []

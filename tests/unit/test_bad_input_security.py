@@ -273,3 +273,22 @@ def test_a_setting_cannot_inject_a_config_directive(engine: str, settings: dict[
         parse_spec(data)
     assert err.value.field.startswith("target.settings")
     assert word in err.value.detail
+
+
+def test_a_failed_operation_probe_is_kept_on_one_line_redacted_and_cut() -> None:
+    """What an operation's timeout will name: the error type, the driver's message without the
+    password a DSN in it carried, and the address probed."""
+    from benchwright.providers.base import LAST_PROBE_ERROR, last_probe_error, probe_or_none
+
+    def probe() -> int:
+        raise ConnectionError("invalid dsn: host=db password=hunter2-secret\n\tsee the docs " + "x" * 500)
+
+    progress: dict[str, Any] = {}
+    assert last_probe_error(progress) == ""
+    assert probe_or_none(progress, probe, "db.example:5432") is None
+    said = progress[LAST_PROBE_ERROR]
+    assert said.startswith("ConnectionError: invalid dsn: host=db password=*** see the docs xxx"), said
+    assert said.endswith("... (db.example:5432)") and len(said) < 400, said
+    assert "hunter2" not in said and "\n" not in said
+    assert last_probe_error(progress) == f"; last probe error: {said}"
+    assert probe_or_none(progress, lambda: 7, "db.example:5432") == 7

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeVar
 
-from benchwright.results import MetricSeries, ResultDocument, RunnerOutput
+from benchwright.results import MetricSeries, ResultDocument, RunnerOutput, redact_text
 from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV
 from benchwright.runner.plan import RunnerPlan
 
@@ -166,6 +166,32 @@ class Target(ABC, Generic[SpecT]):
 
     @abstractmethod
     def _delete(self) -> None: ...
+
+
+# ---------------------------------------------------------------- an operation's probe
+LAST_PROBE_ERROR = "last_probe_error"  # the operation progress key: why the probe failed last
+PROBE_ERROR_CHARS = 300  # a driver's message, cut: it goes into the progress and the operation log
+
+
+def probe_or_none(progress: dict[str, Any], probe: Callable[[], int], where: str) -> int | None:
+    """``probe()``, or None while the target does not answer (the next poll probes again, until the
+    operation's deadline). The failure is kept in ``progress``: a target that never comes back (a
+    wrong password, a refused connection) then times out saying why (``last_probe_error``)."""
+    try:
+        return probe()
+    except Exception as exc:  # not answering yet: tolerated until the deadline, but not forgotten
+        text = redact_text(" ".join(str(exc).split()))  # one line, passwords out
+        if len(text) > PROBE_ERROR_CHARS:
+            text = text[: PROBE_ERROR_CHARS - 3] + "..."
+        progress[LAST_PROBE_ERROR] = f"{type(exc).__name__}: {text} ({where})"
+        return None
+
+
+def last_probe_error(progress: Mapping[str, Any]) -> str:
+    """The "; last probe error: ..." of an operation's timeout message ("" when no probe failed), so
+    that the timeout says why the target did not answer."""
+    error = progress.get(LAST_PROBE_ERROR)
+    return f"; last probe error: {error}" if error else ""
 
 
 # ---------------------------------------------------------------- the other providers

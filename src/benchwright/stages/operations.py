@@ -20,7 +20,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from benchwright.providers.base import Providers
+from benchwright.providers.base import Providers, last_probe_error
 from benchwright.stages import RunState, utcnow
 
 OPERATION_TIMEOUT_S = 4 * 3600.0  # a restore of a large database takes hours; then it has failed
@@ -52,8 +52,12 @@ def check_operations(state: RunState, providers: Providers) -> RunState:
     progress.setdefault("deadline", (utcnow() + timedelta(seconds=OPERATION_TIMEOUT_S)).isoformat())
     entry: dict[str, Any] | None
     try:
-        if utcnow() > datetime.fromisoformat(progress["deadline"]):
-            raise TimeoutError(f"{name} did not finish within {OPERATION_TIMEOUT_S / 3600:g} h")
+        deadline = datetime.fromisoformat(progress["deadline"])
+        if utcnow() > deadline:  # the operation's own deadline (node_replace: 1 h), else 4 h
+            raise TimeoutError(
+                f"{name} did not finish by its deadline, {deadline:%Y-%m-%d %H:%M} UTC"
+                f"{last_probe_error(progress)}"
+            )
         progress, entry = target.operation_step(name, progress)
     except Exception as exc:  # the workload's results stand; the operation says it failed
         entry = _failed(name, progress, exc)

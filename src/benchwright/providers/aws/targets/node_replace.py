@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from benchwright.providers.aws.common import aws_call, error_code, is_not_found, translate
 from benchwright.providers.aws.names import RUN_ID_TAG
 from benchwright.providers.aws.targets.operations import OperationFailed
+from benchwright.providers.base import probe_or_none
 
 if TYPE_CHECKING:
     from benchwright.providers.aws.targets.ec2 import Ec2Target
@@ -170,9 +171,9 @@ class NodeReplace:
         }
 
     def _probe(self, progress: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
-        try:
-            rows = self.rows(progress["ip"])
-        except Exception:  # not joined or not serving yet: the next poll probes again
+        port = self.target.default_port
+        rows = probe_or_none(progress, lambda: self.rows(progress["ip"]), f"{progress['ip']}:{port}")
+        if rows is None:  # not joined or not serving yet: the next poll probes again
             return progress, None
         now = _now()
         before = int(progress["rows_before"])
@@ -180,7 +181,6 @@ class NodeReplace:
             raise OperationFailed(
                 f"node_replace: the probe through the new node counted {rows:,} rows, {before:,} before"
             )
-        port = self.target.default_port
         nodes = len(_ids(self.target.handle, "instances"))
         return progress, {
             "name": "node_replace",

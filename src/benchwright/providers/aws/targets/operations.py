@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchwright.errors import ProvisioningFailed
 from benchwright.providers.aws.common import aws_call, ignore_not_found, is_not_found, tag_list
+from benchwright.providers.base import probe_or_none
 
 if TYPE_CHECKING:
     from benchwright.providers.aws.targets.rds import ManagedSqlTarget
@@ -132,11 +133,11 @@ class SqlOperations:
             return progress, None
         now = _now()
         progress.setdefault("available_at", now.isoformat())
-        try:
-            rows = self.rows(*endpoint)
-        except Exception:  # not answering yet: the next poll probes again
+        where = f"{endpoint[0]}:{endpoint[1]}"
+        rows = probe_or_none(progress, lambda: self.rows(*endpoint), where)
+        if rows is None:  # not answering yet: the next poll probes again
             return progress, None
-        progress["probed"] = f"{endpoint[0]}:{endpoint[1]}"
+        progress["probed"] = where
         return progress, self._finish(name, progress, rows, _now())
 
     def _finish(self, name: str, progress: dict[str, Any], rows: int, now: datetime) -> dict[str, Any]:
