@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from benchwright.providers.aws.janitor import leftovers
+from benchwright.providers.aws.targets.operations import OperationFailed
 from tests.conftest import MYSQL_PORT, PASSWORD, PG_PORT, USER
 from tests.functions.test_aws_targets import target
 
@@ -131,8 +132,6 @@ def test_a_restore_that_lost_rows_fails_the_operation_and_deletes_what_it_made(
     aws: Any, at_local_postgres: str, pg_url: str
 ) -> None:
     import psycopg
-
-    from benchwright.providers.aws.targets.operations import OperationFailed
 
     spec = {"provider": "aurora", "engine": "postgres", "engine_version": "16.4",
             "instance_class": "db.r6g.large", "database": at_local_postgres, "username": USER}  # fmt: skip
@@ -278,3 +277,31 @@ def test_a_restore_whose_probe_never_logs_in_times_out_naming_the_probe_error(
     assert not [c for c in clusters if c.endswith("-pitr")], clusters  # the failed operation's copy
     t.delete()
     assert leftovers(aws[1], "ops-nologin") == []
+
+
+def test_a_restore_whose_master_secret_is_gone_fails_at_once_not_at_the_deadline(
+    aws: Any, at_local_postgres: str
+) -> None:
+    """A secret that cannot be read will not mend by waiting four hours: the probe's first poll fails
+    the operation, naming the secret, and the restored copy is cleaned up."""
+    spec = {"provider": "aurora", "engine": "postgres", "engine_version": "16.4",
+            "instance_class": "db.r6g.large", "database": at_local_postgres, "username": USER}  # fmt: skip
+    t = target(aws, spec, "ops-nosecret")
+    t.create()
+    secrets = aws[1]("secretsmanager")
+    arn = t.credentials().secret_arn
+    secrets.put_secret_value(SecretId=arn, SecretString=json.dumps({"username": USER, "password": PASSWORD}))
+    progress, entry = t.operation_step("pitr", {})
+    while entry is None and progress.get("phase") != "restore":
+        progress, entry = t.operation_step("pitr", progress)
+    secrets.delete_secret(SecretId=arn, ForceDeleteWithoutRecovery=True)
+
+    with pytest.raises(OperationFailed) as failed:
+        t.operation_step("pitr", progress)
+    assert "secret" in str(failed.value).lower(), failed.value
+    assert "last_probe_error" not in progress
+    t.operation_cleanup("pitr", progress)
+    clusters = [c["DBClusterIdentifier"] for c in aws[1]("rds").describe_db_clusters()["DBClusters"]]
+    assert not [c for c in clusters if c.endswith("-pitr")], clusters
+    t.delete()
+    assert leftovers(aws[1], "ops-nosecret") == []

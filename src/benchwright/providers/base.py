@@ -173,12 +173,20 @@ LAST_PROBE_ERROR = "last_probe_error"  # the operation progress key: why the pro
 PROBE_ERROR_CHARS = 300  # a driver's message, cut: it goes into the progress and the operation log
 
 
-def probe_or_none(progress: dict[str, Any], probe: Callable[[], int], where: str) -> int | None:
+def probe_or_none(
+    progress: dict[str, Any],
+    probe: Callable[[], int],
+    where: str,
+    fatal: tuple[type[Exception], ...] = (),
+) -> int | None:
     """``probe()``, or None while the target does not answer (the next poll probes again, until the
     operation's deadline). The failure is kept in ``progress``: a target that never comes back (a
-    wrong password, a refused connection) then times out saying why (``last_probe_error``)."""
+    wrong password, a refused connection) then times out saying why (``last_probe_error``). A
+    ``fatal`` error (no master secret to probe with) cannot mend by waiting: it is raised at once."""
     try:
         return probe()
+    except fatal:
+        raise
     except Exception as exc:  # not answering yet: tolerated until the deadline, but not forgotten
         text = redact_text(" ".join(str(exc).split()))  # one line, passwords out
         if len(text) > PROBE_ERROR_CHARS:
