@@ -171,24 +171,32 @@ def test_cancel_stops_a_running_execution_and_starts_teardown(cloud: CloudBacken
     assert body["status"] == "ALREADY_FINISHED"
 
 
-def test_teardown_gets_each_cells_latest_state_from_the_history() -> None:
+def test_teardown_gets_each_cells_latest_state_from_the_history_in_either_order() -> None:
+    """Real Step Functions returns the history newest first when asked; moto returns it oldest
+    first. The event ids say which is newer, so either order gives each cell's newest state."""
     from benchwright.api.backend import latest_run_states
 
-    def exited(output: dict) -> dict:
+    def exited(event_id: int, output: dict) -> dict:
         return {
+            "id": event_id,
             "type": "TaskStateExited",
             "stateExitedEventDetails": {"name": "X", "output": json.dumps(output)},
         }
 
     newest_first = [
-        exited({"run_id": "r", "cell_id": "c1", "spec": {}, "target": {"id": "db-2"}}),
-        exited({"run_id": "r", "cell_id": "c0", "spec": {}, "target": {"id": "db-1"}}),
-        exited({"run_id": "r", "cell_id": "c1", "spec": {}, "target": {}}),
-        {"type": "ExecutionStarted", "executionStartedEventDetails": {"input": "{}"}},
-        exited({"not": "a run state"}),
+        exited(9, {"run_id": "r", "cell_id": "c1", "spec": {}, "target": {"id": "db-2"}}),
+        exited(7, {"run_id": "r", "cell_id": "c0", "spec": {}, "target": {"id": "db-1"}}),
+        exited(5, {"run_id": "r", "cell_id": "c1", "spec": {}, "target": {}}),
+        exited(3, {"run_id": "r", "cell_id": "c0", "spec": {}, "target": {}}),
+        {"id": 1, "type": "ExecutionStarted", "executionStartedEventDetails": {"input": "{}"}},
+        exited(2, {"not": "a run state"}),
     ]
-    states = latest_run_states(newest_first)
-    assert [(s["cell_id"], s["target"]) for s in states] == [("c1", {"id": "db-2"}), ("c0", {"id": "db-1"})]
+    for events in (newest_first, newest_first[::-1]):
+        states = latest_run_states(events)
+        assert [(s["cell_id"], s["target"]) for s in states] == [
+            ("c1", {"id": "db-2"}),
+            ("c0", {"id": "db-1"}),
+        ]
 
 
 @pytest.mark.parametrize(

@@ -22,12 +22,13 @@ class RunNotFound(Exception):
 
 
 def latest_run_states(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """From history events (newest first): the newest run state of each cell (a suite's inline Map
+    """From history events: the newest run state of each cell (a suite's inline Map
     runs several cells in one execution), so each cell's Teardown gets its own handles. A suite's
     target group keeps the state that provisions its target under ``target`` (its Tasks read and
     write ``$.target``): that one is found too, so an abort while a group provisions tears it down."""
     seen: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for event in events:
+    # newest first by event id, whatever order the caller fetched them in (moto ignores reverseOrder)
+    for event in sorted(events, key=lambda e: int(e.get("id", 0)), reverse=True):
         details = event.get("stateExitedEventDetails") or {}
         try:
             output = json.loads(details.get("output") or "null")
