@@ -85,6 +85,7 @@ class Hooks:
     on_state_done: Callable[[str], None] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     invoke_lock: threading.Lock = field(default_factory=threading.Lock)  # services/lambda_.run_handler
+    task_lock: threading.Lock = field(default_factory=threading.Lock)  # services/ecs.py: tasks change whole
     tls: TlsMaterial | None = None  # made with the first stand-in that speaks TLS
     restores: dict[str, Callable[[Any], None]] = field(default_factory=dict)  # services/rds_restore.py
     _undo: list[Callable[[], None]] = field(default_factory=list)

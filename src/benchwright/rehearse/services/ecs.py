@@ -1,10 +1,16 @@
 """ECS inside the moto server: RunTask starts the runner image in a container with the task
 definition's environment and secrets (resolved from Secrets Manager), the override composed as ECS
 composes ENTRYPOINT + command; the task's status follows the container. StopTask stops it. A repeated
-RunTask with the same clientToken returns the first call's tasks (moto ignores the token)."""
+RunTask with the same clientToken returns the first call's tasks (moto ignores the token).
+
+DescribeTasks answers with copies taken under ``hooks.task_lock``, the lock the watcher changes a task
+under: moto serialises a task attribute by attribute after the backend returns (``containers`` before
+``lastStatus``), so a live task stopping meanwhile was described STOPPED with no ``exitCode``, a
+failed runner to the launcher. A task is described as it was at one moment, as ECS describes it."""
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
 import time
@@ -23,6 +29,7 @@ def install(hooks: Hooks) -> None:
 
     run_task = EC2ContainerServiceBackend.__dict__["run_task"]
     stop_task = EC2ContainerServiceBackend.__dict__["stop_task"]
+    describe_tasks = EC2ContainerServiceBackend.__dict__["describe_tasks"]
     response_run = EC2ContainerServiceResponse.__dict__["run_task"]
 
     def patched_run(backend: Any, *args: Any, **kwargs: Any) -> Any:
@@ -34,19 +41,26 @@ def install(hooks: Hooks) -> None:
         if token:
             hooks.tokens[token] = tasks
         for task in tasks:
-            task.status = "PROVISIONING"
-            task.containers[0].exitCode = None
-            task.containers[0].last_status = "PENDING"
+            with hooks.task_lock:
+                task.status = "PROVISIONING"
+                task.containers[0].exitCode = None
+                task.containers[0].last_status = "PENDING"
             start_task(hooks, backend, task)
         return tasks
 
     def patched_stop(backend: Any, cluster_str: str, task_str: str, reason: str) -> Any:
-        task = stop_task(backend, cluster_str, task_str, reason)
+        with hooks.task_lock:  # moto marks the task stopped in several steps
+            task = stop_task(backend, cluster_str, task_str, reason)
         info = hooks.tasks.get(task.task_arn)
         if info is not None and not info.get("exited"):
             info["stop_requested"] = reason
             hooks.containers.kill(info["name"])
         return task
+
+    def patched_describe(backend: Any, cluster_str: str, tasks: list[str]) -> list[Any]:
+        found = describe_tasks(backend, cluster_str, tasks)
+        with hooks.task_lock:
+            return [snapshot(task) for task in found]
 
     def patched_response(response: Any) -> Any:  # moto drops clientToken before the backend sees it
         hooks.request.client_token = response._get_param("clientToken")
@@ -58,6 +72,15 @@ def install(hooks: Hooks) -> None:
     hooks.patch(EC2ContainerServiceResponse, "run_task", patched_response)
     hooks.patch(EC2ContainerServiceBackend, "run_task", patched_run)
     hooks.patch(EC2ContainerServiceBackend, "stop_task", patched_stop)
+    hooks.patch(EC2ContainerServiceBackend, "describe_tasks", patched_describe)
+
+
+def snapshot(task: Any) -> Any:
+    """A copy of ``task`` and its containers that nothing changes while moto serialises it (call
+    under ``hooks.task_lock``): the answer holds one moment's status, exit code and stop reason."""
+    copied = copy.copy(task)
+    copied.containers = [copy.copy(c) for c in task.containers]
+    return copied
 
 
 def compose(hooks: Hooks, backend: Any, task: Any) -> ContainerSpec:
@@ -111,8 +134,9 @@ def start_task(hooks: Hooks, backend: Any, task: Any) -> None:
     info: dict[str, Any] = {"name": spec.name, "args": spec.args, "entrypoint": spec.entrypoint}
     hooks.tasks[task.task_arn] = info
     hooks.containers.start(spec)
-    task.status = "RUNNING"
-    task.containers[0].last_status = "RUNNING"
+    with hooks.task_lock:
+        task.status = "RUNNING"
+        task.containers[0].last_status = "RUNNING"
     info["started"] = time.time()
     threading.Thread(target=_watch, args=(hooks, task, info), name=f"watch-{spec.name}", daemon=True).start()
     if hooks.faults.kill_runner_after_s is not None:
@@ -132,13 +156,14 @@ def _watch(hooks: Hooks, task: Any, info: dict[str, Any]) -> None:
     hooks.keep_logs(info["name"])
     info["exit_code"] = code
     info["exited"] = time.time()
-    task.containers[0].exitCode = code
-    task.containers[0].last_status = "STOPPED"
-    if info.get("stop_requested"):
-        task.stop_code = "UserInitiated"
-        task.stopped_reason = str(info["stop_requested"])
-    else:
-        task.stop_code = "EssentialContainerExited"
-        task.stopped_reason = "Essential container in task exited"
-    task.desired_status = "STOPPED"
-    task.status = "STOPPED"
+    with hooks.task_lock:  # one change: DescribeTasks sees all of it or none of it
+        task.containers[0].exitCode = code
+        task.containers[0].last_status = "STOPPED"
+        if info.get("stop_requested"):
+            task.stop_code = "UserInitiated"
+            task.stopped_reason = str(info["stop_requested"])
+        else:
+            task.stop_code = "EssentialContainerExited"
+            task.stopped_reason = "Essential container in task exited"
+        task.desired_status = "STOPPED"
+        task.status = "STOPPED"

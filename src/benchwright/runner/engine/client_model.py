@@ -90,8 +90,9 @@ def default_processes(threads: int, loop: type[EventLoop] | None = None) -> int:
     server). SQL statements take a server backend tens of microseconds, so replies rarely share a
     wake-up and a single loop only waits longer: the SQL loops spread their connections over one
     process per core, as pgbench -j and sysbench's threads do. Measured the same way: YCSB C on
-    PostgreSQL 36-45k reads/s in two processes against 28-32k in one, at 20-25 us of client CPU per
-    read either way; MariaDB point selects 19-23k/s against 17k/s. A process that runs out of core
+    PostgreSQL 36-45k reads/s in two processes against 28-32k in one, and 4-60% more point selects
+    in every alternated round of TPC-B select-only and MariaDB's oltp_point_select, at about the same
+    client CPU per operation on average (-17% to +24% per round). A process that runs out of core
     is flagged ``client_saturated`` (add ``processes``)."""
     cores = os.cpu_count() or 1
     if loop is not None:
