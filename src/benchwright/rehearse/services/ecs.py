@@ -5,8 +5,8 @@ RunTask with the same clientToken returns the first call's tasks (moto ignores t
 
 DescribeTasks answers with copies taken under ``hooks.task_lock``, the lock the watcher changes a task
 under: moto serialises a task attribute by attribute after the backend returns (``containers`` before
-``lastStatus``), so a live task stopping meanwhile was described STOPPED with no ``exitCode``, a
-failed runner to the launcher. A task is described as it was at one moment, as ECS describes it."""
+``lastStatus``), so a live task stopping meanwhile could be described STOPPED with no ``exitCode``:
+a failed runner to the launcher. A task is described as it was at one moment, as ECS describes it."""
 
 from __future__ import annotations
 
