@@ -134,7 +134,7 @@ class SqlOperations:
         now = _now()
         progress.setdefault("available_at", now.isoformat())
         where = f"{endpoint[0]}:{endpoint[1]}"
-        rows = probe_or_none(progress, lambda: self.rows(*endpoint), where)
+        rows = probe_or_none(progress, lambda: self.rows(*endpoint), where, fatal=(OperationFailed,))
         if rows is None:  # not answering yet: the next poll probes again
             return progress, None
         progress["probed"] = where
