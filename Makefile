@@ -5,10 +5,13 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 SERVERS := scripts/local-servers
 
-.PHONY: bootstrap servers image run test test-fast lint format typecheck bench synth clean
+.PHONY: bootstrap ext servers image run test test-fast lint format typecheck bench synth clean
 
 bootstrap:            ## install everything (Debian packages, venv, node tools)
 	scripts/bootstrap
+
+ext:                  ## recompile the libpq loop's hot path (src/benchwright/runner/_pqfast.c) in place
+	$(PY) hatch_build.py
 
 servers: bootstrap    ## start the throwaway local database servers
 	$(SERVERS) start

@@ -36,6 +36,24 @@ MIX = {
 }
 
 
+COMPILED = "event loop (libpq hot path in C)"
+
+
+@pytest.fixture(params=["compiled", "python"])
+def pq_loop(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each PostgreSQL loop test twice: with the compiled hot path (the default, built by the package)
+    and with the Python loop alone (BENCHWRIGHT_COMPILED_LOOP=0), which also handles everything the
+    compiled part hands back. The loop's model the result document must name."""
+    monkeypatch.setenv("BENCHWRIGHT_COMPILED_LOOP", "1" if request.param == "compiled" else "0")
+    return COMPILED if request.param == "compiled" else LOOP
+
+
+def ran_on(run: ResultDocument, model: str) -> bool:
+    """The run's requests were timed by the loop ``model`` names (and only the compiled one says "in C")."""
+    method = run.measurement.method
+    return model in method and (model == COMPILED) == (COMPILED in method)
+
+
 def phase(engine: str, props: dict[str, str], name: str, **kw: Any) -> ResultDocument:
     config = PhaseConfig(
         workload="ycsb",
@@ -123,14 +141,14 @@ def test_redis_loop_does_what_threads_do_for_every_datatype(
     assert sum(sum(s.values()) for s in loop[1].values()) == 600
 
 
-def test_postgres_loop_does_what_threads_do(pg_url: str) -> None:
+def test_postgres_loop_does_what_threads_do(pg_url: str, pq_loop: str) -> None:
     props = {"postgres.url": pg_url, **MIX, "table": "loopmix"}
     outcomes = []
     for model in ("threads", "auto"):
         run_props = {**props, "client.model": model}
         load = phase("postgres", run_props, "load")
         run = phase("postgres", {**run_props, "insertcount": "200"}, "run")
-        assert (LOOP in run.measurement.method) == (model == "auto")
+        assert ran_on(run, pq_loop if model == "auto" else "wrapper")
         assert not run.aborted and "error_kinds" not in run.extra
         with psycopg.connect(pg_url, autocommit=True) as conn:
             rows = conn.execute("SELECT * FROM loopmix ORDER BY 1").fetchall()
@@ -166,7 +184,7 @@ def test_redis_server_error_mid_pipeline_fails_that_request_only(redis_props: di
     client.close()
 
 
-def test_postgres_server_error_fails_that_request_and_the_connection_goes_on(pg_url: str) -> None:
+def test_postgres_server_error_fails_that_request_and_the_connection_goes_on(pg_url: str, pq_loop: str) -> None:
     """Run-phase inserts of records that exist (insertstart makes them collide): each is one
     UniqueViolation; the reads in between succeed on the same connections."""
     props = {"postgres.url": pg_url, **MIX, "table": "loopdup", "insertproportion": "0.5"}
@@ -181,7 +199,7 @@ def test_postgres_server_error_fails_that_request_and_the_connection_goes_on(pg_
             " ON CONFLICT DO NOTHING"
         )
     run = phase("postgres", props, "run", threads=3)
-    assert LOOP in run.measurement.method
+    assert ran_on(run, pq_loop)
     inserts = run.operations["INSERT"]
     assert inserts.statuses.get("ERROR", 0) > 0
     assert run.extra["error_kinds"] == {"INSERT:UniqueViolation": inserts.statuses["ERROR"]}
@@ -190,7 +208,7 @@ def test_postgres_server_error_fails_that_request_and_the_connection_goes_on(pg_
         conn.execute("DROP TABLE loopdup")
 
 
-def test_postgres_reply_overdue_is_a_timeout_and_the_connection_is_reopened(pg_url: str) -> None:
+def test_postgres_reply_overdue_is_a_timeout_and_the_connection_is_reopened(pg_url: str, pq_loop: str) -> None:
     """A lock held elsewhere makes every UPDATE wait: past postgres.timeout the request fails as a
     TimeoutError and the connection is replaced; the run ends by itself (every operation failing)."""
     props = {"postgres.url": pg_url, **MIX, "table": "loopslow", "postgres.timeout": "0.3"}
@@ -201,7 +219,7 @@ def test_postgres_reply_overdue_is_a_timeout_and_the_connection_is_reopened(pg_u
         blocker.execute("SELECT * FROM loopslow FOR UPDATE")  # row locks: count(*) still answers
         run = phase("postgres", props, "run", threads=2)
         blocker.rollback()
-    assert LOOP in run.measurement.method
+    assert ran_on(run, pq_loop)
     assert run.extra["error_kinds"]["UPDATE:TimeoutError"] >= 2
     assert run.operations["UPDATE"].statuses.get("OK", 0) == 0
     assert run.operations["UPDATE"].max_us >= 300_000
@@ -209,7 +227,7 @@ def test_postgres_reply_overdue_is_a_timeout_and_the_connection_is_reopened(pg_u
         conn.execute("DROP TABLE loopslow")
 
 
-def test_postgres_sessions_terminated_mid_run_reconnect_and_go_on(pg_url: str) -> None:
+def test_postgres_sessions_terminated_mid_run_reconnect_and_go_on(pg_url: str, pq_loop: str) -> None:
     """A count of reads (not a duration: the fault and the recovery are waited for, however slow
     the machine): the three sessions are terminated mid-run, and three new ones read on."""
     props = {"postgres.url": pg_url, **MIX, "table": "loopterm", "operationcount": "20000"}
@@ -228,7 +246,7 @@ def test_postgres_sessions_terminated_mid_run_reconnect_and_go_on(pg_url: str) -
     killer.start()
     run = phase("postgres", props, "run", threads=3)
     killer.join()
-    assert LOOP in run.measurement.method and not run.aborted
+    assert ran_on(run, pq_loop) and not run.aborted
     reads = run.operations["READ"].statuses
     assert 1 <= reads.get("ERROR", 0) <= 6  # the request in flight on each terminated session
     assert set(run.extra["error_kinds"]) <= {"READ:ConnectionError", "READ:AdminShutdown"}
@@ -239,6 +257,7 @@ def test_postgres_sessions_terminated_mid_run_reconnect_and_go_on(pg_url: str) -
 
 def test_postgres_server_killed_mid_run_ends_with_a_flagged_partial_result(
     private_postgres: tuple[subprocess.Popen[bytes], str],
+    pq_loop: str,
 ) -> None:
     proc, url = private_postgres
     props = {"postgres.url": url, **MIX, "operationcount": "0", "maxexecutiontime": "120"}
@@ -253,7 +272,7 @@ def test_postgres_server_killed_mid_run_ends_with_a_flagged_partial_result(
     config = PhaseConfig("ycsb", "run", "postgres", props, seed=11, threads=2, processes=1)
     run = run_phase(config, progress=kill_when_under_way)
     assert proc.poll() is not None
-    assert LOOP in run.measurement.method
+    assert ran_on(run, pq_loop)
     assert run.aborted, (run.operations["READ"].statuses, run.extra, run.runtime_ms)
     assert any(f.code == "server_lost" for f in run.validity)
     reads = run.operations["READ"].statuses
@@ -264,7 +283,7 @@ def test_postgres_server_killed_mid_run_ends_with_a_flagged_partial_result(
     assert run.runtime_ms < 60_000
 
 
-def test_postgres_a_statement_the_server_refuses_fails_each_request_and_the_run_ends(pg_url: str) -> None:
+def test_postgres_a_statement_the_server_refuses_fails_each_request_and_the_run_ends(pg_url: str, pq_loop: str) -> None:
     """Reads of columns the table does not have: PREPARE fails for every request. Each is one
     UndefinedColumn error, the loop keeps turning (no request starts the next from inside the last),
     and after every request has failed for 3 s the run stops, flagged server_lost."""
@@ -277,7 +296,7 @@ def test_postgres_a_statement_the_server_refuses_fails_each_request_and_the_run_
     )
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("DROP TABLE loopcols")
-    assert LOOP in run.measurement.method
+    assert ran_on(run, pq_loop)
     codes = {f.code for f in run.validity}
     assert "server_lost" in codes and "worker_lost" not in codes
     failed = run.operations["READ"].statuses

@@ -128,6 +128,7 @@ class EventLoop:
     # ``engine.client_model.default_processes``). Redis answers in microseconds, so replies share
     # wake-ups and one loop drives 50 connections, as redis-benchmark's one thread does.
     CONNECTIONS_PER_PROCESS = 50
+    model = "event loop"  # what the result document says timed the requests
 
     def __init__(
         self,
@@ -169,6 +170,7 @@ class EventLoop:
         self.idle = list(self.connections)
         reason: str | None = None
         next_tick = time.perf_counter_ns()
+        wait = self._wait
         try:
             while True:
                 if self.idle and not self.closing:
@@ -180,8 +182,7 @@ class EventLoop:
                             self._send_next(waiting)
                 watched = self.watched
                 if watched:
-                    ready = self.poller.poll(0 if self.later else self.poll_timeout)
-                    self.woke_ns = time.perf_counter_ns()  # when this wake-up's replies were in
+                    ready = wait(0 if self.later else self.poll_timeout)
                     for fd, mask in ready:
                         conn = watched.get(fd)
                         if conn is None:
@@ -199,6 +200,13 @@ class EventLoop:
                     reason = self._tick(now) or reason
         finally:
             self._release()
+
+    def _wait(self, timeout: float) -> list[tuple[int, int]]:
+        """Wait for the poller; note when it returned (the end of every request this wake-up
+        completes). Returns the ready descriptors and their events."""
+        ready: list[tuple[int, int]] = self.poller.poll(timeout)
+        self.woke_ns = time.perf_counter_ns()
+        return ready
 
     def _release(self) -> None:
         """The loop is over: close every run of failures, hand each connection back as the driver

@@ -31,4 +31,4 @@ class WorkerReport:
     failure_windows: list[tuple[int, float, float | None, int]] = field(default_factory=list)
     aborted_reason: str | None = None
     setup_error: str | None = None
-    event_loop: bool = False  # its connections shared one event loop instead of a thread each
+    event_loop: str = ""  # the model of the event loop its connections shared (EventLoop.model); "": threads

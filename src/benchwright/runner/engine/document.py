@@ -112,8 +112,9 @@ def build_document(
             latency="response_time" if config.target else "service_time",
             method=(
                 (
-                    "each request timed by the runner's event loop with perf_counter_ns, from just before "
-                    "its first byte is sent until its last reply is parsed (many connections per process); "
+                    f"each request timed by the runner's {_loop_models(reports)} with perf_counter_ns, "
+                    "from just before its first byte is sent until its last reply is parsed (many "
+                    "connections per process); "
                     if any(r.event_loop for r in reports)
                     else "each operation timed by the runner's wrapper with perf_counter_ns around the "
                     "driver call; "
@@ -172,6 +173,11 @@ def build_document(
     )
     doc.flag_errors()
     return doc
+
+
+def _loop_models(reports: list[WorkerReport]) -> str:
+    """The event loops that timed the requests, as each worker named its own (``EventLoop.model``)."""
+    return " and ".join(sorted({r.event_loop for r in reports if r.event_loop}))
 
 
 def host_facts() -> HostFacts:

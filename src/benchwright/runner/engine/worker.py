@@ -226,8 +226,9 @@ class _Clients:
                 for slot, t in enumerate(self.thread_indexes)
             ]
 
-    def run(self) -> bool:
-        """Run every client to its end (``prepare`` first); True when they shared an event loop."""
+    def run(self) -> str:
+        """Run every client to its end (``prepare`` first); the event loop's model when they shared
+        one (``EventLoop.model``), else ""."""
         connections = self.connections
         if connections is not None:
             loop = _loop_class(self.drivers[0])(
@@ -242,6 +243,7 @@ class _Clients:
             for unused in self.recorders[1:]:
                 unused.seal()  # the loop records into recorders[0] only: these hold no interval back
             self._gave_up(loop.run(self.start_ns))
+            return loop.model
         elif len(self.thread_indexes) == 1:
             self.run_thread(0)  # one thread per process: run it here, no hand-offs between threads
         else:
@@ -253,7 +255,7 @@ class _Clients:
                 th.start()
             for th in threads:
                 th.join()
-        return connections is not None
+        return ""
 
     def _timed_thread(self, slot: int) -> None:
         waited0 = _thread_wait_ns()

@@ -1,0 +1,590 @@
+/*
+ * The libpq event loop's hot path, compiled (benchwright.runner._pqfast).
+ *
+ * Why: on tpcb select-only the Python loop (event_loop_pq.PqEventLoop) spent 9.8-10.6 us of user CPU
+ * per select against pgbench's 2.5-3.8, with the kernel's share equal (docs/workloads-sql.md). No
+ * single line of Python was the cost; the interpreter was. This module does in C what that loop does
+ * for the common request, and nothing else:
+ *
+ *   a single prepared statement, its status judged by its row count (rows_found, rows_changed) or by
+ *   its success alone (no check).
+ *
+ * Everything else goes back to the Python loop, with the connection's state written back the way the
+ * Python loop keeps it, before anything Python would need is consumed: a statement not yet prepared on
+ * the session, a check that reads the result (follow-up steps, transactions), a send that did not go
+ * out whole, an error result (handed back with its SQLSTATE), a lost session, an overdue reply, the
+ * end of the connection's requests. It is one loop: the same epoll descriptor, the same recorder, the
+ * same clock (CLOCK_MONOTONIC, which is perf_counter_ns on Linux), the same timing: a request is timed
+ * from just before it is sent until the wake-up that brought its result.
+ *
+ * libpq is the copy psycopg loaded (its path comes from Python): its functions are looked up in that
+ * library, so the PGconn psycopg made is driven by the code that made it. Only libpq's stable ABI is
+ * used: opaque pointers, and the values of three enums, written out below.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <time.h>
+
+typedef struct pg_conn PGconn;
+typedef struct pg_result PGresult;
+
+/* libpq-fe.h: ExecStatusType, ConnStatusType, PGTransactionStatusType, PG_DIAG_SQLSTATE */
+enum { PGRES_COMMAND_OK = 1, PGRES_TUPLES_OK = 2 };
+enum { CONNECTION_BAD = 1 };
+enum { PQTRANS_IDLE = 0 };
+#define PG_DIAG_SQLSTATE 'C'
+
+/* Why a connection goes back to the Python loop (module constants of the same names). */
+enum { SLOW = 1, FLUSH = 2, ERROR = 3, BROKEN = 4, DONE = 5, TIMEOUT = 6, IN_TRANSACTION = 7 };
+/* What decides a fast request's status. */
+enum { CHECK_NONE = 0, CHECK_FOUND = 1, CHECK_CHANGED = 2 };
+#define MAX_PARAMS 64
+#define MAX_EVENTS 64
+
+static struct {
+    int (*consumeInput)(PGconn *);
+    int (*isBusy)(PGconn *);
+    PGresult *(*getResult)(PGconn *);
+    int (*resultStatus)(const PGresult *);
+    int (*ntuples)(const PGresult *);
+    char *(*cmdTuples)(PGresult *);
+    void (*clear)(PGresult *);
+    int (*sendQueryPrepared)(PGconn *, const char *, int, const char *const *, const int *, const int *, int);
+    int (*flush)(PGconn *);
+    int (*status)(const PGconn *);
+    int (*transactionStatus)(const PGconn *);
+    char *(*resultErrorField)(const PGresult *, int);
+} pq;
+static int bound = 0;
+
+/* Interned attribute names, made once. */
+static PyObject *s_channel, *s_pgconn, *s_pgconn_ptr, *s_prepared, *s_fd, *s_requests, *s_limit,
+    *s_issued, *s_reply_timeout_s, *s_failing_since, *s_name, *s_payload, *s_expected, *s_check,
+    *s_started_ns, *s_completed_buffers, *s_flush, *s_reply;
+
+static inline int64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* One connection while the compiled loop drives it. */
+typedef struct {
+    PyObject *conn;     /* the loop's Connection */
+    PyObject *requests; /* its iterator of requests */
+    PyObject *prepared; /* its channel's statements: SQL text -> statement name */
+    PyObject *request;  /* the request in flight: (name, (sql, params), replies, check) */
+    PGconn *pg;
+    PGresult *held; /* the result is in, ReadyForQuery is not yet */
+    int fd;
+    int check;
+    int failing; /* the connection's run of failures is open: close it on the first success */
+    int64_t started, timeout_ns, issued, limit; /* limit -1: none */
+} Slot;
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *loop;      /* the PqEventLoop: its recorder, its hand-back and _close_window */
+    PyObject *handback;  /* loop._handed_back(conn, why, end_ns, sqlstate) */
+    PyObject *recorder;
+    PyObject *completed; /* recorder.completed: op -> (starts, ends), cleared in place by the recorder */
+    PyObject *rows_found, *rows_changed, *not_found;
+    Slot **by_fd;
+    int nfd;
+    int epfd;
+    int closing;   /* no new requests: the deadline, the stop flag or an abort */
+    int succeeded; /* a request ended well since the Python loop last asked */
+    int64_t woke;  /* when epoll_wait last returned: the end of every request it completed */
+    int64_t recorded;
+} Fast;
+
+/* ------------------------------------------------------------------ binding libpq */
+
+static PyObject *bind(PyObject *module, PyObject *arg) {
+    const char *path = PyUnicode_AsUTF8(arg);
+    if (path == NULL) return NULL;
+    /* RTLD_NOLOAD: only the copy already in this process (psycopg's), never a second one */
+    void *lib = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+    if (lib == NULL) {
+        PyErr_Format(PyExc_ImportError, "libpq is not loaded from %s", path);
+        return NULL;
+    }
+#define LOOKUP(field, symbol)                                                              \
+    if ((*(void **)&pq.field = dlsym(lib, symbol)) == NULL) {                                \
+        PyErr_Format(PyExc_ImportError, "%s has no %s", path, symbol);                     \
+        return NULL;                                                                       \
+    }
+    LOOKUP(consumeInput, "PQconsumeInput");
+    LOOKUP(isBusy, "PQisBusy");
+    LOOKUP(getResult, "PQgetResult");
+    LOOKUP(resultStatus, "PQresultStatus");
+    LOOKUP(ntuples, "PQntuples");
+    LOOKUP(cmdTuples, "PQcmdTuples");
+    LOOKUP(clear, "PQclear");
+    LOOKUP(sendQueryPrepared, "PQsendQueryPrepared");
+    LOOKUP(flush, "PQflush");
+    LOOKUP(status, "PQstatus");
+    LOOKUP(transactionStatus, "PQtransactionStatus");
+    LOOKUP(resultErrorField, "PQresultErrorField");
+#undef LOOKUP
+    bound = 1; /* the handle stays open: psycopg keeps the library loaded for the process's life */
+    Py_RETURN_NONE;
+}
+
+/* ------------------------------------------------------------------ slots */
+
+static Slot *slot_of(Fast *self, int fd) { return fd >= 0 && fd < self->nfd ? self->by_fd[fd] : NULL; }
+
+static void free_slot(Fast *self, Slot *s) {
+    if (s->fd >= 0 && s->fd < self->nfd && self->by_fd[s->fd] == s) self->by_fd[s->fd] = NULL;
+    if (s->held) pq.clear(s->held);
+    Py_XDECREF(s->requests);
+    Py_XDECREF(s->prepared);
+    Py_XDECREF(s->request);
+    Py_XDECREF(s->conn);
+    PyMem_Free(s);
+}
+
+static int set_int(PyObject *obj, PyObject *name, int64_t value) {
+    PyObject *v = PyLong_FromLongLong(value);
+    if (v == NULL) return -1;
+    int rc = PyObject_SetAttr(obj, name, v);
+    Py_DECREF(v);
+    return rc;
+}
+
+/* Give the connection back to the Python loop: write its state where the Python loop keeps it (the
+ * request in flight, if any, as ``_send_next`` would have set it up), free the slot, then call
+ * ``loop._handed_back(conn, why, end_ns, sqlstate)``. */
+static int hand_back(Fast *self, Slot *s, int why, int64_t end, const char *sqlstate) {
+    PyObject *conn = s->conn;
+    Py_INCREF(conn);
+    int rc = set_int(conn, s_issued, s->issued);
+    if (rc == 0 && s->request != NULL) {
+        PyObject *r = s->request;
+        rc = PyObject_SetAttr(conn, s_name, PyTuple_GET_ITEM(r, 0)) ||
+             PyObject_SetAttr(conn, s_payload, PyTuple_GET_ITEM(r, 1)) ||
+             PyObject_SetAttr(conn, s_expected, PyTuple_GET_ITEM(r, 2)) ||
+             PyObject_SetAttr(conn, s_check, PyTuple_GET_ITEM(r, 3)) || set_int(conn, s_started_ns, s->started) ||
+             PyObject_SetAttr(conn, s_reply, Py_None);
+    } else if (rc == 0) {
+        rc = set_int(conn, s_expected, 0);
+    }
+    free_slot(self, s);
+    if (rc == 0) {
+        PyObject *state = sqlstate ? PyUnicode_FromString(sqlstate) : Py_NewRef(Py_None);
+        PyObject *result =
+            state ? PyObject_CallFunction(self->handback, "OiLO", conn, why, (long long)end, state) : NULL;
+        Py_XDECREF(state);
+        rc = result ? 0 : -1;
+        Py_XDECREF(result);
+    }
+    Py_DECREF(conn);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ one request */
+
+/* The connection's next request, sent now; or the connection handed back when it cannot be. */
+static int send_next(Fast *self, Slot *s) {
+    Py_CLEAR(s->request);
+    if (self->closing || (s->limit >= 0 && s->issued >= s->limit)) return hand_back(self, s, DONE, 0, NULL);
+    PyObject *request = PyIter_Next(s->requests);
+    if (request == NULL) {
+        if (PyErr_Occurred()) return -1;
+        s->limit = s->issued; /* the workload has nothing more for this connection */
+        if (set_int(s->conn, s_limit, s->issued) < 0) return -1;
+        return hand_back(self, s, DONE, 0, NULL);
+    }
+    s->issued++;
+    s->request = request;
+    /* the fast shape: (name, (sql, params), 1, check) with a check judged by row count alone, a
+     * statement prepared on this session and parameters that are text (bytes) or NULL (None) */
+    if (!PyTuple_CheckExact(request) || PyTuple_GET_SIZE(request) != 4) goto slow;
+    PyObject *payload = PyTuple_GET_ITEM(request, 1), *check = PyTuple_GET_ITEM(request, 3);
+    PyObject *replies = PyTuple_GET_ITEM(request, 2);
+    if (check == Py_None)
+        s->check = CHECK_NONE;
+    else if (check == self->rows_found)
+        s->check = CHECK_FOUND;
+    else if (check == self->rows_changed)
+        s->check = CHECK_CHANGED;
+    else
+        goto slow;
+    if (!PyLong_CheckExact(replies) || PyLong_AsLong(replies) != 1) goto slow;
+    if (!PyTuple_CheckExact(payload) || PyTuple_GET_SIZE(payload) != 2) goto slow;
+    PyObject *statement = PyDict_GetItemWithError(s->prepared, PyTuple_GET_ITEM(payload, 0));
+    if (statement == NULL || !PyBytes_CheckExact(statement)) {
+        if (PyErr_Occurred()) return -1;
+        goto slow; /* not prepared on this session yet: the Python loop prepares it */
+    }
+    PyObject *params = PyTuple_GET_ITEM(payload, 1);
+    if (!PyList_CheckExact(params) && !PyTuple_CheckExact(params)) goto slow;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(params);
+    if (n > MAX_PARAMS) goto slow;
+    const char *values[MAX_PARAMS];
+    PyObject **items = PySequence_Fast_ITEMS(params);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (items[i] == Py_None)
+            values[i] = NULL;
+        else if (PyBytes_CheckExact(items[i]))
+            values[i] = PyBytes_AS_STRING(items[i]); /* NUL-terminated, as libpq reads text parameters */
+        else
+            goto slow;
+    }
+    s->started = now_ns();
+    if (!pq.sendQueryPrepared(s->pg, PyBytes_AS_STRING(statement), (int)n, values, NULL, NULL, 0))
+        return hand_back(self, s, BROKEN, now_ns(), NULL);
+    int pending = pq.flush(s->pg);
+    if (pending < 0) return hand_back(self, s, BROKEN, now_ns(), NULL);
+    if (pending) return hand_back(self, s, FLUSH, 0, NULL); /* the Python loop waits to write the rest */
+    return 0;
+slow:
+    s->started = now_ns();
+    return hand_back(self, s, SLOW, 0, NULL);
+}
+
+/* The request ended with the status its check gives: record it as the Python loop does (an OK one
+ * appended to the recorder's ``completed`` lists, the rest through ``record``). */
+static int record(Fast *self, Slot *s, int found) {
+    PyObject *name = PyTuple_GET_ITEM(s->request, 0);
+    int64_t end = self->woke;
+    if (found) {
+        PyObject *buffers = PyDict_GetItemWithError(self->completed, name);
+        if (buffers == NULL) {
+            if (PyErr_Occurred()) return -1;
+            buffers = PyObject_CallMethodOneArg(self->recorder, s_completed_buffers, name);
+            if (buffers == NULL) return -1;
+            Py_DECREF(buffers); /* the recorder's dict holds it */
+        }
+        PyObject *start = PyLong_FromLongLong(s->started), *stop = PyLong_FromLongLong(end);
+        int rc = (start && stop) ? (PyList_Append(PyTuple_GET_ITEM(buffers, 0), start) ||
+                                    PyList_Append(PyTuple_GET_ITEM(buffers, 1), stop))
+                                 : -1;
+        Py_XDECREF(start);
+        Py_XDECREF(stop);
+        if (rc) return -1;
+    } else {
+        PyObject *r = PyObject_CallMethod(self->recorder, "record", "OLLO", name, (long long)s->started,
+                                          (long long)end, self->not_found);
+        if (r == NULL) return -1;
+        Py_DECREF(r);
+        if (!(++self->recorded & 0xFFFF)) { /* keeps the recorder's pending buffers small */
+            r = PyObject_CallMethodNoArgs(self->recorder, s_flush);
+            if (r == NULL) return -1;
+            Py_DECREF(r);
+        }
+    }
+    self->succeeded = 1;
+    if (s->failing) { /* the first success after failures closes this client's run of them */
+        s->failing = 0;
+        PyObject *r = PyObject_CallMethod(self->loop, "_close_window", "OL", s->conn, (long long)end);
+        if (r == NULL) return -1;
+        Py_DECREF(r);
+    }
+    return 0;
+}
+
+/* The connection's socket is readable (or broken): read what came, and when the result is complete
+ * judge it, record it and send the next request. */
+static int readable(Fast *self, Slot *s) {
+    PGconn *pg = s->pg;
+    if (!pq.consumeInput(pg)) return hand_back(self, s, BROKEN, self->woke, NULL);
+    if (pq.isBusy(pg)) return 0;
+    PGresult *result = s->held ? s->held : pq.getResult(pg);
+    s->held = NULL;
+    if (result != NULL && pq.isBusy(pg)) {
+        s->held = result; /* the result is in; ReadyForQuery is not yet */
+        return 0;
+    }
+    PGresult *extra;
+    while ((extra = pq.getResult(pg)) != NULL) pq.clear(extra); /* one statement: nothing more */
+    if (result == NULL) return hand_back(self, s, BROKEN, self->woke, NULL); /* the session ended */
+    int status = pq.resultStatus(result), found = 1;
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+        char state[6] = "";
+        const char *field = pq.resultErrorField(result, PG_DIAG_SQLSTATE);
+        if (field) snprintf(state, sizeof state, "%s", field);
+        pq.clear(result);
+        if (pq.status(pg) == CONNECTION_BAD) return hand_back(self, s, BROKEN, self->woke, NULL);
+        return hand_back(self, s, ERROR, self->woke, state);
+    }
+    if (s->check == CHECK_FOUND) {
+        found = pq.ntuples(result) > 0;
+    } else if (s->check == CHECK_CHANGED) {
+        const char *count = pq.cmdTuples(result); /* "" when the command reports none */
+        found = count[0] != '\0' && !(count[0] == '0' && count[1] == '\0');
+    }
+    pq.clear(result);
+    if (record(self, s, found) < 0) return -1;
+    if (pq.transactionStatus(pg) != PQTRANS_IDLE) /* e.g. a BEGIN sent on its own: Python rolls back */
+        return hand_back(self, s, IN_TRANSACTION, self->woke, NULL);
+    return send_next(self, s);
+}
+
+/* ------------------------------------------------------------------ the Python type */
+
+static PyObject *Fast_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    static char *names[] = {"loop", "epfd", "rows_found", "rows_changed", "not_found", NULL};
+    PyObject *loop, *rows_found, *rows_changed, *not_found;
+    int epfd;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiOOO", names, &loop, &epfd, &rows_found, &rows_changed,
+                                     &not_found))
+        return NULL;
+    if (!bound) {
+        PyErr_SetString(PyExc_RuntimeError, "bind(libpq path) first");
+        return NULL;
+    }
+    Fast *self = (Fast *)type->tp_alloc(type, 0);
+    if (self == NULL) return NULL;
+    self->handback = PyObject_GetAttrString(loop, "_handed_back");
+    self->recorder = PyObject_GetAttrString(loop, "recorder");
+    self->completed = self->recorder ? PyObject_GetAttrString(self->recorder, "completed") : NULL;
+    if (self->completed == NULL || !PyDict_Check(self->completed)) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "recorder.completed is not a dict");
+        Py_DECREF(self);
+        return NULL;
+    }
+    self->loop = Py_NewRef(loop);
+    self->rows_found = Py_NewRef(rows_found);
+    self->rows_changed = Py_NewRef(rows_changed);
+    self->not_found = Py_NewRef(not_found);
+    self->epfd = epfd;
+    return (PyObject *)self;
+}
+
+/* Drop every slot without handing it back (the loop is over) and the references to the loop. */
+static PyObject *Fast_close(Fast *self, PyObject *unused) {
+    for (int fd = 0; fd < self->nfd; fd++) {
+        Slot *s = self->by_fd[fd];
+        if (s == NULL) continue;
+        if (set_int(s->conn, s_issued, s->issued) < 0) PyErr_Clear(); /* best effort: the loop is over */
+        free_slot(self, s);
+    }
+    PyMem_Free(self->by_fd);
+    self->by_fd = NULL;
+    self->nfd = 0;
+    Py_CLEAR(self->loop);
+    Py_CLEAR(self->handback);
+    Py_CLEAR(self->recorder);
+    Py_CLEAR(self->completed);
+    Py_CLEAR(self->rows_found);
+    Py_CLEAR(self->rows_changed);
+    Py_CLEAR(self->not_found);
+    Py_RETURN_NONE;
+}
+
+static void Fast_dealloc(Fast *self) {
+    PyObject *r = Fast_close(self, NULL);
+    Py_XDECREF(r);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int64_t attr_int(PyObject *obj, PyObject *name, int64_t if_none) {
+    PyObject *v = PyObject_GetAttr(obj, name);
+    if (v == NULL) return -1;
+    int64_t out = v == Py_None ? if_none : PyLong_AsLongLong(v);
+    Py_DECREF(v);
+    return out;
+}
+
+/* take(conn): the compiled loop drives this connection from its next request on (nothing in flight,
+ * its socket watched for reading only). It may come straight back (``_handed_back``). */
+static PyObject *Fast_take(Fast *self, PyObject *conn) {
+    if (self->loop == NULL) return PyErr_Format(PyExc_RuntimeError, "closed");
+    PyObject *channel = PyObject_GetAttr(conn, s_channel);
+    if (channel == NULL) return NULL;
+    PyObject *pgconn = PyObject_GetAttr(channel, s_pgconn);
+    PyObject *ptr = pgconn ? PyObject_GetAttr(pgconn, s_pgconn_ptr) : NULL;
+    Slot *s = PyMem_Calloc(1, sizeof(Slot));
+    if (s == NULL) PyErr_NoMemory();
+    int ok = ptr != NULL && s != NULL;
+    if (ok) {
+        s->fd = -1;
+        s->pg = (PGconn *)PyLong_AsVoidPtr(ptr);
+        s->prepared = PyObject_GetAttr(channel, s_prepared);
+        s->requests = PyObject_GetAttr(conn, s_requests);
+        double timeout_s = 0;
+        PyObject *t = PyObject_GetAttr(channel, s_reply_timeout_s);
+        if (t) {
+            timeout_s = PyFloat_AsDouble(t);
+            Py_DECREF(t);
+        }
+        s->timeout_ns = (int64_t)(timeout_s * 1e9);
+        s->fd = (int)attr_int(conn, s_fd, -1);
+        s->limit = attr_int(conn, s_limit, -1);
+        s->issued = attr_int(conn, s_issued, 0);
+        s->failing = attr_int(conn, s_failing_since, 0) != 0;
+        ok = !PyErr_Occurred() && s->pg && s->prepared && PyDict_Check(s->prepared) && s->requests && s->fd >= 0;
+        if (ok) s->conn = Py_NewRef(conn);
+        if (!ok && !PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "the connection is not open");
+    }
+    Py_DECREF(channel);
+    Py_XDECREF(pgconn);
+    Py_XDECREF(ptr);
+    if (!ok) {
+        if (s) {
+            s->fd = -1;
+            free_slot(self, s);
+        }
+        return NULL;
+    }
+    if (s->fd >= self->nfd) { /* descriptors are small integers: a table indexed by them */
+        int n = s->fd * 2 + 16;
+        Slot **grown = PyMem_Realloc(self->by_fd, n * sizeof(Slot *));
+        if (grown == NULL) {
+            free_slot(self, s);
+            return PyErr_NoMemory();
+        }
+        for (int i = self->nfd; i < n; i++) grown[i] = NULL;
+        self->by_fd = grown;
+        self->nfd = n;
+    }
+    if (self->by_fd[s->fd]) free_slot(self, self->by_fd[s->fd]); /* a closed connection's descriptor, reused */
+    self->by_fd[s->fd] = s;
+    if (send_next(self, s) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* poll(timeout_s): wait on the loop's epoll descriptor; drive the connections this module holds and
+ * return the other events as ``select.epoll.poll`` would, (fd, mask) pairs for the Python loop. */
+static PyObject *Fast_poll(Fast *self, PyObject *arg) {
+    double timeout = PyFloat_AsDouble(arg);
+    if (timeout == -1.0 && PyErr_Occurred()) return NULL;
+    if (self->loop == NULL) return PyErr_Format(PyExc_RuntimeError, "closed");
+    struct epoll_event events[MAX_EVENTS];
+    int ms = timeout <= 0 ? 0 : (int)ceil(timeout * 1000), n;
+    Py_BEGIN_ALLOW_THREADS
+    n = epoll_wait(self->epfd, events, MAX_EVENTS, ms);
+    Py_END_ALLOW_THREADS
+    self->woke = now_ns();
+    if (n < 0) {
+        if (errno != EINTR) return PyErr_SetFromErrno(PyExc_OSError);
+        if (PyErr_CheckSignals()) return NULL;
+        n = 0;
+    }
+    PyObject *rest = PyList_New(0);
+    if (rest == NULL) return NULL;
+    for (int i = 0; i < n; i++) {
+        int fd = events[i].data.fd;
+        Slot *s = slot_of(self, fd);
+        if (s == NULL) {
+            PyObject *pair = Py_BuildValue("(iI)", fd, events[i].events);
+            if (pair == NULL || PyList_Append(rest, pair) < 0) {
+                Py_XDECREF(pair);
+                Py_DECREF(rest);
+                return NULL;
+            }
+            Py_DECREF(pair);
+        } else if (readable(self, s) < 0) {
+            Py_DECREF(rest);
+            return NULL;
+        }
+    }
+    return rest;
+}
+
+/* expire(now_ns): hand back every connection whose reply is overdue (the Python loop fails it). */
+static PyObject *Fast_expire(Fast *self, PyObject *arg) {
+    int64_t now = PyLong_AsLongLong(arg);
+    if (now == -1 && PyErr_Occurred()) return NULL;
+    for (int fd = 0; fd < self->nfd; fd++) {
+        Slot *s = self->by_fd[fd];
+        if (s && s->request && now - s->started > s->timeout_ns && hand_back(self, s, TIMEOUT, now, NULL) < 0)
+            return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* succeeded(): whether a request ended well since the last call (the loop is not failing). */
+static PyObject *Fast_succeeded(Fast *self, PyObject *unused) {
+    int was = self->succeeded;
+    self->succeeded = 0;
+    return PyBool_FromLong(was);
+}
+
+static PyObject *Fast_get_woke(Fast *self, void *unused) { return PyLong_FromLongLong(self->woke); }
+static PyObject *Fast_get_closing(Fast *self, void *unused) { return PyBool_FromLong(self->closing); }
+static int Fast_set_closing(Fast *self, PyObject *value, void *unused) {
+    int truth = value ? PyObject_IsTrue(value) : 0;
+    if (truth < 0) return -1;
+    self->closing = truth;
+    return 0;
+}
+
+static PyMethodDef Fast_methods[] = {
+    {"take", (PyCFunction)Fast_take, METH_O, "Drive this connection from its next request on."},
+    {"poll", (PyCFunction)Fast_poll, METH_O, "Wait, drive the fast connections, return the other events."},
+    {"expire", (PyCFunction)Fast_expire, METH_O, "Hand back every connection whose reply is overdue."},
+    {"succeeded", (PyCFunction)Fast_succeeded, METH_NOARGS, "A request ended well since the last call."},
+    {"close", (PyCFunction)Fast_close, METH_NOARGS, "Drop every connection held; the loop is over."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Fast_getset[] = {
+    {"woke_ns", (getter)Fast_get_woke, NULL, "When epoll_wait last returned (perf_counter_ns).", NULL},
+    {"closing", (getter)Fast_get_closing, (setter)Fast_set_closing, "No new requests.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject FastType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "benchwright.runner._pqfast.FastLoop",
+    .tp_basicsize = sizeof(Fast),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "The libpq event loop's hot path: see the module's source for what it does and does not do.",
+    .tp_new = Fast_new,
+    .tp_dealloc = (destructor)Fast_dealloc,
+    .tp_methods = Fast_methods,
+    .tp_getset = Fast_getset,
+};
+
+static PyMethodDef module_methods[] = {
+    {"bind", bind, METH_O, "Look up libpq's functions in the copy loaded from this path."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "benchwright.runner._pqfast", "The libpq event loop's hot path, compiled.", -1,
+    module_methods,
+};
+
+PyMODINIT_FUNC PyInit__pqfast(void) {
+#define INTERN(var, text) \
+    if ((var = PyUnicode_InternFromString(text)) == NULL) return NULL;
+    INTERN(s_channel, "channel");
+    INTERN(s_pgconn, "pgconn");
+    INTERN(s_pgconn_ptr, "pgconn_ptr");
+    INTERN(s_prepared, "prepared");
+    INTERN(s_fd, "fd");
+    INTERN(s_requests, "requests");
+    INTERN(s_limit, "limit");
+    INTERN(s_issued, "issued");
+    INTERN(s_reply_timeout_s, "reply_timeout_s");
+    INTERN(s_failing_since, "failing_since");
+    INTERN(s_name, "name");
+    INTERN(s_payload, "payload");
+    INTERN(s_expected, "expected");
+    INTERN(s_check, "check");
+    INTERN(s_started_ns, "started_ns");
+    INTERN(s_completed_buffers, "completed_buffers");
+    INTERN(s_flush, "flush");
+    INTERN(s_reply, "reply");
+#undef INTERN
+    if (PyType_Ready(&FastType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    if (PyModule_AddObjectRef(m, "FastLoop", (PyObject *)&FastType) < 0 || PyModule_AddIntConstant(m, "SLOW", SLOW) ||
+        PyModule_AddIntConstant(m, "FLUSH", FLUSH) || PyModule_AddIntConstant(m, "ERROR", ERROR) ||
+        PyModule_AddIntConstant(m, "BROKEN", BROKEN) || PyModule_AddIntConstant(m, "DONE", DONE) ||
+        PyModule_AddIntConstant(m, "TIMEOUT", TIMEOUT) || PyModule_AddIntConstant(m, "IN_TRANSACTION", IN_TRANSACTION)) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,23 @@
+"""Types of the libpq event loop's compiled hot path (``_pqfast.c``; see its header for what it does)."""
+
+from typing import Any
+
+SLOW: int
+FLUSH: int
+ERROR: int
+BROKEN: int
+DONE: int
+TIMEOUT: int
+IN_TRANSACTION: int
+
+def bind(libpq_path: str) -> None: ...
+
+class FastLoop:
+    woke_ns: int
+    closing: bool
+    def __init__(self, loop: Any, epfd: int, rows_found: Any, rows_changed: Any, not_found: Any) -> None: ...
+    def take(self, conn: Any) -> None: ...
+    def poll(self, timeout_s: float) -> list[tuple[int, int]]: ...
+    def expire(self, now_ns: int) -> None: ...
+    def succeeded(self) -> bool: ...
+    def close(self) -> None: ...
