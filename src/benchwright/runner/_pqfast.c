@@ -7,7 +7,8 @@
  * for the common request, and nothing else:
  *
  *   a single prepared statement, its status judged by its row count (rows_found, rows_changed) or by
- *   its success alone (no check).
+ *   its success alone (no check); or a fixed script of them on one connection (event_loop_pq.Steps:
+ *   a transaction's BEGIN, statements and COMMIT), each sent when the previous one's result is in.
  *
  * Everything else goes back to the Python loop, with the connection's state written back the way the
  * Python loop keeps it, before anything Python would need is consumed: a statement not yet prepared on
@@ -64,7 +65,7 @@ static struct {
 static int bound = 0;
 
 /* Interned attribute names, made once. */
-static PyObject *s_channel, *s_pgconn, *s_pgconn_ptr, *s_prepared, *s_fd, *s_requests, *s_limit,
+static PyObject *s_steps, *s_at, *s_channel, *s_pgconn, *s_pgconn_ptr, *s_prepared, *s_fd, *s_requests, *s_limit,
     *s_issued, *s_reply_timeout_s, *s_failing_since, *s_name, *s_payload, *s_expected, *s_check,
     *s_started_ns, *s_completed_buffers, *s_flush, *s_reply;
 
@@ -80,6 +81,8 @@ typedef struct {
     PyObject *requests; /* its iterator of requests */
     PyObject *prepared; /* its channel's statements: SQL text -> statement name */
     PyObject *request;  /* the request in flight: (name, (sql, params), replies, check) */
+    PyObject *steps;    /* a Steps request: its list of (sql, params) (borrowed: the request holds it) */
+    Py_ssize_t step;    /* the step in flight */
     PGconn *pg;
     PGresult *held; /* the result is in, ReadyForQuery is not yet */
     int fd;
@@ -94,7 +97,7 @@ typedef struct {
     PyObject *handback;  /* loop._handed_back(conn, why, end_ns, sqlstate) */
     PyObject *recorder;
     PyObject *completed; /* recorder.completed: op -> (starts, ends), cleared in place by the recorder */
-    PyObject *rows_found, *rows_changed, *not_found;
+    PyObject *rows_found, *rows_changed, *not_found, *steps_type;
     Slot **by_fd;
     int nfd;
     int epfd;
@@ -168,8 +171,13 @@ static int hand_back(Fast *self, Slot *s, int why, int64_t end, const char *sqls
     int rc = set_int(conn, s_issued, s->issued);
     if (rc == 0 && s->request != NULL) {
         PyObject *r = s->request;
-        rc = PyObject_SetAttr(conn, s_name, PyTuple_GET_ITEM(r, 0)) ||
-             PyObject_SetAttr(conn, s_payload, PyTuple_GET_ITEM(r, 1)) ||
+        PyObject *payload = PyTuple_GET_ITEM(r, 1);
+        if (s->steps != NULL) { /* a Steps request goes on in Python from the step in flight */
+            payload = PyList_GET_ITEM(s->steps, s->step);
+            rc = set_int(PyTuple_GET_ITEM(r, 3), s_at, s->step);
+        }
+        rc = rc || PyObject_SetAttr(conn, s_name, PyTuple_GET_ITEM(r, 0)) ||
+             PyObject_SetAttr(conn, s_payload, payload) ||
              PyObject_SetAttr(conn, s_expected, PyTuple_GET_ITEM(r, 2)) ||
              PyObject_SetAttr(conn, s_check, PyTuple_GET_ITEM(r, 3)) || set_int(conn, s_started_ns, s->started) ||
              PyObject_SetAttr(conn, s_reply, Py_None);
@@ -191,9 +199,45 @@ static int hand_back(Fast *self, Slot *s, int why, int64_t end, const char *sqls
 
 /* ------------------------------------------------------------------ one request */
 
+/* The statement name of a step (sql, params) this module can send: prepared on this session, its
+ * parameters text (bytes) or NULL (None). NULL when it cannot (PyErr_Occurred() on an error). */
+static PyObject *sendable(Slot *s, PyObject *payload) {
+    if (!PyTuple_CheckExact(payload) || PyTuple_GET_SIZE(payload) != 2) return NULL;
+    PyObject *statement = PyDict_GetItemWithError(s->prepared, PyTuple_GET_ITEM(payload, 0));
+    if (statement == NULL || !PyBytes_CheckExact(statement)) return NULL; /* the Python loop prepares it */
+    PyObject *params = PyTuple_GET_ITEM(payload, 1);
+    if (!PyList_CheckExact(params) && !PyTuple_CheckExact(params)) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(params);
+    if (n > MAX_PARAMS) return NULL;
+    PyObject **items = PySequence_Fast_ITEMS(params);
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (items[i] != Py_None && !PyBytes_CheckExact(items[i])) return NULL;
+    return statement;
+}
+
+/* Send one step (``sendable`` said yes); the connection is handed back if the send breaks or does
+ * not go out whole. */
+static int send_step(Fast *self, Slot *s, PyObject *payload) {
+    PyObject *statement = sendable(s, payload);
+    if (statement == NULL) return PyErr_Occurred() ? -1 : hand_back(self, s, SLOW, 0, NULL);
+    PyObject *params = PyTuple_GET_ITEM(payload, 1);
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(params);
+    PyObject **items = PySequence_Fast_ITEMS(params);
+    const char *values[MAX_PARAMS];
+    for (Py_ssize_t i = 0; i < n; i++) /* bytes are NUL-terminated, as libpq reads text parameters */
+        values[i] = items[i] == Py_None ? NULL : PyBytes_AS_STRING(items[i]);
+    if (!pq.sendQueryPrepared(s->pg, PyBytes_AS_STRING(statement), (int)n, values, NULL, NULL, 0))
+        return hand_back(self, s, BROKEN, now_ns(), NULL);
+    int pending = pq.flush(s->pg);
+    if (pending < 0) return hand_back(self, s, BROKEN, now_ns(), NULL);
+    if (pending) return hand_back(self, s, FLUSH, 0, NULL); /* the Python loop waits to write the rest */
+    return 0;
+}
+
 /* The connection's next request, sent now; or the connection handed back when it cannot be. */
 static int send_next(Fast *self, Slot *s) {
     Py_CLEAR(s->request);
+    s->steps = NULL;
     if (self->closing || (s->limit >= 0 && s->issued >= s->limit)) return hand_back(self, s, DONE, 0, NULL);
     PyObject *request = PyIter_Next(s->requests);
     if (request == NULL) {
@@ -204,49 +248,34 @@ static int send_next(Fast *self, Slot *s) {
     }
     s->issued++;
     s->request = request;
-    /* the fast shape: (name, (sql, params), 1, check) with a check judged by row count alone, a
-     * statement prepared on this session and parameters that are text (bytes) or NULL (None) */
+    s->started = now_ns();
+    /* the shapes run here: (name, (sql, params), 1, check) with a check judged by row count alone,
+     * or (name, first step, 1, Steps) whose every step can be sent from here */
     if (!PyTuple_CheckExact(request) || PyTuple_GET_SIZE(request) != 4) goto slow;
-    PyObject *payload = PyTuple_GET_ITEM(request, 1), *check = PyTuple_GET_ITEM(request, 3);
-    PyObject *replies = PyTuple_GET_ITEM(request, 2);
-    if (check == Py_None)
-        s->check = CHECK_NONE;
-    else if (check == self->rows_found)
+    PyObject *replies = PyTuple_GET_ITEM(request, 2), *check = PyTuple_GET_ITEM(request, 3);
+    if (!PyLong_CheckExact(replies) || PyLong_AsLong(replies) != 1) goto slow;
+    s->check = CHECK_NONE;
+    if (check == self->rows_found)
         s->check = CHECK_FOUND;
     else if (check == self->rows_changed)
         s->check = CHECK_CHANGED;
-    else
+    else if (check != Py_None && Py_TYPE(check) == (PyTypeObject *)self->steps_type) {
+        PyObject *steps = PyObject_GetAttr(check, s_steps);
+        if (steps == NULL) return -1;
+        Py_DECREF(steps); /* the Steps object, held by the request, keeps its list */
+        if (!PyList_CheckExact(steps) || PyList_GET_SIZE(steps) < 1) goto slow;
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(steps); i++)
+            if (sendable(s, PyList_GET_ITEM(steps, i)) == NULL) {
+                if (PyErr_Occurred()) return -1;
+                goto slow; /* a statement not prepared yet: the whole request runs in Python */
+            }
+        s->steps = steps;
+        s->step = 0;
+        return send_step(self, s, PyList_GET_ITEM(steps, 0));
+    } else if (check != Py_None)
         goto slow;
-    if (!PyLong_CheckExact(replies) || PyLong_AsLong(replies) != 1) goto slow;
-    if (!PyTuple_CheckExact(payload) || PyTuple_GET_SIZE(payload) != 2) goto slow;
-    PyObject *statement = PyDict_GetItemWithError(s->prepared, PyTuple_GET_ITEM(payload, 0));
-    if (statement == NULL || !PyBytes_CheckExact(statement)) {
-        if (PyErr_Occurred()) return -1;
-        goto slow; /* not prepared on this session yet: the Python loop prepares it */
-    }
-    PyObject *params = PyTuple_GET_ITEM(payload, 1);
-    if (!PyList_CheckExact(params) && !PyTuple_CheckExact(params)) goto slow;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(params);
-    if (n > MAX_PARAMS) goto slow;
-    const char *values[MAX_PARAMS];
-    PyObject **items = PySequence_Fast_ITEMS(params);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        if (items[i] == Py_None)
-            values[i] = NULL;
-        else if (PyBytes_CheckExact(items[i]))
-            values[i] = PyBytes_AS_STRING(items[i]); /* NUL-terminated, as libpq reads text parameters */
-        else
-            goto slow;
-    }
-    s->started = now_ns();
-    if (!pq.sendQueryPrepared(s->pg, PyBytes_AS_STRING(statement), (int)n, values, NULL, NULL, 0))
-        return hand_back(self, s, BROKEN, now_ns(), NULL);
-    int pending = pq.flush(s->pg);
-    if (pending < 0) return hand_back(self, s, BROKEN, now_ns(), NULL);
-    if (pending) return hand_back(self, s, FLUSH, 0, NULL); /* the Python loop waits to write the rest */
-    return 0;
+    return send_step(self, s, PyTuple_GET_ITEM(request, 1));
 slow:
-    s->started = now_ns();
     return hand_back(self, s, SLOW, 0, NULL);
 }
 
@@ -322,6 +351,8 @@ static int readable(Fast *self, Slot *s) {
         found = count[0] != '\0' && !(count[0] == '0' && count[1] == '\0');
     }
     pq.clear(result);
+    if (s->steps != NULL && ++s->step < PyList_GET_SIZE(s->steps)) /* the script's next statement */
+        return send_step(self, s, PyList_GET_ITEM(s->steps, s->step));
     if (record(self, s, found) < 0) return -1;
     if (pq.transactionStatus(pg) != PQTRANS_IDLE) /* e.g. a BEGIN sent on its own: Python rolls back */
         return hand_back(self, s, IN_TRANSACTION, self->woke, NULL);
@@ -331,11 +362,11 @@ static int readable(Fast *self, Slot *s) {
 /* ------------------------------------------------------------------ the Python type */
 
 static PyObject *Fast_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *names[] = {"loop", "epfd", "rows_found", "rows_changed", "not_found", NULL};
-    PyObject *loop, *rows_found, *rows_changed, *not_found;
+    static char *names[] = {"loop", "epfd", "rows_found", "rows_changed", "not_found", "steps_type", NULL};
+    PyObject *loop, *rows_found, *rows_changed, *not_found, *steps_type;
     int epfd;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiOOO", names, &loop, &epfd, &rows_found, &rows_changed,
-                                     &not_found))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiOOOO!", names, &loop, &epfd, &rows_found, &rows_changed,
+                                     &not_found, &PyType_Type, &steps_type))
         return NULL;
     if (!bound) {
         PyErr_SetString(PyExc_RuntimeError, "bind(libpq path) first");
@@ -355,6 +386,7 @@ static PyObject *Fast_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
     self->rows_found = Py_NewRef(rows_found);
     self->rows_changed = Py_NewRef(rows_changed);
     self->not_found = Py_NewRef(not_found);
+    self->steps_type = Py_NewRef(steps_type);
     self->epfd = epfd;
     return (PyObject *)self;
 }
@@ -377,6 +409,7 @@ static PyObject *Fast_close(Fast *self, PyObject *unused) {
     Py_CLEAR(self->rows_found);
     Py_CLEAR(self->rows_changed);
     Py_CLEAR(self->not_found);
+    Py_CLEAR(self->steps_type);
     Py_RETURN_NONE;
 }
 
@@ -557,6 +590,8 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC PyInit__pqfast(void) {
 #define INTERN(var, text) \
     if ((var = PyUnicode_InternFromString(text)) == NULL) return NULL;
+    INTERN(s_steps, "steps");
+    INTERN(s_at, "at");
     INTERN(s_channel, "channel");
     INTERN(s_pgconn, "pgconn");
     INTERN(s_pgconn_ptr, "pgconn_ptr");

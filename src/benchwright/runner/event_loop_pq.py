@@ -52,6 +52,24 @@ def rows_changed(result: Any) -> Status:
     return OK if result.command_tuples else NOT_FOUND
 
 
+class Steps:
+    """A request's check that sends the request's remaining steps one after another, whatever each
+    returns, on the same connection (a transaction's statements, BEGIN ... COMMIT): the request is
+    OK when the last step's result is in. ``steps`` holds every step, the first one included;
+    ``at`` is the step in flight. The compiled hot path runs such a request itself."""
+
+    __slots__ = ("at", "retry_on", "steps")
+
+    def __init__(self, steps: list[tuple[bytes, list[bytes | None]]], retry_on: tuple[str, ...] = ()) -> None:
+        self.steps = steps
+        self.at = 0
+        self.retry_on = retry_on  # error kinds that make the request a RETRY (as on a thread)
+
+    def __call__(self, result: Any) -> Any:
+        self.at += 1
+        return OK if self.at >= len(self.steps) else (self.steps[self.at], 1, self)
+
+
 @dataclass
 class PqChannel:
     """What the PostgreSQL driver lends the loop: its libpq connection and the statements already
@@ -375,7 +393,7 @@ def compiled_hot_path(loop: PqEventLoop) -> Any:
             return None
         _pqfast.bind(path)
         _pqfast_codes = _pqfast  # bound: its hand-back codes are what _handed_back reads
-    return _pqfast.FastLoop(loop, loop.poller.fileno(), rows_found, rows_changed, NOT_FOUND)
+    return _pqfast.FastLoop(loop, loop.poller.fileno(), rows_found, rows_changed, NOT_FOUND, Steps)
 
 
 _pqfast_codes: Any = None

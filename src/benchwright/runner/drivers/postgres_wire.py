@@ -14,7 +14,7 @@ from decimal import Decimal
 from typing import Any
 
 from benchwright.runner.event_loop import Request, Step, then_if_found
-from benchwright.runner.event_loop_pq import rows_changed, rows_found
+from benchwright.runner.event_loop_pq import Steps, rows_changed, rows_found
 from benchwright.runner.measure import Status
 
 OK = Status.OK
@@ -197,14 +197,7 @@ class PostgresSqlWire:
         steps = [self._step(sql, params) for sql, params in statements]
         if block:
             steps = [BEGIN, *steps, COMMIT]
-        following = iter(steps[1:])
-
-        def advance(result: Any) -> Any:
-            step = next(following, None)
-            return OK if step is None else (step, 1, advance)
-
-        advance.retry_on = retry_on  # type: ignore[attr-defined]
-        return name, steps[0], 1, advance
+        return name, steps[0], 1, Steps(steps, retry_on)
 
     def dialogue(
         self,
