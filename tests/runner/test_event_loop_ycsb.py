@@ -184,7 +184,9 @@ def test_redis_server_error_mid_pipeline_fails_that_request_only(redis_props: di
     client.close()
 
 
-def test_postgres_server_error_fails_that_request_and_the_connection_goes_on(pg_url: str, pq_loop: str) -> None:
+def test_postgres_server_error_fails_that_request_and_the_connection_goes_on(
+    pg_url: str, pq_loop: str
+) -> None:
     """Run-phase inserts of records that exist (insertstart makes them collide): each is one
     UniqueViolation; the reads in between succeed on the same connections."""
     props = {"postgres.url": pg_url, **MIX, "table": "loopdup", "insertproportion": "0.5"}
@@ -208,7 +210,9 @@ def test_postgres_server_error_fails_that_request_and_the_connection_goes_on(pg_
         conn.execute("DROP TABLE loopdup")
 
 
-def test_postgres_reply_overdue_is_a_timeout_and_the_connection_is_reopened(pg_url: str, pq_loop: str) -> None:
+def test_postgres_reply_overdue_is_a_timeout_and_the_connection_is_reopened(
+    pg_url: str, pq_loop: str
+) -> None:
     """A lock held elsewhere makes every UPDATE wait: past postgres.timeout the request fails as a
     TimeoutError and the connection is replaced; the run ends by itself (every operation failing)."""
     props = {"postgres.url": pg_url, **MIX, "table": "loopslow", "postgres.timeout": "0.3"}
@@ -225,6 +229,79 @@ def test_postgres_reply_overdue_is_a_timeout_and_the_connection_is_reopened(pg_u
     assert run.operations["UPDATE"].max_us >= 300_000
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("DROP TABLE loopslow")
+
+
+def wait_for_updates(conn: psycopg.Connection[Any], table: str, rows: int) -> None:
+    """Until the server counts ``rows`` rows of ``table`` updated (its statistics, flushed by each
+    session about once a second; bounded: 60 s)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        row = conn.execute(
+            "SELECT n_tup_upd FROM pg_stat_user_tables WHERE relname = %s", (table,)
+        ).fetchone()
+        if row is not None and row[0] >= rows:
+            return
+        time.sleep(0.02)  # polling the server's view: a readiness probe
+    raise AssertionError(f"no {rows} rows of {table} updated within 60 s")
+
+
+def wait_for_stuck_updates(conn: psycopg.Connection[Any], table: str, sessions: int) -> set[int]:
+    """Until ``sessions`` sessions, counted over time, have waited on a lock in an UPDATE of ``table``;
+    their pids (bounded: 60 s). A session the client gave up on waits on (the server does not notice
+    that its client left while it waits on a lock): it still counts if it has gone."""
+    seen: set[int] = set()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        seen |= {
+            pid
+            for (pid,) in conn.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND query LIKE %s",
+                (f"UPDATE {table} SET %",),
+            ).fetchall()
+        }
+        if len(seen) >= sessions:
+            return seen
+        time.sleep(0.02)  # polling the server's view: a readiness probe
+    raise AssertionError(f"no {sessions} sessions stuck updating {table} within 60 s (saw {sorted(seen)})")
+
+
+def test_postgres_reply_overdue_mid_run_is_a_timeout_and_the_run_goes_on(pg_url: str, pq_loop: str) -> None:
+    """The same lock, taken once the run is under way: the UPDATEs it stalls are on sessions that
+    have prepared their statement, which the compiled part (where there is one) drives, so theirs is
+    the timeout (the test above only reaches the Python loop's: a session's first request, which
+    prepares, is always the Python loop's). Four sessions stuck, counted over time, means at least
+    two were given up on, each a TimeoutError (two connections: a third session is a reopened one);
+    after the rollback the run goes on to its count (a count, not a duration: the fault and the
+    recovery are waited for, however slow the machine)."""
+    props = {"postgres.url": pg_url, **MIX, "table": "loopstall", "postgres.timeout": "0.3"}
+    props.update(readproportion="0", updateproportion="1", insertproportion="0", scanproportion="0")
+    props.update(readmodifywriteproportion="0", operationcount="20000", maxexecutiontime="120")
+    props.update(insertcount="200")
+    phase("postgres", props, "load")
+
+    def stall() -> None:
+        with psycopg.connect(pg_url, autocommit=True) as watcher, psycopg.connect(pg_url) as blocker:
+            wait_for_updates(watcher, "loopstall", 200)  # both sessions past their first request
+            blocker.execute("SELECT * FROM loopstall FOR UPDATE")  # every row: each UPDATE now waits
+            try:
+                wait_for_stuck_updates(watcher, "loopstall", 4)
+            finally:
+                blocker.rollback()  # at once: a hold of 3 s of failures alone would end the run
+
+    staller = Background(stall)
+    staller.start()
+    run = phase("postgres", props, "run", threads=2)
+    staller.join()
+    assert ran_on(run, pq_loop) and not run.aborted, (run.extra, run.validity)
+    updates = run.operations["UPDATE"]
+    assert run.extra["error_kinds"]["UPDATE:TimeoutError"] >= 2
+    assert set(run.extra["error_kinds"]) == {"UPDATE:TimeoutError"}
+    assert updates.statuses.get("OK", 0) > 0
+    assert sum(updates.statuses.values()) == updates.operations == 20000
+    assert updates.max_us >= 300_000
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP TABLE loopstall")
 
 
 def test_postgres_sessions_terminated_mid_run_reconnect_and_go_on(pg_url: str, pq_loop: str) -> None:
@@ -283,7 +360,9 @@ def test_postgres_server_killed_mid_run_ends_with_a_flagged_partial_result(
     assert run.runtime_ms < 60_000
 
 
-def test_postgres_a_statement_the_server_refuses_fails_each_request_and_the_run_ends(pg_url: str, pq_loop: str) -> None:
+def test_postgres_a_statement_the_server_refuses_fails_each_request_and_the_run_ends(
+    pg_url: str, pq_loop: str
+) -> None:
     """Reads of columns the table does not have: PREPARE fails for every request. Each is one
     UndefinedColumn error, the loop keeps turning (no request starts the next from inside the last),
     and after every request has failed for 3 s the run stops, flagged server_lost."""

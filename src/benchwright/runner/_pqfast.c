@@ -102,6 +102,8 @@ typedef struct {
     int nfd;
     int epfd;
     int closing;   /* no new requests: the deadline, the stop flag or an abort */
+    int held;      /* connections driven here */
+    unsigned handed; /* hand-backs so far: after one, the Python loop has work of its own */
     int succeeded; /* a request ended well since the Python loop last asked */
     int64_t woke;  /* when epoll_wait last returned: the end of every request it completed */
     int64_t recorded;
@@ -145,7 +147,10 @@ static PyObject *bind(PyObject *module, PyObject *arg) {
 static Slot *slot_of(Fast *self, int fd) { return fd >= 0 && fd < self->nfd ? self->by_fd[fd] : NULL; }
 
 static void free_slot(Fast *self, Slot *s) {
-    if (s->fd >= 0 && s->fd < self->nfd && self->by_fd[s->fd] == s) self->by_fd[s->fd] = NULL;
+    if (s->fd >= 0 && s->fd < self->nfd && self->by_fd[s->fd] == s) {
+        self->by_fd[s->fd] = NULL;
+        self->held--;
+    }
     if (s->held) pq.clear(s->held);
     Py_XDECREF(s->requests);
     Py_XDECREF(s->prepared);
@@ -168,6 +173,7 @@ static int set_int(PyObject *obj, PyObject *name, int64_t value) {
 static int hand_back(Fast *self, Slot *s, int why, int64_t end, const char *sqlstate) {
     PyObject *conn = s->conn;
     Py_INCREF(conn);
+    self->handed++;
     int rc = set_int(conn, s_issued, s->issued);
     if (rc == 0 && s->request != NULL) {
         PyObject *r = s->request;
@@ -481,46 +487,60 @@ static PyObject *Fast_take(Fast *self, PyObject *conn) {
     }
     if (self->by_fd[s->fd]) free_slot(self, self->by_fd[s->fd]); /* a closed connection's descriptor, reused */
     self->by_fd[s->fd] = s;
+    self->held++;
     if (send_next(self, s) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
-/* poll(timeout_s): wait on the loop's epoll descriptor; drive the connections this module holds and
- * return the other events as ``select.epoll.poll`` would, (fd, mask) pairs for the Python loop. */
+/* poll(timeout_s): wait on the loop's epoll descriptor and drive the connections this module holds,
+ * wake-up after wake-up, until the Python loop has something to do: events on its own connections
+ * (returned as ``select.epoll.poll`` would, (fd, mask) pairs), a connection handed back, none held
+ * any more, or ``timeout_s`` gone by (its tick). The interpreter is not entered between requests. */
 static PyObject *Fast_poll(Fast *self, PyObject *arg) {
     double timeout = PyFloat_AsDouble(arg);
     if (timeout == -1.0 && PyErr_Occurred()) return NULL;
     if (self->loop == NULL) return PyErr_Format(PyExc_RuntimeError, "closed");
-    struct epoll_event events[MAX_EVENTS];
-    int ms = timeout <= 0 ? 0 : (int)ceil(timeout * 1000), n;
-    Py_BEGIN_ALLOW_THREADS
-    n = epoll_wait(self->epfd, events, MAX_EVENTS, ms);
-    Py_END_ALLOW_THREADS
-    self->woke = now_ns();
-    if (n < 0) {
-        if (errno != EINTR) return PyErr_SetFromErrno(PyExc_OSError);
-        if (PyErr_CheckSignals()) return NULL;
-        n = 0;
-    }
     PyObject *rest = PyList_New(0);
     if (rest == NULL) return NULL;
-    for (int i = 0; i < n; i++) {
-        int fd = events[i].data.fd;
-        Slot *s = slot_of(self, fd);
-        if (s == NULL) {
-            PyObject *pair = Py_BuildValue("(iI)", fd, events[i].events);
-            if (pair == NULL || PyList_Append(rest, pair) < 0) {
-                Py_XDECREF(pair);
+    struct epoll_event events[MAX_EVENTS];
+    int64_t until = now_ns() + (timeout > 0 ? (int64_t)(timeout * 1e9) : 0);
+    unsigned handed = self->handed;
+    for (;;) {
+        int64_t left = until - now_ns();
+        int ms = left <= 0 ? 0 : (int)((left + 999999) / 1000000), n;
+        Py_BEGIN_ALLOW_THREADS
+        n = epoll_wait(self->epfd, events, MAX_EVENTS, ms);
+        Py_END_ALLOW_THREADS
+        self->woke = now_ns();
+        if (n < 0) {
+            if (errno != EINTR) {
+                Py_DECREF(rest);
+                return PyErr_SetFromErrno(PyExc_OSError);
+            }
+            if (PyErr_CheckSignals()) {
                 Py_DECREF(rest);
                 return NULL;
             }
-            Py_DECREF(pair);
-        } else if (readable(self, s) < 0) {
-            Py_DECREF(rest);
-            return NULL;
+            n = 0;
         }
+        for (int i = 0; i < n; i++) {
+            int fd = events[i].data.fd;
+            Slot *s = slot_of(self, fd);
+            if (s == NULL) {
+                PyObject *pair = Py_BuildValue("(iI)", fd, events[i].events);
+                if (pair == NULL || PyList_Append(rest, pair) < 0) {
+                    Py_XDECREF(pair);
+                    Py_DECREF(rest);
+                    return NULL;
+                }
+                Py_DECREF(pair);
+            } else if (readable(self, s) < 0) {
+                Py_DECREF(rest);
+                return NULL;
+            }
+        }
+        if (PyList_GET_SIZE(rest) || self->handed != handed || !self->held || self->woke >= until) return rest;
     }
-    return rest;
 }
 
 /* expire(now_ns): hand back every connection whose reply is overdue (the Python loop fails it). */
