@@ -40,6 +40,8 @@ def test_one_cell_rds_postgres_end_to_end(runner_image: str, tmp_path: Path) -> 
     assert record["status"] == "succeeded", record.get("error")
     run = documents(record)["run"]
     assert run["operations_total"] > 0 and run["runtime_ms"] >= 7000  # the 8 s phase really ran
+    # the image built the libpq loop's compiled hot path (hatch_build.py), and the run used it
+    assert "libpq hot path in C" in run["measurement"]["method"], run["measurement"]["method"]
     assert record["cost"]["total"] > 0  # priced from the AWS price list excerpt
     assert outcome.transitions_per_cell <= 60
     execution = json.loads((out / "execution.json").read_text())
