@@ -10,7 +10,7 @@ SERVERS := scripts/local-servers
 bootstrap:            ## install everything (Debian packages, venv, node tools)
 	scripts/bootstrap
 
-ext:                  ## recompile the libpq loop's hot path (src/benchwright/runner/_pqfast.c) in place
+ext:                  ## recompile the event loops' hot path (src/benchwright/runner/_fastloop.c) in place
 	$(PY) hatch_build.py
 
 servers: bootstrap    ## start the throwaway local database servers

@@ -1,6 +1,6 @@
-"""Build hook: compile the libpq event loop's hot path (src/benchwright/runner/_pqfast.c).
+"""Build hook: compile the event loops' hot path (src/benchwright/runner/_fastloop.c).
 
-One C file, no third-party headers (it looks libpq up in the copy psycopg loaded), so the compiler is
+One C file, no third-party headers (it looks libpq up in the copy psycopg loaded; RESP it scans itself), so the compiler is
 called directly with Python's own flags instead of through setuptools. Linux only (it uses epoll);
 elsewhere the package is pure Python and the loop runs as Python, which the result document says.
 A wheel gets the module as a build artefact; an editable install (``pip install -e``, the venv of
@@ -19,8 +19,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-SOURCE = Path(__file__).parent / "src" / "benchwright" / "runner" / "_pqfast.c"
-MODULE = "benchwright/runner/_pqfast" + str(sysconfig.get_config_var("EXT_SUFFIX") or ".so")
+SOURCE = Path(__file__).parent / "src" / "benchwright" / "runner" / "_fastloop.c"
+MODULE = "benchwright/runner/_fastloop" + str(sysconfig.get_config_var("EXT_SUFFIX") or ".so")
 
 
 def compile_extension(target: Path) -> Path:

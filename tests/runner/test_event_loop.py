@@ -1,16 +1,22 @@
 """The event-loop client against real Redis servers: every request timed and counted, server errors
 and dropped connections counted per request, a killed server ends the loop, and a server that never
-answers is a timeout, not a hang."""
+answers is a timeout, not a hang. Every test runs twice: with the compiled hot path (the default, built
+with the package) and with the Python loop alone (BENCHWRIGHT_COMPILED_LOOP=0)."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import os
 import random
 import socket
 import subprocess
 import threading
 import time
 from collections.abc import Iterator
+
+import hiredis
+import pytest
 
 from benchwright.runner.drivers.redis import RedisDriver, encode_command
 from benchwright.runner.event_loop import Channel, Connection, EventLoop, Request
@@ -19,6 +25,12 @@ from benchwright.runner.workloads.base import ThreadInfo
 from benchwright.runner.workloads.redisbench.workload import RedisBench
 
 NS = 1_000_000_000
+
+
+@pytest.fixture(autouse=True, params=["compiled", "python"])
+def loop_build(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("BENCHWRIGHT_COMPILED_LOOP", "1" if request.param == "compiled" else "0")
+    return str(request.param)
 
 
 def resp(*args: bytes | str | int) -> bytes:
@@ -47,6 +59,8 @@ def run(
     errors: dict[str, int] = {}
     deadline = time.perf_counter_ns() + int(seconds * NS)
     loop = EventLoop(connections, recorder, deadline, threading.Event(), errors, abort_after_s)
+    compiled = os.environ["BENCHWRIGHT_COMPILED_LOOP"] == "1"
+    assert loop.model == ("event loop (RESP hot path in C)" if compiled else "event loop"), loop.model
     reason = loop.run()
     return recorder, errors, reason
 
@@ -193,6 +207,7 @@ def test_a_check_decides_the_status_sends_follow_ups_and_a_failing_check_fails_o
     driver = RedisDriver(redis_props)
     driver.connect()
     driver.command("SET", "ev:present", "1")
+    driver.command("DEL", "ev:counter")  # each parametrization starts from 0
 
     def found(reply: object) -> Status:
         return Status.OK if reply is not None else Status.NOT_FOUND
@@ -218,3 +233,73 @@ def test_a_check_decides_the_status_sends_follow_ups_and_a_failing_check_fails_o
     assert recorder.ops["PING"].statuses == {"ERROR": 1}
     assert errors == {"PING:ValueError": 1}
     driver.close()
+
+
+class ScriptedServer:
+    """A RESP peer on 127.0.0.1 that answers ``+OK`` to the first ``answered`` commands of each
+    connection (one command per request here), then sends ``after`` (b"": nothing) to the next and
+    stays silent; what the C part meets mid-run, after the Python loop has sent the first request."""
+
+    def __init__(self, answered: int, after: bytes) -> None:
+        self.answered, self.after = answered, after
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.peers: list[socket.socket] = []
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                peer, _ = self.listener.accept()
+                self.peers.append(peer)
+                threading.Thread(target=self._answer, args=(peer,), daemon=True).start()
+
+    def _answer(self, peer: socket.socket) -> None:
+        reader, seen = hiredis.Reader(), 0
+        with contextlib.suppress(OSError):
+            while data := peer.recv(65536):
+                reader.feed(data)
+                while reader.gets() is not False:
+                    seen += 1
+                    if seen <= self.answered:
+                        peer.sendall(b"+OK\r\n")
+                    elif seen == self.answered + 1 and self.after:
+                        peer.sendall(self.after)
+
+    def channel(self) -> Channel:
+        sock = socket.create_connection(("127.0.0.1", self.port), timeout=2)
+        return Channel(sock, hiredis.Reader(), reply_timeout_s=0.2)
+
+    def close(self) -> None:
+        self.listener.close()
+        for peer in self.peers:
+            peer.close()
+
+
+def scripted_run(server: ScriptedServer, requests: int) -> tuple[Recorder, dict[str, int], str | None]:
+    pings: Iterator[Request] = iter([("PING", resp("PING"), 1, None)] * requests)
+    conn = Connection(server.channel, lambda: None, pings, None)
+    try:
+        return run([conn], seconds=20, abort_after_s=60)
+    finally:
+        server.close()
+
+
+def test_a_reply_that_stops_coming_mid_run_is_a_timeout_and_the_connection_is_reopened() -> None:
+    """Five answers, then silence: the sixth request times out (on the C part, it is the one that
+    holds the connection by then) and the next ones go out on a new connection."""
+    recorder, errors, reason = scripted_run(ScriptedServer(answered=5, after=b""), requests=8)
+    assert reason is None
+    assert recorder.ops["PING"].statuses["OK"] >= 7  # 5, then the new connection's answers
+    assert errors == {"PING:TimeoutError": 1}
+    assert recorder.ops["PING"].histogram.get_max_value() >= 200_000  # the 0.2 s it waited, in us
+
+
+def test_bytes_that_are_not_resp_mid_run_fail_that_request_and_the_connection_is_reopened() -> None:
+    """Five answers, then bytes no RESP reply starts with: that request fails under the name the
+    channel's parser gives the error (hiredis: ProtocolError) and the connection is replaced."""
+    recorder, errors, reason = scripted_run(ScriptedServer(answered=5, after=b"?garbage\r\n"), requests=8)
+    assert reason is None
+    assert errors == {"PING:ProtocolError": 1}
+    assert recorder.ops["PING"].statuses == {"OK": 7, "ERROR": 1}

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from benchwright.runner import compiled
 from benchwright.runner.measure import Recorder, Status
 
 NS = 1_000_000_000
@@ -75,6 +76,7 @@ class Channel:
     sock: Any
     parser: ReplyParser
     reply_timeout_s: float = 10.0  # a request unanswered this long fails and drops the connection
+    reply_error: Callable[[str], Exception] | None = None  # the parser's class for an error reply
 
 
 class Connection:
@@ -108,10 +110,20 @@ class Connection:
         self.index = 0  # the client's number (its thread index in a threaded run)
         self.failing_since = 0  # end of this connection's first failed request in a run of failures
         self.streak = 0
+        self.slow_backoff = 0  # requests to run here before the C part is offered it again
 
     @property
     def finished(self) -> bool:
         return self.limit is not None and self.issued >= self.limit
+
+
+def _protocol_error(conn: Connection) -> str:
+    """The class name of the error the channel's parser raises on the bytes it holds."""
+    try:
+        conn.channel.parser.gets()  # type: ignore[union-attr]
+    except Exception as exc:
+        return type(exc).__name__
+    return "ProtocolError"
 
 
 def sleep_until(start_ns: int) -> None:
@@ -128,7 +140,10 @@ class EventLoop:
     # ``engine.client_model.default_processes``). Redis answers in microseconds, so replies share
     # wake-ups and one loop drives 50 connections, as redis-benchmark's one thread does.
     CONNECTIONS_PER_PROCESS = 50
-    model = "event loop"  # what the result document says timed the requests
+    COMPILED_MODEL = "event loop (RESP hot path in C)"  # measurement.method, when the C part runs
+    # Requests a connection runs here after the C part handed one back as SLOW before it is offered
+    # again: a workload whose requests all need Python (YCSB's checks) does not bounce every time.
+    SLOW_BACKOFF = 64
 
     def __init__(
         self,
@@ -161,6 +176,16 @@ class EventLoop:
         self.recorded = 0  # the libpq loop's count between flushes (this loop's recorder settles on ticks)
         self.woke_ns = 0  # when the poller last returned: the end of every request it completed
         self.completed = recorder.completed  # cleared in place by the recorder, never replaced
+        self.fast: Any = self._compiled()  # the compiled hot path (compiled.py), or None
+
+    @property
+    def model(self) -> str:
+        """What the result document says timed the requests."""
+        return self.COMPILED_MODEL if self.fast is not None else "event loop"
+
+    def _compiled(self) -> Any:
+        """The C part for this loop's protocol (RESP here), or None: this loop runs alone."""
+        return compiled.fast_loop(self)
 
     # ------------------------------------------------------------------ the loop
     def run(self, start_ns: int = 0) -> str | None:
@@ -203,14 +228,22 @@ class EventLoop:
 
     def _wait(self, timeout: float) -> list[tuple[int, int]]:
         """Wait for the poller; note when it returned (the end of every request this wake-up
-        completes). Returns the ready descriptors and their events."""
-        ready: list[tuple[int, int]] = self.poller.poll(timeout)
+        completes). Returns the ready descriptors and their events. With the C part, it waits and
+        drives its connections until this loop has work, and returns the events of the others."""
+        fast = self.fast
+        if fast is not None:
+            ready: list[tuple[int, int]] = fast.poll(timeout)
+            self.woke_ns = fast.woke_ns
+            return ready
+        ready = self.poller.poll(timeout)
         self.woke_ns = time.perf_counter_ns()
         return ready
 
     def _release(self) -> None:
         """The loop is over: close every run of failures, hand each connection back as the driver
         lent it and close the poller."""
+        if self.fast is not None:
+            self.fast.close()
         for conn in self.connections:
             self._close_window(conn, None)
             self._unregister(conn)
@@ -221,9 +254,18 @@ class EventLoop:
             self.poller.close()
 
     def _tick(self, now: int) -> str | None:
+        fast = self.fast
+        if fast is not None:
+            # the C part records successes without touching the loop; the loop learns of them here,
+            # so an abort for "every operation failed" can come one tick (50 ms) late
+            if fast.succeeded():
+                self.failing_since = 0
+            fast.expire(now)  # its overdue replies come back as TIMEOUT (the check below sees no others)
         self.recorder.settle()  # the OK requests of the last tick, to their intervals
         if now >= self.deadline_ns or self.stop.is_set():
             self.closing = True
+            if fast is not None:
+                fast.closing = True
         for conn in list(self.watched.values()):
             channel: Any = conn.channel
             if conn.expected and now - conn.started_ns > channel.reply_timeout_s * NS:
@@ -260,8 +302,16 @@ class EventLoop:
         return True
 
     def _send_next(self, conn: Connection) -> None:
-        """The connection's next request, sent now. Hot path (once per operation): what
-        ``finished`` and ``_next_request`` do is written out here, saving two calls per operation."""
+        """The connection's next request, sent now (by the C part when it takes the connection).
+        Hot path (once per operation): what ``finished`` and ``_next_request`` do is written out
+        here, saving two calls per operation."""
+        fast = self.fast
+        if fast is not None:  # the C part takes it, unless it came back as SLOW recently
+            if not conn.slow_backoff:
+                conn.expected = 0  # nothing in flight that this loop must time out: the C part does
+                fast.take(conn)
+                return
+            conn.slow_backoff -= 1
         limit = conn.limit
         if self.closing or (limit is not None and conn.issued >= limit):
             self._unregister(conn)  # done: the loop ends when no connection is left in the poller
@@ -276,6 +326,51 @@ class EventLoop:
         conn.issued += 1
         conn.started_ns = time.perf_counter_ns()
         self._begin(conn)
+
+    # ------------------------------------------------------------------ the compiled hot path
+    def _handed_back(self, conn: Connection, why: int, end: int, detail: Any) -> None:
+        """The C part gives a connection back, its request state set as ``_send_next`` sets it
+        (``detail``: the server's error, or how much of a partial send went out): go on from there
+        as this loop would have."""
+        if why == compiled.SLOW:
+            conn.got, conn.failed = 0, None
+            conn.slow_backoff = self.SLOW_BACKOFF
+            self._begin(conn)
+        elif why == compiled.FLUSH:
+            conn.got, conn.failed = 0, None
+            self._resume_send(conn, detail)
+        elif why == compiled.DONE:
+            self._unregister(conn)
+        elif why == compiled.ERROR:
+            self._server_error(conn, detail, end)
+        elif why == compiled.TIMEOUT:
+            self._fail(conn, "TimeoutError", end)
+        elif why == compiled.PROTOCOL:  # the parser has the bad bytes: it names the error
+            self._fail(conn, _protocol_error(conn), end)
+        elif why == compiled.IN_TRANSACTION:
+            self._left_in_transaction(conn)
+        else:  # BROKEN
+            self._fail(conn, "ConnectionError", end or time.perf_counter_ns())
+
+    def _resume_send(self, conn: Connection, sent: int | None) -> None:
+        """The C part sent ``sent`` bytes of the request: the rest when the socket is writable."""
+        conn.unsent = memoryview(conn.payload)[sent or 0 :]
+        if conn.events != READ | WRITE:
+            self.poller.modify(conn.fd, READ | WRITE)
+            conn.events = READ | WRITE
+
+    def _server_error(self, conn: Connection, message: Any, end: int) -> None:
+        """An error among the request's replies (its message): the request fails under the error's
+        class, as the channel's parser would name it; the connection goes on."""
+        reply_error = getattr(conn.channel, "reply_error", None)
+        kind = type(reply_error(message)).__name__ if reply_error is not None else "ResponseError"
+        self._record_failure(conn, kind, end)
+        conn.expected = 0
+        self._send_next(conn)
+
+    def _left_in_transaction(self, conn: Connection) -> None:
+        """The request left a transaction open (libpq only)."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ the protocol (RESP here)
     def _attach(self, conn: Connection) -> None:

@@ -58,6 +58,10 @@ class MyEventLoop(EventLoop):
 
     CONNECTIONS_PER_PROCESS = 1  # a loop per connection, up to one per core: see default_processes
 
+    def _compiled(self) -> Any:
+        """No C part for mysqlclient: its MYSQL handle is not public (docs/workloads-sql.md)."""
+        return None
+
     def _attach(self, conn: Connection) -> None:
         channel: Any = conn.channel
         self._watch(conn, channel.sock)

@@ -18,8 +18,6 @@ the connection is reopened.
 from __future__ import annotations
 
 import contextlib
-import os
-import select
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +25,7 @@ from typing import Any
 from psycopg import OperationalError, pq
 from psycopg import errors as pg_errors
 
+from benchwright.runner import compiled
 from benchwright.runner.event_loop import READ, WRITE, Connection, EventLoop
 from benchwright.runner.measure import Status
 
@@ -89,67 +88,31 @@ class PqChannel:
 class PqEventLoop(EventLoop):
     """``EventLoop`` with libpq's non-blocking calls in place of a socket and a RESP parser.
 
-    Where the compiled hot path is available (``_pqfast``, built with the package), it drives each
-    connection while its requests are single statements judged by row count or success alone, and
-    hands the connection back here for anything else (``_handed_back``): this class stays the
-    complete loop, the compiled part only its common case."""
+    Where the compiled hot path is available (``compiled.py``), it drives each connection while its
+    requests are single statements judged by row count or success alone, or fixed scripts of them
+    (``Steps``), and hands the connection back for anything else (``EventLoop._handed_back``): this
+    class stays the complete loop, the compiled part only its common case."""
 
     CONNECTIONS_PER_PROCESS = 1  # a loop per connection, up to one per core: see default_processes
+    COMPILED_MODEL = "event loop (libpq hot path in C)"
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fast = compiled_hot_path(self)
+    def _compiled(self) -> Any:
+        if not compiled.bind_libpq():
+            return None
+        return compiled.fast_loop(
+            self, rows_found=rows_found, rows_changed=rows_changed, not_found=NOT_FOUND, steps_type=Steps
+        )
 
-    @property
-    def model(self) -> str:  # type: ignore[override]
-        return "event loop (libpq hot path in C)" if self.fast is not None else "event loop"
+    def _resume_send(self, conn: Connection, sent: int | None) -> None:
+        self._want(conn, READ | WRITE)  # libpq keeps what it did not send: flush when writable
 
-    # ------------------------------------------------------------------ the compiled hot path
-    def _wait(self, timeout: float) -> list[tuple[int, int]]:
-        fast = self.fast
-        if fast is None:
-            return super()._wait(timeout)
-        ready: list[tuple[int, int]] = fast.poll(timeout)  # drives its connections; returns the rest
-        self.woke_ns = fast.woke_ns
-        return ready
+    def _server_error(self, conn: Connection, sqlstate: str | None, end: int) -> None:
+        self._refused(conn, _kind_of(sqlstate), end)
 
-    def _tick(self, now: int) -> str | None:
-        fast = self.fast
-        if fast is not None:
-            # the compiled part records successes without touching the loop; the loop learns of them
-            # here, so an abort for "every operation failed" can come one tick (50 ms) late
-            if fast.succeeded():
-                self.failing_since = 0
-            fast.expire(now)  # its overdue replies come back as TIMEOUT (the loop below sees no others)
-        reason = super()._tick(now)
-        if fast is not None:
-            fast.closing = self.closing
-        return reason
-
-    def _release(self) -> None:
-        if self.fast is not None:
-            self.fast.close()
-        super()._release()
-
-    def _handed_back(self, conn: Connection, why: int, end: int, sqlstate: str | None) -> None:
-        """The compiled part gives a connection back, its request state set as ``_send_next`` sets
-        it: go on from there as this loop would have."""
-        if why == _pqfast_codes.SLOW:  # not sent: a statement to prepare, or a check that reads the result
-            self._begin(conn)
-        elif why == _pqfast_codes.FLUSH:  # sent in part: the rest when the socket is writable
-            self._want(conn, READ | WRITE)
-        elif why == _pqfast_codes.DONE:  # its last request, or the loop is closing
-            self._unregister(conn)
-        elif why == _pqfast_codes.ERROR:  # the server refused the statement
-            self._refused(conn, _kind_of(sqlstate), end)
-        elif why == _pqfast_codes.TIMEOUT:
-            self._fail(conn, "TimeoutError", end)
-        elif why == _pqfast_codes.IN_TRANSACTION:  # recorded; a transaction was left open
-            conn.expected = 0
-            if self._rolled_back(conn):
-                self._send_next(conn)
-        else:  # BROKEN: the session was lost
-            self._fail(conn, "ConnectionError", end or time.perf_counter_ns())
+    def _left_in_transaction(self, conn: Connection) -> None:
+        conn.expected = 0
+        if self._rolled_back(conn):
+            self._send_next(conn)
 
     def _attach(self, conn: Connection) -> None:
         channel: Any = conn.channel
@@ -271,10 +234,13 @@ class PqEventLoop(EventLoop):
         """``EventLoop._send_next`` and ``_begin`` in one call for the common case (the statement is
         prepared on the session already): the connection's next request, sent now; by the compiled
         part when there is one."""
-        if self.fast is not None:
-            conn.expected = 0  # nothing in flight that this loop must time out: the compiled part does
-            self.fast.take(conn)
-            return
+        fast = self.fast
+        if fast is not None:  # the C part takes it, unless it came back as SLOW recently
+            if not conn.slow_backoff:
+                conn.expected = 0  # nothing in flight that this loop must time out: the C part does
+                fast.take(conn)
+                return
+            conn.slow_backoff -= 1
         limit = conn.limit
         if self.closing or (limit is not None and conn.issued >= limit):
             self._unregister(conn)
@@ -375,41 +341,6 @@ def _kind_of(sqlstate: str | None) -> str:
     """The psycopg exception class name for a SQLSTATE, as ``_error_kind`` gives it for a result."""
     cls = pg_errors.lookup(sqlstate) if sqlstate else None
     return cls.__name__ if cls is not None else "DatabaseError"
-
-
-def compiled_hot_path(loop: PqEventLoop) -> Any:
-    """The compiled part for this loop, or None where it cannot run: not built (no C compiler at
-    install time), no epoll, libpq not found in this process, or ``BENCHWRIGHT_COMPILED_LOOP=0``."""
-    if os.environ.get("BENCHWRIGHT_COMPILED_LOOP", "1") == "0" or not hasattr(select, "epoll"):
-        return None
-    try:
-        from benchwright.runner import _pqfast
-    except ImportError:
-        return None
-    global _pqfast_codes
-    if _pqfast_codes is None:
-        path = _loaded_libpq()
-        if path is None:
-            return None
-        _pqfast.bind(path)
-        _pqfast_codes = _pqfast  # bound: its hand-back codes are what _handed_back reads
-    return _pqfast.FastLoop(loop, loop.poller.fileno(), rows_found, rows_changed, NOT_FOUND, Steps)
-
-
-_pqfast_codes: Any = None
-
-
-def _loaded_libpq() -> str | None:
-    """The path of the libpq this process loaded (psycopg's; psycopg-binary ships its own copy)."""
-    try:
-        with open("/proc/self/maps", encoding="utf-8") as maps:
-            for line in maps:
-                path = line.rsplit(" ", 1)[-1].strip()
-                if os.path.basename(path).startswith("libpq") and ".so" in path:
-                    return path
-    except OSError:
-        pass
-    return None
 
 
 def _error_kind(result: Any, encoding: str) -> str:

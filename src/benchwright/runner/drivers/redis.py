@@ -173,7 +173,7 @@ class RedisDriver(KeyValueDriver, RedisCommandsDriver):
             self._open()  # raises redis.ConnectionError / TimeoutError as any command would
         assert self._sock is not None
         parser = hiredis.Reader(protocolError=InvalidResponse, replyError=_parse_error)
-        return Channel(self._sock, parser, float(self.conn.socket_timeout or 10.0))
+        return Channel(self._sock, parser, float(self.conn.socket_timeout or 10.0), _parse_error)
 
     def kv_wire(self) -> Any:
         from benchwright.runner.drivers.redis_wire import RedisKeyValueWire

@@ -1,4 +1,4 @@
-"""Types of the libpq event loop's compiled hot path (``_pqfast.c``; see its header for what it does)."""
+"""Types of the event loops' compiled hot path (``_fastloop.c``; see its header for what it does)."""
 
 from typing import Any
 
@@ -9,6 +9,7 @@ BROKEN: int
 DONE: int
 TIMEOUT: int
 IN_TRANSACTION: int
+PROTOCOL: int
 
 def bind(libpq_path: str) -> None: ...
 
@@ -16,7 +17,13 @@ class FastLoop:
     woke_ns: int
     closing: bool
     def __init__(
-        self, loop: Any, epfd: int, rows_found: Any, rows_changed: Any, not_found: Any, steps_type: type
+        self,
+        loop: Any,
+        epfd: int,
+        rows_found: Any = None,
+        rows_changed: Any = None,
+        not_found: Any = None,
+        steps_type: Any = None,
     ) -> None: ...
     def take(self, conn: Any) -> None: ...
     def poll(self, timeout_s: float) -> list[tuple[int, int]]: ...

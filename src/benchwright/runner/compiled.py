@@ -1,0 +1,65 @@
+"""The event loops' compiled hot path (``_fastloop.c``): whether it can run here, and starting it.
+
+The C part is built with the package (``hatch_build.py``) on Linux. It is not there when the package
+was installed without a compiler or on another system, and ``BENCHWRIGHT_COMPILED_LOOP=0`` turns it
+off; the loops then run as Python alone, and ``measurement.method`` says so (``EventLoop.model``).
+"""
+
+from __future__ import annotations
+
+import os
+import select
+from typing import Any
+
+try:
+    from benchwright.runner import _fastloop
+except ImportError:  # not built here: the loops run as Python
+    _fastloop = None  # type: ignore[assignment]
+
+# Why the C part gives a connection back (the module's constants; read by EventLoop._handed_back).
+SLOW = getattr(_fastloop, "SLOW", 1)  # nothing sent: the request needs the Python loop
+FLUSH = getattr(_fastloop, "FLUSH", 2)  # sent in part: the rest when the socket is writable
+ERROR = getattr(_fastloop, "ERROR", 3)  # the server answered with an error (SQLSTATE or message)
+BROKEN = getattr(_fastloop, "BROKEN", 4)  # the session was lost
+DONE = getattr(_fastloop, "DONE", 5)  # its last request, or the loop is closing
+TIMEOUT = getattr(_fastloop, "TIMEOUT", 6)  # a reply overdue
+IN_TRANSACTION = getattr(_fastloop, "IN_TRANSACTION", 7)  # recorded, but a transaction was left open
+PROTOCOL = getattr(_fastloop, "PROTOCOL", 8)  # bytes that are not RESP
+
+_libpq_bound = False
+
+
+def fast_loop(loop: Any, **checks: Any) -> Any:
+    """The C part for ``loop`` (waiting on its epoll descriptor), or None where it cannot run."""
+    if _fastloop is None or os.environ.get("BENCHWRIGHT_COMPILED_LOOP", "1") == "0":
+        return None
+    if not hasattr(select, "epoll") or not isinstance(loop.poller, select.epoll):
+        return None
+    return _fastloop.FastLoop(loop, loop.poller.fileno(), **checks)
+
+
+def bind_libpq() -> bool:
+    """Point the C part at the libpq this process loaded (psycopg's); False when none is found."""
+    global _libpq_bound
+    if _fastloop is None:
+        return False
+    if not _libpq_bound:
+        path = loaded_libpq()
+        if path is None:
+            return False
+        _fastloop.bind(path)
+        _libpq_bound = True
+    return True
+
+
+def loaded_libpq() -> str | None:
+    """The path of the libpq this process loaded (psycopg-binary ships its own copy)."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as maps:
+            for line in maps:
+                path = line.rsplit(" ", 1)[-1].strip()
+                if os.path.basename(path).startswith("libpq") and ".so" in path:
+                    return path
+    except OSError:
+        pass
+    return None
