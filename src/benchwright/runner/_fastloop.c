@@ -12,7 +12,8 @@
  *   (event_loop_pq.Steps: a transaction's BEGIN, statements and COMMIT), each sent when the previous
  *   one's result is in;
  *   RESP (Redis): a request of N commands written out in RESP (a pipeline), no check: OK unless one
- *   of its N replies is an error (redis-bench).
+ *   of its N replies is an error (redis-bench); or one command whose reply decides NOT_FOUND by being
+ *   None or empty (YCSB's reads: reply_not_none, reply_nonempty).
  *
  * Everything else goes back to the Python loop, with the connection's state written back the way the
  * Python loop keeps it, before anything Python would need is consumed: a statement not yet prepared on
@@ -53,8 +54,11 @@ enum { PQTRANS_IDLE = 0 };
 enum { SLOW = 1, FLUSH = 2, ERROR = 3, BROKEN = 4, DONE = 5, TIMEOUT = 6, IN_TRANSACTION = 7, PROTOCOL = 8 };
 /* The protocol a connection speaks. */
 enum { PQ = 1, RESP = 2 };
-/* What decides a fast request's status. */
-enum { CHECK_NONE = 0, CHECK_FOUND = 1, CHECK_CHANGED = 2 };
+/* What decides a fast request's status: libpq rows_found / rows_changed, RESP reply_not_none /
+ * reply_nonempty (event_loop.py), or nothing but success. */
+enum { CHECK_NONE = 0, CHECK_FOUND = 1, CHECK_CHANGED = 2, CHECK_NOT_NONE = 3, CHECK_NONEMPTY = 4 };
+/* What a RESP reply is worth to those checks: None, a false value (empty, zero), a true one. */
+enum { REPLY_NULL = 0, REPLY_FALSE = 1, REPLY_TRUE = 2 };
 #define MAX_PARAMS 64
 #define MAX_EVENTS 64
 #define RESP_BUFFER 65536 /* what one recv reads at most, to start with (as the Python loop) */
@@ -115,7 +119,7 @@ typedef struct {
     PyObject *handback;  /* loop._handed_back(conn, why, end_ns, sqlstate) */
     PyObject *recorder;
     PyObject *completed; /* recorder.completed: op -> (starts, ends), cleared in place by the recorder */
-    PyObject *rows_found, *rows_changed, *not_found, *steps_type;
+    PyObject *rows_found, *rows_changed, *not_found, *steps_type, *not_none, *nonempty;
     Slot **by_fd;
     int nfd;
     int epfd;
@@ -411,23 +415,41 @@ static long long resp_int(const char *p, const char *end) {
  * ``!``), and ``*message`` / ``*message_len`` its text. Replies inside arrays are counted, not judged
  * (the Python loop judges only the top-level ones too). */
 static Py_ssize_t resp_reply(const char *p, Py_ssize_t n, int depth, int *error, const char **message,
-                             Py_ssize_t *message_len) {
+                             Py_ssize_t *message_len, int *truth) {
     if (n < 3) return 0;
     const char *cr = memchr(p, '\r', (size_t)n);
     if (cr == NULL || cr + 1 >= p + n) return 0;
     if (cr[1] != '\n') return -1;
     Py_ssize_t line = cr - p + 2;
+    *truth = REPLY_TRUE; /* what Python's truth would make of the reply hiredis builds */
     switch (p[0]) {
     case '-':
         *error = 1;
         *message = p + 1;
         *message_len = cr - p - 1;
         return line;
-    case '+': case ':': case '_': case ',': case '#': case '(':
+    case '_':
+        *truth = REPLY_NULL;
+        return line;
+    case '+':
+        if (cr == p + 1) *truth = REPLY_FALSE; /* an empty string */
+        return line;
+    case ':': case '(':
+        if (resp_int(p + 1, cr) == 0) *truth = REPLY_FALSE;
+        return line;
+    case ',':
+        if (strtod(p + 1, NULL) == 0.0) *truth = REPLY_FALSE;
+        return line;
+    case '#':
+        if (p[1] == 'f') *truth = REPLY_FALSE;
         return line;
     case '$': case '!': case '=': {
         long long len = resp_int(p + 1, cr);
-        if (len < 0) return line; /* a null bulk string */
+        if (len < 0) { /* a null bulk string */
+            *truth = REPLY_NULL;
+            return line;
+        }
+        if (len == 0) *truth = REPLY_FALSE;
         if (n < line + len + 2) return 0;
         if (p[0] == '!') {
             *error = 1;
@@ -438,15 +460,19 @@ static Py_ssize_t resp_reply(const char *p, Py_ssize_t n, int depth, int *error,
     }
     case '*': case '~': case '>': case '%': {
         long long count = resp_int(p + 1, cr);
-        if (count < 0) return line; /* a null array */
+        if (count < 0) { /* a null array */
+            *truth = REPLY_NULL;
+            return line;
+        }
+        if (count == 0) *truth = REPLY_FALSE;
         if (p[0] == '%') count *= 2;
         if (depth >= RESP_DEPTH) return -1;
         Py_ssize_t at = line;
         for (long long i = 0; i < count; i++) {
-            int inner = 0;
+            int inner = 0, inner_truth;
             const char *m;
             Py_ssize_t m_len;
-            Py_ssize_t r = resp_reply(p + at, n - at, depth + 1, &inner, &m, &m_len);
+            Py_ssize_t r = resp_reply(p + at, n - at, depth + 1, &inner, &m, &m_len, &inner_truth);
             if (r <= 0) return r;
             at += r;
         }
@@ -460,11 +486,19 @@ static Py_ssize_t resp_reply(const char *p, Py_ssize_t n, int depth, int *error,
 /* Send the RESP request in ``s->request``: (name, bytes, replies, None); anything else is handed back. */
 static int resp_send(Fast *self, Slot *s) {
     PyObject *payload = PyTuple_GET_ITEM(s->request, 1), *replies = PyTuple_GET_ITEM(s->request, 2);
-    if (PyTuple_GET_ITEM(s->request, 3) != Py_None || !PyBytes_CheckExact(payload) || !PyLong_CheckExact(replies))
-        return hand_back(self, s, SLOW, 0, NULL);
+    PyObject *check = PyTuple_GET_ITEM(s->request, 3);
+    if (!PyBytes_CheckExact(payload) || !PyLong_CheckExact(replies)) return hand_back(self, s, SLOW, 0, NULL);
     s->expected = PyLong_AsLong(replies);
     s->got = 0;
     Py_CLEAR(s->error);
+    if (check == Py_None)
+        s->check = CHECK_NONE;
+    else if (check == self->not_none && s->expected == 1) /* a check reads the request's one reply */
+        s->check = CHECK_NOT_NONE;
+    else if (check == self->nonempty && s->expected == 1)
+        s->check = CHECK_NONEMPTY;
+    else
+        return hand_back(self, s, SLOW, 0, NULL);
     if (s->expected < 1) return hand_back(self, s, SLOW, 0, NULL);
     Py_ssize_t len = PyBytes_GET_SIZE(payload);
     ssize_t sent = send(s->fd, PyBytes_AS_STRING(payload), (size_t)len, MSG_NOSIGNAL);
@@ -495,11 +529,12 @@ static int resp_readable(Fast *self, Slot *s) {
     if (n <= 0) return hand_back(self, s, BROKEN, self->woke, NULL); /* closed, or reset */
     s->have += n;
     Py_ssize_t at = 0;
+    int truth = REPLY_TRUE; /* of the last reply */
     while (s->got < s->expected) {
         int error = 0;
         const char *message = NULL;
         Py_ssize_t message_len = 0;
-        Py_ssize_t len = resp_reply(s->buf + at, s->have - at, 0, &error, &message, &message_len);
+        Py_ssize_t len = resp_reply(s->buf + at, s->have - at, 0, &error, &message, &message_len, &truth);
         if (len == 0) break;
         if (len < 0) { /* the parser gets the bytes from the bad reply on, and names the error */
             memmove(s->buf, s->buf + at, (size_t)(s->have - at));
@@ -523,7 +558,10 @@ static int resp_readable(Fast *self, Slot *s) {
         s->error = NULL;
         return hand_back(self, s, ERROR, self->woke, message);
     }
-    if (record(self, s, 1) < 0) return -1;
+    int found = s->check == CHECK_NOT_NONE   ? truth != REPLY_NULL
+                : s->check == CHECK_NONEMPTY ? truth == REPLY_TRUE
+                                             : 1;
+    if (record(self, s, found) < 0) return -1;
     return send_next(self, s);
 }
 
@@ -533,11 +571,13 @@ static int readable(Fast *self, Slot *s) { return s->proto == PQ ? pq_readable(s
 /* ------------------------------------------------------------------ the Python type */
 
 static PyObject *Fast_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *names[] = {"loop", "epfd", "rows_found", "rows_changed", "not_found", "steps_type", NULL};
+    static char *names[] = {"loop",       "epfd",     "rows_found", "rows_changed", "not_found",
+                            "steps_type", "not_none", "nonempty",   NULL};
     PyObject *loop, *rows_found = Py_None, *rows_changed = Py_None, *not_found = Py_None, *steps_type = Py_None;
+    PyObject *not_none = Py_None, *nonempty = Py_None;
     int epfd;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oi|OOOO", names, &loop, &epfd, &rows_found, &rows_changed,
-                                     &not_found, &steps_type))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oi|OOOOOO", names, &loop, &epfd, &rows_found, &rows_changed,
+                                     &not_found, &steps_type, &not_none, &nonempty))
         return NULL;
     Fast *self = (Fast *)type->tp_alloc(type, 0);
     if (self == NULL) return NULL;
@@ -554,6 +594,8 @@ static PyObject *Fast_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
     self->rows_changed = Py_NewRef(rows_changed);
     self->not_found = Py_NewRef(not_found);
     self->steps_type = Py_NewRef(steps_type);
+    self->not_none = Py_NewRef(not_none);
+    self->nonempty = Py_NewRef(nonempty);
     self->epfd = epfd;
     return (PyObject *)self;
 }
@@ -577,6 +619,8 @@ static PyObject *Fast_close(Fast *self, PyObject *unused) {
     Py_CLEAR(self->rows_changed);
     Py_CLEAR(self->not_found);
     Py_CLEAR(self->steps_type);
+    Py_CLEAR(self->not_none);
+    Py_CLEAR(self->nonempty);
     Py_RETURN_NONE;
 }
 

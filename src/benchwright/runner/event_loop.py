@@ -39,7 +39,7 @@ TICK_S = 0.05  # how often the loop looks at the stop flag, the deadline and ove
 READ_BUFFER = 65536
 # Status.OK read once: on Python 3.11 an Enum class attribute goes through EnumType.__getattr__'s
 # slow path (about 1,000 instructions, measured with callgrind), once per operation otherwise
-OK = Status.OK
+OK, NOT_FOUND = Status.OK, Status.NOT_FOUND
 
 # A check gets the request's last reply and returns its Status, or a follow-up Step.
 Check = Callable[[Any], Any]
@@ -47,6 +47,18 @@ Check = Callable[[Any], Any]
 # of replies it expects and the check of the last one (None: OK unless the server sent an error).
 Step = tuple[Any, int, "Check | None"]
 Request = tuple[str, Any, int, "Check | None"]  # the operation's name, then its first step
+
+
+def reply_not_none(reply: Any) -> Status:
+    """A check: the reply is not nil (YCSB's GET of a string record), else NOT_FOUND. The compiled
+    hot path recognises this check and judges the reply's bytes without building it."""
+    return NOT_FOUND if reply is None else OK
+
+
+def reply_nonempty(reply: Any) -> Status:
+    """A check: the reply is not empty, nil or zero (YCSB's HGETALL, LRANGE, SMEMBERS, ZRANGE of a
+    record), else NOT_FOUND; compiled as ``reply_not_none`` is."""
+    return OK if reply else NOT_FOUND
 
 
 def then_if_found(read: Step, write: Step) -> Step:
@@ -185,7 +197,7 @@ class EventLoop:
 
     def _compiled(self) -> Any:
         """The C part for this loop's protocol (RESP here), or None: this loop runs alone."""
-        return compiled.fast_loop(self)
+        return compiled.fast_loop(self, not_found=NOT_FOUND, not_none=reply_not_none, nonempty=reply_nonempty)
 
     # ------------------------------------------------------------------ the loop
     def run(self, start_ns: int = 0) -> str | None:

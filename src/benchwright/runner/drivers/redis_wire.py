@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchwright.runner.drivers.redis import SCANNABLE, _field_index, encode_command
-from benchwright.runner.event_loop import Request, Step, then_if_found
+from benchwright.runner.event_loop import Request, Step, reply_nonempty, reply_not_none, then_if_found
 from benchwright.runner.measure import Status
 
 OK, NOT_FOUND = Status.OK, Status.NOT_FOUND
@@ -49,14 +49,6 @@ def _resp(*args: bytes | str | int) -> bytes:
     return data
 
 
-def _nonempty(reply: Any) -> Status:
-    return OK if reply else NOT_FOUND
-
-
-def _not_none(reply: Any) -> Status:
-    return NOT_FOUND if reply is None else OK
-
-
 def _any_value(reply: Any) -> Status:
     for value in reply:
         if value is not None:
@@ -77,9 +69,9 @@ class RedisKeyValueWire:
         self._read_all: bytes | None = None
         self._read_all_check: Any = None
         if datatype == "hash":
-            self._read_all, self._read_all_check = b"*2\r\n$7\r\nHGETALL\r\n$%d\r\n%s\r\n", _nonempty
+            self._read_all, self._read_all_check = b"*2\r\n$7\r\nHGETALL\r\n$%d\r\n%s\r\n", reply_nonempty
         elif datatype == "string":
-            self._read_all, self._read_all_check = b"*2\r\n$3\r\nGET\r\n$%d\r\n%s\r\n", _not_none
+            self._read_all, self._read_all_check = b"*2\r\n$3\r\nGET\r\n$%d\r\n%s\r\n", reply_not_none
         # the start of a one-field update, up to the key's bytes (updates_encoded)
         command = b"*4\r\n$3\r\nSET\r\n" if datatype == "string" else b"*4\r\n$4\r\nHSET\r\n"
         self._heads = _Headers(command + b"$%d\r\n")
@@ -96,15 +88,15 @@ class RedisKeyValueWire:
             if fields:
                 return _resp("HMGET", k, *fields), 1, _any_value
             kb = k.encode()
-            return b"*2\r\n$7\r\nHGETALL\r\n$%d\r\n%s\r\n" % (len(kb), kb), 1, _nonempty
+            return b"*2\r\n$7\r\nHGETALL\r\n$%d\r\n%s\r\n" % (len(kb), kb), 1, reply_nonempty
         if t == "string":
             kb = k.encode()
-            return b"*2\r\n$3\r\nGET\r\n$%d\r\n%s\r\n" % (len(kb), kb), 1, _not_none
+            return b"*2\r\n$3\r\nGET\r\n$%d\r\n%s\r\n" % (len(kb), kb), 1, reply_not_none
         if t == "list":
-            return _resp("LRANGE", k, 0, -1), 1, _nonempty
+            return _resp("LRANGE", k, 0, -1), 1, reply_nonempty
         if t == "set":
-            return _resp("SMEMBERS", k), 1, _nonempty
-        return _resp("ZRANGE", k, 0, -1, "WITHSCORES"), 1, _nonempty
+            return _resp("SMEMBERS", k), 1, reply_nonempty
+        return _resp("ZRANGE", k, 0, -1, "WITHSCORES"), 1, reply_nonempty
 
     def read(self, table: str, key: str, fields: Sequence[str] | None) -> Request:
         if fields is None and table == "usertable" and self._read_all is not None:  # the hot path
