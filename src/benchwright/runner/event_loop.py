@@ -243,13 +243,8 @@ class EventLoop:
         """The connection's next request, sent now (by the C part when it takes the connection).
         Hot path (once per operation): what ``finished`` and ``_next_request`` do is written out
         here, saving two calls per operation."""
-        fast = self.fast
-        if fast is not None:  # the C part takes it, unless it came back as SLOW recently
-            if not conn.slow_backoff:
-                conn.expected = 0  # nothing in flight that this loop must time out: the C part does
-                fast.take(conn)
-                return
-            conn.slow_backoff -= 1
+        if self.fast is not None and self._taken(conn):
+            return
         limit = conn.limit
         if self.closing or (limit is not None and conn.issued >= limit):
             self._unregister(conn)  # done: the loop ends when no connection is left in the poller
@@ -266,6 +261,16 @@ class EventLoop:
         self._begin(conn)
 
     # ------------------------------------------------------------------ the compiled hot path
+    def _taken(self, conn: Connection) -> bool:
+        """The C part takes the connection from its next request on, unless the connection came back
+        as SLOW recently (``SLOW_BACKOFF``); False: this loop sends the request."""
+        if conn.slow_backoff:
+            conn.slow_backoff -= 1
+            return False
+        conn.expected = 0  # nothing in flight that this loop must time out: the C part does
+        self.fast.take(conn)
+        return True
+
     def _handed_back(self, conn: Connection, why: int, end: int, detail: Any) -> None:
         """The C part gives a connection back, its request state set as ``_send_next`` sets it
         (``detail``: the server's error, or how much of a partial send went out): go on from there

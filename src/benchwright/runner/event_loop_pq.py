@@ -234,13 +234,8 @@ class PqEventLoop(EventLoop):
         """``EventLoop._send_next`` and ``_begin`` in one call for the common case (the statement is
         prepared on the session already): the connection's next request, sent now; by the compiled
         part when there is one."""
-        fast = self.fast
-        if fast is not None:  # the C part takes it, unless it came back as SLOW recently
-            if not conn.slow_backoff:
-                conn.expected = 0  # nothing in flight that this loop must time out: the C part does
-                fast.take(conn)
-                return
-            conn.slow_backoff -= 1
+        if self.fast is not None and self._taken(conn):
+            return
         limit = conn.limit
         if self.closing or (limit is not None and conn.issued >= limit):
             self._unregister(conn)
