@@ -55,7 +55,7 @@ enum { SLOW = 1, FLUSH = 2, ERROR = 3, BROKEN = 4, DONE = 5, TIMEOUT = 6, IN_TRA
 /* The protocol a connection speaks. */
 enum { PQ = 1, RESP = 2 };
 /* What decides a fast request's status: libpq rows_found / rows_changed, RESP reply_not_none /
- * reply_nonempty (event_loop.py), or nothing but success. */
+ * reply_nonempty (loop_parts.py), or nothing but success. */
 enum { CHECK_NONE = 0, CHECK_FOUND = 1, CHECK_CHANGED = 2, CHECK_NOT_NONE = 3, CHECK_NONEMPTY = 4 };
 /* What a RESP reply is worth to those checks: None, a false value (empty, zero), a true one. */
 enum { REPLY_NULL = 0, REPLY_FALSE = 1, REPLY_TRUE = 2 };
