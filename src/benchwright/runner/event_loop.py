@@ -210,6 +210,8 @@ class EventLoop:
                 self._fail(conn, "TimeoutError", now)
         if self.failing_since and now - self.failing_since > self.abort_after_ns:
             self.closing = True
+            if fast is not None:
+                fast.closing = True
             return f"every operation failed for {self.abort_after_ns / NS:.0f} s (last: {self.last_failed})"
         return None
 
