@@ -5,6 +5,8 @@ back, and the connection goes on."""
 
 from __future__ import annotations
 
+import contextlib
+import select
 import subprocess
 import threading
 import time
@@ -12,9 +14,13 @@ from typing import Any
 
 import psycopg
 import pytest
+from psycopg import pq
 
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, run_phase
+from benchwright.runner.event_loop import Connection
+from benchwright.runner.event_loop_pq import PqChannel, PqEventLoop
+from benchwright.runner.measure import Recorder
 from tests.runner.conftest import Background, kill_group
 
 pytestmark = pytest.mark.servers
@@ -266,3 +272,37 @@ def test_a_statement_that_gets_no_answer_is_a_timeout_and_the_run_goes_on(
     assert done["OK"] <= committed <= done["OK"] + done.get("ERROR", 0)
     assert rows(url, WHOLE) == [(1,)]
     assert rows(url, BALANCED) == [(True,)]
+
+
+def test_a_session_lost_while_a_transaction_was_left_open_is_dropped_and_no_request_fails(
+    pg_url: str,
+) -> None:
+    """The compiled hot path read a request's result and the server's farewell together (the
+    session was terminated just after answering): libpq says the transaction state is unknown and
+    the loop is asked to roll back. It cannot (libpq refuses even to leave non-blocking mode on a
+    lost session; the worker died of that in CI): the connection is dropped to be reopened, and no
+    request or error is counted, since the request was already recorded."""
+    session = psycopg.connect(pg_url, autocommit=True)
+    pgconn = session.pgconn
+    pgconn.exec_(b"BEGIN")  # the state the loop rolls back from
+    pid = pgconn.backend_pid
+    channel = PqChannel(pgconn)  # as the driver lends it, while the session is alive
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+    readable = select.select([pgconn.socket], [], [], 30)[0]  # the farewell (bounded: 30 s)
+    assert readable, "the terminated session sent nothing within 30 s"
+    with contextlib.suppress(psycopg.OperationalError):
+        pgconn.consume_input()
+    with contextlib.suppress(psycopg.OperationalError):
+        pgconn.consume_input()  # the end of the stream: libpq marks the session lost
+    assert pgconn.transaction_status != pq.TransactionStatus.IDLE
+
+    dropped: list[int] = []
+    conn = Connection(lambda: channel, lambda: dropped.append(pid), iter([]), None)
+    conn.channel = channel
+    errors: dict[str, int] = {}
+    loop = PqEventLoop([conn], Recorder(time.perf_counter_ns(), "service_time"), 0, None, errors, 3.0)
+    loop._left_in_transaction(conn)
+    assert conn.channel is None and loop.idle == [conn] and dropped == [pid]
+    assert errors == {} and loop.recorder.completed == {}
+    session.close()

@@ -310,15 +310,22 @@ class PqEventLoop(EventLoop):
 
     def _rolled_back(self, conn: Connection) -> bool:
         """A request ended inside a transaction (it failed part-way, or its check gave up): roll the
-        transaction back, outside any request's time, so the next request starts clean."""
+        transaction back, outside any request's time, so the next request starts clean.
+
+        A session lost after the request's result came in (terminated by the server: the result and
+        the farewell arrive together) has no transaction to roll back, and libpq refuses even to
+        switch modes on it: the connection is dropped, no request fails, and it reopens."""
         channel: Any = conn.channel
         pgconn = channel.pgconn
-        pgconn.nonblocking = 0
-        try:
-            result = pgconn.exec_(b"ROLLBACK")
-        finally:
-            pgconn.nonblocking = 1
-        if result.status == pq.ExecStatus.COMMAND_OK:
+        result = None
+        if pgconn.status != _BAD:
+            try:
+                pgconn.nonblocking = 0
+                result = pgconn.exec_(b"ROLLBACK")
+                pgconn.nonblocking = 1
+            except OperationalError:  # lost on the way: as if it had been lost before
+                result = None
+        if result is not None and result.status == pq.ExecStatus.COMMAND_OK:
             return True
         self._drop(conn)
         return False
