@@ -2,7 +2,9 @@
 against the real local MariaDB: a transaction advances statement by statement on one connection and
 does what it does on a thread; a server error in the middle of a transaction fails that transaction
 only and rolls it back; dropped sessions and a statement that gets no answer fail only the requests
-in flight, and nothing of a failed transaction stays."""
+in flight, and nothing of a failed transaction stays. Every test runs twice: with the compiled hot
+path (the default, built with the package) and with the Python loop alone
+(BENCHWRIGHT_COMPILED_LOOP=0), which also handles every error the compiled part hands back."""
 
 from __future__ import annotations
 
@@ -22,6 +24,20 @@ from tests.runner.conftest import Background
 pytestmark = pytest.mark.servers
 
 LOOP = "event loop"
+COMPILED = "event loop (MySQL client hot path in C)"
+
+
+@pytest.fixture(autouse=True, params=["compiled", "python"])
+def my_loop(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The loop's model, as the result document must name it."""
+    monkeypatch.setenv("BENCHWRIGHT_COMPILED_LOOP", "1" if request.param == "compiled" else "0")
+    return COMPILED if request.param == "compiled" else LOOP
+
+
+def ran_on(run: ResultDocument, model: str) -> bool:
+    """The run's requests were timed by the loop ``model`` names (and only a compiled one says "in C")."""
+    method = run.measurement.method
+    return model in method and ("in C" in model) == ("in C" in method)
 
 
 def phase(workload: str, props: dict[str, str], name: str, **kw: Any) -> ResultDocument:
@@ -62,7 +78,7 @@ BALANCED = (
 )
 
 
-def test_oltp_on_the_loop_does_what_threads_do(mysql_url: str) -> None:
+def test_oltp_on_the_loop_does_what_threads_do(mysql_url: str, my_loop: str) -> None:
     props = {"mysql.url": mysql_url, "oltp.tables": "2", "oltp.table_size": "500"}
     state = (
         "SELECT count(*), sum(k), md5(group_concat(id, ':', k ORDER BY id, k))"
@@ -72,7 +88,7 @@ def test_oltp_on_the_loop_does_what_threads_do(mysql_url: str) -> None:
     for model in ("threads", "auto"):
         phase("oltp", props, "load", threads=2)
         run = phase("oltp", {**props, "client.model": model}, "run", operation_count=60)
-        assert (LOOP in run.measurement.method) == (model == "auto")
+        assert ran_on(run, my_loop) == (model == "auto"), run.measurement.method
         outcomes.append(
             (run.operations["oltp_read_write"].statuses, run.extra["queries"], rows(mysql_url, state))
         )
@@ -82,13 +98,13 @@ def test_oltp_on_the_loop_does_what_threads_do(mysql_url: str) -> None:
 
 
 @pytest.mark.parametrize("script", ["tpcb-like", "select-only"])
-def test_tpcb_on_the_loop_does_what_threads_do(mysql_url: str, script: str) -> None:
+def test_tpcb_on_the_loop_does_what_threads_do(mysql_url: str, script: str, my_loop: str) -> None:
     props = {"mysql.url": mysql_url, "tpcb.script": script}
     outcomes = []
     for model in ("threads", "auto"):
         phase("tpcb", {"mysql.url": mysql_url}, "load", threads=2)
         run = phase("tpcb", {**props, "client.model": model}, "run", operation_count=150)
-        assert (LOOP in run.measurement.method) == (model == "auto")
+        assert ran_on(run, my_loop) == (model == "auto"), run.measurement.method
         outcomes.append(
             (run.operations[script].statuses, rows(mysql_url, TPCB_STATE), rows(mysql_url, HISTORY))
         )
@@ -104,7 +120,7 @@ def open_transactions(url: str) -> list[tuple[Any, ...]]:
 
 
 def test_a_server_error_mid_transaction_fails_it_rolls_it_back_and_the_next_one_starts_clean(
-    mysql_url: str,
+    mysql_url: str, my_loop: str
 ) -> None:
     """A trigger refuses every branch update, the 4th of tpcb-like's 7 statements: each transaction
     is one error, nothing it did stays, and the connections go on to the next transaction."""
@@ -120,7 +136,7 @@ def test_a_server_error_mid_transaction_fails_it_rolls_it_back_and_the_next_one_
     finally:
         conn.cursor().execute("DROP TRIGGER refuse")
         conn.close()
-    assert LOOP in run.measurement.method
+    assert ran_on(run, my_loop), run.measurement.method
     assert run.operations["tpcb-like"].statuses == {"ERROR": 30}
     assert list(run.extra["error_kinds"].values()) == [30]
     assert rows(mysql_url, TPCB_STATE) == before
@@ -146,7 +162,9 @@ def history(url: str) -> int:
 COUNT = 900
 
 
-def test_sessions_killed_mid_transaction_fail_those_only_and_the_run_goes_on(mysql_url: str) -> None:
+def test_sessions_killed_mid_transaction_fail_those_only_and_the_run_goes_on(
+    mysql_url: str, my_loop: str
+) -> None:
     phase("tpcb", {"mysql.url": mysql_url}, "load", threads=2)
     database = urlsplit(mysql_url).path.lstrip("/")
     killed_at: list[int] = []
@@ -172,7 +190,7 @@ def test_sessions_killed_mid_transaction_fail_those_only_and_the_run_goes_on(mys
     killer.start()
     run = phase("tpcb", {"mysql.url": mysql_url}, "run", threads=3, operation_count=COUNT, max_seconds=120)
     killer.join()
-    assert LOOP in run.measurement.method and not run.aborted
+    assert ran_on(run, my_loop) and not run.aborted, run.measurement.method
     done = run.operations["tpcb-like"].statuses
     assert 1 <= done.get("ERROR", 0) <= 3  # at most the transaction in flight on each session
     assert set(run.extra["error_kinds"]) == {"tpcb-like:ConnectionError"}
@@ -188,7 +206,9 @@ def test_sessions_killed_mid_transaction_fail_those_only_and_the_run_goes_on(mys
     assert rows(mysql_url, BALANCED) == [(1,)]
 
 
-def test_a_statement_that_gets_no_answer_is_a_timeout_and_the_run_goes_on(mysql_url: str) -> None:
+def test_a_statement_that_gets_no_answer_is_a_timeout_and_the_run_goes_on(
+    mysql_url: str, my_loop: str
+) -> None:
     """Row locks held elsewhere on every branch: each transaction waits at its branch update (the
     4th statement); past mysql.timeout it fails as a TimeoutError and its session is replaced.
     Once the locks go, transactions commit again, and nothing of a failed one stays."""
@@ -220,7 +240,7 @@ def test_a_statement_that_gets_no_answer_is_a_timeout_and_the_run_goes_on(mysql_
         released.set()
         holder.join()
         blocker.close()
-    assert LOOP in run.measurement.method and not run.aborted
+    assert ran_on(run, my_loop) and not run.aborted, run.measurement.method
     kinds = run.extra["error_kinds"]
     assert kinds.get("tpcb-like:TimeoutError", 0) >= 2
     assert set(kinds) <= {"tpcb-like:TimeoutError", "tpcb-like:ConnectionError"}

@@ -11,6 +11,10 @@
  *   rows_changed) or by its success alone (no check); or a fixed script of them on one connection
  *   (event_loop_pq.Steps: a transaction's BEGIN, statements and COMMIT), each sent when the previous
  *   one's result is in;
+ *   MySQL / MariaDB (mysqlclient): a statement with no check, or a fixed script of them (Steps), sent
+ *   with mysql_send_query and read with mysql_read_query_result / mysql_store_result on mysqlclient's
+ *   own MYSQL handle, once the socket is readable; an error reply is handed back unread (REPLY), so
+ *   mysqlclient raises and names it exactly as on a thread;
  *   RESP (Redis): a request of N commands written out in RESP (a pipeline), no check: OK unless one
  *   of its N replies is an error (redis-bench); or one command whose reply decides NOT_FOUND by being
  *   None or empty (YCSB's reads: reply_not_none, reply_nonempty).
@@ -41,6 +45,8 @@
 #include <sys/socket.h>
 #include <time.h>
 
+typedef struct st_mysql MYSQL;
+typedef struct st_mysql_res MYSQL_RES;
 typedef struct pg_conn PGconn;
 typedef struct pg_result PGresult;
 
@@ -51,9 +57,12 @@ enum { PQTRANS_IDLE = 0 };
 #define PG_DIAG_SQLSTATE 'C'
 
 /* Why a connection goes back to the Python loop (module constants of the same names). */
-enum { SLOW = 1, FLUSH = 2, ERROR = 3, BROKEN = 4, DONE = 5, TIMEOUT = 6, IN_TRANSACTION = 7, PROTOCOL = 8 };
+enum { SLOW = 1, FLUSH = 2, ERROR = 3, BROKEN = 4, DONE = 5, TIMEOUT = 6, IN_TRANSACTION = 7, PROTOCOL = 8, REPLY = 9 };
 /* The protocol a connection speaks. */
-enum { PQ = 1, RESP = 2 };
+enum { PQ = 1, RESP = 2, MY = 3 };
+/* MySQL's wire protocol: a packet's 4-byte header, then its first byte; 0xFF opens an error packet. */
+#define MY_HEADER 4
+#define MY_ERR_PACKET 0xFF
 /* What decides a fast request's status: libpq rows_found / rows_changed, RESP reply_not_none /
  * reply_nonempty (loop_parts.py), or nothing but success. */
 enum { CHECK_NONE = 0, CHECK_FOUND = 1, CHECK_CHANGED = 2, CHECK_NOT_NONE = 3, CHECK_NONEMPTY = 4 };
@@ -80,10 +89,22 @@ static struct {
 } pq;
 static int bound = 0;
 
+/* The MySQL client library's C API (mysql.h), as mysqlclient's copy exports it. */
+static struct {
+    int (*send_query)(MYSQL *, const char *, unsigned long);
+    char (*read_query_result)(MYSQL *); /* my_bool: 0 when the result is in */
+    unsigned int (*field_count)(MYSQL *);
+    MYSQL_RES *(*store_result)(MYSQL *);
+    void (*free_result)(MYSQL_RES *);
+    unsigned int (*errno_of)(MYSQL *);
+    const char *(*ssl_cipher)(MYSQL *);
+} my;
+static int my_bound = 0;
+
 /* Interned attribute names, made once. */
 static PyObject *s_steps, *s_at, *s_channel, *s_pgconn, *s_pgconn_ptr, *s_prepared, *s_fd, *s_requests, *s_limit,
     *s_issued, *s_reply_timeout_s, *s_failing_since, *s_name, *s_payload, *s_expected, *s_check,
-    *s_started_ns, *s_completed_buffers, *s_flush, *s_reply, *s_parser, *s_feed;
+    *s_started_ns, *s_completed_buffers, *s_flush, *s_reply, *s_parser, *s_feed, *s_db, *s_native;
 
 static inline int64_t now_ns(void) {
     struct timespec ts;
@@ -102,6 +123,8 @@ typedef struct {
     int proto;          /* PQ or RESP */
     PGconn *pg;
     PGresult *held; /* the result is in, ReadyForQuery is not yet */
+    MYSQL *my;      /* MySQL: mysqlclient's handle (the connection object in ``conn`` keeps it alive) */
+    int tls;        /* MySQL over TLS: the socket's bytes cannot be peeked at; Python drives it */
     PyObject *parser;   /* RESP: the channel's reply parser, given any bytes read past the last reply */
     char *buf;          /* RESP: bytes received, not yet a complete reply */
     Py_ssize_t have, cap;
@@ -161,6 +184,31 @@ static PyObject *bind_libpq(PyObject *module, PyObject *arg) {
     LOOKUP(resultErrorField, "PQresultErrorField");
 #undef LOOKUP
     bound = 1; /* the handle stays open: psycopg keeps the library loaded for the process's life */
+    Py_RETURN_NONE;
+}
+
+static PyObject *bind_mysql(PyObject *module, PyObject *arg) {
+    const char *path = PyUnicode_AsUTF8(arg);
+    if (path == NULL) return NULL;
+    void *lib = dlopen(path, RTLD_NOW | RTLD_NOLOAD); /* mysqlclient's copy, never a second one */
+    if (lib == NULL) {
+        PyErr_Format(PyExc_ImportError, "the MySQL client library is not loaded from %s", path);
+        return NULL;
+    }
+#define LOOKUP(field, symbol)                                                              \
+    if ((*(void **)&my.field = dlsym(lib, symbol)) == NULL) {                                \
+        PyErr_Format(PyExc_ImportError, "%s has no %s", path, symbol);                     \
+        return NULL;                                                                       \
+    }
+    LOOKUP(send_query, "mysql_send_query");
+    LOOKUP(read_query_result, "mysql_read_query_result");
+    LOOKUP(field_count, "mysql_field_count");
+    LOOKUP(store_result, "mysql_store_result");
+    LOOKUP(free_result, "mysql_free_result");
+    LOOKUP(errno_of, "mysql_errno");
+    LOOKUP(ssl_cipher, "mysql_get_ssl_cipher");
+#undef LOOKUP
+    my_bound = 1;
     Py_RETURN_NONE;
 }
 
@@ -272,6 +320,7 @@ static int send_step(Fast *self, Slot *s, PyObject *payload) {
 }
 
 static int resp_send(Fast *self, Slot *s);
+static int my_send(Fast *self, Slot *s);
 
 /* The connection's next request, sent now; or the connection handed back when it cannot be. */
 static int send_next(Fast *self, Slot *s) {
@@ -290,6 +339,7 @@ static int send_next(Fast *self, Slot *s) {
     s->started = now_ns();
     if (!PyTuple_CheckExact(request) || PyTuple_GET_SIZE(request) != 4) goto slow;
     if (s->proto == RESP) return resp_send(self, s);
+    if (s->proto == MY) return my_send(self, s);
     /* the libpq shapes run here: (name, (sql, params), 1, check) with a check judged by row count
      * alone, or (name, first step, 1, Steps) whose every step can be sent from here */
     PyObject *replies = PyTuple_GET_ITEM(request, 2), *check = PyTuple_GET_ITEM(request, 3);
@@ -396,6 +446,67 @@ static int pq_readable(Fast *self, Slot *s) {
     if (record(self, s, found) < 0) return -1;
     if (pq.transactionStatus(pg) != PQTRANS_IDLE) /* e.g. a BEGIN sent on its own: Python rolls back */
         return hand_back(self, s, IN_TRANSACTION, self->woke, NULL);
+    return send_next(self, s);
+}
+
+
+/* ------------------------------------------------------------------ MySQL (mysqlclient) */
+
+/* Hand the connection back with the client library's error number (a send that failed, a result cut
+ * off after it began well): the Python loop judges it as it judges the exception mysqlclient raises. */
+static int my_failed(Fast *self, Slot *s) {
+    return hand_back(self, s, ERROR, now_ns(), PyLong_FromUnsignedLong(my.errno_of(s->my)));
+}
+
+/* Send one step: the statement's bytes, parameters already quoted in (event_loop_my.MySqlWire). */
+static int my_send_step(Fast *self, Slot *s, PyObject *payload) {
+    if (my.send_query(s->my, PyBytes_AS_STRING(payload), (unsigned long)PyBytes_GET_SIZE(payload)))
+        return my_failed(self, s);
+    return 0;
+}
+
+/* Send the request in ``s->request``: (name, bytes, 1, None) or (name, first step, 1, Steps) whose
+ * every step is bytes; anything else is handed back. */
+static int my_send(Fast *self, Slot *s) {
+    PyObject *payload = PyTuple_GET_ITEM(s->request, 1), *replies = PyTuple_GET_ITEM(s->request, 2);
+    PyObject *check = PyTuple_GET_ITEM(s->request, 3);
+    if (s->tls || !PyBytes_CheckExact(payload) || !PyLong_CheckExact(replies) || PyLong_AsLong(replies) != 1)
+        return hand_back(self, s, SLOW, 0, NULL);
+    s->check = CHECK_NONE;
+    if (check != Py_None) {
+        if (Py_TYPE(check) != (PyTypeObject *)self->steps_type) return hand_back(self, s, SLOW, 0, NULL);
+        PyObject *steps = PyObject_GetAttr(check, s_steps);
+        if (steps == NULL) return -1;
+        Py_DECREF(steps); /* the Steps object, held by the request, keeps its list */
+        if (!PyList_CheckExact(steps) || PyList_GET_SIZE(steps) < 1) return hand_back(self, s, SLOW, 0, NULL);
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(steps); i++)
+            if (!PyBytes_CheckExact(PyList_GET_ITEM(steps, i))) return hand_back(self, s, SLOW, 0, NULL);
+        s->steps = steps;
+        s->step = 0;
+        payload = PyList_GET_ITEM(steps, 0);
+    }
+    return my_send_step(self, s, payload);
+}
+
+/* The socket is readable: the reply has begun (or the session ended). An error packet, a closed
+ * socket or a header not yet whole goes back to the Python loop unread; anything else is read here
+ * (mysql_read_query_result waits at most for the rest of a reply already being sent, as the Python
+ * loop's call does), its rows received and freed, and the request recorded or its script advanced. */
+static int my_readable(Fast *self, Slot *s) {
+    if (s->request == NULL) return 0;
+    unsigned char head[MY_HEADER + 1];
+    ssize_t n = recv(s->fd, head, sizeof head, MSG_PEEK | MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return 0;
+    if (n < (ssize_t)sizeof head || head[MY_HEADER] == MY_ERR_PACKET) return hand_back(self, s, REPLY, 0, NULL);
+    if (my.read_query_result(s->my)) return my_failed(self, s);
+    if (my.field_count(s->my)) {
+        MYSQL_RES *rows = my.store_result(s->my);
+        if (rows == NULL) return my_failed(self, s);
+        my.free_result(rows);
+    }
+    if (s->steps != NULL && ++s->step < PyList_GET_SIZE(s->steps)) /* the script's next statement */
+        return my_send_step(self, s, PyList_GET_ITEM(s->steps, s->step));
+    if (record(self, s, 1) < 0) return -1;
     return send_next(self, s);
 }
 
@@ -566,7 +677,9 @@ static int resp_readable(Fast *self, Slot *s) {
 }
 
 /* The connection's socket is readable (or broken). */
-static int readable(Fast *self, Slot *s) { return s->proto == PQ ? pq_readable(self, s) : resp_readable(self, s); }
+static int readable(Fast *self, Slot *s) {
+    return s->proto == PQ ? pq_readable(self, s) : s->proto == MY ? my_readable(self, s) : resp_readable(self, s);
+}
 
 /* ------------------------------------------------------------------ the Python type */
 
@@ -661,6 +774,16 @@ static PyObject *Fast_take(Fast *self, PyObject *conn) {
         s->prepared = PyObject_GetAttr(channel, s_prepared);
         ok = bound && s->pg && s->prepared && PyDict_Check(s->prepared);
         if (!bound && !PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "bind(libpq path) first");
+    } else if (PyObject_HasAttr(channel, s_db)) { /* a MyChannel: mysqlclient */
+        s->proto = MY;
+        PyObject *db = PyObject_GetAttr(channel, s_db);
+        PyObject *capsule = db ? PyObject_CallMethodNoArgs(db, s_native) : NULL;
+        s->my = capsule ? PyCapsule_GetPointer(capsule, PyCapsule_GetName(capsule)) : NULL;
+        Py_XDECREF(db);
+        Py_XDECREF(capsule);
+        ok = my_bound && s->my;
+        if (ok) s->tls = my.ssl_cipher(s->my) != NULL;
+        if (!my_bound && !PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "bind_mysql(library path) first");
     } else { /* a Channel: a socket and a RESP parser */
         s->proto = RESP;
         s->parser = PyObject_GetAttr(channel, s_parser);
@@ -817,6 +940,7 @@ static PyTypeObject FastType = {
 
 static PyMethodDef module_methods[] = {
     {"bind", bind_libpq, METH_O, "Look up libpq's functions in the copy loaded from this path."},
+    {"bind_mysql", bind_mysql, METH_O, "Look up the MySQL client library's functions in the copy loaded from this path."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -850,6 +974,8 @@ PyMODINIT_FUNC PyInit__fastloop(void) {
     INTERN(s_reply, "reply");
     INTERN(s_parser, "parser");
     INTERN(s_feed, "feed");
+    INTERN(s_db, "db");
+    INTERN(s_native, "_get_native_connection");
 #undef INTERN
     if (PyType_Ready(&FastType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
@@ -858,7 +984,7 @@ PyMODINIT_FUNC PyInit__fastloop(void) {
         PyModule_AddIntConstant(m, "FLUSH", FLUSH) || PyModule_AddIntConstant(m, "ERROR", ERROR) ||
         PyModule_AddIntConstant(m, "BROKEN", BROKEN) || PyModule_AddIntConstant(m, "DONE", DONE) ||
         PyModule_AddIntConstant(m, "TIMEOUT", TIMEOUT) || PyModule_AddIntConstant(m, "IN_TRANSACTION", IN_TRANSACTION) ||
-        PyModule_AddIntConstant(m, "PROTOCOL", PROTOCOL)) {
+        PyModule_AddIntConstant(m, "PROTOCOL", PROTOCOL) || PyModule_AddIntConstant(m, "REPLY", REPLY)) {
         Py_DECREF(m);
         return NULL;
     }

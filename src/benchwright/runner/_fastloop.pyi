@@ -10,8 +10,10 @@ DONE: int
 TIMEOUT: int
 IN_TRANSACTION: int
 PROTOCOL: int
+REPLY: int
 
 def bind(libpq_path: str) -> None: ...
+def bind_mysql(library_path: str) -> None: ...
 
 class FastLoop:
     woke_ns: int

@@ -25,8 +25,9 @@ DONE = getattr(_fastloop, "DONE", 5)  # its last request, or the loop is closing
 TIMEOUT = getattr(_fastloop, "TIMEOUT", 6)  # a reply overdue
 IN_TRANSACTION = getattr(_fastloop, "IN_TRANSACTION", 7)  # recorded, but a transaction was left open
 PROTOCOL = getattr(_fastloop, "PROTOCOL", 8)  # bytes that are not RESP
+REPLY = getattr(_fastloop, "REPLY", 9)  # MySQL: an error reply came, unread (the Python loop reads it)
 
-_libpq_bound = False
+_bound: set[str] = set()  # the client libraries the C part has looked its functions up in
 
 
 def fast_loop(loop: Any, **checks: Any) -> Any:
@@ -40,25 +41,42 @@ def fast_loop(loop: Any, **checks: Any) -> Any:
 
 def bind_libpq() -> bool:
     """Point the C part at the libpq this process loaded (psycopg's); False when none is found."""
-    global _libpq_bound
+    return _bind("libpq", ("libpq",))
+
+
+def bind_mysql() -> bool:
+    """Point the C part at the MySQL client library mysqlclient loaded (MariaDB Connector/C, or
+    MySQL's libmysqlclient); False when none is found."""
+    return _bind("mysql", ("libmariadb", "libmysqlclient"))
+
+
+def _bind(kind: str, names: tuple[str, ...]) -> bool:
     if _fastloop is None:
         return False
-    if not _libpq_bound:
-        path = loaded_libpq()
+    if kind not in _bound:
+        path = loaded_library(names)
         if path is None:
             return False
-        _fastloop.bind(path)
-        _libpq_bound = True
+        if kind == "libpq":
+            _fastloop.bind(path)
+        else:
+            _fastloop.bind_mysql(path)
+        _bound.add(kind)
     return True
 
 
 def loaded_libpq() -> str | None:
     """The path of the libpq this process loaded (psycopg-binary ships its own copy)."""
+    return loaded_library(("libpq",))
+
+
+def loaded_library(names: tuple[str, ...]) -> str | None:
+    """The path of a shared library this process loaded whose file name starts with one of ``names``."""
     try:
         with open("/proc/self/maps", encoding="utf-8") as maps:
             for line in maps:
                 path = line.rsplit(" ", 1)[-1].strip()
-                if os.path.basename(path).startswith("libpq") and ".so" in path:
+                if os.path.basename(path).startswith(names) and ".so" in path:
                     return path
     except OSError:
         pass

@@ -35,6 +35,7 @@ from benchwright.runner.loop_parts import (  # the loop's vocabulary, re-exporte
     ReplyParser,
     Request,
     Step,
+    Steps,
     protocol_error,
     reply_nonempty,
     reply_not_none,
@@ -55,6 +56,7 @@ __all__ = [
     "ReplyParser",
     "Request",
     "Step",
+    "Steps",
     "reply_nonempty",
     "reply_not_none",
     "sleep_until",
@@ -294,6 +296,8 @@ class EventLoop:
             self._fail(conn, protocol_error(conn), end)
         elif why == compiled.IN_TRANSACTION:
             self._left_in_transaction(conn)
+        elif why == compiled.REPLY:  # an error reply, unread: this loop reads and names it
+            self._read(conn)
         else:  # BROKEN
             self._fail(conn, "ConnectionError", end or time.perf_counter_ns())
 

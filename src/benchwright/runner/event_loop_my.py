@@ -6,7 +6,8 @@ the statement as bytes, parameters already quoted in (``MySqlSqlWire``), as the 
 ``MySQLDriver._query`` sends it.
 
 Why not MariaDB's non-blocking API (``mysql_real_query_start`` / ``_cont``): mysqlclient, the pinned
-driver, does not wrap it. What it does wrap is the query split in two: ``send_query`` writes the
+driver, does not wrap it (the compiled hot path, ``_fastloop.c``, calls the same two functions on the
+same handle). What it does wrap is the query split in two: ``send_query`` writes the
 statement (``mysql_send_query``; a statement fits the socket's send buffer, so it does not wait) and
 ``read_query_result`` reads the answer (``mysql_read_query_result``). The loop calls the second only
 once epoll says the connection's socket is readable, and ``store_result`` then receives the rows as
@@ -31,7 +32,9 @@ from typing import Any
 
 import MySQLdb
 
+from benchwright.runner import compiled
 from benchwright.runner.event_loop import Connection, EventLoop
+from benchwright.runner.loop_parts import Steps
 from benchwright.runner.measure import Status
 
 RETRY_CODES = frozenset({1213, 1205})  # ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT: MySQLDriver.classify
@@ -57,10 +60,22 @@ class MyEventLoop(EventLoop):
     and a RESP parser."""
 
     CONNECTIONS_PER_PROCESS = 1  # a loop per connection, up to one per core: see default_processes
+    COMPILED_MODEL = "event loop (MySQL client hot path in C)"
 
     def _compiled(self) -> Any:
-        """No C part for mysqlclient: its MYSQL handle is not public (docs/workloads-sql.md)."""
-        return None
+        """The C part drives mysqlclient's own MYSQL handle (``_get_native_connection``) through the
+        client library it loaded, for statements with no check and ``Steps`` scripts; it hands every
+        error reply back unread (``compiled.REPLY``), so ``_read`` names it as on a thread."""
+        if not compiled.bind_mysql():
+            return None
+        return compiled.fast_loop(self, not_found=Status.NOT_FOUND, steps_type=Steps)
+
+    def _server_error(self, conn: Connection, errno: Any, end: int) -> None:
+        """An error the C part met after the reply began well (a result cut off part-way) or on
+        sending: by its client error number, as ``_failed`` judges it."""
+        code = int(errno or 0)
+        exc = MySQLdb.OperationalError(code, "") if code >= 1000 else MySQLdb.InterfaceError(code, "")
+        self._failed(conn, exc, end)
 
     def _attach(self, conn: Connection) -> None:
         channel: Any = conn.channel
@@ -186,15 +201,4 @@ class MySqlWire:
         steps = [self._step(sql, params) for sql, params in statements]
         if block:
             steps = [b"BEGIN", *steps, b"COMMIT"]
-        following = iter(steps[1:])
-
-        def advance(result: Any) -> Any:
-            step = next(following, None)
-            return OK if step is None else (step, 1, advance)
-
-        advance.retry_on = retry_on  # type: ignore[attr-defined]
-        advance.block = block  # type: ignore[attr-defined]
-        return name, steps[0], 1, advance
-
-
-OK = Status.OK
+        return name, steps[0], 1, Steps(steps, retry_on, block)

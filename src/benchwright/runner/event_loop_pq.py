@@ -27,6 +27,7 @@ from psycopg import errors as pg_errors
 
 from benchwright.runner import compiled
 from benchwright.runner.event_loop import READ, WRITE, Connection, EventLoop
+from benchwright.runner.loop_parts import Steps
 from benchwright.runner.measure import Status
 
 # plain ints: psycopg returns ints, and comparing one with an IntEnum member costs more than the
@@ -49,24 +50,6 @@ def rows_changed(result: Any) -> Status:
     """A check: the statement changed a row (YCSB's update, delete), else NOT_FOUND; inlined by
     the loop as ``rows_found`` is."""
     return OK if result.command_tuples else NOT_FOUND
-
-
-class Steps:
-    """A request's check that sends the request's remaining steps one after another, whatever each
-    returns, on the same connection (a transaction's statements, BEGIN ... COMMIT): the request is
-    OK when the last step's result is in. ``steps`` holds every step, the first one included;
-    ``at`` is the step in flight. The compiled hot path runs such a request itself."""
-
-    __slots__ = ("at", "retry_on", "steps")
-
-    def __init__(self, steps: list[tuple[bytes, list[bytes | None]]], retry_on: tuple[str, ...] = ()) -> None:
-        self.steps = steps
-        self.at = 0
-        self.retry_on = retry_on  # error kinds that make the request a RETRY (as on a thread)
-
-    def __call__(self, result: Any) -> Any:
-        self.at += 1
-        return OK if self.at >= len(self.steps) else (self.steps[self.at], 1, self)
 
 
 @dataclass

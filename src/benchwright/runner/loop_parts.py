@@ -47,6 +47,26 @@ def then_if_found(read: Step, write: Step) -> Step:
     return payload, replies, after_read
 
 
+class Steps:
+    """A request's check that sends the request's remaining steps one after another, whatever each
+    returns, on the same connection (a transaction's statements, BEGIN ... COMMIT): the request is
+    OK when the last step's result is in. ``steps`` holds every step's payload, the first one
+    included; ``at`` is the step in flight. The compiled hot path runs such a request itself (libpq
+    and MySQL)."""
+
+    __slots__ = ("at", "block", "retry_on", "steps")
+
+    def __init__(self, steps: list[Any], retry_on: tuple[str, ...] = (), block: bool = True) -> None:
+        self.steps = steps
+        self.at = 0
+        self.retry_on = retry_on  # error kinds that make the request a RETRY (as on a thread)
+        self.block = block  # the steps are one transaction: a failure part-way is rolled back
+
+    def __call__(self, result: Any) -> Any:
+        self.at += 1
+        return OK if self.at >= len(self.steps) else (self.steps[self.at], 1, self)
+
+
 class ReplyParser(Protocol):
     def feed(self, data: Any, offset: int = ..., length: int = ...) -> None: ...
     def gets(self) -> Any: ...

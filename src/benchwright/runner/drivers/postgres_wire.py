@@ -14,7 +14,8 @@ from decimal import Decimal
 from typing import Any
 
 from benchwright.runner.event_loop import Request, Step, then_if_found
-from benchwright.runner.event_loop_pq import Steps, rows_changed, rows_found
+from benchwright.runner.event_loop_pq import rows_changed, rows_found
+from benchwright.runner.loop_parts import Steps
 from benchwright.runner.measure import Status
 
 OK = Status.OK
