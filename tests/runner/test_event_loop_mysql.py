@@ -254,3 +254,34 @@ def test_a_statement_that_gets_no_answer_is_a_timeout_and_the_run_goes_on(
     assert done["OK"] <= committed <= done["OK"] + done.get("ERROR", 0)
     assert rows(mysql_url, WHOLE) == [(1,)]
     assert rows(mysql_url, BALANCED) == [(1,)]
+
+
+def test_single_statements_refused_by_the_server_are_named_as_mysqlclient_names_them(
+    mysql_url: str, my_loop: str
+) -> None:
+    """Statements on their own (autocommit), some refused: each refusal fails that request only,
+    under the exception class mysqlclient raises for it on a thread (the compiled part hands the
+    error reply back unread for exactly that), and the connection's next statements succeed."""
+    from benchwright.runner.drivers.mysql import MySQLDriver
+    from benchwright.runner.event_loop import Connection
+    from benchwright.runner.event_loop_my import MyEventLoop
+    from benchwright.runner.measure import Recorder
+
+    driver = MySQLDriver({"mysql.url": mysql_url})
+    driver.connect()
+    ok, missing, unfinished = b"SELECT 1", b"SELECT * FROM no_such_table", b"SELECT 1 FROM DUAL WHERE"
+    script = [ok, missing, ok, unfinished, ok, ok, missing, ok]
+    requests = iter([("q", sql, 1, None) for sql in script])
+    conn = Connection(driver.event_loop_channel, driver.recover, requests, len(script))
+    recorder = Recorder(time.perf_counter_ns(), "service_time")
+    errors: dict[str, int] = {}
+    deadline = time.perf_counter_ns() + 30 * 1_000_000_000
+    loop = MyEventLoop([conn], recorder, deadline, threading.Event(), errors, 10.0)
+    assert loop.model == my_loop
+    assert loop.run() is None
+    recorder.flush()
+    assert recorder.ops["q"].statuses == {"OK": 5, "ERROR": 3}
+    assert errors == {"q:ProgrammingError": 3}  # what cursor.execute raises for both, on a thread
+    with pytest.raises(MySQLdb.ProgrammingError):
+        connect(mysql_url).cursor().execute(unfinished.decode())
+    driver.close()
