@@ -1,19 +1,17 @@
 """Many connections on one thread: the client model of redis-benchmark and memtier_benchmark.
 
-The engine's default client is a thread per connection. In Python that costs a GIL hand-off and a
-context switch around every request, which dominates when requests are cheap: measured here with 50
-Redis clients and 16-command pipelines, 3.5-4 us of client CPU per GET with threads, 1.5 us with one
-event loop per process, 0.5 us for redis-benchmark itself (benchmarks/bench_redis.py).
+A thread per connection costs a GIL hand-off and a context switch around every request in Python:
+with 50 Redis clients and 16-command pipelines, 3.5-4 us of client CPU per GET on threads, 1.5 us on
+one event loop per process, 0.5 us for redis-benchmark itself (benchmarks/bench_redis.py).
 
 A workload whose requests can be written ahead in the server's wire format (``Workload.wire_requests``)
-runs this way on drivers that hand out a channel: a ``Channel`` (a connected socket and a RESP reply
-parser) for this module's loop, a ``PqChannel`` for libpq's non-blocking API (``event_loop_pq``).
-Each connection sends one request, waits for all its replies, then sends the next, exactly as a thread
-would; the loop times every request from just before its first byte is sent until the poller reports
-its last reply (one clock reading per wake-up, taken as the poll returns, so replies that arrived
-together are not charged for the handling of those read before them, which at 4 connections and a
-2 ms server added ~40 us on average): the wrapper measures, never a driver. There is no pacing here: a rate-limited phase runs on
-threads, where each thread keeps a schedule.
+runs this way on drivers that hand out a channel: a socket and a RESP parser (``Channel``) here,
+libpq (``event_loop_pq``), mysqlclient (``event_loop_my``).
+Each connection sends one request, waits for all its replies, then sends the next, as a thread would.
+The loop times every request from just before its first byte is sent until the poller reports its
+last reply (one clock reading per wake-up: replies that arrived together are not charged for each
+other's handling, ~40 us on average at 4 connections and a 2 ms server): the wrapper measures, never
+a driver. No pacing here: a rate-limited phase runs on threads, where each thread keeps a schedule.
 
 A request may look at its reply (``check``): the check returns the request's ``Status`` (YCSB's
 NOT_FOUND), or a follow-up step sent on the same connection inside the same timed request (a scan's
@@ -35,7 +33,6 @@ from benchwright.runner.loop_parts import (  # the loop's vocabulary, re-exporte
     ReplyParser,
     Request,
     Step,
-    Steps,
     protocol_error,
     reply_nonempty,
     reply_not_none,
@@ -56,7 +53,6 @@ __all__ = [
     "ReplyParser",
     "Request",
     "Step",
-    "Steps",
     "reply_nonempty",
     "reply_not_none",
     "sleep_until",

@@ -66,7 +66,9 @@ class MyEventLoop(EventLoop):
         """The C part drives mysqlclient's own MYSQL handle (``_get_native_connection``) through the
         client library it loaded, for statements with no check and ``Steps`` scripts; it hands every
         error reply back unread (``compiled.REPLY``), so ``_read`` names it as on a thread."""
-        if not compiled.bind_mysql():
+        # mysqlclient (pinned, 2.3.1) has had the call since 2.1 and reserves it for integrations
+        # that need the handle; without it, or its library, this loop runs as Python alone
+        if not hasattr(MySQLdb._mysql.connection, "_get_native_connection") or not compiled.bind_mysql():
             return None
         return compiled.fast_loop(self, not_found=Status.NOT_FOUND, steps_type=Steps)
 
