@@ -157,3 +157,22 @@ def kill_group(proc: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
+
+
+# ------------------------------------------------------------------ the event loops, both builds
+PYTHON_LOOP = "event loop"
+
+
+def loop_build(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, compiled_model: str) -> str:
+    """For a fixture parametrized ["compiled", "python"]: run the test with the compiled hot path
+    (the default, built by the package) or with the Python loop alone (BENCHWRIGHT_COMPILED_LOOP=0),
+    which also handles everything the compiled part hands back. Returns the loop's model, as the
+    result document must name it."""
+    monkeypatch.setenv("BENCHWRIGHT_COMPILED_LOOP", "1" if request.param == "compiled" else "0")
+    return compiled_model if request.param == "compiled" else PYTHON_LOOP
+
+
+def ran_on(run: Any, model: str) -> bool:
+    """The run's requests were timed by the loop ``model`` names (and only a compiled one says "in C")."""
+    method = run.measurement.method
+    return model in method and ("in C" in model) == ("in C" in method)

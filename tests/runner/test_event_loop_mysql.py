@@ -19,7 +19,7 @@ import pytest
 
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, run_phase
-from tests.runner.conftest import Background
+from tests.runner.conftest import Background, loop_build, ran_on
 
 pytestmark = pytest.mark.servers
 
@@ -29,15 +29,7 @@ COMPILED = "event loop (MySQL client hot path in C)"
 
 @pytest.fixture(autouse=True, params=["compiled", "python"])
 def my_loop(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The loop's model, as the result document must name it."""
-    monkeypatch.setenv("BENCHWRIGHT_COMPILED_LOOP", "1" if request.param == "compiled" else "0")
-    return COMPILED if request.param == "compiled" else LOOP
-
-
-def ran_on(run: ResultDocument, model: str) -> bool:
-    """The run's requests were timed by the loop ``model`` names (and only a compiled one says "in C")."""
-    method = run.measurement.method
-    return model in method and ("in C" in model) == ("in C" in method)
+    return loop_build(request, monkeypatch, COMPILED)
 
 
 def phase(workload: str, props: dict[str, str], name: str, **kw: Any) -> ResultDocument:

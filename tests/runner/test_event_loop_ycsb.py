@@ -15,7 +15,7 @@ import redis
 
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, run_phase
-from tests.runner.conftest import Background, kill_group
+from tests.runner.conftest import Background, kill_group, loop_build, ran_on
 
 pytestmark = pytest.mark.servers
 
@@ -42,24 +42,14 @@ RESP_COMPILED = "event loop (RESP hot path in C)"
 
 @pytest.fixture(params=["compiled", "python"])
 def pq_loop(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Each PostgreSQL loop test twice: with the compiled hot path (the default, built by the package)
-    and with the Python loop alone (BENCHWRIGHT_COMPILED_LOOP=0), which also handles everything the
-    compiled part hands back. The loop's model the result document must name."""
-    monkeypatch.setenv("BENCHWRIGHT_COMPILED_LOOP", "1" if request.param == "compiled" else "0")
-    return COMPILED if request.param == "compiled" else LOOP
+    """Each PostgreSQL loop test on both builds of the loop (``loop_build``)."""
+    return loop_build(request, monkeypatch, COMPILED)
 
 
 @pytest.fixture(params=["compiled", "python"])
 def resp_loop(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """``pq_loop`` for the Redis loop tests."""
-    monkeypatch.setenv("BENCHWRIGHT_COMPILED_LOOP", "1" if request.param == "compiled" else "0")
-    return RESP_COMPILED if request.param == "compiled" else LOOP
-
-
-def ran_on(run: ResultDocument, model: str) -> bool:
-    """The run's requests were timed by the loop ``model`` names (and only a compiled one says "in C")."""
-    method = run.measurement.method
-    return model in method and ("in C" in model) == ("in C" in method)
+    return loop_build(request, monkeypatch, RESP_COMPILED)
 
 
 def phase(engine: str, props: dict[str, str], name: str, **kw: Any) -> ResultDocument:

@@ -154,63 +154,71 @@ typedef struct {
     int64_t recorded;
 } Fast;
 
-/* ------------------------------------------------------------------ binding libpq */
+/* ------------------------------------------------------------------ binding the client libraries */
 
-static PyObject *bind_libpq(PyObject *module, PyObject *arg) {
+typedef struct {
+    void **slot;
+    const char *symbol;
+} Symbol;
+
+/* Look ``symbols`` up in the library already loaded from ``path`` (RTLD_NOLOAD: the copy psycopg or
+ * mysqlclient loaded, never a second one; the handle stays open, as they keep it loaded for the
+ * process's life). -1 with ImportError when the library is not loaded or lacks one of them. */
+static int bind_symbols(PyObject *arg, const char *what, const Symbol *symbols, size_t n) {
     const char *path = PyUnicode_AsUTF8(arg);
-    if (path == NULL) return NULL;
-    /* RTLD_NOLOAD: only the copy already in this process (psycopg's), never a second one */
+    if (path == NULL) return -1;
     void *lib = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
     if (lib == NULL) {
-        PyErr_Format(PyExc_ImportError, "libpq is not loaded from %s", path);
-        return NULL;
+        PyErr_Format(PyExc_ImportError, "%s is not loaded from %s", what, path);
+        return -1;
     }
-#define LOOKUP(field, symbol)                                                              \
-    if ((*(void **)&pq.field = dlsym(lib, symbol)) == NULL) {                                \
-        PyErr_Format(PyExc_ImportError, "%s has no %s", path, symbol);                     \
-        return NULL;                                                                       \
-    }
-    LOOKUP(consumeInput, "PQconsumeInput");
-    LOOKUP(isBusy, "PQisBusy");
-    LOOKUP(getResult, "PQgetResult");
-    LOOKUP(resultStatus, "PQresultStatus");
-    LOOKUP(ntuples, "PQntuples");
-    LOOKUP(cmdTuples, "PQcmdTuples");
-    LOOKUP(clear, "PQclear");
-    LOOKUP(sendQueryPrepared, "PQsendQueryPrepared");
-    LOOKUP(flush, "PQflush");
-    LOOKUP(status, "PQstatus");
-    LOOKUP(transactionStatus, "PQtransactionStatus");
-    LOOKUP(resultErrorField, "PQresultErrorField");
-#undef LOOKUP
-    bound = 1; /* the handle stays open: psycopg keeps the library loaded for the process's life */
+    for (size_t i = 0; i < n; i++)
+        if ((*symbols[i].slot = dlsym(lib, symbols[i].symbol)) == NULL) {
+            PyErr_Format(PyExc_ImportError, "%s has no %s", path, symbols[i].symbol);
+            return -1;
+        }
+    return 0;
+}
+
+#define SYMBOL(table, field, name) {(void **)&table.field, name}
+
+static PyObject *bind_libpq(PyObject *module, PyObject *arg) {
+    static const Symbol symbols[] = {
+        SYMBOL(pq, consumeInput, "PQconsumeInput"),
+        SYMBOL(pq, isBusy, "PQisBusy"),
+        SYMBOL(pq, getResult, "PQgetResult"),
+        SYMBOL(pq, resultStatus, "PQresultStatus"),
+        SYMBOL(pq, ntuples, "PQntuples"),
+        SYMBOL(pq, cmdTuples, "PQcmdTuples"),
+        SYMBOL(pq, clear, "PQclear"),
+        SYMBOL(pq, sendQueryPrepared, "PQsendQueryPrepared"),
+        SYMBOL(pq, flush, "PQflush"),
+        SYMBOL(pq, status, "PQstatus"),
+        SYMBOL(pq, transactionStatus, "PQtransactionStatus"),
+        SYMBOL(pq, resultErrorField, "PQresultErrorField"),
+    };
+    if (bind_symbols(arg, "libpq", symbols, sizeof symbols / sizeof symbols[0]) < 0) return NULL;
+    bound = 1;
     Py_RETURN_NONE;
 }
 
 static PyObject *bind_mysql(PyObject *module, PyObject *arg) {
-    const char *path = PyUnicode_AsUTF8(arg);
-    if (path == NULL) return NULL;
-    void *lib = dlopen(path, RTLD_NOW | RTLD_NOLOAD); /* mysqlclient's copy, never a second one */
-    if (lib == NULL) {
-        PyErr_Format(PyExc_ImportError, "the MySQL client library is not loaded from %s", path);
+    static const Symbol symbols[] = {
+        SYMBOL(my, send_query, "mysql_send_query"),
+        SYMBOL(my, read_query_result, "mysql_read_query_result"),
+        SYMBOL(my, field_count, "mysql_field_count"),
+        SYMBOL(my, store_result, "mysql_store_result"),
+        SYMBOL(my, free_result, "mysql_free_result"),
+        SYMBOL(my, errno_of, "mysql_errno"),
+        SYMBOL(my, ssl_cipher, "mysql_get_ssl_cipher"),
+    };
+    if (bind_symbols(arg, "the MySQL client library", symbols, sizeof symbols / sizeof symbols[0]) < 0)
         return NULL;
-    }
-#define LOOKUP(field, symbol)                                                              \
-    if ((*(void **)&my.field = dlsym(lib, symbol)) == NULL) {                                \
-        PyErr_Format(PyExc_ImportError, "%s has no %s", path, symbol);                     \
-        return NULL;                                                                       \
-    }
-    LOOKUP(send_query, "mysql_send_query");
-    LOOKUP(read_query_result, "mysql_read_query_result");
-    LOOKUP(field_count, "mysql_field_count");
-    LOOKUP(store_result, "mysql_store_result");
-    LOOKUP(free_result, "mysql_free_result");
-    LOOKUP(errno_of, "mysql_errno");
-    LOOKUP(ssl_cipher, "mysql_get_ssl_cipher");
-#undef LOOKUP
     my_bound = 1;
     Py_RETURN_NONE;
 }
+
+#undef SYMBOL
 
 /* ------------------------------------------------------------------ slots */
 
