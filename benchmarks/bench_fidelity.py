@@ -118,7 +118,7 @@ def ours(port: int, clients: int, requests: int) -> tuple[float, float, str]:
     """YCSB workload C's READ average and p99 (us), and the client model that ran."""
     doc = ycsb(port, clients, requests)
     read = doc["operations"]["READ"]
-    model = "event loop" if "event loop" in doc["measurement"]["method"] else "threads"
+    model = summary.client_model(doc["measurement"]["method"])
     return read["average_us"], read["p99_us"], model
 
 

@@ -82,7 +82,7 @@ def compare(settings: RedisBenchSettings, conn: dict[str, str]) -> list[str]:
             f"{t.throughput:>11,.0f} req/s  throughput ratio {n.throughput / t.throughput:5.2f}  "
             f"p50 {n.p50_us / 1000:.3f} vs {t.p50_us / 1000:.3f} ms"
         )
-        model = "event loop" if "event loop" in native.measurement.method else "threads"
+        model = summary.client_model(native.measurement.method)
         summary.record(  # CPU per request over both tests of the phase (the document's figure)
             f"redis-bench {name} P={settings.pipeline} vs redis-benchmark",
             n.throughput,

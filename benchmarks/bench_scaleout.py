@@ -61,7 +61,7 @@ def series(name: str, engine: str, props: dict[str, str], args: argparse.Namespa
         throughput = float(doc["throughput"])
         base = base or throughput / n
         efficiency = throughput / (n * base)
-        model = "event loop" if "event loop" in doc["measurement"]["method"] else "threads"
+        model = summary.client_model(doc["measurement"]["method"])
         print(
             f"  {name:<22} {n} process(es) x {args.clients} clients ({model}): {throughput:9.0f} ops/s, "
             f"{efficiency:5.2f} of {n}x one process | busiest process {client['max_process_cpu_share']:.0%} "

@@ -114,7 +114,7 @@ def parse_sysbench(out: str) -> tuple[int, float]:
 
 
 def model_of(doc: ResultDocument) -> str:
-    return "event loop" if "event loop" in doc.measurement.method else "threads"
+    return summary.client_model(doc.measurement.method)
 
 
 def compare(label: str, ours: Figure, theirs: Figure, name: str, model: str = "") -> dict[str, float]:

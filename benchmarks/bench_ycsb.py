@@ -125,7 +125,7 @@ def ours(
         cpu,
         doc["client"]["peak_rss_mb"],
         doc["client"]["cpu_us_per_op"],
-        "event loop" if "event loop" in doc["measurement"]["method"] else "threads",
+        summary.client_model(doc["measurement"]["method"]),
     )
 
 
