@@ -19,7 +19,7 @@ import pytest
 
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, run_phase
-from tests.runner.conftest import Background, loop_build, ran_on
+from tests.runner.conftest import Background, PrivateMariaDB, loop_build, ran_on
 
 pytestmark = pytest.mark.servers
 
@@ -43,7 +43,7 @@ def connect(url: str) -> Any:
         host=parts.hostname,
         port=parts.port,
         user=parts.username,
-        password=parts.password,
+        password=parts.password or "",
         database=parts.path.lstrip("/"),
         autocommit=True,
     )
@@ -196,6 +196,33 @@ def test_sessions_killed_mid_transaction_fail_those_only_and_the_run_goes_on(
     # a transaction cut off part-way left nothing behind: every history row's delta is in the balances
     assert rows(mysql_url, WHOLE) == [(1,)]
     assert rows(mysql_url, BALANCED) == [(1,)]
+
+
+@pytest.mark.slow
+def test_server_killed_mid_transaction_ends_with_a_flagged_partial_result(
+    private_mariadb: PrivateMariaDB, my_loop: str
+) -> None:
+    """A mariadbd of the test's own (127.0.0.1, a free port) killed once 100 transactions have
+    committed: the transactions in flight fail as lost connections, the reconnects fail, and the
+    loop gives up after a few seconds of nothing but failures, the result partial and flagged."""
+    url = private_mariadb.url
+    props = {"mysql.url": url, "mysql.connect_timeout": "2"}
+    phase("tpcb", props, "load", threads=2)
+
+    def kill() -> None:
+        wait_for_history(url, 100)
+        private_mariadb.kill()
+
+    killer = Background(kill)
+    killer.start()
+    run = phase("tpcb", props, "run", threads=2, max_seconds=120)
+    killer.join()
+    assert ran_on(run, my_loop), run.measurement.method
+    assert run.aborted and any(f.code == "server_lost" for f in run.validity)
+    done = run.operations["tpcb-like"].statuses
+    assert done["OK"] >= 100 and done["ERROR"] >= 2
+    assert set(run.extra["error_kinds"]) <= {"tpcb-like:ConnectionError", "tpcb-like:TargetUnreachable"}
+    assert run.runtime_ms < 60_000  # it gave up after seconds of failures, not at the deadline
 
 
 def test_a_statement_that_gets_no_answer_is_a_timeout_and_the_run_goes_on(

@@ -4,14 +4,8 @@ waits / deadlocks classified as RETRY."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import tempfile
 import threading
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import MySQLdb
 import pytest
@@ -22,8 +16,7 @@ from benchwright.runner.drivers.base import Capability
 from benchwright.runner.drivers.mysql import MySQLDriver, parse_url
 from benchwright.runner.engine import ERROR_ABORT_S, PhaseConfig, run_phase
 from benchwright.runner.measure import Status
-from tests.runner.conftest import _wait_for_port as wait_for_port
-from tests.runner.conftest import free_port
+from tests.runner.conftest import PrivateMariaDB
 
 pytestmark = pytest.mark.servers
 
@@ -202,73 +195,6 @@ def test_lock_wait_timeout_and_deadlock_are_retry(mysql_url: str) -> None:
 
 
 # ---------------------------------------------------------------- a private server, restarted mid-run
-MARIADBD = shutil.which("mariadbd") or "/usr/sbin/mariadbd"
-
-
-class PrivateMariaDB:
-    """A mariadbd of this test's own on a free loopback port, so it can be killed and restarted."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.port = free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
-        data = root / "data"
-        if os.geteuid() == 0:
-            shutil.chown(root, "mysql")
-        subprocess.run(
-            [
-                "mariadb-install-db",
-                f"--datadir={data}",
-                "--auth-root-authentication-method=normal",
-                "--skip-test-db",
-                *(["--user=mysql"] if os.geteuid() == 0 else []),
-            ],
-            check=True,
-            capture_output=True,
-            timeout=120,
-        )
-        (root / "my.cnf").write_text(
-            "[mariadbd]\n"
-            f"datadir = {data}\nport = {self.port}\nbind-address = 127.0.0.1\nsocket = {root}/m.sock\n"
-            f"pid-file = {root}/m.pid\nlog-error = {root}/m.log\nskip-grant-tables\nskip-log-bin\n"
-            "innodb_buffer_pool_size = 16M\ninnodb_log_file_size = 8M\nperformance_schema = OFF\n"
-            + ("user = mysql\n" if os.geteuid() == 0 else "")
-        )
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [MARIADBD, f"--defaults-file={self.root}/my.cnf"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        wait_for_port(self.port, self.proc, timeout=60)
-
-    def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-
-    @property
-    def url(self) -> str:
-        return f"mysql://root@127.0.0.1:{self.port}/faults"
-
-
-@pytest.fixture
-def private_mariadb() -> Iterator[PrivateMariaDB]:
-    # Not under tmp_path: pytest's base directory is private to root and mariadbd runs as mysql.
-    root = Path(tempfile.mkdtemp(prefix="bw-mariadb-"))
-    server = PrivateMariaDB(root)
-    try:
-        server.start()
-        conn = MySQLdb.connect(host="127.0.0.1", port=server.port, user="root")
-        conn.cursor().execute("CREATE DATABASE faults")
-        conn.close()
-        yield server
-    finally:
-        server.kill()
-        shutil.rmtree(root, ignore_errors=True)
-
-
 @pytest.mark.slow
 def test_server_restarted_mid_run_errors_are_counted_and_the_run_finishes(
     private_mariadb: PrivateMariaDB,
