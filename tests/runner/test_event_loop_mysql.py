@@ -23,7 +23,6 @@ from tests.runner.conftest import Background, PrivateMariaDB, loop_build, ran_on
 
 pytestmark = pytest.mark.servers
 
-LOOP = "event loop"
 COMPILED = "event loop (MySQL client hot path in C)"
 
 
@@ -301,6 +300,11 @@ def test_single_statements_refused_by_the_server_are_named_as_mysqlclient_names_
     recorder.flush()
     assert recorder.ops["q"].statuses == {"OK": 5, "ERROR": 3}
     assert errors == {"q:ProgrammingError": 3}  # what cursor.execute raises for both, on a thread
-    with pytest.raises(MySQLdb.ProgrammingError):
-        connect(mysql_url).cursor().execute(unfinished.decode())
-    driver.close()
+    on_a_thread = connect(mysql_url)
+    try:
+        for sql in (missing, unfinished):
+            with pytest.raises(MySQLdb.ProgrammingError):
+                on_a_thread.cursor().execute(sql.decode())
+    finally:
+        on_a_thread.close()
+        driver.close()

@@ -330,6 +330,24 @@ static int send_step(Fast *self, Slot *s, PyObject *payload) {
 static int resp_send(Fast *self, Slot *s);
 static int my_send(Fast *self, Slot *s);
 
+/* A Steps request's script, when every step of it can be sent from here (libpq: prepared on this
+ * session; MySQL: bytes): set as ``s->steps`` from step 0, 1. 0: the request runs in Python (a
+ * statement not prepared yet, say); -1 on a Python error. */
+static int take_script(Fast *self, Slot *s, PyObject *check) {
+    if (Py_TYPE(check) != (PyTypeObject *)self->steps_type) return 0;
+    PyObject *steps = PyObject_GetAttr(check, s_steps);
+    if (steps == NULL) return -1;
+    Py_DECREF(steps); /* the Steps object, held by the request, keeps its list */
+    if (!PyList_CheckExact(steps) || PyList_GET_SIZE(steps) < 1) return 0;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(steps); i++) {
+        PyObject *step = PyList_GET_ITEM(steps, i);
+        if (s->proto == MY ? !PyBytes_CheckExact(step) : sendable(s, step) == NULL) return PyErr_Occurred() ? -1 : 0;
+    }
+    s->steps = steps;
+    s->step = 0;
+    return 1;
+}
+
 /* The connection's next request, sent now; or the connection handed back when it cannot be. */
 static int send_next(Fast *self, Slot *s) {
     Py_CLEAR(s->request);
@@ -357,21 +375,11 @@ static int send_next(Fast *self, Slot *s) {
         s->check = CHECK_FOUND;
     else if (check == self->rows_changed)
         s->check = CHECK_CHANGED;
-    else if (check != Py_None && Py_TYPE(check) == (PyTypeObject *)self->steps_type) {
-        PyObject *steps = PyObject_GetAttr(check, s_steps);
-        if (steps == NULL) return -1;
-        Py_DECREF(steps); /* the Steps object, held by the request, keeps its list */
-        if (!PyList_CheckExact(steps) || PyList_GET_SIZE(steps) < 1) goto slow;
-        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(steps); i++)
-            if (sendable(s, PyList_GET_ITEM(steps, i)) == NULL) {
-                if (PyErr_Occurred()) return -1;
-                goto slow; /* a statement not prepared yet: the whole request runs in Python */
-            }
-        s->steps = steps;
-        s->step = 0;
-        return send_step(self, s, PyList_GET_ITEM(steps, 0));
-    } else if (check != Py_None)
-        goto slow;
+    else if (check != Py_None) {
+        int script = take_script(self, s, check);
+        if (script <= 0) return script < 0 ? -1 : hand_back(self, s, SLOW, 0, NULL);
+        return send_step(self, s, PyList_GET_ITEM(s->steps, 0));
+    }
     return send_step(self, s, PyTuple_GET_ITEM(request, 1));
 slow:
     return hand_back(self, s, SLOW, 0, NULL);
@@ -482,16 +490,9 @@ static int my_send(Fast *self, Slot *s) {
         return hand_back(self, s, SLOW, 0, NULL);
     s->check = CHECK_NONE;
     if (check != Py_None) {
-        if (Py_TYPE(check) != (PyTypeObject *)self->steps_type) return hand_back(self, s, SLOW, 0, NULL);
-        PyObject *steps = PyObject_GetAttr(check, s_steps);
-        if (steps == NULL) return -1;
-        Py_DECREF(steps); /* the Steps object, held by the request, keeps its list */
-        if (!PyList_CheckExact(steps) || PyList_GET_SIZE(steps) < 1) return hand_back(self, s, SLOW, 0, NULL);
-        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(steps); i++)
-            if (!PyBytes_CheckExact(PyList_GET_ITEM(steps, i))) return hand_back(self, s, SLOW, 0, NULL);
-        s->steps = steps;
-        s->step = 0;
-        payload = PyList_GET_ITEM(steps, 0);
+        int script = take_script(self, s, check);
+        if (script <= 0) return script < 0 ? -1 : hand_back(self, s, SLOW, 0, NULL);
+        payload = PyList_GET_ITEM(s->steps, 0);
     }
     return my_send_step(self, s, payload);
 }

@@ -65,11 +65,6 @@ def _bind(kind: str, names: tuple[str, ...]) -> bool:
     return True
 
 
-def loaded_libpq() -> str | None:
-    """The path of the libpq this process loaded (psycopg-binary ships its own copy)."""
-    return loaded_library(("libpq",))
-
-
 def loaded_library(names: tuple[str, ...]) -> str | None:
     """The path of a shared library this process loaded whose file name starts with one of ``names``."""
     try:

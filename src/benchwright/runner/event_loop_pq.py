@@ -307,7 +307,7 @@ class PqEventLoop(EventLoop):
                 result = pgconn.exec_(b"ROLLBACK")
                 pgconn.nonblocking = 1
             except OperationalError:  # lost on the way: as if it had been lost before
-                result = None
+                result = None  # (a ROLLBACK that came back before the loss is not trusted either)
         if result is not None and result.status == pq.ExecStatus.COMMAND_OK:
             return True
         self._drop(conn)
