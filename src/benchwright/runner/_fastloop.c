@@ -9,7 +9,7 @@
  *
  *   libpq (PostgreSQL): a single prepared statement, its status judged by its row count (rows_found,
  *   rows_changed) or by its success alone (no check); or a fixed script of them on one connection
- *   (event_loop_pq.Steps: a transaction's BEGIN, statements and COMMIT), each sent when the previous
+ *   (loop_parts.Steps: a transaction's BEGIN, statements and COMMIT), each sent when the previous
  *   one's result is in;
  *   MySQL / MariaDB (mysqlclient): a statement with no check, or a fixed script of them (Steps), sent
  *   with mysql_send_query and read with mysql_read_query_result / mysql_store_result on mysqlclient's
