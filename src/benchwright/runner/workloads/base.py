@@ -20,6 +20,11 @@ from benchwright.runner.measure import Status
 
 Operation = tuple[str, Callable[[], Status]]
 
+# Requests drawn at a time for the event loop, one comprehension each: a generator step per request
+# costs more inside a run than out of it. Small, so that making a block delays other connections
+# little. Only for requests whose draws depend on no reply (drawing ahead changes when, not what).
+BLOCK = 64
+
 
 @dataclass(frozen=True)
 class ThreadInfo:

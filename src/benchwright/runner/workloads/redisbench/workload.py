@@ -29,7 +29,7 @@ from benchwright.results import ResultDocument
 from benchwright.runner.drivers.base import Capability, Driver, RedisCommandsDriver
 from benchwright.runner.event_loop import Request
 from benchwright.runner.measure import Status, decode_histogram, encode_histogram, new_histogram
-from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, register
+from benchwright.runner.workloads.base import BLOCK, Operation, ThreadInfo, Workload, register
 from benchwright.runner.workloads.redisbench.buckets import latency_buckets
 from benchwright.runner.workloads.redisbench.commands import (
     DIGIT_TABLE_MAX,
@@ -86,7 +86,6 @@ def _send(send: Callable[[bytes, int], Any], data: bytes, count: int) -> Status:
 
 
 MAX_DATASIZE = 512 * 1024 * 1024  # Redis' default proto-max-bulk-len
-BLOCK = 64  # requests made at a time: small, so making a block delays other connections little
 
 
 @register

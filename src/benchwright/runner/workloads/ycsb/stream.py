@@ -27,10 +27,10 @@ from math import floor
 from operator import mul
 from typing import Any
 
+from benchwright.runner.workloads.base import BLOCK
 from benchwright.runner.workloads.ycsb import generators as g
 from benchwright.runner.workloads.ycsb.properties import CoreSettings
 
-BLOCK = 64  # operations drawn at a time: small, so one block's making delays other connections little
 READ, UPDATE, INSERT, SCAN, RMW = "READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"
 KINDS = (READ, UPDATE, SCAN, RMW)  # the order in which a block's requests are built (and draw)
 
