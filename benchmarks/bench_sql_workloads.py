@@ -187,8 +187,8 @@ def bench_pgbench(args: argparse.Namespace) -> None:
                     "prepared",
                     "-c",
                     str(args.clients),
-                    "-j",
-                    str(min(args.clients, 2)),
+                    "-j",  # the same shape: as many pgbench threads as our worker processes
+                    str(doc.measurement.processes),
                     "-T",
                     str(int(args.seconds)),
                     tool_url,

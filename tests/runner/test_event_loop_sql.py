@@ -87,7 +87,9 @@ def test_oltp_on_the_loop_does_what_threads_do(pg_url: str) -> None:
     assert loop[0] == {"OK": 60} and loop[1]["write"] == 60 * 4
 
 
-def test_the_sql_loop_spreads_its_connections_over_the_cores_and_the_document_says_so(pg_url: str) -> None:
+def test_the_libpq_loop_gives_each_connection_a_process_up_to_two_per_core_and_the_document_says_so(
+    pg_url: str,
+) -> None:
     import os
 
     phase("tpcb", {"postgres.url": pg_url}, "load", threads=2)
@@ -96,13 +98,13 @@ def test_the_sql_loop_spreads_its_connections_over_the_cores_and_the_document_sa
         phase="run",
         engine="postgres",
         properties={"postgres.url": pg_url, "tpcb.script": "select-only"},
-        threads=4,
-        operation_count=400,
+        threads=6,
+        operation_count=600,
     )
     run = run_phase(config)
     assert LOOP in run.measurement.method
-    assert run.measurement.processes == min(4, os.cpu_count() or 1)
-    assert run.operations["select-only"].statuses == {"OK": 400}
+    assert run.measurement.processes == min(6, 2 * (os.cpu_count() or 1))
+    assert run.operations["select-only"].statuses == {"OK": 600}
 
 
 def test_a_server_error_mid_transaction_fails_it_rolls_it_back_and_the_next_one_starts_clean(

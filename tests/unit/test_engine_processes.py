@@ -49,7 +49,7 @@ def test_fork_only_when_this_process_runs_a_single_thread(monkeypatch: pytest.Mo
 
 
 @pytest.mark.parametrize("cores", [1, 2, 8])
-def test_default_processes_spread_sql_loops_over_cores_and_keep_redis_on_one(
+def test_default_processes_give_sql_connections_a_process_each_and_keep_redis_on_one(
     cores: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from benchwright.runner.engine.client_model import default_processes
@@ -60,6 +60,8 @@ def test_default_processes_spread_sql_loops_over_cores_and_keep_redis_on_one(
     monkeypatch.setattr("os.cpu_count", lambda: cores)
     for clients in (1, 4, 50, 51, 200):
         assert default_processes(clients, EventLoop) == min(-(-clients // 50), cores)
-        for sql_loop in (PqEventLoop, MyEventLoop):
-            assert default_processes(clients, sql_loop) == min(clients, cores), (sql_loop, clients)
+        assert default_processes(clients, PqEventLoop) == min(
+            clients, 2 * cores
+        )  # a process each, as threads
+        assert default_processes(clients, MyEventLoop) == min(clients, cores)
         assert default_processes(clients) == min(clients, 2 * cores)  # threads

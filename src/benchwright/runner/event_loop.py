@@ -72,10 +72,10 @@ OK, NOT_FOUND = Status.OK, Status.NOT_FOUND
 class EventLoop:
     """Runs ``connections`` until each reaches its limit, the deadline passes or ``stop`` is set."""
 
-    # Connections one worker process drives before the default adds another (up to one per core;
-    # ``engine.client_model.default_processes``). Redis answers in microseconds, so replies share
-    # wake-ups and one loop drives 50 connections, as redis-benchmark's one thread does.
-    CONNECTIONS_PER_PROCESS = 50
+    # Connections one worker process drives before the default adds another, up to
+    # PROCESSES_PER_CORE per core (``engine.client_model.default_processes``). Redis answers in
+    # microseconds, so replies share wake-ups: one loop drives 50, as redis-benchmark's thread does.
+    CONNECTIONS_PER_PROCESS, PROCESSES_PER_CORE = 50, 1
     COMPILED_MODEL = "event loop (RESP hot path in C)"  # measurement.method, when the C part runs
     # Requests a connection runs here after the C part handed one back as SLOW before it is offered
     # again: a workload whose requests all need Python (YCSB's checks) does not bounce every time.

@@ -76,7 +76,8 @@ class PqEventLoop(EventLoop):
     (``Steps``), and hands the connection back for anything else (``EventLoop._handed_back``): this
     class stays the complete loop, the compiled part only its common case."""
 
-    CONNECTIONS_PER_PROCESS = 1  # a loop per connection, up to one per core: see default_processes
+    CONNECTIONS_PER_PROCESS = 1  # a loop per connection, up to two per core: see default_processes
+    PROCESSES_PER_CORE = 2
     COMPILED_MODEL = "event loop (libpq hot path in C)"
 
     def _compiled(self) -> Any:

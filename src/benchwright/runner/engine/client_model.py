@@ -83,18 +83,26 @@ def default_processes(threads: int, loop: type[EventLoop] | None = None) -> int:
     (benchmarks/bench_ycsb.py --only split).
 
     Event loops switch nothing and get cheaper the more replies share a wake-up: one process drives
-    up to ``loop.CONNECTIONS_PER_PROCESS`` connections before another is added, up to one per core.
-    The RESP loop drives 50, as redis-benchmark's one thread drives its 50 clients: Redis answers in
-    microseconds, and YCSB C on Redis with 4 clients cost 16-18 us of client CPU per GET in one
-    process against 24-25 us in two, at 60-65k against 46-49k GET/s (2 cores shared with the
-    server). SQL statements take a server backend tens of microseconds, so replies rarely share a
-    wake-up and a single loop only waits longer: the SQL loops spread their connections over one
-    process per core, as pgbench -j and sysbench's threads do. Measured the same way: YCSB C on
-    PostgreSQL 36-45k reads/s in two processes against 28-32k in one, and 4-60% more point selects
-    in every alternated round of TPC-B select-only and MariaDB's oltp_point_select, at about the same
-    client CPU per operation on average (-17% to +24% per round). A process that runs out of core
-    is flagged ``client_saturated`` (add ``processes``)."""
+    up to ``loop.CONNECTIONS_PER_PROCESS`` connections before another is added, up to
+    ``loop.PROCESSES_PER_CORE`` per core. The RESP loop drives 50, as redis-benchmark's one thread
+    drives its 50 clients: Redis answers in microseconds, and YCSB C on Redis with 4 clients cost
+    16-18 us of client CPU per GET in one process against 24-25 us in two, at 60-65k against 46-49k
+    GET/s (2 cores shared with the server). SQL statements take a server backend tens of
+    microseconds, so replies rarely share a wake-up and a single loop only waits longer: the SQL loops
+    give each connection its own process, as sysbench gives each its own thread, up to a cap per
+    core. Measured the same
+    way: YCSB C on PostgreSQL 36-45k reads/s in two processes against 28-32k in one.
+
+    How many per core differs by server (benchmarks/bench_sql_workloads.py; 4 clients, 2 cores,
+    2026-11-25). PostgreSQL's loop goes to two per core: a process that serves two connections is
+    woken by two backends, and the scheduler then woke across cores 44% of the time against 10% with
+    one connection per process (perf, sched_wakeup); point selects cost 7.8-8.0 us against 9.7-10.8
+    us of client CPU, at 25-35% more of them per second, and oltp_read_write ran 35-55% more events at
+    the same CPU. TPC-B's tpcb-like at scale 1 went the other way (20% fewer transactions), but so
+    did pgbench's with as many threads: its clients queue on one branch row. MariaDB's loop stays at
+    one per core: there four processes cost more for both point selects and oltp_read_write. A
+    process that runs out of core is flagged ``client_saturated`` (add ``processes``)."""
     cores = os.cpu_count() or 1
     if loop is not None:
-        return max(1, min(-(-threads // loop.CONNECTIONS_PER_PROCESS), cores))
+        return max(1, min(-(-threads // loop.CONNECTIONS_PER_PROCESS), loop.PROCESSES_PER_CORE * cores))
     return max(1, min(threads, PROCESSES_PER_CORE * cores))
