@@ -158,6 +158,27 @@ def test_postgres_loop_does_what_threads_do(pg_url: str, pq_loop: str) -> None:
     assert loop[1]["UPDATE"].get("NOT_FOUND", 0) > 0  # an UPDATE of a record never loaded
 
 
+def test_redis_requests_larger_than_the_send_buffer_are_written_in_parts(
+    redis_props: dict[str, str], resp_loop: str
+) -> None:
+    """SETs of twice the kernel's largest TCP send buffer (``tcp_wmem``'s maximum): no socket takes
+    one in a single send, so the loop must wait for it to drain and write the rest (the FLUSH state),
+    and the server must get every byte. (YCSB records stop at 64 KB, so the libpq loop's FLUSH has no
+    workload that reaches it for certain.)"""
+    with open("/proc/sys/net/ipv4/tcp_wmem") as f:
+        size = 2 * int(f.read().split()[2])
+    props = {
+        **redis_props,
+        "redisbench.tests": "set",
+        "redisbench.requests": "3",
+        "redisbench.datasize": str(size),
+    }
+    doc = run_phase(PhaseConfig("redis-bench", "run", "redis", props, threads=1, processes=1))
+    assert ran_on(doc, resp_loop)
+    assert doc.operations["SET"].statuses == {"OK": 3}
+    assert [len(value) for value in redis_dump(redis_props).values()] == [size]
+
+
 def test_redis_server_error_mid_pipeline_fails_that_request_only(
     redis_props: dict[str, str], resp_loop: str
 ) -> None:
