@@ -13,6 +13,7 @@ the tool, os.wait4's rusage), divided by operations.
 
     .venv/bin/python benchmarks/bench_sql_workloads.py                   # quick: small sizes
     .venv/bin/python benchmarks/bench_sql_workloads.py --tpcc-warehouses 10 --tpcb-scale 50
+    .venv/bin/python benchmarks/bench_sql_workloads.py --only processes --rounds 3  # the SQL loops' default
 Needs the local servers (scripts/local-servers start), pgbench and sysbench. Creates and drops its own
 databases; never touches other data.
 """
@@ -311,6 +312,79 @@ def bench_tpcc(args: argparse.Namespace) -> None:
         )
 
 
+def bench_processes(args: argparse.Namespace) -> None:
+    """Our client alone, one worker process per core against two (a process per connection on 2
+    cores, 4 clients), alternated in each round: the figures behind the SQL loops' default
+    (``engine.client_model.default_processes``). Not in the default run: it has no C peer."""
+    cores = os.cpu_count() or 1
+    counts = (cores, 2 * cores)
+    with pg_database() as pg, mysql_database() as my:
+        oltp = {"oltp.tables": "1", "oltp.table_size": str(args.table_size), "oltp.rand_type": args.rand_type}
+        pg_props = {"postgres.url": pg, **oltp}
+        my_props = {"mysql.url": f"mysql://bench:bench@127.0.0.1:{MY_PORT}/{my}", **oltp}
+        tpcb = {"postgres.url": pg, "tpcb.scale": str(args.scale)}
+        for engine, props, workload in (
+            ("postgres", pg_props, "oltp"),
+            ("mysql", my_props, "oltp"),
+            ("postgres", tpcb, "tpcb"),
+        ):
+            run_phase(
+                PhaseConfig(workload=workload, phase="load", engine=engine, properties=props, threads=2)
+            )
+        cases = [
+            (
+                "oltp_point_select, PostgreSQL",
+                "postgres",
+                "oltp",
+                {**pg_props, "oltp.test": "point_select"},
+                "oltp_point_select",
+            ),
+            (
+                "oltp_read_write, PostgreSQL",
+                "postgres",
+                "oltp",
+                {**pg_props, "oltp.test": "read_write"},
+                "oltp_read_write",
+            ),
+            (
+                "oltp_point_select, MariaDB",
+                "mysql",
+                "oltp",
+                {**my_props, "oltp.test": "point_select"},
+                "oltp_point_select",
+            ),
+            (
+                "oltp_read_write, MariaDB",
+                "mysql",
+                "oltp",
+                {**my_props, "oltp.test": "read_write"},
+                "oltp_read_write",
+            ),
+            ("tpcb select-only", "postgres", "tpcb", {**tpcb, "tpcb.script": "select-only"}, "select-only"),
+            ("tpcb tpcb-like", "postgres", "tpcb", {**tpcb, "tpcb.script": "tpcb-like"}, "tpcb-like"),
+        ]
+        for r in range(args.rounds):
+            for label, engine, workload, props, op in cases:
+                cells = []
+                for processes in counts if r % 2 == 0 else counts[::-1]:
+                    fig, _ = native(
+                        PhaseConfig(
+                            workload=workload,
+                            phase="run",
+                            engine=engine,
+                            threads=args.clients,
+                            processes=processes,
+                            properties=props,
+                            max_seconds=args.seconds,
+                        ),
+                        lambda d, o=op: d.operations[o].statuses.get("OK", 0),  # type: ignore[misc]
+                    )
+                    cells.append(
+                        f"{processes} processes {fig.throughput:>9.1f}/s {fig.cpu_us_per_op:>7.1f} us CPU/op"
+                    )
+                print(f"round {r + 1} {label:<30} " + " | ".join(cells), flush=True)
+
+
 def bench_loader_memory(args: argparse.Namespace) -> None:
     """Peak RSS of the loader's worker processes: streaming keeps it flat as the data grows."""
     for warehouses in sorted({1, args.tpcc_warehouses}):
@@ -369,7 +443,11 @@ def main() -> int:
         help="engines for the sysbench pairs, comma-separated (default postgres,mysql)",
     )
     p.add_argument("--rounds", type=int, default=2, help="alternating TPC-C rounds per client model")
-    p.add_argument("--only", choices=("pgbench", "sysbench", "tpcc", "memory"), help="run one part")
+    p.add_argument(
+        "--only",
+        choices=("pgbench", "sysbench", "tpcc", "memory", "processes"),
+        help="run one part (processes: only when named; our client on 1 and 2 processes per core)",
+    )
     args = p.parse_args()
     print(
         f"same server, {args.clients} clients, {args.seconds:g} s per run, {os.cpu_count()} cores on this host"
@@ -382,6 +460,8 @@ def main() -> int:
         bench_tpcc(args)
     if args.only in (None, "memory"):
         bench_loader_memory(args)
+    if args.only == "processes":
+        bench_processes(args)
     return 0
 
 

@@ -90,18 +90,20 @@ def default_processes(threads: int, loop: type[EventLoop] | None = None) -> int:
     GET/s (2 cores shared with the server). SQL statements take a server backend tens of
     microseconds, so replies rarely share a wake-up and a single loop only waits longer: the SQL loops
     give each connection its own process, as sysbench gives each its own thread, up to a cap per
-    core. Measured the same
-    way: YCSB C on PostgreSQL 36-45k reads/s in two processes against 28-32k in one.
+    core. Measured the same way: YCSB C on PostgreSQL 36-45k reads/s in two processes against 28-32k
+    in one.
 
-    How many per core differs by server (benchmarks/bench_sql_workloads.py; 4 clients, 2 cores,
-    2026-11-25). PostgreSQL's loop goes to two per core: a process that serves two connections is
-    woken by two backends, and the scheduler then woke across cores 44% of the time against 10% with
-    one connection per process (perf, sched_wakeup); point selects cost 7.8-8.0 us against 9.7-10.8
-    us of client CPU, at 25-35% more of them per second, and oltp_read_write ran 35-55% more events at
-    the same CPU. TPC-B's tpcb-like at scale 1 went the other way (20% fewer transactions), but so
-    did pgbench's with as many threads: its clients queue on one branch row. MariaDB's loop stays at
-    one per core: there four processes cost more for both point selects and oltp_read_write. A
-    process that runs out of core is flagged ``client_saturated`` (add ``processes``)."""
+    How many per core differs by server (``benchmarks/bench_sql_workloads.py --only processes``; 4
+    clients, 2 cores, 3 alternated rounds, 2026-11-25). PostgreSQL's loop goes to two per core: a
+    process that serves two connections is woken by two backends, and the scheduler then woke it on
+    another core 44% of the time against 10% with one connection per process (perf, sched_wakeup).
+    Point selects cost 8.3-9.8 us of client CPU against 9.6-10.0, at 85-96k against 78-83k a second.
+    That is the case that matters: the less work the server does per request, the sooner the client
+    limits the run. Transactions of several round trips go the other way (tpcb-like 99-120 us
+    against 86-94 us, scale 1 and 4), and so do pgbench's with as many threads as we have processes.
+    MariaDB's loop stays at one per core: there four processes cost more for oltp_read_write
+    (366-439 us against 285-320) and no less for point selects. A process that runs out of core is
+    flagged ``client_saturated`` (add ``processes``)."""
     cores = os.cpu_count() or 1
     if loop is not None:
         return max(1, min(-(-threads // loop.CONNECTIONS_PER_PROCESS), loop.PROCESSES_PER_CORE * cores))
