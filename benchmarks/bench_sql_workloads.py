@@ -332,36 +332,13 @@ def bench_processes(args: argparse.Namespace) -> None:
                 PhaseConfig(workload=workload, phase="load", engine=engine, properties=props, threads=2)
             )
         cases = [
-            (
-                "oltp_point_select, PostgreSQL",
-                "postgres",
-                "oltp",
-                {**pg_props, "oltp.test": "point_select"},
-                "oltp_point_select",
-            ),
-            (
-                "oltp_read_write, PostgreSQL",
-                "postgres",
-                "oltp",
-                {**pg_props, "oltp.test": "read_write"},
-                "oltp_read_write",
-            ),
-            (
-                "oltp_point_select, MariaDB",
-                "mysql",
-                "oltp",
-                {**my_props, "oltp.test": "point_select"},
-                "oltp_point_select",
-            ),
-            (
-                "oltp_read_write, MariaDB",
-                "mysql",
-                "oltp",
-                {**my_props, "oltp.test": "read_write"},
-                "oltp_read_write",
-            ),
-            ("tpcb select-only", "postgres", "tpcb", {**tpcb, "tpcb.script": "select-only"}, "select-only"),
-            ("tpcb tpcb-like", "postgres", "tpcb", {**tpcb, "tpcb.script": "tpcb-like"}, "tpcb-like"),
+            (f"oltp_{test}, {label}", engine, "oltp", {**props, "oltp.test": test}, f"oltp_{test}")
+            for label, engine, props in (("PostgreSQL", "postgres", pg_props), ("MariaDB", "mysql", my_props))
+            for test in ("point_select", "read_write")
+        ]
+        cases += [
+            (f"tpcb {script}", "postgres", "tpcb", {**tpcb, "tpcb.script": script}, script)
+            for script in ("select-only", "tpcb-like")
         ]
         for r in range(args.rounds):
             for label, engine, workload, props, op in cases:
