@@ -94,9 +94,11 @@ def default_processes(threads: int, loop: type[EventLoop] | None = None) -> int:
     in one.
 
     How many per core differs by server (``benchmarks/bench_sql_workloads.py --only processes``; 4
-    clients, 2 cores, 3 alternated rounds, 2026-11-25). PostgreSQL's loop goes to two per core: a
-    process that serves two connections is woken by two backends, and the scheduler then woke it on
-    another core 44% of the time against 10% with one connection per process (perf, sched_wakeup).
+    clients, 2 cores, 3 alternated rounds, 2026-11-25). PostgreSQL's loop goes to two per core: with
+    two connections, the scheduler woke our process on another core than its backend's 40-44% of the
+    time against 10% with one (perf, sched_wakeup). pgbench, which waits in ppoll where we wait in
+    epoll, was woken on the same core 98-100% of the time with one or two connections per process,
+    and costs no more with two: the shape is not the cause, our wait is.
     Point selects cost 8.3-9.8 us of client CPU against 9.6-10.0, at 85-96k against 78-83k a second.
     That is the case that matters: the less work the server does per request, the sooner the client
     limits the run. Transactions of several round trips go the other way (tpcb-like 99-120 us
