@@ -1,9 +1,10 @@
 """Native redis-bench vs redis-benchmark (the C tool): GET and SET, without and with pipelining.
 
 Same server (a private redis-server started here on a free loopback port, or $BENCH_REDIS_HOST/PORT),
-same clients, same requests, same value size, one after the other. Prints per test the throughput
-ratio (native / tool; target >= 0.8) and the client CPU per request ratio (native / tool; target
-<= 2). Client CPU is user+sys of the client processes divided by requests: for the native runner the
+same clients, same requests, same value size, in alternated repetitions (``summary.alternated``;
+BENCH_REPETITIONS, default 3). Prints per repetition and test the throughput ratio (native / tool;
+target >= 0.9) and the client CPU per request ratio (native / tool; target <= 1.5), then their
+medians. Client CPU is user+sys of the client processes divided by requests: for the native runner the
 worker processes' own CPU (os.times in each worker), for the tool its rusage from os.wait4.
 
     .venv/bin/python benchmarks/bench_redis.py [--requests 50000] [--pipelined-requests 2000000] [--clients 50]
@@ -71,31 +72,40 @@ def cpu_per_request(doc: ResultDocument) -> float:
 
 
 def compare(settings: RedisBenchSettings, conn: dict[str, str]) -> list[str]:
-    tool = redis_benchmark.run(settings, conn)
-    native = run_redis_bench(settings, "redis", conn)
-    rows = []
-    cpu_native, cpu_tool = cpu_per_request(native), cpu_per_request(tool)
-    for name in ("SET", "GET"):
-        n, t = native.operations[name], tool.operations[name]
-        rows.append(
-            f"P={settings.pipeline:<3} {name:<4} native {n.throughput:>11,.0f} req/s  redis-benchmark "
-            f"{t.throughput:>11,.0f} req/s  throughput ratio {n.throughput / t.throughput:5.2f}  "
-            f"p50 {n.p50_us / 1000:.3f} vs {t.p50_us / 1000:.3f} ms"
-        )
-        model = summary.client_model(native.measurement.method)
-        summary.record(  # CPU per request over both tests of the phase (the document's figure)
-            f"redis-bench {name} P={settings.pipeline} vs redis-benchmark",
-            n.throughput,
-            t.throughput,
-            cpu_native,
-            cpu_tool,
-            model,
-        )
-    rows.append(
-        f"P={settings.pipeline:<3} CPU  native {cpu_native:8.2f} us/req   redis-benchmark {cpu_tool:8.2f} us/req   "
-        f"CPU-per-request ratio {cpu_native / cpu_tool:5.2f}"
-        + ("   [native client saturated]" if native.client.saturated else "")
+    """Alternated repetitions of both sides (``summary.alternated``): each repetition's figures, then
+    per test the medians of the repetitions' ratios."""
+    natives, tools = summary.alternated(
+        lambda: run_redis_bench(settings, "redis", conn), lambda: redis_benchmark.run(settings, conn)
     )
+    rows = []
+    p = f"P={settings.pipeline:<3}"
+    for i, (native, tool) in enumerate(zip(natives, tools, strict=True), 1):
+        for name in ("SET", "GET"):
+            n, t = native.operations[name], tool.operations[name]
+            rows.append(
+                f"{p} {i}. {name:<4} native {n.throughput:>11,.0f} req/s  redis-benchmark "
+                f"{t.throughput:>11,.0f} req/s  throughput ratio {n.throughput / t.throughput:5.2f}  "
+                f"p50 {n.p50_us / 1000:.3f} vs {t.p50_us / 1000:.3f} ms"
+            )
+        cpu_native, cpu_tool = cpu_per_request(native), cpu_per_request(tool)
+        rows.append(
+            f"{p} {i}. CPU  native {cpu_native:8.2f} us/req   redis-benchmark {cpu_tool:8.2f} us/req   "
+            f"CPU-per-request ratio {cpu_native / cpu_tool:5.2f}"
+            + ("   [native client saturated]" if native.client.saturated else "")
+        )
+    model = summary.client_model(natives[0].measurement.method)
+    for name in ("SET", "GET"):
+        tput, cpu = (
+            summary.record_pairs(  # CPU per request over both tests of the phase (the document's figure)
+                f"redis-bench {name} P={settings.pipeline} vs redis-benchmark",
+                [(d.operations[name].throughput, cpu_per_request(d)) for d in natives],
+                [(d.operations[name].throughput, cpu_per_request(d)) for d in tools],
+                model,
+            )
+        )
+        rows.append(
+            f"{p} {name:<4} medians of {len(natives)} repetitions: throughput ratio {tput:.2f}, CPU ratio {cpu:.2f}"
+        )
     return rows
 
 

@@ -5,11 +5,12 @@
   benchwright tpcc on the event loop        vs  the same on threads (local PostgreSQL; no C peer)
 plus the loaders' peak RSS (TPC-C by warehouses, TPC-B by scale), which must not grow with size.
 
-Prints, per pair: throughput of each, the throughput ratio (ours / tool) and the client CPU per
+Runs each pair as alternated repetitions (``summary.alternated``; BENCH_REPETITIONS, default 3) and
+prints, per repetition: throughput of each, the throughput ratio (ours / tool) and the client CPU per
 operation ratio (ours / tool), and each side's CPU split into user and system time per operation (the
-kernel's socket work is the same for both; the gap is user time). Client CPU = user + sys of every
-client process (for us the worker processes in the measured window, from the result document; for
-the tool, os.wait4's rusage), divided by operations.
+kernel's socket work is the same for both; the gap is user time); then the medians of the ratios.
+Client CPU = user + sys of every client process (for us the worker processes in the measured window,
+from the result document; for the tool, os.wait4's rusage), divided by operations.
 
     .venv/bin/python benchmarks/bench_sql_workloads.py                   # quick: small sizes
     .venv/bin/python benchmarks/bench_sql_workloads.py --tpcc-warehouses 10 --tpcb-scale 50
@@ -118,19 +119,27 @@ def model_of(doc: ResultDocument) -> str:
     return summary.client_model(doc.measurement.method)
 
 
-def compare(label: str, ours: Figure, theirs: Figure, name: str, model: str = "") -> dict[str, float]:
-    tput = ours.throughput / theirs.throughput if theirs.throughput else float("nan")
-    cpu = ours.cpu_us_per_op / theirs.cpu_us_per_op if theirs.cpu_us_per_op else float("nan")
-    total = (ours.total_cpu_s or 0) * 1e6 / ours.ops if ours.ops else float("nan")
-    print(
-        f"{label:<28} benchwright {ours.throughput:>9.1f}/s {ours.cpu_us_per_op:>7.1f} us CPU/op "
-        f"({total:.1f} with start-up) | {name} {theirs.throughput:>9.1f}/s {theirs.cpu_us_per_op:>7.1f} us CPU/op"
-        f" | throughput x{tput:.2f}  CPU/op x{cpu:.2f}  [{model}]"
-        f"  user/sys us/op {ours.split()} vs {theirs.split()}",
-        flush=True,
+def compare(label: str, runs: tuple[list[Figure], list[Figure]], name: str, model: str = "") -> None:
+    """Alternated repetitions of one pair (``summary.alternated``): each repetition's figures, then
+    the medians of the repetitions' ratios."""
+    mine, theirs = runs
+    for i, (ours, tool_fig) in enumerate(zip(mine, theirs, strict=True), 1):
+        total = (ours.total_cpu_s or 0) * 1e6 / ours.ops if ours.ops else float("nan")
+        print(
+            f"{label:<28} {i}. benchwright {ours.throughput:>9.1f}/s {ours.cpu_us_per_op:>7.1f} us CPU/op "
+            f"({total:.1f} with start-up) | {name} {tool_fig.throughput:>9.1f}/s "
+            f"{tool_fig.cpu_us_per_op:>7.1f} us CPU/op | throughput x{ours.throughput / tool_fig.throughput:.2f}"
+            f"  CPU/op x{ours.cpu_us_per_op / tool_fig.cpu_us_per_op:.2f}  [{model}]"
+            f"  user/sys us/op {ours.split()} vs {tool_fig.split()}",
+            flush=True,
+        )
+    tput, cpu = summary.record_pairs(
+        label,
+        [(f.throughput, f.cpu_us_per_op) for f in mine],
+        [(f.throughput, f.cpu_us_per_op) for f in theirs],
+        model,
     )
-    summary.record(label, ours.throughput, theirs.throughput, ours.cpu_us_per_op, theirs.cpu_us_per_op, model)
-    return {"throughput_ratio": tput, "cpu_per_op_ratio": cpu}
+    print(f"{label:<28} medians of {len(mine)}: throughput x{tput:.2f}  CPU/op x{cpu:.2f}", flush=True)
 
 
 @contextmanager
@@ -165,40 +174,51 @@ def bench_pgbench(args: argparse.Namespace) -> None:
         run_phase(PhaseConfig(workload="tpcb", phase="load", engine="postgres", properties=props, threads=2))
         tool_url = url.replace("bench:bench@", "bench@")
         for script, flags in (("select-only", ["-S"]), ("tpcb-like", [])):
-            ours, doc = native(
-                PhaseConfig(
-                    workload="tpcb",
-                    phase="run",
-                    engine="postgres",
-                    threads=args.clients,
-                    properties={**props, "tpcb.script": script},
-                    max_seconds=args.seconds,
-                ),
-                lambda d, s=script: d.operations[s].statuses.get("OK", 0),  # type: ignore[misc]
+            config = PhaseConfig(
+                workload="tpcb",
+                phase="run",
+                engine="postgres",
+                threads=args.clients,
+                properties={**props, "tpcb.script": script},
+                max_seconds=args.seconds,
             )
-            theirs = tool(
-                [
-                    pgbench,
-                    "-n",
-                    *flags,
-                    # our side prepares every statement (BEGIN and COMMIT too) and sends untyped
-                    # text parameters: pgbench's -M prepared does the same; its default (simple)
-                    # has the server parse and plan each statement again
-                    "-M",
-                    "prepared",
-                    "-c",
-                    str(args.clients),
-                    "-j",  # the same shape: as many pgbench threads as our worker processes
-                    str(doc.measurement.processes),
-                    "-T",
-                    str(int(args.seconds)),
-                    tool_url,
-                ],
-                parse_pgbench,
-                {"PGPASSWORD": "bench"},
-            )
+            docs: list[ResultDocument] = []
+
+            def ours(
+                config: PhaseConfig = config, script: str = script, docs: list[ResultDocument] = docs
+            ) -> Figure:
+                fig, doc = native(config, lambda d: d.operations[script].statuses.get("OK", 0))
+                docs.append(doc)
+                return fig
+
+            def theirs(flags: list[str] = flags, docs: list[ResultDocument] = docs) -> Figure:
+                return tool(
+                    [
+                        pgbench,
+                        "-n",
+                        *flags,
+                        # our side prepares every statement (BEGIN and COMMIT too) and sends untyped
+                        # text parameters: pgbench's -M prepared does the same; its default (simple)
+                        # has the server parse and plan each statement again
+                        "-M",
+                        "prepared",
+                        "-c",
+                        str(args.clients),
+                        "-j",  # the same shape: as many pgbench threads as our worker processes
+                        str(docs[-1].measurement.processes),
+                        "-T",
+                        str(int(args.seconds)),
+                        tool_url,
+                    ],
+                    parse_pgbench,
+                    {"PGPASSWORD": "bench"},
+                )
+
             compare(
-                f"tpcb {script} vs pgbench -M prepared (PostgreSQL)", ours, theirs, "pgbench", model_of(doc)
+                f"tpcb {script} vs pgbench -M prepared (PostgreSQL)",
+                summary.alternated(ours, theirs),
+                "pgbench",
+                model_of(docs[0]),
             )
 
 
@@ -243,33 +263,42 @@ def sysbench_pairs(args: argparse.Namespace, sysbench: str, rand: RandSpec, engi
     props.update({"oltp.tables": "1", "oltp.table_size": str(args.table_size), "oltp.rand_type": rand.type})
     run_phase(PhaseConfig(workload="oltp", phase="load", engine=engine, properties=props, threads=2))
     for test in ("point_select", "read_write"):
-        ours, doc = native(
-            PhaseConfig(
-                workload="oltp",
-                phase="run",
-                engine=engine,
-                threads=args.clients,
-                properties={**props, "oltp.test": test},
-                max_seconds=args.seconds,
-            ),
-            lambda d, t=test: d.operations[f"oltp_{t}"].statuses.get("OK", 0),  # type: ignore[misc]
-        )
-        theirs = tool(
-            [
-                sysbench,
-                f"oltp_{test}",
-                *connection,
-                "--tables=1",
-                f"--table-size={args.table_size}",
-                f"--threads={args.clients}",
-                f"--time={int(args.seconds)}",
-                *rand.sysbench_flags(),
-                "--db-ps-mode=disable" if engine == "mysql" else "--db-ps-mode=auto",
-                "run",
-            ],
-            parse_sysbench,
-        )
-        compare(f"oltp_{test} vs sysbench ({label})", ours, theirs, "sysbench", model_of(doc))
+        docs: list[ResultDocument] = []
+
+        def ours(test: str = test, docs: list[ResultDocument] = docs) -> Figure:
+            fig, doc = native(
+                PhaseConfig(
+                    workload="oltp",
+                    phase="run",
+                    engine=engine,
+                    threads=args.clients,
+                    properties={**props, "oltp.test": test},
+                    max_seconds=args.seconds,
+                ),
+                lambda d: d.operations[f"oltp_{test}"].statuses.get("OK", 0),
+            )
+            docs.append(doc)
+            return fig
+
+        def theirs(test: str = test) -> Figure:
+            return tool(
+                [
+                    sysbench,
+                    f"oltp_{test}",
+                    *connection,
+                    "--tables=1",
+                    f"--table-size={args.table_size}",
+                    f"--threads={args.clients}",
+                    f"--time={int(args.seconds)}",
+                    *rand.sysbench_flags(),
+                    "--db-ps-mode=disable" if engine == "mysql" else "--db-ps-mode=auto",
+                    "run",
+                ],
+                parse_sysbench,
+            )
+
+        runs = summary.alternated(ours, theirs)
+        compare(f"oltp_{test} vs sysbench ({label})", runs, "sysbench", model_of(docs[0]))
 
 
 def bench_tpcc(args: argparse.Namespace) -> None:

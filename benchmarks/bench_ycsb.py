@@ -1,9 +1,11 @@
 """YCSB runner vs the reference C tools, side by side on the same local servers (issue #2).
 
-    .venv/bin/python benchmarks/bench_ycsb.py [--seconds 8] [--clients 4]
+    .venv/bin/python benchmarks/bench_ycsb.py [--seconds 5] [--clients 4]
 
-Prints, per pairing, throughput and client CPU per operation (user + sys seconds of the whole client
-process tree from wait4, divided by operations) and their ratios; then the peak RSS of a worker
+Runs each pairing as alternated repetitions (``summary.alternated``; BENCH_REPETITIONS, default 3)
+and prints, per repetition, throughput and client CPU per operation (ours: the worker processes' CPU
+in the measured window, with the whole process tree's from wait4 beside it; the tool's: its whole
+process, from wait4), then each repetition's ratios and their median; then the peak RSS of a worker
 process as recordcount grows to 10 million (null driver: the runner's own memory, no database).
 On a 2-core machine client and server share the cores: read ratios, not absolute figures.
 """
@@ -217,24 +219,25 @@ def pgbench(clients: int, seconds: float, scripts: list[str] | None = None) -> F
     return Figure("pgbench -M prepared " + (" ".join(scripts) if scripts else "-S"), txns, txns / tps, cpu)
 
 
-def compare(ours_fig: Figure, peer: Figure, pair: str = "") -> None:
-    if pair:  # ours: the workers' CPU in the measured window (start-up and imports left out)
-        summary.record(
-            pair,
-            ours_fig.throughput,
-            peer.throughput,
-            ours_fig.window_cpu_us_per_op,
-            peer.cpu_us_per_op,
-            ours_fig.model,
+def compare(mine: list[Figure], peers: list[Figure], pair: str) -> None:
+    """Alternated repetitions of one pair (``summary.alternated``): each repetition's figures, then
+    the medians of the repetitions' ratios. Ours: the workers' CPU in the measured window (start-up
+    and imports left out; the whole process's figure is printed beside it)."""
+    for i, (ours_fig, peer) in enumerate(zip(mine, peers, strict=True), 1):
+        print(
+            f"  {i}. {ours_fig.name:<31} {ours_fig.throughput:>10.0f} ops/s  {ours_fig.window_cpu_us_per_op:>7.1f} us"
+            f" CPU/op (whole process: {ours_fig.cpu_us_per_op:.1f})  worker RSS {ours_fig.rss_mb:.0f} MB"
         )
-    print(
-        f"  {ours_fig.name:<34} {ours_fig.throughput:>10.0f} ops/s  {ours_fig.cpu_us_per_op:>7.1f} us CPU/op"
-        f" (measured window only: {ours_fig.window_cpu_us_per_op:.1f})  worker RSS {ours_fig.rss_mb:.0f} MB"
-    )
-    print(f"  {peer.name:<34} {peer.throughput:>10.0f} ops/s  {peer.cpu_us_per_op:>7.1f} us CPU/op")
-    print(
-        f"  ratio (ours / C tool): throughput {ours_fig.throughput / peer.throughput:.2f}x,"
-        f" client CPU per op {ours_fig.cpu_us_per_op / peer.cpu_us_per_op:.2f}x\n"
+        print(f"     {peer.name:<31} {peer.throughput:>10.0f} ops/s  {peer.cpu_us_per_op:>7.1f} us CPU/op")
+    tput = [o.throughput / p.throughput for o, p in zip(mine, peers, strict=True)]
+    cpu = [o.window_cpu_us_per_op / p.cpu_us_per_op for o, p in zip(mine, peers, strict=True)]
+    print(f"  ratio (ours / C tool), each repetition: throughput {summary.describe(tput)}")
+    print(f"                                          client CPU per op {summary.describe(cpu)}\n")
+    summary.record_pairs(
+        pair,
+        [(f.throughput, f.window_cpu_us_per_op) for f in mine],
+        [(f.throughput, f.cpu_us_per_op) for f in peers],
+        mine[0].model,
     )
 
 
@@ -284,7 +287,7 @@ def memory(records: list[int]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--seconds", type=float, default=5.0, help="each run of each side")
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--records", type=int, default=20_000)
     parser.add_argument(
@@ -325,14 +328,24 @@ def sections(args: argparse.Namespace, only: set[str]) -> None:
         load("redis", redis_one, args.records, 1)
     if "redis" in only:
         print("Redis, YCSB workload C (GET of one 100-byte field) vs redis-benchmark -t get -d 100")
-        mine = ours("benchwright ycsb C (string)", "redis", "workloadc", redis_one, c, s)
-        peer = redis_benchmark(c, max(10_000, int(mine.ops)), args.records)
-        compare(mine, peer, "YCSB C vs redis-benchmark GET (Redis)")
+        # redis-benchmark runs a request count: as many as a first run of ours (a warm-up, not
+        # counted) made in its seconds
+        first = ours("benchwright ycsb C (string)", "redis", "workloadc", redis_one, c, s)
+        requests = max(10_000, int(first.ops))
+        mine, peers = summary.alternated(
+            lambda: ours("benchwright ycsb C (string)", "redis", "workloadc", redis_one, c, s),
+            lambda: redis_benchmark(c, requests, args.records),
+        )
+        compare(mine, peers, "YCSB C vs redis-benchmark GET (Redis)")
     if redis_a:
         print("Redis, YCSB workload A (50% GET, 50% SET XX) vs redis-benchmark -t get,set")
-        mine = ours("benchwright ycsb A (string)", "redis", "workloada", redis_one, c, s)
-        peer = redis_benchmark(c, max(10_000, int(mine.ops) // 2), args.records, "get,set")
-        compare(mine, peer, "YCSB A vs redis-benchmark GET+SET (Redis)")
+        first = ours("benchwright ycsb A (string)", "redis", "workloada", redis_one, c, s)
+        requests = max(10_000, int(first.ops) // 2)
+        mine, peers = summary.alternated(
+            lambda: ours("benchwright ycsb A (string)", "redis", "workloada", redis_one, c, s),
+            lambda: redis_benchmark(c, requests, args.records, "get,set"),
+        )
+        compare(mine, peers, "YCSB A vs redis-benchmark GET+SET (Redis)")
 
     pg = ["-p", f"postgres.url={pg_url()}", *one_field]
     if "postgres" in only or "a" in only:
@@ -359,11 +372,13 @@ def sections(args: argparse.Namespace, only: set[str]) -> None:
         load("postgres", pg, args.records, 1)
     if "postgres" in only:
         print("PostgreSQL, YCSB workload C (point select, one field) vs pgbench -S -M prepared (scale 10)")
-        mine = ours("benchwright ycsb C (1 field)", "postgres", "workloadc", pg, c, s)
-        compare(mine, pgbench(c, s), "YCSB C vs pgbench -S (PostgreSQL)")
+        mine, peers = summary.alternated(
+            lambda: ours("benchwright ycsb C (1 field)", "postgres", "workloadc", pg, c, s),
+            lambda: pgbench(c, s),
+        )
+        compare(mine, peers, "YCSB C vs pgbench -S (PostgreSQL)")
     if "a" in only:
         print("PostgreSQL, YCSB workload A (50% point select, 50% one-row update) vs pgbench, same mix")
-        mine = ours("benchwright ycsb A (1 field)", "postgres", "workloada", pg, c, s)
         with tempfile.TemporaryDirectory() as tmp:
             select, update = Path(tmp) / "select.sql", Path(tmp) / "update.sql"
             pick = "\\set aid random(1, 100000 * :scale)\n"
@@ -371,8 +386,11 @@ def sections(args: argparse.Namespace, only: set[str]) -> None:
             update.write_text(
                 pick + "UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;\n"
             )
-            peer = pgbench(c, s, ["-f", f"{select}@50", "-f", f"{update}@50"])
-        compare(mine, peer, "YCSB A vs pgbench select/update 50/50 (PostgreSQL)")
+            mine, peers = summary.alternated(
+                lambda: ours("benchwright ycsb A (1 field)", "postgres", "workloada", pg, c, s),
+                lambda: pgbench(c, s, ["-f", f"{select}@50", "-f", f"{update}@50"]),
+            )
+        compare(mine, peers, "YCSB A vs pgbench select/update 50/50 (PostgreSQL)")
 
     if "split" in only:
         split(s, args.records)
