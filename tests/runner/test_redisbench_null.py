@@ -9,12 +9,19 @@ import re
 import pytest
 
 from benchwright.errors import CapabilityError, SpecError
+from benchwright.runner import compiled
 from benchwright.runner.drivers.redis import encode_command
 from benchwright.runner.engine import PhaseConfig, run_phase
 from benchwright.runner.measure import decode_histogram, encode_histogram, new_histogram
 from benchwright.runner.workloads.base import check_capability
 from benchwright.runner.workloads.redisbench.buckets import buckets_from_histogram
-from benchwright.runner.workloads.redisbench.commands import TESTS, KeySource, command_factory, resp_factory
+from benchwright.runner.workloads.redisbench.commands import (
+    TESTS,
+    KeySource,
+    command_factory,
+    resp_blocks,
+    resp_factory,
+)
 from benchwright.runner.workloads.redisbench.sequential import RedisBenchSettings, run_redis_bench
 from benchwright.runner.workloads.redisbench.workload import parse_tests, per_request
 
@@ -49,6 +56,26 @@ def test_commands_prebuilt_in_resp_are_the_commands_encoded_one_by_one(test: str
     made = command_factory(test, value, KeySource(keyspace, random.Random(8)))
     for _ in range(20):
         assert pipelined() == b"".join(encode_command(made()) or b"" for _ in range(3))
+
+
+@pytest.mark.parametrize("keyspace", [1, 7, 100_000, 10**12])
+@pytest.mark.parametrize(("test", "size"), [("get", 16), ("set", 1), ("incr", 3)])
+def test_pipelines_made_in_c_are_python_s_own_and_leave_the_generator_where_python_would(
+    test: str, size: int, keyspace: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert compiled.key_pipelines() is not None, "the C part is built here (make ext)"
+    c_rng, py_rng = random.Random(11), random.Random(11)
+    in_c = resp_blocks(test, b"v%", KeySource(keyspace, c_rng), repeat=size)
+    monkeypatch.setenv("BENCHWRIGHT_COMPILED_LOOP", "0")  # the Python draws
+    in_python = resp_blocks(test, b"v%", KeySource(keyspace, py_rng), repeat=size)
+    for n in (64, 1, 0, 5):
+        made = in_c(n)
+        assert len(made) == n
+        assert made == in_python(n)
+        assert c_rng.getstate() == py_rng.getstate()
+    keys = re.findall(rb"key:(\d+)|counter:(\d+)", b"".join(in_c(64)))
+    assert len(keys) == 64 * size
+    assert all(len(k[0] or k[1]) == 12 and int(k[0] or k[1]) < keyspace for k in keys)
 
 
 @pytest.mark.parametrize(

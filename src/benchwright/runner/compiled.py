@@ -39,6 +39,15 @@ def fast_loop(loop: Any, **checks: Any) -> Any:
     return _fastloop.FastLoop(loop, loop.poller.fileno(), **checks)
 
 
+def key_pipelines() -> Any:
+    """The C part's maker of redis-bench's pipelines (``commands.resp_blocks``), or None where the
+    compiled part is not built or turned off: it is compiled code like the loop, and
+    ``BENCHWRIGHT_COMPILED_LOOP=0`` measures Python alone."""
+    if _fastloop is None or os.environ.get("BENCHWRIGHT_COMPILED_LOOP", "1") == "0":
+        return None
+    return getattr(_fastloop, "key_pipelines", None)
+
+
 def bind_libpq() -> bool:
     """Point the C part at the libpq this process loaded (psycopg's); False when none is found."""
     return _bind("libpq", ("libpq",))
