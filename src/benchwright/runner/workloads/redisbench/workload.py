@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 
 from benchwright.errors import CapabilityError, SpecError
 from benchwright.results import ResultDocument
+from benchwright.runner import compiled
 from benchwright.runner.drivers.base import Capability, Driver, RedisCommandsDriver
 from benchwright.runner.event_loop import Request
 from benchwright.runner.measure import Status, decode_histogram, encode_histogram, new_histogram
@@ -143,10 +144,10 @@ class RedisBench(Workload):
         return self._requests(thread) if isinstance(driver, RedisCommandsDriver) else None
 
     def _requests(self, thread: ThreadInfo) -> Iterator[Request]:
-        """One pipeline of P commands per request, in RESP, each test's share for this client. The
-        keys' digit table is made now, when the worker prepares its clients, not by the first
-        request inside the measured window."""
-        if 0 < self.keyspace <= DIGIT_TABLE_MAX:
+        """One pipeline of P commands per request, in RESP, each test's share for this client. Where
+        the keys are made in Python (the compiled part off), their digit table is made now, when the
+        worker prepares its clients, not by the first request inside the measured window."""
+        if 0 < self.keyspace <= DIGIT_TABLE_MAX and compiled.key_pipelines() is None:
             digit_table(self.keyspace)
         return chain.from_iterable(self._request_blocks(thread))
 
