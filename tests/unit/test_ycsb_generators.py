@@ -9,6 +9,7 @@ from collections import Counter
 
 import pytest
 
+from benchwright.runner import compiled
 from benchwright.runner.workloads.ycsb import generators as g
 from benchwright.runner.workloads.ycsb.workload import YcsbWorkload
 
@@ -119,6 +120,18 @@ def test_key_function_equals_the_documented_key_formation(props: dict[str, str])
     for number in [0, 1, 2, 41, 99_999, 10_000_000, 123_456_789_012]:
         raw = number if ordered else g.fnv_hash64_reference(number)
         assert key(number) == w.key(number) == "user" + str(raw).zfill(pad)
+
+
+@pytest.mark.parametrize("pad", ["1", "20", "25", "64"])
+def test_keys_made_in_c_for_a_block_are_the_key_function_s(pad: str) -> None:
+    w = YcsbWorkload({"zeropadding": pad})
+    assert compiled.ycsb_keys() is not None, "the C part is built here (make ext)"
+    rng = random.Random(9)
+    numbers = list(range(300)) + [rng.randrange(1 << 64) for _ in range(20_000)]
+    numbers += [(1 << 32) - 1, 1 << 32, (1 << 63) - 1, 1 << 63, (1 << 64) - 1, 1 << 64, (1 << 70) + 3]
+    made = w.key_block()(numbers)
+    assert made == [w.key_function()(n) for n in numbers]
+    assert made[0] == "user" + str(6284781860667377211).zfill(int(pad))
 
 
 @pytest.mark.parametrize(("insertorder", "built"), [("hashed", True), ("ordered", False)])

@@ -43,9 +43,18 @@ def key_pipelines() -> Any:
     """The C part's maker of redis-bench's pipelines (``commands.resp_blocks``), or None where the
     compiled part is not built or turned off: it is compiled code like the loop, and
     ``BENCHWRIGHT_COMPILED_LOOP=0`` measures Python alone."""
+    return _request_source("key_pipelines")
+
+
+def ycsb_keys() -> Any:
+    """The C part's maker of YCSB's hashed keys (``YCSB.key_block``), or None as ``key_pipelines``."""
+    return _request_source("ycsb_keys")
+
+
+def _request_source(name: str) -> Any:
     if _fastloop is None or os.environ.get("BENCHWRIGHT_COMPILED_LOOP", "1") == "0":
         return None
-    return getattr(_fastloop, "key_pipelines", None)
+    return getattr(_fastloop, name, None)
 
 
 def bind_libpq() -> bool:

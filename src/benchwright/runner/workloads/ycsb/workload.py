@@ -19,6 +19,7 @@ from functools import partial
 from typing import Any
 
 from benchwright.errors import SchemaMissing, SpecError
+from benchwright.runner import compiled
 from benchwright.runner.drivers.base import Capability, Driver, KeyValueDriver
 from benchwright.runner.event_loop import Request
 from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, register, split
@@ -162,6 +163,9 @@ class YcsbWorkload(Workload):
         key = self.key_function()
         if self.settings.ordered_inserts:
             return lambda numbers: [key(number) for number in numbers]
+        hashed, pad = compiled.ycsb_keys(), self.settings.zeropadding
+        if hashed is not None and pad <= 64:  # in C: no cache to miss (_fastloop.ycsb_keys)
+            return lambda numbers: hashed(numbers, pad)
         get = self._key_cache.get
         return lambda numbers: [get(number) or key(number) for number in numbers]
 
