@@ -1,7 +1,7 @@
 """Fidelity: YCSB's latencies against redis-benchmark's, on a server with a known delay (issue 12).
 
     .venv/bin/python benchmarks/bench_fidelity.py [--delay-ms 2] [--clients 4] [--requests 4000]
-        [--rounds 3] [--rates 0.5,1.25]
+        [--rounds 4] [--rates 0.5,1.25]
 
 A RESP server of this script's own (delay_server.py, 127.0.0.1, a free port) answers every GET
 --delay-ms after it arrived. redis-benchmark (-t get) and `benchwright ycsb run redis` (workload C,
@@ -161,22 +161,29 @@ def paced(port: int, clients: int, requests: int, delay_ms: float, fraction: flo
 
 
 def compare(port: int, args: argparse.Namespace) -> None:
-    """Alternating rounds of redis-benchmark and ours; the medians' ratios."""
+    """Alternating rounds of redis-benchmark and ours (the order flips each round); the medians'
+    ratios."""
     mine: list[tuple[float, float]] = []
     theirs: list[tuple[float, float]] = []
     for r in range(args.rounds):
+        # the order flips every round (as summary.alternated's), so neither side always runs second
+        first_tool = r % 2 == 0
         served(port)  # resets the server's counts: what follows is this round's
-        theirs.append(tool(port, args.clients, args.requests))
-        theirs_served = served(port)
+        if first_tool:
+            theirs.append(tool(port, args.clients, args.requests))
+            theirs_served = served(port)
         avg, p99, model = ours(port, args.clients, args.requests)
+        ours_served = served(port)
+        if not first_tool:
+            theirs.append(tool(port, args.clients, args.requests))
+            theirs_served = served(port)
         mine.append((avg, p99))
         print(
-            f"  round {r + 1}: benchwright ycsb C ({model}) avg {avg:8.1f} p99 {p99:8.1f} us | "
-            f"redis-benchmark avg {theirs[-1][0]:8.1f} p99 {theirs[-1][1]:8.1f} us | "
-            f"load {os.getloadavg()[0]:.1f}",
+            f"  round {r + 1} ({'redis-benchmark' if first_tool else 'ours'} first): benchwright ycsb C ({model})"
+            f" avg {avg:8.1f} p99 {p99:8.1f} us | redis-benchmark avg {theirs[-1][0]:8.1f} p99 {theirs[-1][1]:8.1f}"
+            f" us | load {os.getloadavg()[0]:.1f}",
             flush=True,
         )
-        ours_served = served(port)
         if theirs_served and ours_served:  # what each client added to what it was served
             print(
                 f"           served avg/p99: redis-benchmark {theirs_served[0]:7.1f}/{theirs_served[1]:7.1f} us, "
@@ -196,7 +203,12 @@ def main() -> None:
     p.add_argument("--delay-ms", type=float, default=2.0)
     p.add_argument("--clients", type=int, default=4)
     p.add_argument("--requests", type=int, default=4000)
-    p.add_argument("--rounds", type=int, default=3, help="alternating runs of each side; medians compared")
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=4,
+        help="alternating runs of each side (the order flips each round); medians compared",
+    )
     p.add_argument(
         "--rates",
         default="0.5,1.25",
