@@ -25,6 +25,9 @@ class StatementWire:
     def statement(self, name: str, sql: str, params: tuple[Any, ...]) -> list[Statement]:
         return [(sql, tuple(params))]
 
+    def int_statements(self, name: str, sql: str, values: list[int]) -> list[list[Statement]]:
+        return [[(sql, (v,))] for v in values]
+
     def transaction(self, name: str, statements: list[Statement], **options: Any) -> list[Statement]:
         return [(sql, tuple(params)) for sql, params in statements]
 
@@ -82,3 +85,31 @@ def test_event_loop_requests_are_the_threads_statements_in_their_order(workload:
     assert len(on_the_loop) >= REQUESTS
     assert driver.sent == on_the_loop
     assert len({params for _, params in on_the_loop}) > 20  # drawn, not one request repeated
+
+
+def test_a_block_of_int_statements_is_the_statements_one_at_a_time_on_both_wires() -> None:
+    from benchwright.runner.drivers.postgres_wire import PostgresSqlWire
+    from benchwright.runner.event_loop_my import MySqlWire
+
+    sql = "SELECT c FROM sbtest1 WHERE id = %s"
+    values = [1, 0, 99_999, 12_345_678_901, -3]
+    for wire in (PostgresSqlWire(), MySqlWire(driver=None)):
+        assert wire.int_statements("oltp_point_select", sql, values) == [
+            wire.statement("oltp_point_select", sql, (v,)) for v in values
+        ]
+    assert PostgresSqlWire().int_statements("q", sql, [7]) == [
+        ("q", (b"SELECT c FROM sbtest1 WHERE id = $1", [b"7"]), 1, None)
+    ]
+    assert MySqlWire(driver=None).int_statements("q", sql, [7]) == [
+        ("q", b"SELECT c FROM sbtest1 WHERE id = 7", 1, None)
+    ]
+
+
+def test_select_only_draws_every_account_of_the_scale_and_no_other() -> None:
+    workload = TpcbWorkload({"tpcb.scale": "1", "tpcb.script": "select-only"})
+    driver = RecordingDriver()
+    for _, call in islice(workload.operations("run", driver, ThreadInfo(index=0, count=1, seed=5)), 400_000):
+        call()
+    aids = [params[0] for _, params in driver.sent]
+    assert min(aids) == 1 and max(aids) == 100_000
+    assert len(set(aids)) > 98_000  # 400k uniform draws over 100k accounts miss about 1.8%

@@ -195,6 +195,14 @@ class MySqlWire:
             return name, template % (b"%d" % params[0],), 1, None
         return name, self._step(sql, params), 1, None
 
+    def int_statements(self, name: str, sql: str, values: list[int]) -> list[tuple[str, bytes, int, None]]:
+        """``statement(name, sql, (v,))`` for each of ``values`` (a block of point selects), in one
+        comprehension: no Python call per statement."""
+        template = self._templates.get(sql)
+        if template is None:
+            template = self._templates[sql] = sql.encode("utf8")
+        return [(name, template % (b"%d" % v,), 1, None) for v in values]
+
     def transaction(
         self, name: str, statements: Any, *, block: bool = True, retry_on: tuple[str, ...] = ()
     ) -> tuple[str, bytes, int, Any]:
