@@ -115,6 +115,21 @@ def parse_sysbench(out: str) -> tuple[int, float]:
     return ops, seconds
 
 
+def run_config(
+    workload: str, engine: str, props: dict[str, str], args: argparse.Namespace, processes: int | None = None
+) -> PhaseConfig:
+    """A measured run phase: the script's clients and seconds."""
+    return PhaseConfig(
+        workload=workload,
+        phase="run",
+        engine=engine,
+        threads=args.clients,
+        processes=processes,
+        properties=props,
+        max_seconds=args.seconds,
+    )
+
+
 def model_of(doc: ResultDocument) -> str:
     return summary.client_model(doc.measurement.method)
 
@@ -174,14 +189,7 @@ def bench_pgbench(args: argparse.Namespace) -> None:
         run_phase(PhaseConfig(workload="tpcb", phase="load", engine="postgres", properties=props, threads=2))
         tool_url = url.replace("bench:bench@", "bench@")
         for script, flags in (("select-only", ["-S"]), ("tpcb-like", [])):
-            config = PhaseConfig(
-                workload="tpcb",
-                phase="run",
-                engine="postgres",
-                threads=args.clients,
-                properties={**props, "tpcb.script": script},
-                max_seconds=args.seconds,
-            )
+            config = run_config("tpcb", "postgres", {**props, "tpcb.script": script}, args)
             docs: list[ResultDocument] = []
 
             def ours(
@@ -267,14 +275,7 @@ def sysbench_pairs(args: argparse.Namespace, sysbench: str, rand: RandSpec, engi
 
         def ours(test: str = test, docs: list[ResultDocument] = docs) -> Figure:
             fig, doc = native(
-                PhaseConfig(
-                    workload="oltp",
-                    phase="run",
-                    engine=engine,
-                    threads=args.clients,
-                    properties={**props, "oltp.test": test},
-                    max_seconds=args.seconds,
-                ),
+                run_config("oltp", engine, {**props, "oltp.test": test}, args),
                 lambda d: d.operations[f"oltp_{test}"].statuses.get("OK", 0),
             )
             docs.append(doc)
@@ -311,14 +312,7 @@ def bench_tpcc(args: argparse.Namespace) -> None:
         for _ in range(args.rounds):
             for model in figures:
                 ours, doc = native(
-                    PhaseConfig(
-                        workload="tpcc",
-                        phase="run",
-                        engine="postgres",
-                        threads=args.clients,
-                        properties={**props, "client.model": model},
-                        max_seconds=args.seconds,
-                    ),
+                    run_config("tpcc", "postgres", {**props, "client.model": model}, args),
                     lambda d: sum(o.operations for o in d.operations.values()),
                 )
                 figures[model].append(ours)
@@ -374,15 +368,7 @@ def bench_processes(args: argparse.Namespace) -> None:
                 cells = []
                 for processes in counts if r % 2 == 0 else counts[::-1]:
                     fig, _ = native(
-                        PhaseConfig(
-                            workload=workload,
-                            phase="run",
-                            engine=engine,
-                            threads=args.clients,
-                            processes=processes,
-                            properties=props,
-                            max_seconds=args.seconds,
-                        ),
+                        run_config(workload, engine, props, args, processes),
                         lambda d, o=op: d.operations[o].statuses.get("OK", 0),  # type: ignore[misc]
                     )
                     cells.append(
