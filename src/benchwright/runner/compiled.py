@@ -47,7 +47,7 @@ def key_pipelines() -> Any:
 
 
 def ycsb_keys() -> Any:
-    """The C part's maker of YCSB's hashed keys (``YCSB.key_block``), or None as ``key_pipelines``."""
+    """The C part's maker of YCSB's hashed keys (``YcsbWorkload.key_block``), or None as ``key_pipelines``."""
     return _request_source("ycsb_keys")
 
 

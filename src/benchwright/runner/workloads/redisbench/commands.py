@@ -166,8 +166,8 @@ def _compiled_blocks(
     bits, keyspace = keys.rng.getrandbits, keys.keyspace
 
     def make(n: int) -> list[bytes]:
-        words = n * size * 64
-        return compiled(bits(words).to_bytes(words // 8, "little"), head, between, tail, size, keyspace)
+        nbits = n * size * 64  # two 32-bit words per key
+        return compiled(bits(nbits).to_bytes(nbits // 8, "little"), head, between, tail, size, keyspace)
 
     return make
 
