@@ -51,6 +51,28 @@ def ycsb_keys() -> Any:
     return _request_source("ycsb_keys")
 
 
+def uniform_ints() -> Any:
+    """The C part's uniform integer draws from random words (TPC-B select-only), or None as ``key_pipelines``."""
+    return _request_source("uniform_ints")
+
+
+def choose_labels() -> Any:
+    """The C part's weighted choice from random words (YCSB's operation mix), or None as ``key_pipelines``."""
+    return _request_source("choose_labels")
+
+
+def int_requests() -> Any:
+    """The C part's maker of point-select requests (``PostgresSqlWire.int_statements``,
+    ``MySqlWire.int_statements``), or None as ``key_pipelines``."""
+    return _request_source("int_requests")
+
+
+def uniform_selects() -> Any:
+    """The C part's endless point selects on uniform ids (``PostgresSqlWire.uniform_selects``,
+    ``MySqlWire.uniform_selects``), or None as ``key_pipelines``."""
+    return _request_source("UniformSelects")
+
+
 def _request_source(name: str) -> Any:
     if _fastloop is None or os.environ.get("BENCHWRIGHT_COMPILED_LOOP", "1") == "0":
         return None

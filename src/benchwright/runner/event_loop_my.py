@@ -196,12 +196,30 @@ class MySqlWire:
         return name, self._step(sql, params), 1, None
 
     def int_statements(self, name: str, sql: str, values: list[int]) -> list[tuple[str, bytes, int, None]]:
-        """``statement(name, sql, (v,))`` for each of ``values`` (a block of point selects), in one
-        comprehension: no Python call per statement."""
+        """``statement(name, sql, (v,))`` for each of ``values`` (a block of point selects), made in C
+        where the compiled part is built (``_fastloop.int_requests``), else in one comprehension."""
         template = self._templates.get(sql)
         if template is None:
             template = self._templates[sql] = sql.encode("utf8")
+        make = compiled.int_requests()
+        if make is not None and template.count(b"%") == 1 and b"%s" in template:
+            head, tail = template.split(b"%s")  # no other conversion: the digits go in between
+            with contextlib.suppress(OverflowError):  # an id past 64 bits: the comprehension has it
+                return make(name, head, tail, values, False)  # type: ignore[no-any-return]
         return [(name, template % (b"%d" % v,), 1, None) for v in values]
+
+    def uniform_selects(self, name: str, sql: str, rng: Any, low: int, count: int) -> Any:
+        """The endless ``statement(name, sql, (low + floor(rng.random() * count),))``, made one at a
+        time in C (``_fastloop.UniformSelects``); None where the compiled part is not built, the
+        range is past what a double draws exactly, or the statement holds another conversion."""
+        make = compiled.uniform_selects()
+        template = self._templates.get(sql) or self._templates.setdefault(sql, sql.encode("utf8"))
+        if make is None or not 1 <= count <= 2**53 or not -(2**62) < low < 2**62:
+            return None
+        if template.count(b"%") != 1 or b"%s" not in template:
+            return None
+        head, tail = template.split(b"%s")  # the digits go in between
+        return make(name, head, tail, rng.getrandbits, low, count, False)
 
     def transaction(
         self, name: str, statements: Any, *, block: bool = True, retry_on: tuple[str, ...] = ()

@@ -162,6 +162,14 @@ class TpcbWorkload(Workload):
         return None if wire is None else self._run_requests(driver, wire, thread)
 
     def _run_requests(self, db: SqlDriver, wire: Any, thread: ThreadInfo) -> Iterator[Request]:
+        if self.script == "select-only" and hasattr(wire, "uniform_selects"):
+            # made one at a time in C, the threads' draws from the same generator (_run_ops)
+            scale = (self.scale if self.scale_given else loaded_scale(db)) or self.scale
+            accounts = schema.ACCOUNTS_PER_BRANCH * scale
+            rng = random.Random(thread.seed)
+            selects = wire.uniform_selects(self.script, SELECT_ABALANCE, rng, 1, accounts)
+            if selects is not None:
+                return selects  # type: ignore[no-any-return]
         return chain.from_iterable(self._request_blocks(db, wire, thread))
 
     def _request_blocks(self, db: SqlDriver, wire: Any, thread: ThreadInfo) -> Iterator[list[Request]]:

@@ -18,6 +18,8 @@ import random
 from bisect import bisect_right
 from collections.abc import Sequence
 
+from benchwright.runner import compiled
+
 FNV_OFFSET_BASIS_64 = 0xCBF29CE484222325
 FNV_PRIME_64 = 1099511628211
 MASK_64 = (1 << 64) - 1
@@ -198,11 +200,16 @@ class ScrambledZipfianGenerator:
 class UniformGenerator:
     def __init__(self, rng: random.Random, low: int, high: int) -> None:
         self.low, self.span, self.rng = low, high - low + 1, rng
+        # the same draws made in C from the generator's words (_fastloop.uniform_ints), where built
+        self._compiled = compiled.uniform_ints() if self.span <= 2**53 else None
 
     def next(self) -> int:
         return self.low + int(self.rng.random() * self.span)
 
     def block(self, n: int) -> list[int]:
+        if self._compiled is not None:
+            words = self.rng.getrandbits(64 * n).to_bytes(8 * n, "little")
+            return self._compiled(words, self.low, self.span)  # type: ignore[no-any-return]
         low, span, r, floor = self.low, self.span, self.rng.random, math.floor
         return [low + floor(r() * span) for _ in range(n)]  # floor is int for x >= 0, and cheaper
 
@@ -297,6 +304,7 @@ class DiscreteChooser:
         self.table[-1] = (2.0, self.table[-1][1])
         self.edges = [edge for edge, _ in self.table]
         self.labels = [label for _, label in self.table]
+        self._compiled = compiled.choose_labels() if len(self.labels) <= 16 else None
 
     def next(self) -> str:
         if len(self.table) == 1:  # one operation (workload C): no draw needed
@@ -308,9 +316,13 @@ class DiscreteChooser:
         return self.table[-1][1]  # pragma: no cover - the last edge is 2.0
 
     def block(self, n: int) -> list[str]:
-        """``n`` labels; the first edge above the draw picks, as in ``next``."""
+        """``n`` labels; the first edge above the draw picks, as in ``next`` (in C from the
+        generator's words where built: _fastloop.choose_labels)."""
         if len(self.labels) == 1:
             return self.labels * n
+        if self._compiled is not None:
+            words = self.rng.getrandbits(64 * n).to_bytes(8 * n, "little")
+            return self._compiled(words, self.edges, self.labels)  # type: ignore[no-any-return]
         r, edges, labels = self.rng.random, self.edges, self.labels
         return [labels[bisect_right(edges, r())] for _ in range(n)]
 
