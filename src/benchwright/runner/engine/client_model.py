@@ -27,7 +27,7 @@ def _event_loop_connections(
         return None
     connections = []
     for slot, t in enumerate(thread_indexes):
-        info = ThreadInfo(index=t, count=config.threads, seed=seed * 7919 + t)
+        info = ThreadInfo(index=t, count=config.threads, seed=seed * 7919 + t, alone=len(thread_indexes) == 1)
         driver = drivers[slot]
         if driver.event_loop_channel() is None:
             return None

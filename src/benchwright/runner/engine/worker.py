@@ -226,7 +226,12 @@ class _Clients:
                 self.workload.operations(
                     c.workload_phase,
                     self.drivers[slot],
-                    ThreadInfo(index=t, count=c.threads, seed=self.seed * 7919 + t),
+                    ThreadInfo(
+                        index=t,
+                        count=c.threads,
+                        seed=self.seed * 7919 + t,
+                        alone=len(self.thread_indexes) == 1,
+                    ),
                 )
                 for slot, t in enumerate(self.thread_indexes)
             ]

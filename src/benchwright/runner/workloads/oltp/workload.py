@@ -20,14 +20,13 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Iterator
-from itertools import chain
 from typing import Any, ClassVar
 
 from benchwright.errors import SchemaMissing, SpecError
 from benchwright.runner.drivers.base import Capability, Driver, SqlDriver
 from benchwright.runner.event_loop import Request
 from benchwright.runner.measure import Status
-from benchwright.runner.workloads.base import BLOCK, Operation, ThreadInfo, Workload, register
+from benchwright.runner.workloads.base import BLOCK, Operation, ThreadInfo, Workload, register, requests_of
 from benchwright.runner.workloads.oltp.rand import IdDraw, RandSpec
 from benchwright.runner.workloads.sqlscript.sqlkit import (
     analyze,
@@ -219,7 +218,7 @@ class OltpWorkload(Workload):
         rnd = random.Random(thread.seed)
         draw_id = self.s.rand.drawer(1, self.s.table_size, rnd)
         if self.s.test == "point_select":
-            return chain.from_iterable(self._point_select_blocks(wire, rnd, draw_id))
+            return requests_of(self._point_select_blocks(wire, rnd, draw_id), thread)
         return self._transactions(wire.transaction, rnd, draw_id)
 
     def _point_select_blocks(self, wire: Any, rnd: random.Random, draw_id: IdDraw) -> Iterator[list[Request]]:

@@ -21,7 +21,6 @@ import functools
 import random
 from collections.abc import Callable, Iterator
 from functools import partial
-from itertools import chain
 from typing import Any, ClassVar
 
 from benchwright.errors import CapabilityError, SpecError
@@ -30,7 +29,7 @@ from benchwright.runner import compiled
 from benchwright.runner.drivers.base import Capability, Driver, RedisCommandsDriver
 from benchwright.runner.event_loop import Request
 from benchwright.runner.measure import Status, decode_histogram, encode_histogram, new_histogram
-from benchwright.runner.workloads.base import BLOCK, Operation, ThreadInfo, Workload, register
+from benchwright.runner.workloads.base import BLOCK, Operation, ThreadInfo, Workload, register, requests_of
 from benchwright.runner.workloads.redisbench.buckets import latency_buckets
 from benchwright.runner.workloads.redisbench.commands import (
     DIGIT_TABLE_MAX,
@@ -149,7 +148,7 @@ class RedisBench(Workload):
         worker prepares its clients, not by the first request inside the measured window."""
         if 0 < self.keyspace <= DIGIT_TABLE_MAX and compiled.key_pipelines() is None:
             digit_table(self.keyspace)
-        return chain.from_iterable(self._request_blocks(thread))
+        return requests_of(self._request_blocks(thread), thread)
 
     def _request_blocks(self, thread: ThreadInfo) -> Iterator[list[Request]]:
         """The requests, ``BLOCK`` at a time (one comprehension each: no Python call per request)."""

@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Iterator
-from itertools import chain
 from math import floor
 from typing import Any, ClassVar
 
@@ -23,7 +22,7 @@ from benchwright.errors import SchemaMissing, SpecError
 from benchwright.runner.drivers.base import Capability, Driver, SqlDriver
 from benchwright.runner.event_loop import Request
 from benchwright.runner.measure import Status, decode_histogram
-from benchwright.runner.workloads.base import BLOCK, Operation, ThreadInfo, Workload, register
+from benchwright.runner.workloads.base import BLOCK, Operation, ThreadInfo, Workload, register, requests_of
 from benchwright.runner.workloads.sqlscript.sqlkit import (
     analyze,
     drop_tables,
@@ -170,7 +169,7 @@ class TpcbWorkload(Workload):
             selects = wire.uniform_selects(self.script, SELECT_ABALANCE, rng, 1, accounts)
             if selects is not None:
                 return selects  # type: ignore[no-any-return]
-        return chain.from_iterable(self._request_blocks(db, wire, thread))
+        return requests_of(self._request_blocks(db, wire, thread), thread)
 
     def _request_blocks(self, db: SqlDriver, wire: Any, thread: ThreadInfo) -> Iterator[list[Request]]:
         """The transactions ``BLOCK`` at a time: their draws depend on no reply, and a generator step

@@ -175,9 +175,10 @@ class RunStream:
             _ = values.pool_bytes if self.encoded_updates is not None else values.pool
 
     def requests(self) -> Iterator[Any]:
-        return chain.from_iterable(self._blocks())
+        return chain.from_iterable(self.blocks())
 
-    def _blocks(self) -> Iterator[list[Any]]:
+    def blocks(self) -> Iterator[list[Any]]:
+        """The endless stream in blocks of ``BLOCK`` requests (``requests``, not flattened)."""
         labels_of = self.ops.block
         while True:
             labels = labels_of(BLOCK)

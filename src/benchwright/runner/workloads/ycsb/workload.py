@@ -22,7 +22,7 @@ from benchwright.errors import SchemaMissing, SpecError
 from benchwright.runner import compiled
 from benchwright.runner.drivers.base import Capability, Driver, KeyValueDriver
 from benchwright.runner.event_loop import Request
-from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, register, split
+from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, register, requests_of, split
 from benchwright.runner.workloads.ycsb import generators as g
 from benchwright.runner.workloads.ycsb.properties import (
     MAX_RECORD_BYTES,
@@ -187,7 +187,7 @@ class YcsbWorkload(Workload):
         values = self._values(rng)
         chooser = self._key_chooser(rng, s.insertstart, s.insertstart + s.insertcount - 1, s.recordcount - 1)
         stream = RunStream(s, make, thread.index, thread.count, rng, chooser, self.key_block(), values)
-        return stream.requests()
+        return requests_of(stream.blocks(), thread)
 
     def _key_chooser(self, rng: random.Random, low: int, high: int, newest: int) -> Any:
         s = self.settings
