@@ -202,3 +202,46 @@ def test_select_only_on_the_loop_sends_the_threads_accounts_in_their_order() -> 
         call()
     assert on_the_loop == sent
     assert min(sent) >= 1 and max(sent) <= 200_000 and len(set(sent)) > 990
+
+
+@pytest.mark.parametrize("kind", ["special", "uniform", "gaussian", "pareto", "zipfian"])
+@pytest.mark.parametrize("size", [1, 2, 100, 10_000, 10_000_000])
+@pytest.mark.parametrize(("iters", "pct", "res"), [(12, 1, 75), (1, 5, 50), (3, 100, 0), (12, 0, 100)])
+def test_a_block_of_oltp_ids_is_the_drawer_s_ids_and_leaves_the_generator_where_it_would(
+    kind: str, size: int, iters: int, pct: int, res: int
+) -> None:
+    from benchwright.runner.workloads.oltp.rand import RandSpec
+
+    spec = RandSpec(type=kind, spec_iter=iters, spec_pct=pct, spec_res=res)
+    ours, python = random.Random(size + iters), random.Random(size + iters)
+    block = spec.block_drawer(1, size, ours)
+    one = spec.drawer(1, size, python)
+    made = block(64) + block(0) + block(1) + block(700)
+    assert made == [one() for _ in range(765)]
+    assert ours.getstate() == python.getstate()
+    assert min(made) >= 1 and max(made) <= size
+    if size >= 10_000 and res < 100:
+        assert len(set(made)) > 100  # drawn, not one value repeated
+
+
+def test_special_ids_are_drawn_in_c_and_refuse_what_they_cannot_draw() -> None:
+    from benchwright.runner.workloads.oltp.rand import RandSpec
+
+    special = compiled.special_ids()
+    assert special is not None
+    calls = []
+
+    def counted() -> float:
+        calls.append(1)
+        return 0.5
+
+    # a hot draw takes one random(), a cold one 1 + iters: cold share 1.0 here
+    assert special(counted, 3, 1, 100, 1.0, 49.5, 1.0, 99 / 12, 12) == [1 + int(6.0 * 99 / 12)] * 3
+    assert len(calls) == 3 * 13
+    with pytest.raises(ValueError, match="iters"):
+        special(random.random, 1, 1, 10, 0.25, 4.5, 0.1, 0.75, 0)
+    with pytest.raises(OverflowError, match="64 bits"):
+        special(lambda: 0.9, 1, 1, 2**62, 0.0, 1e19, 1.0, 1.0, 12)
+    with pytest.raises(TypeError):
+        special(lambda: "x", 1, 1, 10, 0.25, 4.5, 0.1, 0.75, 12)
+    assert RandSpec(type="special").block_drawer(1, 10, random.Random(1))(0) == []

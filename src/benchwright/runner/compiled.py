@@ -56,6 +56,12 @@ def uniform_ints() -> Any:
     return _request_source("uniform_ints")
 
 
+def special_ids() -> Any:
+    """The C part's ids of sysbench's special distribution (``RandSpec.block_drawer``), or None as
+    ``key_pipelines``."""
+    return _request_source("special_ids")
+
+
 def choose_labels() -> Any:
     """The C part's weighted choice from random words (YCSB's operation mix), or None as ``key_pipelines``."""
     return _request_source("choose_labels")

@@ -31,8 +31,11 @@ import math
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
+from functools import reduce
+from operator import add
 
 from benchwright.errors import SpecError
+from benchwright.runner import compiled
 
 RAND_TYPES = ("special", "uniform", "gaussian", "pareto", "zipfian")
 SYSBENCH_1_0_TYPES = ("special", "uniform", "gaussian", "pareto")  # what sysbench 1.0.20 accepts
@@ -100,6 +103,23 @@ class RandSpec:
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)
+
+    def block_drawer(self, low: int, high: int, rng: random.Random) -> Callable[[int], list[int]]:
+        """``n`` ids at a time, the ones ``drawer``'s ``n`` calls give, in order and from the same
+        generator; ``special`` (sysbench 1.0's default) and ``uniform`` are drawn in C where the
+        compiled part is built (``_fastloop.special_ids``, ``uniform_ints``)."""
+        draw = self.drawer(low, high, rng)
+        t = high - low
+        if self.type == "special" and t < 2**62 and (special := compiled.special_ids()) is not None:
+            cold = (100 - self.spec_res) / 100 if t > 0 else 0.0  # as _special
+            band = t * self.spec_pct / 100
+            args = (low, high, cold, t / 2 - band / 2, band, t / self.spec_iter, self.spec_iter)
+            u = rng.random
+            return lambda n: special(u, n, *args)
+        if self.type == "uniform" and t < 2**53 and (uniform := compiled.uniform_ints()) is not None:
+            words = rng.getrandbits
+            return lambda n: uniform(words(64 * n).to_bytes(8 * n, "little"), low, t + 1)
+        return lambda n: [draw() for _ in range(n)]
 
     def drawer(self, low: int, high: int, rng: random.Random) -> IdDraw:
         """A function returning ids in [low, high] drawn from this distribution with ``rng``."""
@@ -175,8 +195,8 @@ def _special(spec: RandSpec, low: int, high: int, rng: random.Random) -> IdDraw:
 
     def draw() -> int:
         first = u()
-        if first < cold:
-            return min(low + int(sum([u() for _ in range(n)]) * scale), high)
+        if first < cold:  # summed left to right, as _fastloop.special_ids sums (sum() compensates on 3.12+)
+            return min(low + int(reduce(add, [u() for _ in range(n)], 0.0) * scale), high)
         # hot: the same uniform number placed in the band (so only its upper res % is reached)
         return min(low + int(band_start + first * (band + 1)), high)
 

@@ -216,20 +216,22 @@ class OltpWorkload(Workload):
 
     def _run_requests(self, wire: Any, thread: ThreadInfo) -> Iterator[Request]:
         rnd = random.Random(thread.seed)
-        draw_id = self.s.rand.drawer(1, self.s.table_size, rnd)
         if self.s.test == "point_select":
-            return requests_of(self._point_select_blocks(wire, rnd, draw_id), thread)
-        return self._transactions(wire.transaction, rnd, draw_id)
+            return requests_of(self._point_select_blocks(wire, rnd), thread)
+        return self._transactions(wire.transaction, rnd, self.s.rand.drawer(1, self.s.table_size, rnd))
 
-    def _point_select_blocks(self, wire: Any, rnd: random.Random, draw_id: IdDraw) -> Iterator[list[Request]]:
+    def _point_select_blocks(self, wire: Any, rnd: random.Random) -> Iterator[list[Request]]:
         """Point selects ``BLOCK`` at a time: a select's draws depend on no reply, and a generator
         step per select was half of the client's user time per select on the compiled loop."""
         name = self.op_name
         selects = [f"SELECT c FROM {t} WHERE id = %s" for t in table_names(self.s.tables)]
+        if len(selects) == 1:  # one table: nothing to choose, the ids drawn a block at a time
+            draw_ids = self.s.rand.block_drawer(1, self.s.table_size, rnd)
+            while True:
+                yield wire.int_statements(name, selects[0], draw_ids(BLOCK))
+        draw_id = self.s.rand.drawer(1, self.s.table_size, rnd)
         choice = rnd.choice
         slots = range(BLOCK)
-        while len(selects) == 1:  # one table: nothing to choose, one wire call per block
-            yield wire.int_statements(name, selects[0], [draw_id() for _ in slots])
         statement = wire.statement
         while True:
             yield [statement(name, choice(selects), (draw_id(),)) for _ in slots]
