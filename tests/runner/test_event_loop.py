@@ -106,6 +106,28 @@ def test_a_server_error_is_one_failed_request_and_the_connection_goes_on(redis_p
     driver.close()
 
 
+def test_ok_requests_of_many_operation_names_are_all_counted_in_the_order_they_ended(
+    redis_props: dict[str, str],
+) -> None:
+    """The C part buffers the OK requests of up to 16 operation names and hands them to the recorder
+    before anything Python runs; a 17th name and on go to the recorder at once. Every request is
+    counted under its own name either way, with an error recorded (through Python) between them."""
+    driver = RedisDriver(redis_props)
+    driver.connect()
+    driver.command("SET", "ev:text", "not a number")
+    names = [f"OP{i:02d}" for i in range(24)]
+    requests: list[Request] = [(names[n % 24], resp("PING"), 1, None) for n in range(24 * 40)]
+    requests.insert(500, ("BAD", resp("INCR", "ev:text"), 1, None))
+    recorder, errors, reason = run([connection(driver, iter(requests), None)])
+    assert reason is None
+    assert errors == {"BAD:ResponseError": 1}
+    ops = recorder.ops
+    assert {name: ops[name].statuses for name in names} == {name: {"OK": 40} for name in names}
+    assert ops["BAD"].statuses == {"ERROR": 1}
+    assert recorder.total_operations() == 24 * 40 + 1
+    driver.close()
+
+
 def test_a_killed_server_fails_requests_and_ends_the_loop(
     private_redis: tuple[subprocess.Popen[bytes], dict[str, str]],
 ) -> None:

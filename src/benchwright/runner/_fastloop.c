@@ -76,6 +76,7 @@ enum { REPLY_NULL = 0, REPLY_FALSE = 1, REPLY_TRUE = 2 };
 #define MAX_EVENTS 64
 #define RESP_BUFFER 65536 /* what one recv reads at most, to start with (as the Python loop) */
 #define RESP_DEPTH 32      /* nested arrays deeper than this are not scanned here */
+#define COMPLETED_NAMES 16 /* operation names whose OK requests are buffered here (more: appended) */
 
 static struct {
     int (*consumeInput)(PGconn *);
@@ -158,6 +159,16 @@ typedef struct {
     int succeeded; /* a request ended well since the Python loop last asked */
     int64_t woke;  /* when epoll_wait last returned: the end of every request it completed */
     int64_t recorded;
+    /* Requests that ended OK since Python last saw the recorder, by operation name: their start and
+     * end instants, copied into ``recorder.completed``'s lists (``flush_completed``) before any
+     * Python runs. Why: two ints made and appended per request, between the kernel's work for each,
+     * missed the caches; made in one pass they do not. */
+    struct {
+        PyObject *name;
+        int64_t *at; /* start, end, start, end, ... */
+        Py_ssize_t n, cap;
+    } done[COMPLETED_NAMES];
+    int ndone;
 } Fast;
 
 /* ------------------------------------------------------------------ binding the client libraries */
@@ -259,7 +270,13 @@ static int set_int(PyObject *obj, PyObject *name, int64_t value) {
  * reply to the channel's parser), free the slot, then call ``loop._handed_back(conn, why, end_ns,
  * detail)``. ``detail`` (a new reference, or NULL for None): the SQLSTATE or the error message, or
  * how many bytes of a partial send went out. */
+static int flush_completed(Fast *self);
+
 static int hand_back(Fast *self, Slot *s, int why, int64_t end, PyObject *detail) {
+    if (flush_completed(self) < 0) {
+        Py_XDECREF(detail);
+        return -1;
+    }
     PyObject *conn = s->conn;
     Py_INCREF(conn);
     self->handed++;
@@ -391,27 +408,102 @@ slow:
     return hand_back(self, s, SLOW, 0, NULL);
 }
 
+/* The recorder's (starts, ends) lists for ``name``, made on first use (borrowed). */
+static PyObject *completed_buffers(Fast *self, PyObject *name) {
+    PyObject *buffers = PyDict_GetItemWithError(self->completed, name);
+    if (buffers == NULL && !PyErr_Occurred()) {
+        buffers = PyObject_CallMethodOneArg(self->recorder, s_completed_buffers, name);
+        Py_XDECREF(buffers); /* the recorder's dict holds it */
+    }
+    return buffers;
+}
+
+/* Append one (start, end) to the recorder's lists for ``name`` at once. */
+static int append_completed(Fast *self, PyObject *name, int64_t start, int64_t end) {
+    PyObject *buffers = completed_buffers(self, name);
+    if (buffers == NULL) return -1;
+    PyObject *a = PyLong_FromLongLong(start), *b = PyLong_FromLongLong(end);
+    int rc = (a && b) ? (PyList_Append(PyTuple_GET_ITEM(buffers, 0), a) || PyList_Append(PyTuple_GET_ITEM(buffers, 1), b))
+                      : -1;
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    return rc;
+}
+
+/* Copy the buffered OK requests into ``recorder.completed`` (in the order they ended, per name):
+ * called before anything Python could read the recorder or record into it runs. */
+static int flush_completed(Fast *self) {
+    for (int k = 0; k < self->ndone; k++) {
+        Py_ssize_t n = self->done[k].n;
+        if (n == 0) continue;
+        PyObject *buffers = completed_buffers(self, self->done[k].name);
+        if (buffers == NULL) return -1;
+        PyObject *starts = PyList_New(n), *ends = starts ? PyList_New(n) : NULL;
+        if (ends == NULL) {
+            Py_XDECREF(starts);
+            return -1;
+        }
+        const int64_t *at = self->done[k].at;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *a = PyLong_FromLongLong(at[2 * i]), *b = PyLong_FromLongLong(at[2 * i + 1]);
+            if (a == NULL || b == NULL) {
+                Py_XDECREF(a);
+                Py_XDECREF(b);
+                Py_DECREF(starts);
+                Py_DECREF(ends);
+                return -1;
+            }
+            PyList_SET_ITEM(starts, i, a);
+            PyList_SET_ITEM(ends, i, b);
+        }
+        PyObject *into_starts = PyTuple_GET_ITEM(buffers, 0), *into_ends = PyTuple_GET_ITEM(buffers, 1);
+        int rc = PyList_SetSlice(into_starts, PY_SSIZE_T_MAX, PY_SSIZE_T_MAX, starts) ||
+                 PyList_SetSlice(into_ends, PY_SSIZE_T_MAX, PY_SSIZE_T_MAX, ends);
+        Py_DECREF(starts);
+        Py_DECREF(ends);
+        if (rc) return -1;
+        self->done[k].n = 0;
+    }
+    return 0;
+}
+
+/* Buffer one OK request of ``name`` (``flush_completed`` hands them over); a name past the table's
+ * size goes straight to the recorder's lists. */
+static int buffer_completed(Fast *self, PyObject *name, int64_t start, int64_t end) {
+    int k = 0;
+    while (k < self->ndone && self->done[k].name != name) k++;
+    if (k == self->ndone) {
+        if (k == COMPLETED_NAMES) return append_completed(self, name, start, end);
+        self->done[k].name = Py_NewRef(name);
+        self->done[k].n = self->done[k].cap = 0;
+        self->done[k].at = NULL;
+        self->ndone++;
+    }
+    if (self->done[k].n == self->done[k].cap) {
+        Py_ssize_t cap = self->done[k].cap ? 2 * self->done[k].cap : 1024;
+        int64_t *grown = PyMem_Realloc(self->done[k].at, (size_t)cap * 2 * sizeof(int64_t));
+        if (grown == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        self->done[k].at = grown;
+        self->done[k].cap = cap;
+    }
+    int64_t *at = self->done[k].at + 2 * self->done[k].n++;
+    at[0] = start;
+    at[1] = end;
+    return 0;
+}
+
 /* The request ended with the status its check gives: record it as the Python loop does (an OK one
- * appended to the recorder's ``completed`` lists, the rest through ``record``). */
+ * buffered for the recorder's ``completed`` lists, the rest through ``record``). */
 static int record(Fast *self, Slot *s, int found) {
     PyObject *name = PyTuple_GET_ITEM(s->request, 0);
     int64_t end = self->woke;
     if (found) {
-        PyObject *buffers = PyDict_GetItemWithError(self->completed, name);
-        if (buffers == NULL) {
-            if (PyErr_Occurred()) return -1;
-            buffers = PyObject_CallMethodOneArg(self->recorder, s_completed_buffers, name);
-            if (buffers == NULL) return -1;
-            Py_DECREF(buffers); /* the recorder's dict holds it */
-        }
-        PyObject *start = PyLong_FromLongLong(s->started), *stop = PyLong_FromLongLong(end);
-        int rc = (start && stop) ? (PyList_Append(PyTuple_GET_ITEM(buffers, 0), start) ||
-                                    PyList_Append(PyTuple_GET_ITEM(buffers, 1), stop))
-                                 : -1;
-        Py_XDECREF(start);
-        Py_XDECREF(stop);
-        if (rc) return -1;
+        if (buffer_completed(self, name, s->started, end) < 0) return -1;
     } else {
+        if (flush_completed(self) < 0) return -1; /* what ended before comes first */
         PyObject *r = PyObject_CallMethod(self->recorder, "record", "OLLO", name, (long long)s->started,
                                           (long long)end, self->not_found);
         if (r == NULL) return -1;
@@ -425,6 +517,7 @@ static int record(Fast *self, Slot *s, int found) {
     self->succeeded = 1;
     if (s->failing) { /* the first success after failures closes this client's run of them */
         s->failing = 0;
+        if (flush_completed(self) < 0) return -1;
         PyObject *r = PyObject_CallMethod(self->loop, "_close_window", "OL", s->conn, (long long)end);
         if (r == NULL) return -1;
         Py_DECREF(r);
@@ -730,6 +823,19 @@ static PyObject *Fast_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) 
 
 /* Drop every slot without handing it back (the loop is over) and the references to the loop. */
 static PyObject *Fast_close(Fast *self, PyObject *unused) {
+    if (self->completed != NULL) { /* best effort: the loop is over (or being dropped while an error unwinds) */
+        PyObject *type, *value, *traceback;
+        PyErr_Fetch(&type, &value, &traceback);
+        if (flush_completed(self) < 0) PyErr_Clear();
+        PyErr_Restore(type, value, traceback);
+    }
+    for (int k = 0; k < self->ndone; k++) {
+        Py_CLEAR(self->done[k].name);
+        PyMem_Free(self->done[k].at);
+        self->done[k].at = NULL;
+        self->done[k].n = self->done[k].cap = 0;
+    }
+    self->ndone = 0;
     for (int fd = 0; fd < self->nfd; fd++) {
         Slot *s = self->by_fd[fd];
         if (s == NULL) continue;
@@ -895,7 +1001,13 @@ static PyObject *Fast_poll(Fast *self, PyObject *arg) {
                 return NULL;
             }
         }
-        if (PyList_GET_SIZE(rest) || self->handed != handed || !self->held || self->woke >= until) return rest;
+        if (PyList_GET_SIZE(rest) || self->handed != handed || !self->held || self->woke >= until) {
+            if (flush_completed(self) < 0) { /* the Python loop reads the recorder next */
+                Py_DECREF(rest);
+                return NULL;
+            }
+            return rest;
+        }
     }
 }
 
