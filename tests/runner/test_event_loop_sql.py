@@ -21,7 +21,7 @@ from benchwright.runner.engine import PhaseConfig, run_phase
 from benchwright.runner.event_loop import Connection
 from benchwright.runner.event_loop_pq import PqChannel, PqEventLoop
 from benchwright.runner.measure import Recorder
-from tests.runner.conftest import Background, kill_group
+from tests.runner.conftest import Background, kill_group, loop_build, ran_on
 
 pytestmark = pytest.mark.servers
 
@@ -308,3 +308,134 @@ def test_a_session_lost_while_a_transaction_was_left_open_is_dropped_and_no_requ
     assert conn.channel is None and loop.idle == [conn] and dropped == [pid]
     assert errors == {} and loop.recorder.completed == {}
     session.close()
+
+
+# ------------------------------------------------------------------ select-only's faults
+# TPC-B select-only on the libpq loop sends its selects from a C source (_fastloop.UniformSelects)
+# without making a request object; a select the compiled part hands back (an error, a lost session,
+# an overdue reply) is made then, as the source would have made it. Each fault on both builds.
+
+PQ_COMPILED = "event loop (libpq hot path in C)"
+
+
+@pytest.fixture(params=["compiled", "python"])
+def pq_loop(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    return loop_build(request, monkeypatch, PQ_COMPILED)
+
+
+def select_sessions(conn: psycopg.Connection[Any], count: int, but: frozenset[int] = frozenset()) -> set[int]:
+    """Until ``count`` other sessions (none of ``but``) have run select-only's statement; their pids
+    (bounded: 60 s)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        pids = {
+            pid
+            for (pid,) in conn.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid() AND query LIKE 'SELECT abalance FROM pgbench_accounts%'"
+            ).fetchall()
+        } - but
+        if len(pids) >= count:
+            return pids
+        time.sleep(0.02)  # polling the server's view: a readiness probe
+    raise AssertionError(f"no {count} sessions selecting within 60 s")
+
+
+def test_select_only_sessions_terminated_mid_run_reconnect_and_go_on(pg_url: str, pq_loop: str) -> None:
+    """A count of selects (the fault and the recovery are waited for, however slow the machine): the
+    three sessions are terminated mid-run, and three new ones select on."""
+    phase("tpcb", {"postgres.url": pg_url}, "load", threads=2)
+
+    def terminate() -> None:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            first = select_sessions(conn, 3)
+            for pid in first:
+                conn.execute("SELECT pg_terminate_backend(%s)", (pid,))
+            select_sessions(conn, 3, but=frozenset(first))  # and on it went, on new sessions
+
+    killer = Background(terminate)
+    killer.start()
+    props = {"postgres.url": pg_url, "tpcb.script": "select-only"}
+    run = phase("tpcb", props, "run", threads=3, processes=3, operation_count=30_000, max_seconds=120)
+    killer.join()
+    assert ran_on(run, pq_loop) and not run.aborted
+    selects = run.operations["select-only"].statuses
+    assert 1 <= selects.get("ERROR", 0) <= 6  # the select in flight on each terminated session
+    assert set(run.extra["error_kinds"]) <= {"select-only:ConnectionError", "select-only:AdminShutdown"}
+    assert sum(selects.values()) == 30_000
+
+
+def test_select_only_reply_overdue_mid_run_is_a_timeout_and_the_run_goes_on(
+    pg_url: str, pq_loop: str
+) -> None:
+    """An exclusive lock on the accounts, taken once the selects are under way: each session's select
+    waits on it, the loop gives up on it after ``postgres.timeout`` (a TimeoutError, the session
+    reopened), and after the lock is released the run goes on to its count."""
+    phase("tpcb", {"postgres.url": pg_url}, "load", threads=2)
+
+    def stall() -> None:
+        with psycopg.connect(pg_url, autocommit=True) as watcher, psycopg.connect(pg_url) as blocker:
+            select_sessions(watcher, 2)
+            blocker.execute("LOCK TABLE pgbench_accounts IN ACCESS EXCLUSIVE MODE")
+            try:
+                deadline = time.monotonic() + 60
+                seen: set[int] = set()
+                while len(seen) < 4 and time.monotonic() < deadline:  # two given up on, counted over time
+                    seen |= {
+                        pid
+                        for (pid,) in watcher.execute(
+                            "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                            " AND wait_event_type = 'Lock' AND query LIKE 'SELECT abalance%'"
+                        ).fetchall()
+                    }
+                    time.sleep(0.02)  # polling the server's view: a readiness probe
+                assert len(seen) >= 4, seen
+            finally:
+                blocker.rollback()
+
+    staller = Background(stall)
+    staller.start()
+    props = {"postgres.url": pg_url, "tpcb.script": "select-only", "postgres.timeout": "0.3"}
+    run = phase("tpcb", props, "run", threads=2, processes=2, operation_count=20_000, max_seconds=120)
+    staller.join()
+    assert ran_on(run, pq_loop) and not run.aborted, (run.extra, run.validity)
+    selects = run.operations["select-only"]
+    assert run.extra["error_kinds"]["select-only:TimeoutError"] >= 2
+    assert set(run.extra["error_kinds"]) == {"select-only:TimeoutError"}
+    assert selects.statuses["OK"] > 0 and sum(selects.statuses.values()) == 20_000
+    assert selects.max_us >= 300_000
+
+
+def test_select_only_refused_mid_run_fails_those_selects_and_the_run_goes_on(
+    pg_url: str, pq_loop: str
+) -> None:
+    """The accounts renamed away once the selects are under way: each select of the prepared
+    statement is an error (UndefinedTable) until the name is back, and the run goes on to its count."""
+    phase("tpcb", {"postgres.url": pg_url}, "load", threads=2)
+
+    def refuse() -> None:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            select_sessions(conn, 2)
+            rolled_back = "SELECT xact_rollback FROM pg_stat_database WHERE datname = current_database()"
+            before = conn.execute(rolled_back).fetchone()[0]  # type: ignore[index]
+            conn.execute("ALTER TABLE pgbench_accounts RENAME TO gone_accounts")
+            try:
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline:  # until the server has refused a few selects
+                    conn.execute("SELECT pg_stat_clear_snapshot()")
+                    if conn.execute(rolled_back).fetchone()[0] >= before + 20:  # type: ignore[index]
+                        break
+                    time.sleep(0.02)  # polling the server's view: a readiness probe
+            finally:
+                conn.execute("ALTER TABLE gone_accounts RENAME TO pgbench_accounts")
+
+    refuser = Background(refuse)
+    refuser.start()
+    props = {"postgres.url": pg_url, "tpcb.script": "select-only"}
+    run = phase("tpcb", props, "run", threads=2, processes=2, operation_count=30_000, max_seconds=120)
+    refuser.join()
+    assert ran_on(run, pq_loop) and not run.aborted, (run.extra, run.validity)
+    selects = run.operations["select-only"].statuses
+    assert selects.get("ERROR", 0) >= 1 and selects["OK"] > 0
+    assert set(run.extra["error_kinds"]) == {"select-only:UndefinedTable"}
+    assert sum(selects.values()) == 30_000

@@ -139,6 +139,8 @@ typedef struct {
     PyObject *error;    /* RESP: the first error reply's message (str) */
     int fd;
     int check;
+    int sourced; /* the request in flight is the id below, from a libpq UniformSelects: no tuple made */
+    long long id;
     int failing; /* the connection's run of failures is open: close it on the first success */
     int64_t started, timeout_ns, issued, limit; /* limit -1: none */
 } Slot;
@@ -237,6 +239,155 @@ static PyObject *bind_mysql(PyObject *module, PyObject *arg) {
 
 #undef SYMBOL
 
+/* ------------------------------------------------------------------ point selects made here */
+
+/* Python's random.random() from two consecutive outputs of its generator (a 27-bit and a 26-bit
+ * part, CPython's Modules/_randommodule.c), as getrandbits() hands them over: 32-bit words, least
+ * significant first, which int.to_bytes(..., "little") lays out in order. */
+static inline double random_of(const unsigned char *w) {
+    uint32_t a, b;
+    memcpy(&a, w, 4);
+    memcpy(&b, w + 4, 4);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    a = __builtin_bswap32(a);
+    b = __builtin_bswap32(b);
+#endif
+    return ((a >> 5) * 67108864.0 + (b >> 6)) * (1.0 / 9007199254740992.0);
+}
+
+/* ``v`` in decimal at the end of ``buf`` (24 bytes): its first character; ``*n`` its length. What
+ * b"%d" % v writes, without snprintf's format parsing (a third of a request's making, in perf). */
+static char *decimal(long long v, char *buf, int *n) {
+    char *end = buf + 24, *p = end;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do *--p = (char)('0' + u % 10); while (u /= 10);
+    if (v < 0) *--p = '-';
+    *n = (int)(end - p);
+    return p;
+}
+
+static PyObject *int_request(PyObject *name, PyObject *head, PyObject *tail, long long v, int libpq) {
+    char buf[24];
+    int nd;
+    const char *digits = decimal(v, buf, &nd);
+    if (libpq) {
+        PyObject *param = PyBytes_FromStringAndSize(digits, nd);
+        PyObject *params = param ? PyList_New(1) : NULL;
+        if (params == NULL) {
+            Py_XDECREF(param);
+            return NULL;
+        }
+        PyList_SET_ITEM(params, 0, param);
+        PyObject *payload = PyTuple_Pack(2, head, params);
+        Py_DECREF(params);
+        if (payload == NULL) return NULL;
+        PyObject *request = PyTuple_Pack(4, name, payload, ONE, Py_None);
+        Py_DECREF(payload);
+        return request;
+    }
+    Py_ssize_t nhead = PyBytes_GET_SIZE(head), ntail = PyBytes_GET_SIZE(tail);
+    PyObject *statement = PyBytes_FromStringAndSize(NULL, nhead + nd + ntail);
+    if (statement == NULL) return NULL;
+    char *p = PyBytes_AS_STRING(statement);
+    memcpy(p, PyBytes_AS_STRING(head), nhead);
+    memcpy(p + nhead, digits, nd);
+    memcpy(p + nhead + nd, PyBytes_AS_STRING(tail), ntail);
+    PyObject *request = PyTuple_Pack(4, name, statement, ONE, Py_None);
+    Py_DECREF(statement);
+    return request;
+}
+
+/* UniformSelects(name, head, tail, getrandbits, low, count, libpq): the endless requests of point
+ * selects on ``low + floor(random() * count)``, one at a time (an iterator): the request
+ * int_requests makes, the ids the Python comprehension draws from the same generator (its words
+ * fetched 64 draws at a time, as uniform_ints reads them). TPC-B select-only on the loop. Why one at
+ * a time: a request made when it is sent reuses the memory the last one freed, still in the caches;
+ * a block of 64 made at once, even in C, cost 0.9 us of CPU a select in the worker against 0.3 run
+ * alone. */
+#define SOURCE_BLOCK 64
+typedef struct {
+    PyObject_HEAD
+    PyObject *name, *head, *tail, *getrandbits;
+    long long low, count;
+    int libpq, at, n;
+    long long ids[SOURCE_BLOCK];
+} UniformSelects;
+
+static PyObject *UniformSelects_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *name, *head, *tail, *getrandbits;
+    long long low, count;
+    int libpq;
+    if (!PyArg_ParseTuple(args, "UO!O!OLLp", &name, &PyBytes_Type, &head, &PyBytes_Type, &tail, &getrandbits, &low,
+                          &count, &libpq))
+        return NULL;
+    if (count < 1 || count > (1LL << 53) || !PyCallable_Check(getrandbits)) {
+        PyErr_SetString(PyExc_ValueError, "UniformSelects: 1 <= count <= 2**53 and a getrandbits to call");
+        return NULL;
+    }
+    UniformSelects *self = (UniformSelects *)type->tp_alloc(type, 0);
+    if (self == NULL) return NULL;
+    self->name = Py_NewRef(name);
+    self->head = Py_NewRef(head);
+    self->tail = Py_NewRef(tail);
+    self->getrandbits = Py_NewRef(getrandbits);
+    self->low = low;
+    self->count = count;
+    self->libpq = libpq;
+    return (PyObject *)self;
+}
+
+static void UniformSelects_dealloc(UniformSelects *self) {
+    Py_XDECREF(self->name);
+    Py_XDECREF(self->head);
+    Py_XDECREF(self->tail);
+    Py_XDECREF(self->getrandbits);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* The next 64 ids: one call to the generator for their words. */
+static int UniformSelects_refill(UniformSelects *self) {
+    PyObject *bits = PyObject_CallFunction(self->getrandbits, "i", 64 * SOURCE_BLOCK);
+    PyObject *words = bits ? PyObject_CallMethod(bits, "to_bytes", "is", 8 * SOURCE_BLOCK, "little") : NULL;
+    Py_XDECREF(bits);
+    if (words == NULL) return -1;
+    if (!PyBytes_Check(words) || PyBytes_GET_SIZE(words) != 8 * SOURCE_BLOCK) {
+        Py_DECREF(words);
+        PyErr_Format(PyExc_TypeError, "getrandbits gave no %d-bit integer", 64 * SOURCE_BLOCK);
+        return -1;
+    }
+    const unsigned char *w = (const unsigned char *)PyBytes_AS_STRING(words);
+    for (int i = 0; i < SOURCE_BLOCK; i++, w += 8)
+        self->ids[i] = self->low + (long long)floor(random_of(w) * (double)self->count);
+    Py_DECREF(words);
+    self->at = 0;
+    self->n = SOURCE_BLOCK;
+    return 0;
+}
+
+/* The next id, or -1 with an exception (``*id`` set on success). */
+static int UniformSelects_id(UniformSelects *self, long long *id) {
+    if (self->at == self->n && UniformSelects_refill(self) < 0) return -1;
+    *id = self->ids[self->at++];
+    return 0;
+}
+
+static PyObject *UniformSelects_next(UniformSelects *self) {
+    long long id;
+    if (UniformSelects_id(self, &id) < 0) return NULL;
+    return int_request(self->name, self->head, self->tail, id, self->libpq);
+}
+
+static PyTypeObject UniformSelectsType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "benchwright.runner._fastloop.UniformSelects",
+    .tp_basicsize = sizeof(UniformSelects),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Endless point-select requests on uniform ids, made one at a time: see int_request.",
+    .tp_new = UniformSelects_new,
+    .tp_dealloc = (destructor)UniformSelects_dealloc,
+    .tp_iter = PyObject_SelfIter,
+    .tp_iternext = (iternextfunc)UniformSelects_next,
+};
+
 /* ------------------------------------------------------------------ slots */
 
 static Slot *slot_of(Fast *self, int fd) { return fd >= 0 && fd < self->nfd ? self->by_fd[fd] : NULL; }
@@ -273,6 +424,15 @@ static int set_int(PyObject *obj, PyObject *name, int64_t value) {
 static int flush_completed(Fast *self);
 
 static int hand_back(Fast *self, Slot *s, int why, int64_t end, PyObject *detail) {
+    if (s->sourced) { /* the Python loop goes on from the request as its source would have made it */
+        UniformSelects *u = (UniformSelects *)s->requests;
+        s->request = int_request(u->name, u->head, u->tail, s->id, 1);
+        s->sourced = 0;
+        if (s->request == NULL) {
+            Py_XDECREF(detail);
+            return -1;
+        }
+    }
     if (flush_completed(self) < 0) {
         Py_XDECREF(detail);
         return -1;
@@ -372,10 +532,39 @@ static int take_script(Fast *self, Slot *s, PyObject *check) {
 }
 
 /* The connection's next request, sent now; or the connection handed back when it cannot be. */
+/* The next point select of a libpq UniformSelects, sent with no Python object made: its id drawn,
+ * written in decimal here, the statement prepared on this session. Why: making and freeing the
+ * request tuple per select was a tenth of the client's user time left (perf). */
+static int send_sourced(Fast *self, Slot *s) {
+    UniformSelects *u = (UniformSelects *)s->requests;
+    if (UniformSelects_id(u, &s->id) < 0) return -1;
+    s->issued++;
+    s->sourced = 1;
+    s->check = CHECK_NONE;
+    s->started = now_ns();
+    PyObject *statement = PyDict_GetItemWithError(s->prepared, u->head);
+    if (statement == NULL || !PyBytes_CheckExact(statement)) /* the Python loop prepares it */
+        return PyErr_Occurred() ? -1 : hand_back(self, s, SLOW, 0, NULL);
+    char buf[25];
+    int nd;
+    char *digits = decimal(s->id, buf, &nd);
+    buf[24] = '\0'; /* libpq reads text parameters up to their NUL */
+    const char *values[1] = {digits};
+    if (!pq.sendQueryPrepared(s->pg, PyBytes_AS_STRING(statement), 1, values, NULL, NULL, 0))
+        return hand_back(self, s, BROKEN, now_ns(), NULL);
+    int pending = pq.flush(s->pg);
+    if (pending < 0) return hand_back(self, s, BROKEN, now_ns(), NULL);
+    if (pending) return hand_back(self, s, FLUSH, 0, NULL);
+    return 0;
+}
+
 static int send_next(Fast *self, Slot *s) {
     Py_CLEAR(s->request);
+    s->sourced = 0;
     s->steps = NULL;
     if (self->closing || (s->limit >= 0 && s->issued >= s->limit)) return hand_back(self, s, DONE, 0, NULL);
+    if (s->proto == PQ && Py_IS_TYPE(s->requests, &UniformSelectsType) && ((UniformSelects *)s->requests)->libpq)
+        return send_sourced(self, s);
     PyObject *request = PyIter_Next(s->requests);
     if (request == NULL) {
         if (PyErr_Occurred()) return -1;
@@ -498,7 +687,7 @@ static int buffer_completed(Fast *self, PyObject *name, int64_t start, int64_t e
 /* The request ended with the status its check gives: record it as the Python loop does (an OK one
  * buffered for the recorder's ``completed`` lists, the rest through ``record``). */
 static int record(Fast *self, Slot *s, int found) {
-    PyObject *name = PyTuple_GET_ITEM(s->request, 0);
+    PyObject *name = s->sourced ? ((UniformSelects *)s->requests)->name : PyTuple_GET_ITEM(s->request, 0);
     int64_t end = self->woke;
     if (found) {
         if (buffer_completed(self, name, s->started, end) < 0) return -1;
@@ -1017,7 +1206,8 @@ static PyObject *Fast_expire(Fast *self, PyObject *arg) {
     if (now == -1 && PyErr_Occurred()) return NULL;
     for (int fd = 0; fd < self->nfd; fd++) {
         Slot *s = self->by_fd[fd];
-        if (s && s->request && now - s->started > s->timeout_ns && hand_back(self, s, TIMEOUT, now, NULL) < 0)
+        if (s && (s->request || s->sourced) && now - s->started > s->timeout_ns &&
+            hand_back(self, s, TIMEOUT, now, NULL) < 0)
             return NULL;
     }
     Py_RETURN_NONE;
@@ -1066,20 +1256,6 @@ static PyTypeObject FastType = {
 };
 
 /* ------------------------------------------------------------------ redis-bench's keys */
-
-/* Python's random.random() from two consecutive outputs of its generator (a 27-bit and a 26-bit
- * part, CPython's Modules/_randommodule.c), as getrandbits() hands them over: 32-bit words, least
- * significant first, which int.to_bytes(..., "little") lays out in order. */
-static inline double random_of(const unsigned char *w) {
-    uint32_t a, b;
-    memcpy(&a, w, 4);
-    memcpy(&b, w + 4, 4);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    a = __builtin_bswap32(a);
-    b = __builtin_bswap32(b);
-#endif
-    return ((a >> 5) * 67108864.0 + (b >> 6)) * (1.0 / 9007199254740992.0);
-}
 
 /* key_pipelines(words, head, between, tail, size, keyspace): the requests of a block of redis-bench
  * pipelines of ``size`` one-key commands, each ``head`` + the keys' 12 digits joined by ``between``
@@ -1253,48 +1429,6 @@ done:
 
 /* One point-select request for ``v``: libpq ``(name, (head, [b"%d" % v]), 1, None)``, MySQL
  * ``(name, head + b"%d" % v + tail, 1, None)``. */
-/* ``v`` in decimal at the end of ``buf`` (24 bytes): its first character; ``*n`` its length. What
- * b"%d" % v writes, without snprintf's format parsing (a third of a request's making, in perf). */
-static char *decimal(long long v, char *buf, int *n) {
-    char *end = buf + 24, *p = end;
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    do *--p = (char)('0' + u % 10); while (u /= 10);
-    if (v < 0) *--p = '-';
-    *n = (int)(end - p);
-    return p;
-}
-
-static PyObject *int_request(PyObject *name, PyObject *head, PyObject *tail, long long v, int libpq) {
-    char buf[24];
-    int nd;
-    const char *digits = decimal(v, buf, &nd);
-    if (libpq) {
-        PyObject *param = PyBytes_FromStringAndSize(digits, nd);
-        PyObject *params = param ? PyList_New(1) : NULL;
-        if (params == NULL) {
-            Py_XDECREF(param);
-            return NULL;
-        }
-        PyList_SET_ITEM(params, 0, param);
-        PyObject *payload = PyTuple_Pack(2, head, params);
-        Py_DECREF(params);
-        if (payload == NULL) return NULL;
-        PyObject *request = PyTuple_Pack(4, name, payload, ONE, Py_None);
-        Py_DECREF(payload);
-        return request;
-    }
-    Py_ssize_t nhead = PyBytes_GET_SIZE(head), ntail = PyBytes_GET_SIZE(tail);
-    PyObject *statement = PyBytes_FromStringAndSize(NULL, nhead + nd + ntail);
-    if (statement == NULL) return NULL;
-    char *p = PyBytes_AS_STRING(statement);
-    memcpy(p, PyBytes_AS_STRING(head), nhead);
-    memcpy(p + nhead, digits, nd);
-    memcpy(p + nhead + nd, PyBytes_AS_STRING(tail), ntail);
-    PyObject *request = PyTuple_Pack(4, name, statement, ONE, Py_None);
-    Py_DECREF(statement);
-    return request;
-}
-
 /* int_requests(name, head, tail, values, libpq): a block of point selects as event-loop requests, one
  * per integer of ``values``: libpq ``(name, (head, [b"%d" % v]), 1, None)`` (``head``: the prepared
  * statement's text, ``tail`` unused), MySQL ``(name, head + b"%d" % v + tail, 1, None)`` (the
@@ -1323,83 +1457,6 @@ static PyObject *int_requests(PyObject *module, PyObject *args) {
     return out;
 }
 
-/* UniformSelects(name, head, tail, getrandbits, low, count, libpq): the endless requests of point
- * selects on ``low + floor(random() * count)``, one at a time (an iterator): the request
- * int_requests makes, the ids the Python comprehension draws from the same generator (its words
- * fetched 64 draws at a time, as uniform_ints reads them). TPC-B select-only on the loop. Why one at
- * a time: a request made when it is sent reuses the memory the last one freed, still in the caches;
- * a block of 64 made at once, even in C, cost 0.9 us of CPU a select in the worker against 0.3 run
- * alone. */
-#define SOURCE_BLOCK 64
-typedef struct {
-    PyObject_HEAD
-    PyObject *name, *head, *tail, *getrandbits;
-    long long low, count;
-    int libpq, at, n;
-    long long ids[SOURCE_BLOCK];
-} UniformSelects;
-
-static PyObject *UniformSelects_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    PyObject *name, *head, *tail, *getrandbits;
-    long long low, count;
-    int libpq;
-    if (!PyArg_ParseTuple(args, "UO!O!OLLp", &name, &PyBytes_Type, &head, &PyBytes_Type, &tail, &getrandbits, &low,
-                          &count, &libpq))
-        return NULL;
-    if (count < 1 || count > (1LL << 53) || !PyCallable_Check(getrandbits)) {
-        PyErr_SetString(PyExc_ValueError, "UniformSelects: 1 <= count <= 2**53 and a getrandbits to call");
-        return NULL;
-    }
-    UniformSelects *self = (UniformSelects *)type->tp_alloc(type, 0);
-    if (self == NULL) return NULL;
-    self->name = Py_NewRef(name);
-    self->head = Py_NewRef(head);
-    self->tail = Py_NewRef(tail);
-    self->getrandbits = Py_NewRef(getrandbits);
-    self->low = low;
-    self->count = count;
-    self->libpq = libpq;
-    return (PyObject *)self;
-}
-
-static void UniformSelects_dealloc(UniformSelects *self) {
-    Py_XDECREF(self->name);
-    Py_XDECREF(self->head);
-    Py_XDECREF(self->tail);
-    Py_XDECREF(self->getrandbits);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-static PyObject *UniformSelects_next(UniformSelects *self) {
-    if (self->at == self->n) { /* the next 64 draws: one call to the generator */
-        PyObject *bits = PyObject_CallFunction(self->getrandbits, "i", 64 * SOURCE_BLOCK);
-        PyObject *words = bits ? PyObject_CallMethod(bits, "to_bytes", "is", 8 * SOURCE_BLOCK, "little") : NULL;
-        Py_XDECREF(bits);
-        if (words == NULL) return NULL;
-        if (!PyBytes_Check(words) || PyBytes_GET_SIZE(words) != 8 * SOURCE_BLOCK) {
-            Py_DECREF(words);
-            return PyErr_Format(PyExc_TypeError, "getrandbits gave no %d-bit integer", 64 * SOURCE_BLOCK);
-        }
-        const unsigned char *w = (const unsigned char *)PyBytes_AS_STRING(words);
-        for (int i = 0; i < SOURCE_BLOCK; i++, w += 8)
-            self->ids[i] = self->low + (long long)floor(random_of(w) * (double)self->count);
-        Py_DECREF(words);
-        self->at = 0;
-        self->n = SOURCE_BLOCK;
-    }
-    return int_request(self->name, self->head, self->tail, self->ids[self->at++], self->libpq);
-}
-
-static PyTypeObject UniformSelectsType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "benchwright.runner._fastloop.UniformSelects",
-    .tp_basicsize = sizeof(UniformSelects),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Endless point-select requests on uniform ids, made one at a time: see int_request.",
-    .tp_new = UniformSelects_new,
-    .tp_dealloc = (destructor)UniformSelects_dealloc,
-    .tp_iter = PyObject_SelfIter,
-    .tp_iternext = (iternextfunc)UniformSelects_next,
-};
 
 /* ------------------------------------------------------------------ YCSB's keys */
 
