@@ -2,7 +2,7 @@
 
 Same server (a private redis-server started here on a free loopback port, or $BENCH_REDIS_HOST/PORT),
 same clients, same requests, same value size, in alternated repetitions (``summary.alternated``;
-BENCH_REPETITIONS, default 3). Prints per repetition and test the throughput ratio (native / tool;
+BENCH_REPETITIONS, default 5). Prints per repetition and test the throughput ratio (native / tool;
 target >= 0.9) and the client CPU per request ratio (native / tool; target <= 1.5), then their
 medians. Client CPU is user+sys of the client processes divided by requests: for the native runner the
 worker processes' own CPU (os.times in each worker), for the tool its rusage from os.wait4.

@@ -5,7 +5,7 @@
   benchwright tpcc on the event loop        vs  the same on threads (local PostgreSQL; no C peer)
 plus the loaders' peak RSS (TPC-C by warehouses, TPC-B by scale), which must not grow with size.
 
-Runs each pair as alternated repetitions (``summary.alternated``; BENCH_REPETITIONS, default 3) and
+Runs each pair as alternated repetitions (``summary.alternated``; BENCH_REPETITIONS, default 5) and
 prints, per repetition: throughput of each, the throughput ratio (ours / tool) and the client CPU per
 operation ratio (ours / tool), and each side's CPU split into user and system time per operation (the
 kernel's socket work is the same for both; the gap is user time); then the medians of the ratios.

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_ycsb.py [--seconds 5] [--clients 4]
 
-Runs each pairing as alternated repetitions (``summary.alternated``; BENCH_REPETITIONS, default 3)
+Runs each pairing as alternated repetitions (``summary.alternated``; BENCH_REPETITIONS, default 5)
 and prints, per repetition, throughput and client CPU per operation (ours: the worker processes' CPU
 in the measured window, with the whole process tree's from wait4 beside it; the tool's: its whole
 process, from wait4), then each repetition's ratios and their median; then the peak RSS of a worker

@@ -25,7 +25,10 @@ from typing import TypeVar
 
 A = TypeVar("A")
 B = TypeVar("B")
-REPETITIONS = int(os.environ.get("BENCH_REPETITIONS", "3"))
+# Five: on this 2-core host the same C tool's throughput moved by up to 12% between back-to-back 5 s
+# runs (pgbench -S: 41.8-46.9k selects a second, 2026-11-28), and a median of three let one such run
+# decide a pair's ratio.
+REPETITIONS = int(os.environ.get("BENCH_REPETITIONS", "5"))
 
 
 def alternated(ours: Callable[[], A], tool: Callable[[], B], repetitions: int = 0) -> tuple[list[A], list[B]]:
