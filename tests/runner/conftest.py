@@ -246,3 +246,22 @@ def ran_on(run: Any, model: str) -> bool:
     """The run's requests were timed by the loop ``model`` names (and only a compiled one says "in C")."""
     method = run.measurement.method
     return model in method and ("in C" in model) == ("in C" in method)
+
+
+def wait_for_sessions(conn: Any, query_like: str, count: int, but: frozenset[int] = frozenset()) -> set[int]:
+    """Until ``count`` other sessions (none of ``but``) of this database have run a statement LIKE
+    ``query_like`` (PostgreSQL's pg_stat_activity); their pids (bounded: 60 s)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        pids = {
+            pid
+            for (pid,) in conn.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid() AND query LIKE %s",
+                (query_like,),
+            ).fetchall()
+        } - but
+        if len(pids) >= count:
+            return pids
+        time.sleep(0.02)  # polling the server's view: a readiness probe
+    raise AssertionError(f"no {count} sessions running {query_like!r} within 60 s")

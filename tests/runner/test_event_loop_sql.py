@@ -21,7 +21,7 @@ from benchwright.runner.engine import PhaseConfig, run_phase
 from benchwright.runner.event_loop import Connection
 from benchwright.runner.event_loop_pq import PqChannel, PqEventLoop
 from benchwright.runner.measure import Recorder
-from tests.runner.conftest import Background, kill_group, loop_build, ran_on
+from tests.runner.conftest import Background, kill_group, loop_build, ran_on, wait_for_sessions
 
 pytestmark = pytest.mark.servers
 
@@ -324,21 +324,8 @@ def pq_loop(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def select_sessions(conn: psycopg.Connection[Any], count: int, but: frozenset[int] = frozenset()) -> set[int]:
-    """Until ``count`` other sessions (none of ``but``) have run select-only's statement; their pids
-    (bounded: 60 s)."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        pids = {
-            pid
-            for (pid,) in conn.execute(
-                "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
-                " AND pid <> pg_backend_pid() AND query LIKE 'SELECT abalance FROM pgbench_accounts%'"
-            ).fetchall()
-        } - but
-        if len(pids) >= count:
-            return pids
-        time.sleep(0.02)  # polling the server's view: a readiness probe
-    raise AssertionError(f"no {count} sessions selecting within 60 s")
+    """Until ``count`` other sessions (none of ``but``) have run select-only's statement; their pids."""
+    return wait_for_sessions(conn, "SELECT abalance FROM pgbench_accounts%", count, but)
 
 
 def test_select_only_sessions_terminated_mid_run_reconnect_and_go_on(pg_url: str, pq_loop: str) -> None:

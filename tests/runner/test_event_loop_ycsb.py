@@ -15,7 +15,7 @@ import redis
 
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, run_phase
-from tests.runner.conftest import Background, kill_group, loop_build, ran_on
+from tests.runner.conftest import Background, kill_group, loop_build, ran_on, wait_for_sessions
 
 pytestmark = pytest.mark.servers
 
@@ -72,20 +72,7 @@ def wait_for_reads(
     conn: psycopg.Connection[Any], table: str, sessions: int, but: frozenset[int] = frozenset()
 ) -> set[int]:
     """Until ``sessions`` other sessions (none of ``but``) have read ``table``; their pids (bounded: 60 s)."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        pids = {
-            pid
-            for (pid,) in conn.execute(
-                "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
-                " AND pid <> pg_backend_pid() AND query LIKE %s",
-                (f"SELECT % FROM {table} WHERE%",),
-            ).fetchall()
-        } - but
-        if len(pids) >= sessions:
-            return pids
-        time.sleep(0.02)  # polling the server's view: a readiness probe
-    raise AssertionError(f"no {sessions} sessions reading {table} within 60 s")
+    return wait_for_sessions(conn, f"SELECT % FROM {table} WHERE%", sessions, but)
 
 
 def redis_dump(props: dict[str, str]) -> dict[bytes, Any]:

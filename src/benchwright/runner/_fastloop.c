@@ -17,11 +17,17 @@
  *   mysqlclient raises and names it exactly as on a thread;
  *   RESP (Redis): a request of N commands written out in RESP (a pipeline), no check: OK unless one
  *   of its N replies is an error (redis-bench); or one command whose reply decides NOT_FOUND by being
- *   None or empty (YCSB's reads: reply_not_none, reply_nonempty).
+ *   None or empty (YCSB's reads: reply_not_none, reply_nonempty);
+ *   TPC-B select-only (UniformSelects, libpq): each select sent from its id with no request object
+ *   made; the request tuple is made only if the select is handed back.
+ *
+ * The OK requests' instants are buffered here and handed to the recorder in one pass before any
+ * Python runs (flush_completed).
  *
  * A few things more, outside the loop, for the request sources: redis-bench's blocks of pipelines
- * (key_pipelines, from random words Python's own generator gave), YCSB's hashed keys (ycsb_keys), and
- * blocks of point selects (int_requests, their ids drawn by uniform_ints or by the workload).
+ * (key_pipelines, from random words Python's own generator gave), YCSB's hashed keys (ycsb_keys),
+ * its uniform keys and operation mix (uniform_ints, choose_labels), and point selects (int_requests,
+ * special_ids for sysbench's default distribution, UniformSelects).
  *
  * Everything else goes back to the Python loop, with the connection's state written back the way the
  * Python loop keeps it, before anything Python would need is consumed: a statement not yet prepared on
