@@ -236,12 +236,12 @@ def test_special_ids_are_drawn_in_c_and_refuse_what_they_cannot_draw() -> None:
         return 0.5
 
     # a hot draw takes one random(), a cold one 1 + iters: cold share 1.0 here
-    assert special(counted, 3, 1, 100, 1.0, 49.5, 1.0, 99 / 12, 12) == [1 + int(6.0 * 99 / 12)] * 3
+    assert special(counted, 3, (1, 100, 1.0, 49.5, 1.0, 99 / 12, 12)) == [1 + int(6.0 * 99 / 12)] * 3
     assert len(calls) == 3 * 13
     with pytest.raises(ValueError, match="iters"):
-        special(random.random, 1, 1, 10, 0.25, 4.5, 0.1, 0.75, 0)
+        special(random.random, 1, (1, 10, 0.25, 4.5, 0.1, 0.75, 0))
     with pytest.raises(OverflowError, match="64 bits"):
-        special(lambda: 0.9, 1, 1, 2**62, 0.0, 1e19, 1.0, 1.0, 12)
+        special(lambda: 0.9, 1, (1, 2**62, 0.0, 1e19, 1.0, 1.0, 12))
     with pytest.raises(TypeError):
-        special(lambda: "x", 1, 1, 10, 0.25, 4.5, 0.1, 0.75, 12)
+        special(lambda: "x", 1, (1, 10, 0.25, 4.5, 0.1, 0.75, 12))
     assert RandSpec(type="special").block_drawer(1, 10, random.Random(1))(0) == []

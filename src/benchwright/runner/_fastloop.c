@@ -1344,7 +1344,7 @@ done:
     return out;
 }
 
-/* special_ids(random, n, low, high, cold, band_start, band, scale, iters): ``n`` ids of sysbench's
+/* special_ids(random, n, (low, high, cold, band_start, band, scale, iters)): ``n`` ids of sysbench's
  * ``special`` distribution exactly as oltp.rand._special draws them, each random() a call to
  * ``random`` (the generator's own method: a draw takes one or 1 + ``iters`` of them):
  *   first = random(); first < cold: low + int(sum of iters randoms, left to right, * scale)
@@ -1357,7 +1357,7 @@ static PyObject *special_ids(PyObject *module, PyObject *args) {
     long long low, high;
     double cold, band_start, band, scale;
     int iters;
-    if (!PyArg_ParseTuple(args, "OnLLddddi", &random, &n, &low, &high, &cold, &band_start, &band, &scale, &iters))
+    if (!PyArg_ParseTuple(args, "On(LLddddi)", &random, &n, &low, &high, &cold, &band_start, &band, &scale, &iters))
         return NULL;
     if (n < 0 || iters < 1 || high < low) {
         PyErr_SetString(PyExc_ValueError, "special_ids: n >= 0, iters >= 1, low <= high");

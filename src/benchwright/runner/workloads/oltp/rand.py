@@ -115,7 +115,7 @@ class RandSpec:
             band = t * self.spec_pct / 100
             args = (low, high, cold, t / 2 - band / 2, band, t / self.spec_iter, self.spec_iter)
             u = rng.random
-            return lambda n: special(u, n, *args)
+            return lambda n: special(u, n, args)
         if self.type == "uniform" and t < 2**53 and (uniform := compiled.uniform_ints()) is not None:
             words = rng.getrandbits
             return lambda n: uniform(words(64 * n).to_bytes(8 * n, "little"), low, t + 1)
