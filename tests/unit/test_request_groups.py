@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from benchwright.runner.engine.client_model import _event_loop_connections
+from benchwright.runner.engine.client_model import _event_loop_connections, alone_in_process
 from benchwright.runner.plan import PhaseConfig
 from benchwright.runner.workloads.base import BLOCK, GROUP, ThreadInfo, requests_of
 from benchwright.runner.workloads.ycsb.workload import YcsbWorkload
@@ -112,3 +112,13 @@ def test_the_engine_tells_a_client_whether_it_is_alone_in_its_process(
     assert connections is not None and len(connections) == len(indexes)
     assert [t.alone for t in seen] == [alone] * len(indexes)
     assert [t.index for t in seen] == indexes
+
+
+@pytest.mark.parametrize(
+    ("indexes", "target", "expected"), [([3], None, True), ([0, 1], None, False), ([3], 500.0, False)]
+)
+def test_a_client_is_alone_when_its_process_has_no_other_and_it_is_not_paced(
+    indexes: list[int], target: float | None, expected: bool
+) -> None:
+    config = PhaseConfig(workload="ycsb", phase="run", engine="null", threads=4, target=target)
+    assert alone_in_process(config, indexes) is expected

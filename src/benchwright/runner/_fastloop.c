@@ -1439,9 +1439,10 @@ done:
  * per integer of ``values``: libpq ``(name, (head, [b"%d" % v]), 1, None)`` (``head``: the prepared
  * statement's text, ``tail`` unused), MySQL ``(name, head + b"%d" % v + tail, 1, None)`` (the
  * statement with its one parameter written in). What ``PostgresSqlWire.int_statements`` and
- * ``MySqlWire.int_statements`` build in a comprehension. Why: on the loop, between the kernel's work
- * for 64 round trips, that comprehension and its draws cost 0.77-0.95 us of CPU a select (timed in the
- * worker), against 0.49 us run alone: the interpreter's code and objects are out of the caches. */
+ * ``MySqlWire.int_statements`` build in a comprehension: 0.31 us a request against 0.49 run alone.
+ * Inside a run most of a block's cost is the caches it finds cold (0.90 us a select either way, timed
+ * in the worker), which is why select-only sends from UniformSelects instead; OLTP's point selects,
+ * whose ids the workload draws, still come in blocks made here. */
 static PyObject *int_requests(PyObject *module, PyObject *args) {
     PyObject *name, *head, *tail, *values;
     int libpq;

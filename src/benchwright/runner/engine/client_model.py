@@ -27,7 +27,12 @@ def _event_loop_connections(
         return None
     connections = []
     for slot, t in enumerate(thread_indexes):
-        info = ThreadInfo(index=t, count=config.threads, seed=seed * 7919 + t, alone=len(thread_indexes) == 1)
+        info = ThreadInfo(
+            index=t,
+            count=config.threads,
+            seed=seed * 7919 + t,
+            alone=alone_in_process(config, thread_indexes),
+        )
         driver = drivers[slot]
         if driver.event_loop_channel() is None:
             return None
@@ -38,6 +43,14 @@ def _event_loop_connections(
         connection.index = t
         connections.append(connection)
     return connections
+
+
+def alone_in_process(config: PhaseConfig, thread_indexes: list[int]) -> bool:
+    """Whether each client of this worker process is its only one, and unpaced: then it may make its
+    requests several blocks at a time (``workloads.base.GROUP``). A paced client keeps one block at a
+    time: a longer pause to make requests could push a send past its intended start, and the
+    intended-time latency would carry our own delay."""
+    return len(thread_indexes) == 1 and not config.target
 
 
 def _loop_class(driver: Any) -> type[EventLoop]:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from benchwright.runner.drivers import new_driver
-from benchwright.runner.engine.client_model import _event_loop_connections, _loop_class
+from benchwright.runner.engine.client_model import _event_loop_connections, _loop_class, alone_in_process
 from benchwright.runner.engine.config import (
     ERROR_ABORT_S,
     LIVE_PUBLISH_S,
@@ -230,7 +230,7 @@ class _Clients:
                         index=t,
                         count=c.threads,
                         seed=self.seed * 7919 + t,
-                        alone=len(self.thread_indexes) == 1,
+                        alone=alone_in_process(c, self.thread_indexes),
                     ),
                 )
                 for slot, t in enumerate(self.thread_indexes)

@@ -38,7 +38,9 @@ class ThreadInfo:
     index: int  # global thread index across all worker processes
     count: int  # global number of threads
     seed: int  # per-thread random seed, derived from the run's seed
-    alone: bool = False  # the only client of its worker process (see GROUP)
+    alone: bool = (
+        False  # the only client of its worker process, unpaced (client_model.alone_in_process; GROUP)
+    )
 
 
 def requests_of(blocks: Iterator[list[Any]], thread: ThreadInfo) -> Iterator[Any]:
