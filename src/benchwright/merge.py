@@ -153,6 +153,7 @@ def merge_documents(docs: list[ResultDocument]) -> ResultDocument:
             "runtime_ms": (ended - started).total_seconds() * 1000,
             "operations_total": sum(d.operations_total for d in docs),
             "throughput": sum(d.throughput for d in docs),
+            "failed_total": sum(d.failed_total for d in docs),
             "operations": operations,
             "intervals": _merge_intervals([d.intervals for d in docs]),
             "endpoints": sorted({e for d in docs for e in d.endpoints}),
@@ -172,8 +173,13 @@ def merge_documents(docs: list[ResultDocument]) -> ResultDocument:
     merged.validity = []
     for d in docs:
         for f in d.validity:
-            merged.flag(f.code, f.severity, f.message)
+            if f.code not in _RECOUNTED:
+                merged.flag(f.code, f.severity, f.message)
+    merged.flag_errors()  # the error rate of all runners together, not the first runner's
     return merged
+
+
+_RECOUNTED = frozenset({"error_rate", "no_operations"})  # judged again on the merged counts
 
 
 def merge_runner_results(per_runner: list[list[ResultDocument]]) -> list[ResultDocument]:

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: failed operations are their own entries (``READ-FAILED``), throughput is successes
 
 Severity = Literal["info", "warning", "invalid"]
 
@@ -33,12 +33,32 @@ class ValidityFlag(Model):
     message: str
 
 
+FAILED_SUFFIX = "-FAILED"  # YCSB's name for an operation's failures: READ -> READ-FAILED
+
+
+def failed_name(operation: str) -> str:
+    """The entry that holds ``operation``'s failures (YCSB's ``[READ-FAILED]``)."""
+    return operation + FAILED_SUFFIX
+
+
+def is_failed(name: str) -> bool:
+    """True for an entry of failed operations (``READ-FAILED``): never throughput."""
+    return name.endswith(FAILED_SUFFIX)
+
+
+def base_operation(name: str) -> str:
+    """``READ-FAILED`` -> ``READ``; any other name unchanged."""
+    return name[: -len(FAILED_SUFFIX)] if is_failed(name) else name
+
+
 class OperationSummary(Model):
-    """One operation type (READ, UPDATE, NewOrder, GET ...). Latencies in microseconds."""
+    """One operation type (READ, UPDATE, NewOrder, GET ...), or its failures (``READ-FAILED``, whose
+    statuses are all ERROR). Latencies in microseconds, of this entry's operations only: a failure's
+    latency never mixes with the successes' percentiles."""
 
     operations: int
-    statuses: dict[str, int]  # Return=OK / NOT_FOUND / USER_ABORT / RETRY / ERROR counts
-    throughput: float  # operations per second over the phase's run time
+    statuses: dict[str, int]  # Return=OK / NOT_FOUND / USER_ABORT / RETRY counts; ERROR in -FAILED
+    throughput: float  # this entry's operations per second (for a -FAILED entry: errors per second)
     average_us: float
     min_us: float
     max_us: float
@@ -54,7 +74,8 @@ class OperationSummary(Model):
 
 class IntervalSample(Model):
     """One interval of the time series (default 1 s). ``t`` is seconds since the phase start at the
-    interval's end; ``p*_us`` are across all operations in the interval."""
+    interval's end. ``operations``, ``throughput`` and ``p*_us`` are the successful operations;
+    ``errors`` counts the failed ones (errors per second = errors / interval)."""
 
     t: float
     operations: dict[str, int]
@@ -218,8 +239,9 @@ class ResultDocument(Model):
     started_at: datetime
     ended_at: datetime
     runtime_ms: float
-    operations_total: int
-    throughput: float  # operations per second (all operation types)
+    operations_total: int  # successful operations (every type): a failed operation is never counted
+    throughput: float  # successful operations per second (all operation types)
+    failed_total: int = 0  # failed operations (the -FAILED entries)
     operations: dict[str, OperationSummary]
     intervals: list[IntervalSample] = Field(default_factory=list)
     metrics: list[MetricSeries] = Field(default_factory=list)
@@ -241,22 +263,45 @@ class ResultDocument(Model):
         if not any(f.code == code for f in self.validity):
             self.validity.append(ValidityFlag(code=code, severity=severity, message=message))
 
+    def failed(self, operation: str | None = None) -> int:
+        """Failed operations of ``operation`` (its -FAILED entry), or of every type."""
+        if operation is not None:
+            entry = self.operations.get(failed_name(base_operation(operation)))
+            return entry.operations if entry is not None else 0
+        return sum(o.operations for name, o in self.operations.items() if is_failed(name))
+
+    def succeeded(self) -> dict[str, OperationSummary]:
+        """The entries of successful operations (no -FAILED entry)."""
+        return {name: o for name, o in self.operations.items() if not is_failed(name)}
+
+    @property
+    def attempted(self) -> int:
+        """Every operation tried: succeeded plus failed."""
+        return sum(o.operations for o in self.operations.values())
+
+    @property
+    def error_rate(self) -> float:
+        """Failed / attempted (0.0 when nothing was tried)."""
+        attempted = self.attempted
+        return self.failed() / attempted if attempted else 0.0
+
     def flag_errors(self, nothing_done: str = "no operation completed") -> None:
-        """The error-rate flags every producer applies: over 1% failed is invalid, any is a warning."""
-        total = sum(o.operations for o in self.operations.values())
-        errors = sum(o.statuses.get("ERROR", 0) for o in self.operations.values())
+        """The error-rate flags every producer applies: over 1% failed is invalid, any is a warning;
+        a phase in which nothing succeeded is invalid."""
+        total = self.attempted
+        errors = self.failed()
         if total and errors:
             rate = errors / total
             severity: Severity = "invalid" if rate > 0.01 else "warning"
-            self.flag("error_rate", severity, f"{errors} of {total} operations failed ({rate:.2%})")
+            self.flag("error_rate", severity, f"{errors:,} of {total:,} operations failed ({rate:.2%})")
         if total == 0:
             self.flag("no_operations", "invalid", nothing_done)
 
     def all_failed(self) -> str | None:
         """Why this phase measured nothing but failures (every operation an ERROR), or None: a run
         of failed statements must not look like a throughput."""
-        total = sum(o.operations for o in self.operations.values())
-        errors = sum(o.statuses.get("ERROR", 0) for o in self.operations.values())
+        total = self.attempted
+        errors = self.failed()
         if total and errors >= total:
             return f"every operation failed ({errors:,} of {total:,}, phase {self.phase})"
         return None
@@ -273,11 +318,67 @@ class ResultDocument(Model):
         version = raw.get("schema_version", 1)
         if version > SCHEMA_VERSION:
             raise ValueError(f"result document schema_version {version} is newer than this Benchwright")
+        if version < 2:
+            raw = _from_version_1(raw)
         return cls.model_validate(raw)
 
     @classmethod
     def read(cls, path: Path) -> ResultDocument:
         return cls.parse(path.read_text())
+
+
+def _from_version_1(raw: dict[str, Any]) -> dict[str, Any]:
+    """A version 1 document counted failed operations inside their operation's entry and in the
+    throughput. Read now, each failure count moves to its own -FAILED entry and the throughputs
+    count successes only. The failures' latencies stayed mixed into the entry's histogram (version 1
+    kept no separate one): the -FAILED entry has none, and an info flag says so."""
+    raw = dict(raw)
+    operations = {name: dict(entry) for name, entry in (raw.get("operations") or {}).items()}
+    runtime_s = float(raw.get("runtime_ms") or 0.0) / 1000
+    moved = 0
+    for name in list(operations):
+        entry = operations[name]
+        statuses = dict(entry.get("statuses") or {})
+        errors = int(statuses.pop("ERROR", 0))
+        if not errors or is_failed(name):
+            continue
+        moved += errors
+        count = int(entry.get("operations", 0))
+        entry.update(statuses=statuses, operations=count - errors)
+        entry["throughput"] = float(entry.get("throughput", 0.0)) * (count - errors) / count if count else 0.0
+        operations[failed_name(name)] = {
+            "operations": errors,
+            "statuses": {"ERROR": errors},
+            "throughput": errors / runtime_s if runtime_s else 0.0,
+            **dict.fromkeys(("average_us", "min_us", "max_us", "p50_us", "p90_us", "p95_us"), 0.0),
+            **dict.fromkeys(("p99_us", "p999_us"), 0.0),
+        }
+    raw["operations"] = operations
+    raw["schema_version"] = SCHEMA_VERSION
+    intervals = []
+    for sample in raw.get("intervals") or []:
+        sample = dict(sample)
+        counted, errors = sum((sample.get("operations") or {}).values()), int(sample.get("errors", 0))
+        if errors and counted:
+            sample["throughput"] = float(sample.get("throughput", 0.0)) * max(0, counted - errors) / counted
+        intervals.append(sample)
+    raw["intervals"] = intervals
+    if moved:
+        total = int(raw.get("operations_total", 0))
+        raw["operations_total"] = total - moved
+        raw["failed_total"] = moved
+        raw["throughput"] = float(raw.get("throughput", 0.0)) * (total - moved) / total if total else 0.0
+        validity = list(raw.get("validity") or [])
+        validity.append(
+            {
+                "code": "failures_mixed_v1",
+                "severity": "info",
+                "message": f"written by an older Benchwright: the {moved:,} failed operations' latencies "
+                "are mixed into their operation's percentiles (throughput here counts successes only)",
+            }
+        )
+        raw["validity"] = validity
+    return raw
 
 
 class RunnerOutput(Model):

@@ -21,16 +21,18 @@ def test_counts_are_exact_with_several_threads_per_process(
     doc = run_phase(
         PhaseConfig(workload="ycsb", phase="run", engine="null", properties=props, threads=3, processes=1)
     )
-    assert doc.operations_total == 3001
     statuses: dict[str, int] = {}
     for summary in doc.operations.values():
         assert decode_histogram(summary.histogram or "").get_total_count() == summary.operations
         for key, n in summary.statuses.items():
             statuses[key] = statuses.get(key, 0) + n
     # every 7th call of each thread's driver fails: 1001 + 1000 + 1000 calls
-    assert statuses["ERROR"] == 1001 // 7 + 2 * (1000 // 7)
-    assert sum(sum(i.operations.values()) for i in doc.intervals) == 3001
-    assert sum(i.errors for i in doc.intervals) == statuses["ERROR"]
+    failed = 1001 // 7 + 2 * (1000 // 7)
+    assert statuses["ERROR"] == doc.failed_total == doc.failed() == failed
+    assert doc.operations_total == 3001 - failed  # a failed operation is never counted as done
+    assert doc.throughput == pytest.approx(doc.operations_total / (doc.runtime_ms / 1000), rel=1e-4)
+    assert sum(sum(i.operations.values()) for i in doc.intervals) == 3001 - failed
+    assert sum(i.errors for i in doc.intervals) == failed
 
 
 def test_fork_only_when_this_process_runs_a_single_thread(monkeypatch: pytest.MonkeyPatch) -> None:

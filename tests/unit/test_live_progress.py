@@ -58,13 +58,14 @@ def test_mean_and_stddev_of_a_hand_computed_period() -> None:
         rec.record("txn", start, start + latency_us * US, Status.ERROR if i == 3 else Status.OK)
     totals = _totals_of(rec)
 
-    # then mean = 250 us and the population stddev is sqrt(((150^2 + 50^2) * 2) / 4) = sqrt(12500) us
-    assert (totals.operations, totals.ok, totals.failed) == (4, 3, 1)
-    assert totals.latency_sum_us == 1000 and totals.latency_sq_sum_us == 300_000
-    assert totals.mean_us == 250.0
-    assert totals.stddev_us == pytest.approx(math.sqrt(12_500), abs=1e-9)
+    # then the failure is only counted: mean = 200 us and the population stddev is
+    # sqrt((100^2 + 0 + 100^2) / 3) us over the three successes (pgbench's latencies are successes')
+    assert (totals.operations, totals.ok, totals.failed) == (3, 3, 1)
+    assert totals.latency_sum_us == 600 and totals.latency_sq_sum_us == 140_000
+    assert totals.mean_us == 200.0
+    assert totals.stddev_us == pytest.approx(math.sqrt(20_000 / 3), abs=1e-9)
     # and pgbench's line: tps counts successes over the period's 2 s; ms with 3 decimals
-    assert progress_line(_period(totals)) == "progress: 2.0 s, 1.5 tps, lat 0.250 ms stddev 0.112, 1 failed"
+    assert progress_line(_period(totals)) == "progress: 2.0 s, 1.5 tps, lat 0.200 ms stddev 0.082, 1 failed"
 
 
 def test_schedule_lag_is_response_time_minus_service_time() -> None:

@@ -82,13 +82,13 @@ def summary_text(doc: ResultDocument, quiet: bool = False) -> str:
     clients = doc.measurement.threads
     size = doc.properties.get("redisbench.datasize", "?")
     lines: list[str] = []
-    for name, op in doc.operations.items():
+    for name, op in doc.succeeded().items():
         ms = {k: getattr(op, f"{k}_us") / 1000 for k in ("average", "min", "p50", "p95", "p99", "max")}
         if quiet:
             lines.append(f"{name}: {op.throughput:.2f} requests per second, p50={ms['p50']:.3f} msec")
             continue
         seconds = op.operations / op.throughput if op.throughput else 0.0
-        errors = op.statuses.get("ERROR", 0)
+        errors = doc.failed(name)
         lines += [
             f"====== {name} ======",
             f"  {op.operations} requests completed in {seconds:.2f} seconds",

@@ -148,7 +148,7 @@ def _join(a: str, b: str) -> str:
 
 def errors_outside(doc: ResultDocument, availability: Availability) -> int:
     """Failed operations not explained by an event's outage."""
-    total = sum(s.statuses.get("ERROR", 0) for s in doc.operations.values())
+    total = doc.failed()
     return max(0, total - sum(e.errors for e in availability.events))
 
 

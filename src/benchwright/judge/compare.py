@@ -52,7 +52,7 @@ def metric_value(doc: ResultDocument, metric: str) -> float | None:
     if operation:
         summary = doc.operations.get(operation)
         return float(getattr(summary, name)) if summary else None
-    values = [float(getattr(s, name)) for s in doc.operations.values() if s.operations]
+    values = [float(getattr(s, name)) for s in doc.succeeded().values() if s.operations]
     return max(values) if values else None
 
 

@@ -47,7 +47,7 @@ def _sweep_groups(
         others = ", ".join(
             f"{_short(k)}={cell.parameters[k]}" for k in params if k != param and k in cell.parameters
         )
-        p99 = max((s.p99_us for s in doc.operations.values()), default=0.0) / 1000
+        p99 = max((s.p99_us for s in doc.succeeded().values()), default=0.0) / 1000
         groups.setdefault(others, {}).setdefault(x, []).append((doc.throughput, p99))
     return groups
 
@@ -134,6 +134,9 @@ def cell_charts(cell: CellResult, buckets: int) -> list[Spec]:
     title = f"{cell.cell_id} (repeat {cell.repeat})" if cell.repeat else cell.cell_id
     throughput = charts.Chart(f"{title}: throughput and CPU", "seconds", "throughput (ops/s)", "CPU %")
     throughput.series.append(charts.ChartSeries("ops/s", [(s.t, s.throughput) for s in intervals]))
+    if any(s.errors for s in intervals):  # failures per second, on the same axis: never in ops/s
+        width = doc.measurement.interval_s
+        throughput.series.append(charts.ChartSeries("errors/s", [(s.t, s.errors / width) for s in intervals]))
     throughput.series += _overlay(metrics, CPU_METRICS)
     latency = charts.Chart(f"{title}: latency and IOPS", "seconds", "latency (ms)", "IOPS")
     latency.series.append(charts.ChartSeries("p50", [(s.t, s.p50_us / 1000) for s in intervals if s.p50_us]))

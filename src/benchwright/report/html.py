@@ -24,8 +24,8 @@ from benchwright.judge.compare import repeat_summary
 from benchwright.report import figures, templating
 from benchwright.report.assets import uplot
 from benchwright.report.experiments import html_context as experiment_context
-from benchwright.report.units import fmt_latency, fmt_rate
-from benchwright.results import ResultDocument, redact_text
+from benchwright.report.units import fmt_latency, fmt_rate, fmt_share
+from benchwright.results import ResultDocument, is_failed, redact_text
 from benchwright.runs import CellResult, RunRecord
 
 OPEN_LOOP = " (from the intended start time: no coordinated omission)"
@@ -44,9 +44,10 @@ class PhaseRow:
     cell: str
     params: list[str]
     repeat: int
-    total: str
+    total: str  # successful operations per second
     ops: list[list[str] | None]  # per operation: ops/s, avg, p95, p99 (None: not in this cell)
     validity: Validity
+    errors: str = "0"  # failed / tried, percent
 
 
 @dataclass
@@ -94,7 +95,10 @@ def phase_table(record: RunRecord, phase: str) -> PhaseTable | None:
             s = doc.operations.get(op)
             per_op.append(
                 None if s is None else
-                [fmt_rate(s.throughput), *(fmt_latency(v) for v in (s.average_us, s.p95_us, s.p99_us))]
+                # a -FAILED entry's figure is a count, never a rate that reads as throughput
+                [f"{s.operations:,} failed" if is_failed(op) else fmt_rate(s.throughput),
+                 *(fmt_latency(v) if s.histogram or not is_failed(op) else "-"
+                   for v in (s.average_us, s.p95_us, s.p99_us))]
             )  # fmt: skip
         table.rows.append(
             PhaseRow(
@@ -104,6 +108,7 @@ def phase_table(record: RunRecord, phase: str) -> PhaseTable | None:
                 fmt_rate(doc.throughput),
                 per_op,
                 _validity(cell, doc),
+                fmt_share(doc.failed(), doc.attempted),
             )
         )
     return table

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchwright.report.units import fmt_latency, fmt_rate, fmt_ratio
+from benchwright.report.units import fmt_latency, fmt_rate, fmt_ratio, fmt_share
 from benchwright.results import redact_text
 from benchwright.runs import RunRecord
 
@@ -43,7 +43,8 @@ def _verdict_line(record: RunRecord) -> str:
 
 
 def headline_rows(record: RunRecord) -> list[str]:
-    """One line per cell (repeat 0 unless it is missing): ops/s and the worst p99, and, when the verdict
+    """One line per cell (repeat 0 unless it is missing): successful ops/s, the worst p99 and the share
+    of operations that failed, and, when the verdict
     compared throughput, the number before and the change next to it."""
     rows = []
     before = (
@@ -57,15 +58,16 @@ def headline_rows(record: RunRecord) -> list[str]:
             cell.repeat and any(c.cell_id == cell.cell_id and c.repeat == 0 for c in record.cells)
         ):
             continue
-        p99 = max((s.p99_us for s in doc.operations.values()), default=None)
+        p99 = max((s.p99_us for s in doc.succeeded().values()), default=None)
         bad = any(f.severity == "invalid" for f in [*cell.validity, *doc.validity])
         mark = " :warning: invalid" if bad else ""
         was = before.get(cell.cell_id)
         change = ""
         if was is not None and was.baseline and was.value:
             change = f" (before {fmt_rate(was.baseline)}, {fmt_ratio(was.value / was.baseline)})"
+        errors = f", {fmt_share(doc.failed(), doc.attempted)}% failed" if doc.failed() else ""
         rows.append(
-            f"`{cell.cell_id}`  {fmt_rate(doc.throughput)} ops/s{change}, p99 {fmt_latency(p99)}{mark}"
+            f"`{cell.cell_id}`  {fmt_rate(doc.throughput)} ops/s{change}, p99 {fmt_latency(p99)}{errors}{mark}"
         )
     return rows
 

@@ -259,9 +259,10 @@ def build_table(
     if not runs:
         raise SpecError("RUN", "no run to tabulate")
     workloads = [d.workload for r in runs for c in r.cells for d in c.phases.values()]
-    chosen = resolve_metrics(
-        metrics or DEFAULT_METRICS.get(workloads[0] if workloads else "", FALLBACK_METRICS)
-    )
+    defaults = list(DEFAULT_METRICS.get(workloads[0] if workloads else "", FALLBACK_METRICS))
+    if any(d.failed() for r in runs for c in r.cells for d in c.phases.values()):
+        defaults.append("error_rate")  # wherever a throughput is shown, the failures next to it
+    chosen = resolve_metrics(metrics or defaults)
     dims = _dimensions(runs, rows, cols, phase, chosen)
     per_op = any(m.scope == "operation" for m in chosen)
     found = facts(runs, phase, per_op and ("operation" in dims or cols == "operation"))

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from benchwright.errors import SpecError
-from benchwright.results import MetricSeries, OperationSummary, ResultDocument
+from benchwright.results import MetricSeries, OperationSummary, ResultDocument, base_operation, is_failed
 from benchwright.runs import CellResult, RunRecord
 
 Scope = Literal["operation", "phase"]
@@ -52,8 +52,25 @@ def _op(attr: str) -> Callable[[Fact], float | None]:
 def _throughput(f: Fact) -> float | None:
     if f.operation is None:
         return f.doc.throughput
+    if is_failed(f.operation):
+        return None  # a rate of failures is never throughput: see errors and error_rate
     s = f.summary
     return s.throughput if s is not None else None
+
+
+def _errors(f: Fact) -> float | None:
+    return float(f.doc.failed(f.operation))
+
+
+def _error_rate(f: Fact) -> float | None:
+    """Failed / tried, in percent, of the fact's operation (READ and READ-FAILED: the same) or phase."""
+    failed = f.doc.failed(f.operation)
+    if f.operation is None:
+        tried = f.doc.attempted
+    else:
+        done = f.doc.operations.get(base_operation(f.operation))
+        tried = failed + (done.operations if done is not None else 0)
+    return 100 * failed / tried if tried else None
 
 
 def _status(*names: str) -> Callable[[Fact], float | None]:
@@ -156,7 +173,8 @@ _METRICS = [
         Metric(f"<={b}ms", f"<={b}ms", "operation", "percent", _bucket(b), f"{HIST}: share <= {b} ms")
         for b in BUCKETS_MS
     ),
-    Metric("errors", "errors", "phase", "count", _status("ERROR"), "operations that failed"),
+    Metric("errors", "errors", "phase", "count", _errors, "operations that failed (the -FAILED entries)"),
+    Metric("error_rate", "err %", "phase", "percent", _error_rate, "failed / tried operations"),
     Metric("retries", "retries", "phase", "count", _status("RETRY"), "retried (deadlock, conflict)"),
     Metric("tpmC", "tpmC", "phase", "rate", _extra("tpmC"), "New-Order transactions per minute"),
     Metric("qps", "qps", "phase", "rate", _extra("qps"), "queries per second (sysbench's count)"),
@@ -203,6 +221,8 @@ ALIASES = {
     "iops": "",
     "tx": "tps",
     "ops/usd": "ops_per_usd",
+    "err%": "error_rate",
+    "error-rate": "error_rate",
 }
 GROUPS = {
     "buckets": [f"<={b}ms" for b in BUCKETS_MS] + ["max"],

@@ -1,7 +1,7 @@
 """Terminal output: the run summary as rich tables, and a progress display across cells and phases.
 
-The summary is what a user reads first, so it says per cell and operation: ops/s, average, p95 and
-p99 latency, and whether the result can be trusted (validity), then the verdict against history.
+The summary is what a user reads first, so it says per cell and operation: ops/s (successes), the
+error rate, average, p95 and p99 latency, failures on their own rows, and whether the result can be trusted (validity), then the verdict against history.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from rich.text import Text
 
 from benchwright.judge.compare import repeat_summary
 from benchwright.report.table import SeedTable, seed_views
-from benchwright.report.units import fmt_latency, fmt_rate
+from benchwright.report.units import fmt_latency, fmt_rate, fmt_share
+from benchwright.results import OperationSummary, ResultDocument, is_failed
 from benchwright.runs import CellResult, RunRecord, Verdict
 
 VERDICT_STYLE = {"faster": "bold green", "slower": "bold red", "no_change": "cyan", "unstable": "yellow",
@@ -52,7 +53,7 @@ def cells_table(record: RunRecord, phase: str | None = None) -> Table:
     if repeats:
         table.add_column("rep", justify="right")
     table.add_column("operation", overflow="fold")
-    for name in ("ops/s", "avg", "p95", "p99"):
+    for name in ("ops/s", "err%", "avg", "p95", "p99"):
         table.add_column(name, justify="right", no_wrap=True)
     table.add_column("validity", overflow="fold")
     for cell in record.cells:
@@ -60,19 +61,40 @@ def cells_table(record: RunRecord, phase: str | None = None) -> Table:
         if doc is None:
             continue
         first = True
-        rows: list[tuple[str, float, float | None, float | None, float | None]] = [
-            (op, s.throughput, s.average_us, s.p95_us, s.p99_us) for op, s in doc.operations.items()
-        ]
-        if len(rows) > 1:
-            rows.append(("ALL", doc.throughput, None, None, None))
-        for op, ops, avg, p95, p99 in rows:
+        for op, ops, errors, avg, p95, p99 in operation_rows(doc):
             cols = [cell.cell_id if first else ""]
             if repeats:
                 cols.append(str(cell.repeat) if first else "")
-            cols += [op, fmt_rate(ops), fmt_latency(avg), fmt_latency(p95), fmt_latency(p99)]
+            cols += [op, ops, errors, fmt_latency(avg), fmt_latency(p95), fmt_latency(p99)]
             table.add_row(*cols, validity_text(cell) if first else "")
             first = False
     return table
+
+
+Row = tuple[str, str, str, float | None, float | None, float | None]
+
+
+def operation_rows(doc: ResultDocument) -> list[Row]:
+    """(operation, ops/s, error %, avg, p95, p99) per entry: successes with their throughput and
+    error rate; each -FAILED entry on its own row with its count, never a rate that reads as
+    throughput; an ALL row when there is more than one."""
+    rows: list[Row] = []
+    for op, s in doc.operations.items():
+        if is_failed(op):
+            latency = (s.average_us, s.p95_us, s.p99_us) if s.histogram else (None, None, None)
+            rows.append((op, f"{s.operations:,} failed", "", *latency))
+            continue
+        failed = doc.failed(op)
+        rows.append((op, fmt_rate(s.throughput), fmt_share(failed, s.operations + failed), *_lat(s)))
+    if len(rows) > 1:
+        rows.append(
+            ("ALL", fmt_rate(doc.throughput), fmt_share(doc.failed(), doc.attempted), None, None, None)
+        )
+    return rows
+
+
+def _lat(s: OperationSummary) -> tuple[float, float, float]:
+    return s.average_us, s.p95_us, s.p99_us
 
 
 def seed_table(view: SeedTable) -> Table:

@@ -30,3 +30,11 @@ def fmt_ratio(ratio: float | None) -> str:
     if ratio is None:
         return "-"
     return f"{(ratio - 1) * 100:+.1f} %"
+
+
+def fmt_share(part: int, whole: int) -> str:
+    """An error rate as a percentage: "0" when none failed, never rounded down to 0 when some did."""
+    if not part or not whole:
+        return "0"
+    share = 100 * part / whole
+    return f"{share:.2g}" if share < 1 else f"{share:.1f}" if share < 100 else "100"

@@ -7,11 +7,11 @@ Without a rate there is only service time.
 
 from __future__ import annotations
 
-from benchwright.results import OperationSummary, ResultDocument
+from benchwright.results import OperationSummary, ResultDocument, is_failed
 from benchwright.runner.measure import decode_histogram
 
 
-def _lines(label: str, op: OperationSummary) -> list[str]:
+def _lines(label: str, op: OperationSummary, failed: int = 0) -> list[str]:
     lines = [
         f"[{label}], Operations, {op.operations}",
         f"[{label}], AverageLatency(us), {op.average_us}",
@@ -21,6 +21,8 @@ def _lines(label: str, op: OperationSummary) -> list[str]:
         f"[{label}], 99thPercentileLatency(us), {op.p99_us:g}",
     ]
     lines += [f"[{label}], Return={status}, {n}" for status, n in op.statuses.items()]
+    if failed:  # as YCSB: the failures' latencies are [READ-FAILED]'s, their count also READ's Return=ERROR
+        lines.append(f"[{label}], Return=ERROR, {failed}")
     return lines
 
 
@@ -40,15 +42,20 @@ def _service_view(op: OperationSummary) -> OperationSummary:
 
 
 def ycsb_summary(doc: ResultDocument) -> str:
+    """YCSB's block; ``Throughput(ops/sec)`` counts successful operations only (YCSB counts every
+    operation), and ``[OVERALL], Failed`` says how many were left out."""
     lines = [
         f"[OVERALL], RunTime(ms), {doc.runtime_ms:.0f}",
         f"[OVERALL], Throughput(ops/sec), {doc.throughput}",
     ]
+    if doc.failed_total:
+        lines.append(f"[OVERALL], Failed, {doc.failed_total}")
     paced = doc.measurement.latency == "response_time"
     for name, op in doc.operations.items():
-        lines += _lines(name, _service_view(op) if paced else op)
+        failed = 0 if is_failed(name) else doc.failed(name)
+        lines += _lines(name, _service_view(op) if paced else op, failed)
         if paced:
-            lines += _lines(f"Intended-{name}", op)
+            lines += _lines(f"Intended-{name}", op, failed)
     for flag in doc.validity:
         lines.append(f"[VALIDITY], {flag.code}, {flag.severity}: {flag.message}")
     return "\n".join(lines) + "\n"

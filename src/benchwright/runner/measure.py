@@ -30,6 +30,8 @@ from typing import Literal
 
 from hdrh.histogram import HdrHistogram
 
+from benchwright.results import base_operation, failed_name, is_failed
+
 # The histogram side lives in runner/histograms.py; re-exported here for the modules that read both.
 from benchwright.runner.histograms import HIGHEST_US as HIGHEST_US
 from benchwright.runner.histograms import LOWEST_US as LOWEST_US
@@ -61,6 +63,7 @@ class Status(enum.Enum):
 
 
 _OK = Status.OK  # read once: an Enum class attribute is a slow lookup on Python 3.11 (hot path)
+_ERROR = Status.ERROR
 
 
 @dataclass
@@ -85,9 +88,10 @@ class PeriodTotals:
     The sums are exact integers (latencies in us, squares in us^2), so ``mean_us`` and ``stddev_us``
     are the exact population mean and standard deviation of those latencies (pgbench's progress
     formulas: sqrt(E[x^2] - E[x]^2)); percentiles come from ``histogram`` (3 significant digits).
-    Latencies cover every operation whatever its status, as the result's histograms do."""
+    ``counts`` and the latencies cover the operations that did not fail, as the result's histograms
+    do; failed ones are only counted, in ``statuses["ERROR"]`` (``failed``)."""
 
-    counts: dict[str, int] = field(default_factory=dict)  # per operation name
+    counts: dict[str, int] = field(default_factory=dict)  # per operation name, failures excluded
     statuses: dict[str, int] = field(default_factory=dict)  # every status but OK, by name
     latency_sum_us: int = 0
     latency_sq_sum_us: int = 0
@@ -105,7 +109,8 @@ class PeriodTotals:
 
     @property
     def ok(self) -> int:
-        return self.operations - sum(self.statuses.values())
+        """Operations that ended OK (not NOT_FOUND, RETRY ...; failures are not in ``counts``)."""
+        return self.operations - sum(n for k, n in self.statuses.items() if k != Status.ERROR.value)
 
     @property
     def mean_us(self) -> float:
@@ -252,6 +257,8 @@ class Recorder:
             self.settle()  # what an event loop completed before this operation comes first
         if not self._lo <= end_ns < self._hi:
             self._open_interval(end_ns)
+        if status is _ERROR:
+            op = failed_name(op)  # its own entry, histogram and count: never throughput (YCSB's READ-FAILED)
         buffer = self._pending.get(op)
         if buffer is None:
             buffer = self._pending[op] = []
@@ -350,14 +357,19 @@ class Recorder:
             n = len(latencies)
             series = self._series(op)
             counted = _clamped(Counter(latencies))
+            if is_failed(op):
+                # failures: their own histogram and the interval's error count, nothing else
+                record_counts((series.histogram,), counted)
+                series.statuses["ERROR"] = series.statuses.get("ERROR", 0) + n
+                base = base_operation(op)
+                bucket.errors[base] = bucket.errors.get(base, 0) + n
+                continue
             squares = record_counts((series.histogram, bucket.histogram), counted)
             not_ok = 0
             for (name, status), count in other_statuses.items():
                 if name == op:
                     not_ok += count
                     series.statuses[status.value] = series.statuses.get(status.value, 0) + count
-                    if status is Status.ERROR:
-                        bucket.errors[op] = bucket.errors.get(op, 0) + count
             if n > not_ok:
                 series.statuses["OK"] = series.statuses.get("OK", 0) + n - not_ok
             bucket.counts[op] = bucket.counts.get(op, 0) + n
@@ -371,6 +383,8 @@ class Recorder:
             hist = self._series(op).service_histogram
             if hist is not None:
                 record_counts((hist,), Counter(services))
+                if is_failed(op):
+                    continue  # a failure's lag is not in the interval's sums either
                 # response time = lag + service time, per operation (to the us each was rounded to)
                 lag = sums.get(op, 0) - sum(services)
                 bucket.lag_sum_us[op] = bucket.lag_sum_us.get(op, 0) + lag
@@ -387,7 +401,8 @@ class Recorder:
         """Operations recorded so far. Safe to call from another thread while ``record`` runs (the
         figure may lag by the operations being folded at that instant: it is for progress only)."""
         completed = sum(len(ends) for _, ends in list(self.completed.values()))
-        return self._folded + completed + sum(len(b) for b in list(self._pending.values()))
+        pending = sum(len(b) for op, b in list(self._pending.items()) if not is_failed(op))
+        return self._folded + completed + pending
 
     def absorb(self, other: Recorder) -> None:
         """Fold another recorder of the same process into this one (exact, no encoding round trip)."""
@@ -441,7 +456,8 @@ class Recorder:
                 series.service_histogram.add(decode_histogram(service))
             for key, n in statuses.items():
                 series.statuses[key] = series.statuses.get(key, 0) + n
-                self._folded += n
+                if not is_failed(name):
+                    self._folded += n
         intervals = self.intervals
         for index, (sums, encoded) in other.intervals.items():
             bucket = intervals.get(index)

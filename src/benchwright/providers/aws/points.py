@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from benchwright.results import is_failed
 from benchwright.runs import RunRecord
 
 
@@ -38,18 +39,32 @@ def rows(record: RunRecord) -> Iterator[Row]:
                     "p99_us": float(sample.p99_us),
                     "max_us": float(sample.max_us),
                     "errors": int(sample.errors),
+                    "errors_per_s": float(sample.errors / doc.measurement.interval_s),
                 }
                 for op, count in sample.operations.items():
                     fields[f"ops_{op}"] = int(count)
                 yield Row("interval", doc.started_at + timedelta(seconds=sample.t), tags, fields)
             for op, summary in doc.operations.items():
+                if is_failed(op):  # failures: a count and a rate named as such, never "throughput"
+                    counts: dict[str, float | int] = {
+                        "errors": int(summary.operations),
+                        "errors_per_s": float(summary.throughput),
+                    }
+                else:
+                    failed = doc.failed(op)
+                    tried = summary.operations + failed
+                    counts = {
+                        "operations": int(summary.operations),
+                        "throughput": float(summary.throughput),
+                        "errors": int(failed),
+                        "error_rate": float(failed / tried) if tried else 0.0,
+                    }
                 yield Row(
                     "operation",
                     doc.ended_at,
                     {**tags, "operation": op},
                     {
-                        "operations": int(summary.operations),
-                        "throughput": float(summary.throughput),
+                        **counts,
                         "average_us": float(summary.average_us),
                         "p50_us": float(summary.p50_us),
                         "p95_us": float(summary.p95_us),

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from benchwright.results import base_operation
 from benchwright.runs import CellResult
 from benchwright.spec import BenchmarkSpec, phase_seconds
 from benchwright.spec.checks import enabled_phases, workload_properties
@@ -198,7 +199,7 @@ def counted(spec: BenchmarkSpec, cell: CellResult) -> Traffic | None:
             )
             continue
         for name, summary in doc.operations.items():
-            if name.upper() in WRITE_OPERATIONS:
+            if base_operation(name).upper() in WRITE_OPERATIONS:  # a failed write still reached the server
                 size = shape.load_bytes if phase == "load" else shape.write_bytes
                 writes += summary.operations
                 write_bytes += summary.operations * size

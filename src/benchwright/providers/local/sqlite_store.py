@@ -164,17 +164,15 @@ def _insert_children(conn: sqlite3.Connection, record: RunRecord) -> None:
             )
         for phase, doc in cell.phases.items():
             rows: list[tuple[object, ...]] = []
-            all_errors = 0
             for op, s in doc.operations.items():
-                errors = sum(n for status, n in s.statuses.items() if status not in ("OK", "NOT_FOUND"))
-                all_errors += errors
+                errors = doc.failed(op)  # READ and READ-FAILED both carry READ's failures
                 rows.append(
                     (*key, phase, op, s.operations, s.throughput, s.average_us, s.p50_us, s.p95_us, s.p99_us,
                      s.p999_us, s.max_us, errors, doc.runtime_ms)
                 )  # fmt: skip
             rows.append(
                 (*key, phase, ALL_OPERATIONS, doc.operations_total, doc.throughput,
-                 None, None, None, None, None, None, all_errors, doc.runtime_ms)
+                 None, None, None, None, None, None, doc.failed(), doc.runtime_ms)
             )  # fmt: skip
             conn.executemany(
                 "INSERT OR REPLACE INTO phase_summaries VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows

@@ -20,6 +20,7 @@ from benchwright.results import (
     Measurement,
     OperationSummary,
     ResultDocument,
+    is_failed,
     redact,
 )
 from benchwright.runner.engine.config import NS, WorkerReport
@@ -72,7 +73,8 @@ def build_document(
 ) -> ResultDocument:
     merged = merged_recorder(config, reports)
     operations = {name: _summary(name, s, runtime_s) for name, s in sorted(merged.ops.items())}
-    total = sum(o.operations for o in operations.values())
+    total = sum(o.operations for name, o in operations.items() if not is_failed(name))
+    failed = sum(o.operations for name, o in operations.items() if is_failed(name))
     intervals = []
     for index in sorted(merged.intervals):
         b = merged.intervals[index]
@@ -135,12 +137,14 @@ def build_document(
         runtime_ms=round(runtime_s * 1000, 3),
         operations_total=total,
         throughput=total / runtime_s,
+        failed_total=failed,
         operations=operations,
         intervals=intervals,
         client=ClientStats(
             cpu_user_s=round(cpu_user, 3),
             cpu_system_s=round(cpu_sys, 3),
-            cpu_us_per_op=round((cpu_user + cpu_sys) * 1e6 / total, 3) if total else 0.0,
+            # per operation tried: a failed one cost the client CPU too
+            cpu_us_per_op=round((cpu_user + cpu_sys) * 1e6 / (total + failed), 3) if total + failed else 0.0,
             peak_rss_mb=round(max((r.peak_rss_mb for r in reports), default=0.0), 1),
             max_process_cpu_share=round(share, 3),
             max_process_cpu_wait_share=round(waited, 3),

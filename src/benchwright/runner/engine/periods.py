@@ -101,7 +101,7 @@ class _SealedIntervals:
                 bucket = recorder.sealed_bucket(index)
                 if bucket is not None:
                     totals.add_bucket(bucket)
-            if totals.counts:
+            if totals.counts or totals.statuses:  # an interval of failures only is still reported
                 intervals[index] = totals.to_wire()
         self.sent_below = max(self.sent_below, stop)
         stopped = [ns / NS for ns in self.stopped_ns if ns]

@@ -29,6 +29,8 @@ from benchwright.results import (
     Measurement,
     OperationSummary,
     ResultDocument,
+    failed_name,
+    is_failed,
     redact,
     redact_text,
 )
@@ -161,7 +163,9 @@ def scrub(text: str, secrets: Sequence[str]) -> str:
 # ---------------------------------------------------------------- parsed figures -> document
 @dataclass
 class OpFigures:
-    """One operation as a tool reports it. Latencies in microseconds; None = not printed."""
+    """One operation as a tool reports it. Latencies in microseconds; None = not printed.
+    ``operations`` and ``throughput`` are the successful ones (pgbench's "actually processed");
+    ``errors`` are the failed ones, in addition (pgbench's "number of failed transactions")."""
 
     operations: int
     throughput: float
@@ -189,11 +193,9 @@ class OpFigures:
         def pct(p: float) -> float:
             return pick(f"p{p:g}_us", self.percentiles_us.get(p), lambda h: h.get_value_at_percentile(p))
 
-        ok = max(0, self.operations - self.errors)
-        statuses = {k: v for k, v in (("OK", ok), ("ERROR", self.errors)) if v}
         summary = OperationSummary(
             operations=self.operations,
-            statuses=statuses,
+            statuses={"OK": self.operations} if self.operations else {},
             throughput=self.throughput,
             average_us=pick("average_us", self.average_us, lambda h: h.get_mean_value()),
             min_us=pick("min_us", self.min_us, lambda h: h.get_min_value()),
@@ -207,6 +209,31 @@ class OpFigures:
             histogram=encode_histogram(hist) if hist is not None else None,
         )
         return summary, missing
+
+    def failures(self, runtime_s: float) -> OperationSummary | None:
+        """The failed operations' own entry: their count and rate (the tools print no latency of
+        failures, so its latency fields are 0 and listed as not reported)."""
+        if not self.errors:
+            return None
+        return OperationSummary(
+            operations=self.errors,
+            statuses={"ERROR": self.errors},
+            throughput=self.errors / runtime_s if runtime_s else 0.0,
+            **dict.fromkeys(_LATENCY_FIELDS, 0.0),
+        )
+
+
+_LATENCY_FIELDS = (
+    "average_us",
+    "min_us",
+    "max_us",
+    "stddev_us",
+    "p50_us",
+    "p90_us",
+    "p95_us",
+    "p99_us",
+    "p999_us",
+)
 
 
 @dataclass
@@ -259,12 +286,17 @@ def build_document(
     """The ResultDocument for one tool run; secrets are removed from the command and the output."""
     operations: dict[str, OperationSummary] = {}
     not_reported: dict[str, list[str]] = {}
+    runtime_s = parsed.runtime_s or run.wall_s
     for name, figures in parsed.operations.items():
         operations[name], missing = figures.summary()
         if missing:
             not_reported[name] = missing
-    total = sum(o.operations for o in operations.values())
-    runtime_s = parsed.runtime_s or run.wall_s
+        failures = figures.failures(runtime_s)
+        if failures is not None:
+            operations[failed_name(name)] = failures
+            not_reported[failed_name(name)] = list(_LATENCY_FIELDS)
+    total = sum(o.operations for name, o in operations.items() if not is_failed(name))
+    failed = sum(o.operations for name, o in operations.items() if is_failed(name))
     cpu = run.cpu_user_s + run.cpu_system_s
     doc = ResultDocument(
         run_id=run_id,
@@ -290,6 +322,7 @@ def build_document(
         runtime_ms=round(runtime_s * 1000, 3),
         operations_total=total,
         throughput=total / runtime_s if runtime_s else 0.0,
+        failed_total=failed,
         operations=operations,
         intervals=parsed.intervals,
         client=ClientStats(

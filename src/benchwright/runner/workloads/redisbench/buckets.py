@@ -31,7 +31,7 @@ def latency_buckets(doc: ResultDocument) -> dict[str, dict[str, float]]:
     """Buckets per operation (SET, GET ...) of every operation that carries a histogram."""
     return {
         name: buckets_from_histogram(summary.histogram)
-        for name, summary in doc.operations.items()
+        for name, summary in doc.succeeded().items()
         if summary.histogram and summary.operations
     }
 

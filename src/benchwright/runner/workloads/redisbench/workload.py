@@ -223,12 +223,13 @@ def per_request(doc: ResultDocument, pipeline: int) -> None:
             sample.errors *= pipeline
             sample.throughput *= pipeline
         doc.operations_total *= pipeline
+        doc.failed_total *= pipeline
         doc.throughput *= pipeline
         doc.client.cpu_us_per_op = round(doc.client.cpu_us_per_op / pipeline, 3)
     doc.extra[SCALED_MARK] = pipeline
     if METHOD_NOTE not in doc.measurement.method:
         doc.measurement.method = f"{doc.measurement.method}; {METHOD_NOTE} (P={pipeline})"
-    doc.extra["requests_per_second"] = {name: round(s.throughput, 2) for name, s in doc.operations.items()}
+    doc.extra["requests_per_second"] = {name: round(s.throughput, 2) for name, s in doc.succeeded().items()}
     doc.extra["latency_buckets"] = latency_buckets(doc)
 
 

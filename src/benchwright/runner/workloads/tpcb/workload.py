@@ -285,7 +285,7 @@ def run_figures(result: Any, script: str, scale: int, properties: dict[str, str]
     if summary is None:
         return out
     done = summary.statuses.get("OK", 0)
-    failed = summary.statuses.get("ERROR", 0)
+    failed = result.failed(script)
     out.update(
         transactions=done,
         failed=failed,
