@@ -1,7 +1,8 @@
 """For each seed experiment: its local example runs (shortened: --quick, a few cells) and
 `benchwright table` prints the seed's table shape: the rows, columns and metrics the article published.
 
-Also every local example keeps working end to end (run.json, report, a measured phase)."""
+Also every local example keeps working end to end (run.json, report, a measured phase), and its
+numbers hold in every cell and phase (tests/judging.py): no failed operation, loads complete."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from benchwright.runs import RunRecord
+from tests.judging import assert_numbers_hold
 
 pytestmark = [pytest.mark.servers, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,7 +34,7 @@ def run_example(name: str, tmp_path: Path, max_cells: int) -> tuple[Path, str]:
              "--out", str(tmp_path / "out"), "--store", str(store), cwd=tmp_path)  # fmt: skip
     record = RunRecord.model_validate_json((tmp_path / "out" / "run.json").read_text())
     assert record.status == "succeeded"
-    assert all(c.measured is not None and c.measured.operations_total > 0 for c in record.cells)
+    assert_numbers_hold(record)  # no failed operation, loads complete, figures in range, every cell
     assert (tmp_path / "out" / "report.html").exists()
     assert "…" not in out and "['" not in out  # 80 columns: nothing cut, no Python list syntax
     return store, record.run_id

@@ -2,7 +2,8 @@
 suite rehearsed twice in one account, the second round judged against the first in Slack.
 
 Each example must: end with every execution SUCCEEDED and every run ``succeeded``; give every cell of
-the quick matrix a result whose measured phase has throughput > 0; leave nothing in the account
+the quick matrix a result whose numbers hold (tests/judging.py: no failed operation in any phase,
+loads complete, throughput > 0); leave nothing in the account
 (resources-after.json: empty lists), no container and no stand-in; and post one Slack message per run.
 The wall time of each rehearsal is printed (``-s`` shows it) for the CI budget."""
 
@@ -17,6 +18,7 @@ import pytest
 import yaml
 
 from benchwright.rehearse.run import Outcome, rehearse
+from tests.judging import assert_numbers_hold
 from tests.rehearse.conftest import ROOT, assert_clean
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.aws.yaml"))
@@ -48,9 +50,8 @@ def assert_rehearsed(outcome: Outcome, cells: int) -> None:
     ]
     results = [cell for r in runs for cell in r["cells"]]
     assert len(results) == cells, [c["cell_id"] for c in results]
-    for cell in results:
-        measured = cell["phases"].get("run") or list(cell["phases"].values())[-1]
-        assert measured["throughput"] > 0, (cell["cell_id"], measured.get("errors"))
+    for run in runs:
+        assert_numbers_hold(run)  # every cell and phase: no failed operation, loads complete
     slack = json.loads((outcome.out_dir / "slack.json").read_text())
     assert len(slack) == len(runs) and all(post["status"] == 200 for post in slack), slack
     after = json.loads((outcome.out_dir / "resources-after.json").read_text())
