@@ -33,7 +33,9 @@ class ValidityFlag(Model):
     message: str
 
 
-FAILED_SUFFIX = "-FAILED"  # YCSB's name for an operation's failures: READ -> READ-FAILED
+# YCSB's name for an operation's failed attempts: READ -> READ-FAILED. Its statuses say why: ERROR
+# (the operation failed) or RETRY (a deadlock or serialization failure; the client re-ran it).
+FAILED_SUFFIX = "-FAILED"
 
 
 def failed_name(operation: str) -> str:
@@ -52,12 +54,12 @@ def base_operation(name: str) -> str:
 
 
 class OperationSummary(Model):
-    """One operation type (READ, UPDATE, NewOrder, GET ...), or its failures (``READ-FAILED``, whose
-    statuses are all ERROR). Latencies in microseconds, of this entry's operations only: a failure's
-    latency never mixes with the successes' percentiles."""
+    """One operation type (READ, UPDATE, NewOrder, GET ...), or its failed attempts (``READ-FAILED``,
+    whose statuses are ERROR and RETRY). Latencies in microseconds, of this entry's operations only: a
+    failure's latency never mixes with the successes' percentiles."""
 
     operations: int
-    statuses: dict[str, int]  # Return=OK / NOT_FOUND / USER_ABORT / RETRY counts; ERROR in -FAILED
+    statuses: dict[str, int]  # Return=OK / NOT_FOUND / USER_ABORT counts; ERROR / RETRY in -FAILED
     throughput: float  # this entry's operations per second (for a -FAILED entry: errors per second)
     average_us: float
     min_us: float
@@ -241,7 +243,7 @@ class ResultDocument(Model):
     runtime_ms: float
     operations_total: int  # successful operations (every type): a failed operation is never counted
     throughput: float  # successful operations per second (all operation types)
-    failed_total: int = 0  # failed operations (the -FAILED entries)
+    failed_total: int = 0  # failed operations (ERROR in the -FAILED entries; retried attempts are not)
     operations: dict[str, OperationSummary]
     intervals: list[IntervalSample] = Field(default_factory=list)
     metrics: list[MetricSeries] = Field(default_factory=list)
@@ -264,11 +266,19 @@ class ResultDocument(Model):
             self.validity.append(ValidityFlag(code=code, severity=severity, message=message))
 
     def failed(self, operation: str | None = None) -> int:
-        """Failed operations of ``operation`` (its -FAILED entry), or of every type."""
+        """Failed operations (status ERROR) of ``operation`` (its -FAILED entry), or of every type."""
+        return self._unsuccessful("ERROR", operation)
+
+    def retried(self, operation: str | None = None) -> int:
+        """Attempts re-run after a deadlock or serialization failure (status RETRY: sysbench's
+        "ignored errors"): not throughput, not errors either."""
+        return self._unsuccessful("RETRY", operation)
+
+    def _unsuccessful(self, status: str, operation: str | None) -> int:
         if operation is not None:
             entry = self.operations.get(failed_name(base_operation(operation)))
-            return entry.operations if entry is not None else 0
-        return sum(o.operations for name, o in self.operations.items() if is_failed(name))
+            return entry.statuses.get(status, 0) if entry is not None else 0
+        return sum(o.statuses.get(status, 0) for name, o in self.operations.items() if is_failed(name))
 
     def succeeded(self) -> dict[str, OperationSummary]:
         """The entries of successful operations (no -FAILED entry)."""
@@ -276,7 +286,7 @@ class ResultDocument(Model):
 
     @property
     def attempted(self) -> int:
-        """Every operation tried: succeeded plus failed."""
+        """Every attempt: succeeded, failed and retried."""
         return sum(o.operations for o in self.operations.values())
 
     @property
@@ -335,20 +345,22 @@ def _from_version_1(raw: dict[str, Any]) -> dict[str, Any]:
     raw = dict(raw)
     operations = {name: dict(entry) for name, entry in (raw.get("operations") or {}).items()}
     runtime_s = float(raw.get("runtime_ms") or 0.0) / 1000
-    moved = 0
+    moved = failed_total = 0
     for name in list(operations):
         entry = operations[name]
         statuses = dict(entry.get("statuses") or {})
-        errors = int(statuses.pop("ERROR", 0))
+        unsuccessful = {k: int(statuses.pop(k)) for k in ("ERROR", "RETRY") if statuses.get(k)}
+        errors = sum(unsuccessful.values())
         if not errors or is_failed(name):
             continue
         moved += errors
+        failed_total += unsuccessful.get("ERROR", 0)
         count = int(entry.get("operations", 0))
         entry.update(statuses=statuses, operations=count - errors)
         entry["throughput"] = float(entry.get("throughput", 0.0)) * (count - errors) / count if count else 0.0
         operations[failed_name(name)] = {
             "operations": errors,
-            "statuses": {"ERROR": errors},
+            "statuses": unsuccessful,
             "throughput": errors / runtime_s if runtime_s else 0.0,
             **dict.fromkeys(("average_us", "min_us", "max_us", "p50_us", "p90_us", "p95_us"), 0.0),
             **dict.fromkeys(("p99_us", "p999_us"), 0.0),
@@ -366,15 +378,16 @@ def _from_version_1(raw: dict[str, Any]) -> dict[str, Any]:
     if moved:
         total = int(raw.get("operations_total", 0))
         raw["operations_total"] = total - moved
-        raw["failed_total"] = moved
+        raw["failed_total"] = failed_total
         raw["throughput"] = float(raw.get("throughput", 0.0)) * (total - moved) / total if total else 0.0
         validity = list(raw.get("validity") or [])
         validity.append(
             {
                 "code": "failures_mixed_v1",
                 "severity": "info",
-                "message": f"written by an older Benchwright: the {moved:,} failed operations' latencies "
-                "are mixed into their operation's percentiles (throughput here counts successes only)",
+                "message": f"written by an older Benchwright: the {moved:,} failed or retried attempts' "
+                "latencies are mixed into their operation's percentiles (throughput here counts "
+                "successes only)",
             }
         )
         raw["validity"] = validity

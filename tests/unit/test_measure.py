@@ -99,6 +99,7 @@ def test_paced_recorder_keeps_both_response_and_service_time() -> None:
 
 # ---------------------------------------------------------------- batched recorder, fast statistics
 STATUSES = [Status.OK] * 90 + [Status.NOT_FOUND] * 6 + [Status.ERROR] * 3 + [Status.RETRY]
+UNSUCCESSFUL = (Status.ERROR, Status.RETRY)  # recorded as <OP>-FAILED: never throughput
 
 
 def plain() -> HdrHistogram:
@@ -118,7 +119,8 @@ class Reference:
 
     def record(self, op: str, start: int, end: int, status: Status, actual: int = 0) -> None:
         latency = min(HIGHEST_US, (end - start) // 1000 or 1)
-        name = op + "-FAILED" if status is Status.ERROR else op  # failures: their own entry
+        unsuccessful = status in (Status.ERROR, Status.RETRY)
+        name = op + "-FAILED" if unsuccessful else op  # failed and retried attempts: their own entry
         hist, service, statuses = self.ops.setdefault(name, (plain(), plain(), {}))
         hist.record_value(latency)
         if actual:
@@ -127,8 +129,9 @@ class Reference:
         counts, errors, sums, bucket = self.buckets.setdefault(
             (end - self.t0) // self.interval, ({}, {}, {}, plain())
         )
-        if status is Status.ERROR:
-            errors[op] = errors.get(op, 0) + 1
+        if unsuccessful:
+            if status is Status.ERROR:
+                errors[op] = errors.get(op, 0) + 1
             return  # only counted in the interval: never its throughput or its percentiles
         counts[op] = counts.get(op, 0) + 1
         sums[op] = sums.get(op, 0) + latency
@@ -165,7 +168,7 @@ def test_batched_recorder_equals_one_record_value_per_operation(paced: bool) -> 
         ref.record(op, start, end, status, actual)
         rec.record(op, start, end, status, actual)
 
-    assert rec.total_operations() == sum(1 for o in ops if o[3] is not Status.ERROR)  # successes
+    assert rec.total_operations() == sum(1 for o in ops if o[3] not in UNSUCCESSFUL)  # successes
     assert rec.ops.keys() == ref.ops.keys()
     for name, (hist, service, statuses) in ref.ops.items():
         same_histogram(rec.ops[name].histogram, hist)
@@ -208,7 +211,7 @@ def test_absorb_equals_merge_of_exports() -> None:
     for r in recorders:
         absorbed.absorb(r)
         merged.merge(r.export())
-    succeeded = sum(1 for part in parts for o in part if o[3] is not Status.ERROR)
+    succeeded = sum(1 for part in parts for o in part if o[3] not in UNSUCCESSFUL)
     assert absorbed.total_operations() == merged.total_operations() == succeeded < 15_000
     for name, series in merged.ops.items():
         same_histogram(absorbed.ops[name].histogram, series.histogram)
@@ -295,7 +298,7 @@ def test_completed_lists_settled_in_blocks_equal_one_record_per_operation(interv
             rec.record(op, start, clock, status)
         if n % 997 == 0:
             rec.settle()  # the loop's tick
-        done += status is not Status.ERROR
+        done += status not in UNSUCCESSFUL
         if n % 4999 == 0:
             assert rec.total_operations() == done
     assert rec.ops.keys() == ref.ops.keys()

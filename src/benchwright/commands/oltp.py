@@ -155,7 +155,7 @@ def interval_line(period: Period, per_event: dict[str, int], percentile: float =
         f"[ {period.end_s:.0f}s ] thds: {period.threads} tps: {events / seconds:4.2f} "
         f"qps: {r + w + o:4.2f} (r/w/o: {r:4.2f}/{w:4.2f}/{o:4.2f}) "
         f"lat (ms,{percentile:g}%): {totals.percentile_us(percentile) / 1000:4.2f} "
-        f"err/s: {(totals.operations - events + totals.failed) / seconds:4.2f} reconn/s: 0.00"
+        f"err/s: {(totals.retried + totals.failed) / seconds:4.2f} reconn/s: 0.00"
     )
 
 

@@ -24,7 +24,7 @@ from benchwright.judge.compare import repeat_summary
 from benchwright.report import figures, templating
 from benchwright.report.assets import uplot
 from benchwright.report.experiments import html_context as experiment_context
-from benchwright.report.units import fmt_latency, fmt_rate, fmt_share
+from benchwright.report.units import fmt_latency, fmt_rate, fmt_share, fmt_unsuccessful
 from benchwright.results import ResultDocument, is_failed, redact_text
 from benchwright.runs import CellResult, RunRecord
 
@@ -96,7 +96,7 @@ def phase_table(record: RunRecord, phase: str) -> PhaseTable | None:
             per_op.append(
                 None if s is None else
                 # a -FAILED entry's figure is a count, never a rate that reads as throughput
-                [f"{s.operations:,} failed" if is_failed(op) else fmt_rate(s.throughput),
+                [fmt_unsuccessful(s.statuses) if is_failed(op) else fmt_rate(s.throughput),
                  *(fmt_latency(v) if s.histogram or not is_failed(op) else "-"
                    for v in (s.average_us, s.p95_us, s.p99_us))]
             )  # fmt: skip

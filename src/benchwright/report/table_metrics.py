@@ -9,7 +9,14 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from benchwright.errors import SpecError
-from benchwright.results import MetricSeries, OperationSummary, ResultDocument, base_operation, is_failed
+from benchwright.results import (
+    MetricSeries,
+    OperationSummary,
+    ResultDocument,
+    base_operation,
+    failed_name,
+    is_failed,
+)
 from benchwright.runs import CellResult, RunRecord
 
 Scope = Literal["operation", "phase"]
@@ -75,7 +82,11 @@ def _error_rate(f: Fact) -> float | None:
 
 def _status(*names: str) -> Callable[[Fact], float | None]:
     def get(f: Fact) -> float | None:
-        ops = [f.summary] if f.operation else list(f.doc.operations.values())
+        if f.operation:  # the operation's entry and its failed attempts' (RETRY, ERROR are there)
+            base = base_operation(f.operation)
+            ops = [f.doc.operations.get(base), f.doc.operations.get(failed_name(base))]
+        else:
+            ops = list(f.doc.operations.values())
         return float(sum(o.statuses.get(n, 0) for o in ops if o is not None for n in names))
 
     return get

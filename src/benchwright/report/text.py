@@ -21,8 +21,8 @@ from rich.text import Text
 
 from benchwright.judge.compare import repeat_summary
 from benchwright.report.table import SeedTable, seed_views
-from benchwright.report.units import fmt_latency, fmt_rate, fmt_share
-from benchwright.results import OperationSummary, ResultDocument, is_failed
+from benchwright.report.units import fmt_latency, fmt_rate, fmt_share, fmt_unsuccessful
+from benchwright.results import OperationSummary, ResultDocument, failed_name, is_failed
 from benchwright.runs import CellResult, RunRecord, Verdict
 
 VERDICT_STYLE = {"faster": "bold green", "slower": "bold red", "no_change": "cyan", "unstable": "yellow",
@@ -82,10 +82,11 @@ def operation_rows(doc: ResultDocument) -> list[Row]:
     for op, s in doc.operations.items():
         if is_failed(op):
             latency = (s.average_us, s.p95_us, s.p99_us) if s.histogram else (None, None, None)
-            rows.append((op, f"{s.operations:,} failed", "", *latency))
+            rows.append((op, fmt_unsuccessful(s.statuses), "", *latency))
             continue
-        failed = doc.failed(op)
-        rows.append((op, fmt_rate(s.throughput), fmt_share(failed, s.operations + failed), *_lat(s)))
+        unsuccessful = doc.operations.get(failed_name(op))
+        tried = s.operations + (unsuccessful.operations if unsuccessful is not None else 0)
+        rows.append((op, fmt_rate(s.throughput), fmt_share(doc.failed(op), tried), *_lat(s)))
     if len(rows) > 1:
         rows.append(
             ("ALL", fmt_rate(doc.throughput), fmt_share(doc.failed(), doc.attempted), None, None, None)

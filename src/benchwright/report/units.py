@@ -38,3 +38,13 @@ def fmt_share(part: int, whole: int) -> str:
         return "0"
     share = 100 * part / whole
     return f"{share:.2g}" if share < 1 else f"{share:.1f}" if share < 100 else "100"
+
+
+def fmt_unsuccessful(statuses: dict[str, int]) -> str:
+    """A -FAILED entry's count, said as what it is: "12 failed", "3 retried", "12 failed, 3 retried"."""
+    parts = [
+        f"{statuses[k]:,} {word}"
+        for k, word in (("ERROR", "failed"), ("RETRY", "retried"))
+        if statuses.get(k)
+    ]
+    return ", ".join(parts) or "0 failed"

@@ -64,6 +64,7 @@ class Status(enum.Enum):
 
 _OK = Status.OK  # read once: an Enum class attribute is a slow lookup on Python 3.11 (hot path)
 _ERROR = Status.ERROR
+_RETRY = Status.RETRY
 
 
 @dataclass
@@ -108,9 +109,17 @@ class PeriodTotals:
         return self.statuses.get(Status.ERROR.value, 0)
 
     @property
+    def retried(self) -> int:
+        """Attempts that hit a deadlock or serialization failure and were re-run (sysbench's
+        "ignored errors"): not in ``counts`` either."""
+        return self.statuses.get(Status.RETRY.value, 0)
+
+    @property
     def ok(self) -> int:
-        """Operations that ended OK (not NOT_FOUND, RETRY ...; failures are not in ``counts``)."""
-        return self.operations - sum(n for k, n in self.statuses.items() if k != Status.ERROR.value)
+        """Operations that ended OK (not NOT_FOUND, USER_ABORT; failed and retried attempts are not
+        in ``counts``)."""
+        unsuccessful = (Status.ERROR.value, Status.RETRY.value)
+        return self.operations - sum(n for k, n in self.statuses.items() if k not in unsuccessful)
 
     @property
     def mean_us(self) -> float:
@@ -257,8 +266,10 @@ class Recorder:
             self.settle()  # what an event loop completed before this operation comes first
         if not self._lo <= end_ns < self._hi:
             self._open_interval(end_ns)
-        if status is _ERROR:
-            op = failed_name(op)  # its own entry, histogram and count: never throughput (YCSB's READ-FAILED)
+        if status is _ERROR or status is _RETRY:
+            # an attempt that did not succeed (an error, or a deadlock the client re-runs): its own
+            # entry, histogram and count, never throughput (YCSB's READ-FAILED)
+            op = failed_name(op)
         buffer = self._pending.get(op)
         if buffer is None:
             buffer = self._pending[op] = []
@@ -358,11 +369,15 @@ class Recorder:
             series = self._series(op)
             counted = _clamped(Counter(latencies))
             if is_failed(op):
-                # failures: their own histogram and the interval's error count, nothing else
+                # failed attempts: their own histogram and statuses, the interval's error count
+                # (retried ones are in its statuses only), nothing else
                 record_counts((series.histogram,), counted)
-                series.statuses["ERROR"] = series.statuses.get("ERROR", 0) + n
-                base = base_operation(op)
-                bucket.errors[base] = bucket.errors.get(base, 0) + n
+                for (name, status), count in other_statuses.items():
+                    if name == op:
+                        series.statuses[status.value] = series.statuses.get(status.value, 0) + count
+                        if status is _ERROR:
+                            base = base_operation(op)
+                            bucket.errors[base] = bucket.errors.get(base, 0) + count
                 continue
             squares = record_counts((series.histogram, bucket.histogram), counted)
             not_ok = 0

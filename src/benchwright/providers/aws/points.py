@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from benchwright.results import is_failed
+from benchwright.results import failed_name, is_failed
 from benchwright.runs import RunRecord
 
 
@@ -46,13 +46,17 @@ def rows(record: RunRecord) -> Iterator[Row]:
                 yield Row("interval", doc.started_at + timedelta(seconds=sample.t), tags, fields)
             for op, summary in doc.operations.items():
                 if is_failed(op):  # failures: a count and a rate named as such, never "throughput"
+                    errors = summary.statuses.get("ERROR", 0)
+                    runtime_s = doc.runtime_ms / 1000
                     counts: dict[str, float | int] = {
-                        "errors": int(summary.operations),
-                        "errors_per_s": float(summary.throughput),
+                        "errors": int(errors),
+                        "errors_per_s": float(errors / runtime_s) if runtime_s else 0.0,
+                        "retries": int(summary.statuses.get("RETRY", 0)),
                     }
                 else:
                     failed = doc.failed(op)
-                    tried = summary.operations + failed
+                    unsuccessful = doc.operations.get(failed_name(op))
+                    tried = summary.operations + (unsuccessful.operations if unsuccessful else 0)
                     counts = {
                         "operations": int(summary.operations),
                         "throughput": float(summary.throughput),

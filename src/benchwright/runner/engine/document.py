@@ -74,7 +74,8 @@ def build_document(
     merged = merged_recorder(config, reports)
     operations = {name: _summary(name, s, runtime_s) for name, s in sorted(merged.ops.items())}
     total = sum(o.operations for name, o in operations.items() if not is_failed(name))
-    failed = sum(o.operations for name, o in operations.items() if is_failed(name))
+    failed = sum(o.statuses.get("ERROR", 0) for name, o in operations.items() if is_failed(name))
+    tried = sum(o.operations for o in operations.values())  # with failed and retried attempts
     intervals = []
     for index in sorted(merged.intervals):
         b = merged.intervals[index]
@@ -144,7 +145,7 @@ def build_document(
             cpu_user_s=round(cpu_user, 3),
             cpu_system_s=round(cpu_sys, 3),
             # per operation tried: a failed one cost the client CPU too
-            cpu_us_per_op=round((cpu_user + cpu_sys) * 1e6 / (total + failed), 3) if total + failed else 0.0,
+            cpu_us_per_op=round((cpu_user + cpu_sys) * 1e6 / tried, 3) if tried else 0.0,
             peak_rss_mb=round(max((r.peak_rss_mb for r in reports), default=0.0), 1),
             max_process_cpu_share=round(share, 3),
             max_process_cpu_wait_share=round(waited, 3),

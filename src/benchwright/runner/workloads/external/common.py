@@ -296,7 +296,7 @@ def build_document(
             operations[failed_name(name)] = failures
             not_reported[failed_name(name)] = list(_LATENCY_FIELDS)
     total = sum(o.operations for name, o in operations.items() if not is_failed(name))
-    failed = sum(o.operations for name, o in operations.items() if is_failed(name))
+    failed = sum(o.statuses.get("ERROR", 0) for name, o in operations.items() if is_failed(name))
     cpu = run.cpu_user_s + run.cpu_system_s
     doc = ResultDocument(
         run_id=run_id,

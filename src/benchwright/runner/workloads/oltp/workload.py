@@ -184,7 +184,7 @@ class OltpWorkload(Workload):
             qps=round(queries["total"] / runtime_s, 3),
             queries=queries,
             queries_per_second={k: round(v / runtime_s, 3) for k, v in queries.items()},
-            ignored_errors=summary.statuses.get("RETRY", 0) if summary else 0,
+            ignored_errors=result.retried(self.op_name),
             latency_ms=percentiles_ms(summary) if summary else {},
         )
 

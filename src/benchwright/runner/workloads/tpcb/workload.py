@@ -289,7 +289,7 @@ def run_figures(result: Any, script: str, scale: int, properties: dict[str, str]
     out.update(
         transactions=done,
         failed=failed,
-        retries=summary.statuses.get("RETRY", 0),
+        retries=result.retried(script),
         tps=round(done / max(result.runtime_ms / 1000, 1e-9), 6),
         latency_average_ms=round(summary.average_us / 1000, 3),
         latency_stddev_ms=round(summary.stddev_us / 1000, 3),

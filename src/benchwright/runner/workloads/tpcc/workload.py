@@ -148,7 +148,12 @@ class TpccWorkload(Workload):
             summary = result.operations.get(name)
             if summary is None:
                 continue
-            per_tx[name] = {**percentiles_ms(summary), **{k.lower(): v for k, v in summary.statuses.items()}}
+            unsuccessful = {"retry": result.retried(name), "error": result.failed(name)}  # -FAILED's
+            per_tx[name] = {
+                **percentiles_ms(summary),
+                **{k.lower(): v for k, v in summary.statuses.items()},
+                **{k: v for k, v in unsuccessful.items() if v},
+            }
         new_orders = result.operations.get("NewOrder")
         done = (
             (new_orders.statuses.get("OK", 0) + new_orders.statuses.get("USER_ABORT", 0)) if new_orders else 0
