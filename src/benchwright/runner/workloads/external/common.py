@@ -215,11 +215,13 @@ class OpFigures:
         failures, so its latency fields are 0 and listed as not reported)."""
         if not self.errors:
             return None
-        return OperationSummary(
-            operations=self.errors,
-            statuses={"ERROR": self.errors},
-            throughput=self.errors / runtime_s if runtime_s else 0.0,
-            **dict.fromkeys(_LATENCY_FIELDS, 0.0),
+        return OperationSummary.model_validate(
+            {
+                "operations": self.errors,
+                "statuses": {"ERROR": self.errors},
+                "throughput": self.errors / runtime_s if runtime_s else 0.0,
+                **dict.fromkeys(_LATENCY_FIELDS, 0.0),
+            }
         )
 
 
