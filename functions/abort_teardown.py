@@ -102,7 +102,7 @@ def mark_aborted(
     )
     providers = providers_for(state, "finish_run")
     record = providers.store.get_run(run_id)
-    if record is not None and record.status in ("succeeded", "failed"):
+    if record is not None and record.status in ("succeeded", "invalid", "failed"):
         return record
     finished = finish_run(state, providers)
     for warning in finished.warnings:

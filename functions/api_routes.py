@@ -22,7 +22,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Path, Query
 from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
 from benchwright import __version__
-from benchwright.api.backend import CloudBackend, RunNotFound
+from benchwright.api.backend import CloudBackend, RunNotFound, api_status
 from benchwright.api.models import (
     MAX_BODY_BYTES,
     RUN_ID_PATTERN,
@@ -40,7 +40,7 @@ from benchwright.errors import SpecError
 from benchwright.providers.aws.config import ApiSettings
 from benchwright.runs import new_run_id
 
-Status = Literal["RUNNING", "SUCCEEDED", "FAILED", "TIMED_OUT", "ABORTED"]
+Status = Literal["RUNNING", "SUCCEEDED", "INVALID", "FAILED", "TIMED_OUT", "ABORTED"]
 ERRORS: dict[int, OpenAPIResponse] = {
     400: {"description": "malformed JSON or invalid spec"},
     401: {"description": "no IAM identity on the request (SigV4 required)"},
@@ -258,7 +258,7 @@ def _summary(kind: str, execution: dict[str, Any]) -> RunSummary:
     return RunSummary(
         run_id=execution["name"] if "name" in execution else execution["executionArn"].rsplit(":", 1)[-1],
         kind=kind,  # type: ignore[arg-type]
-        status=execution["status"],
+        status=api_status(execution),
         started_at=execution.get("startDate"),
         stopped_at=execution.get("stopDate"),
     )
@@ -282,6 +282,8 @@ def get_run(run_id: Annotated[str, Path(pattern=RUN_ID_PATTERN)]) -> RunDetail:
     authorize(run_id)
     base = _summary(kind, execution).model_dump()
     record = backend().record(run_id) or {}
+    if base["status"] != "RUNNING" and record.get("status") == "invalid":
+        base["status"] = "INVALID"  # the record says so even where the execution's error does not
     summary, validity = _cells(record)
     return RunDetail(
         **base,

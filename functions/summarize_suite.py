@@ -20,7 +20,7 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     state = suite_state(event)
     providers = providers_for(state, "finish_run")  # no time-series sink: only StoreResults ingests
     summary = summarize(event, state, providers.store)
-    failed = summary["status"] == "failed"
+    failed = summary["status"] == "failed"  # "invalid" is judged again by finish_run from the cells
     state = state.model_copy(
         update={"status": "failed" if failed else "running", "error": summary.get("error")}
     )

@@ -40,11 +40,30 @@ def slack_problem(payload: Any) -> str | None:
         return "no_text"
     if text is not None and not isinstance(text, str):
         return "invalid_payload"
+    attachments = payload.get("attachments")
+    if attachments is not None and (
+        not isinstance(attachments, list) or any(_attachment_problem(a) for a in attachments)
+    ):
+        return "invalid_attachments"
     if blocks is None:
         return None
     if not isinstance(blocks, list) or len(blocks) > 50:
         return "invalid_blocks"
     return "invalid_blocks" if any(_block_problem(b) for b in blocks) else None
+
+
+def _attachment_problem(attachment: Any) -> bool:
+    """A secondary attachment: a ``color`` (a hex code or good / warning / danger) and its blocks."""
+    if not isinstance(attachment, dict):
+        return True
+    color = attachment.get("color")
+    if color is not None and not (
+        isinstance(color, str)
+        and (color in ("good", "warning", "danger") or re.fullmatch(r"#[0-9a-fA-F]{6}", color))
+    ):
+        return True
+    blocks = attachment.get("blocks", [])
+    return not isinstance(blocks, list) or len(blocks) > 50 or any(_block_problem(b) for b in blocks)
 
 
 def _text_ok(obj: Any, limit: int, kinds: set[str] = TEXT_TYPES) -> bool:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchwright.results import MetricSeries, ResultDocument, ValidityFlag
 
-RunStatus = Literal["running", "succeeded", "failed", "aborted"]
+RunStatus = Literal["running", "succeeded", "invalid", "failed", "aborted"]  # benchwright.outcome
 VerdictKind = Literal["faster", "slower", "no_change", "unstable", "no_history", "no_verdict"]
 
 

@@ -56,7 +56,11 @@ def test_every_state_after_validation_catches_into_teardown() -> None:
     assert states["Teardown"]["Catch"][0]["Next"] == "FinishRun"  # a failed teardown is still finished
     assert states["FinishRun"]["Next"] == "Outcome?"
     assert states["FinishRun"]["Catch"][0]["Next"] == "RunFailed"
-    assert [c["Next"] for c in states["Outcome?"]["Choices"]] == ["RunFailed", "RunFailed"]
+    outcomes = {c["StringEquals"]: c["Next"] for c in states["Outcome?"]["Choices"]}
+    assert outcomes == {"failed": "RunFailed", "aborted": "RunFailed", "invalid": "RunInvalid"}
+    # an invalid run ends the execution as a failure of its own name: never a plain success
+    assert states["RunInvalid"]["Type"] == "Fail" and states["RunInvalid"]["Error"] == "RunInvalid"
+    assert states["Outcome?"]["Default"] == "RunSucceeded"
 
 
 def edges(state: dict[str, Any]) -> list[str]:

@@ -14,7 +14,7 @@ from benchwright.errors import NotifyFailed
 from benchwright.judge import judge_run
 from benchwright.providers.local.notify import MultiNotifier, SlackNotifier, webhook_url
 from benchwright.report.sample import make_run, noisy_series, step_series, sweep_run
-from benchwright.report.slack import MAX_CELLS, build_message
+from benchwright.report.slack import MAX_CELLS, STATUS_COLOUR, build_message
 from benchwright.runs import CostEstimate, RunRecord, Verdict
 from tests.receivers import SlackWebhookReceiver, slack_problem
 
@@ -53,8 +53,37 @@ def test_message_has_name_verdict_numbers_validity_cost_and_report() -> None:
     for needle in ("run-42", "slower", "-18.0 %", "95% CI", "3.50 USD", "1,200,000 ops/$", "`gp2`", "`io1`",
                    "ops/s", "p99", "throughput_collapse", "<https://reports.example/run-42/report.html|"):  # fmt: skip
         assert needle in text, needle
-    assert message["text"].startswith("nightly-pg run-42: succeeded, verdict slower")
+    # gp2's throughput collapsed: an invalid cell, so the run is invalid (even stored as succeeded by an
+    # older Benchwright, as make_run does) and the message never reads as a success
+    assert message["text"].startswith("nightly-pg run-42: invalid: 1 of 2 cells, verdict slower")
     assert len(blocks) <= 50
+
+
+def test_an_invalid_run_is_not_green_and_says_how_many_cells_and_why(slack: SlackWebhookReceiver) -> None:
+    run = a_run()
+    run.status = "invalid"
+    message = build_message(run)
+    assert blocks_text(message["blocks"][0]) == "nightly-pg: invalid: 1 of 2 cells"
+    [bar] = message["attachments"]
+    assert bar["color"] == "#e8912d" and bar["color"] != STATUS_COLOUR["succeeded"]
+    why = next(b["text"]["text"] for b in message["blocks"] if "do not stand" in json.dumps(b))
+    assert "*invalid: 1 of 2 cells*" in why and "`gp2`: run throughput_collapse: throughput collapsed" in why
+    assert "`io1`" not in why
+    assert ":white_check_mark:" not in all_text(message)
+    SlackNotifier(webhook_url=slack.url).notify(run, None)
+    assert slack.refused == [] and len(slack.posts) == 1  # Slack takes the coloured attachment
+
+
+def test_a_valid_run_is_green() -> None:
+    run = judge_run(make_run("nightly-pg", "run-43", [("io1", {"storage": "io1"}, noisy_series(3000, 90))]))
+    message = build_message(run)
+    assert message["text"].startswith("nightly-pg run-43: succeeded")
+    assert message["attachments"][0]["color"] == STATUS_COLOUR["succeeded"]
+    assert "do not stand" not in all_text(message)
+
+
+def blocks_text(block: dict) -> str:
+    return str(block["text"]["text"])
 
 
 def test_message_limits_long_matrices() -> None:

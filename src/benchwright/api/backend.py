@@ -17,8 +17,20 @@ REPORT_KEY = "runs/{run_id}/report.html"
 OWNER_KEY = "runs/{run_id}/owner.json"  # the IAM identity that submitted the run (written at submit)
 
 
+# The Fail states an invalid run ends in (statemachines/*.asl.json): the execution FAILED, the API says
+# INVALID: the run finished and its results are stored, but a cell is invalid (benchwright.outcome).
+INVALID_ERRORS = ("RunInvalid", "SuiteInvalid")
+
+
 class RunNotFound(Exception):
     """No execution with that run id in either state machine."""
+
+
+def api_status(execution: dict[str, Any]) -> str:
+    """The run's status as the API gives it: Step Functions' own, except INVALID for an execution that
+    ended in RunInvalid / SuiteInvalid (its ``error``, from DescribeExecution)."""
+    status = str(execution["status"])
+    return "INVALID" if status == "FAILED" and execution.get("error") in INVALID_ERRORS else status
 
 
 def latest_run_states(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -100,15 +112,24 @@ class CloudBackend:
         raise RunNotFound(run_id)
 
     def list_runs(self, status: str | None, limit: int) -> list[tuple[str, dict[str, Any]]]:
+        """Newest first; ``status`` as the API names it (INVALID is a FAILED execution that ended in
+        an invalid Fail state, so each FAILED one is described for its error: at most ``limit``)."""
         sfn = self.client("stepfunctions")
         out: list[tuple[str, dict[str, Any]]] = []
         for kind in ("benchmark", "suite"):
             kwargs: dict[str, Any] = {"stateMachineArn": self.machine(kind), "maxResults": limit}
             if status:
-                kwargs["statusFilter"] = status
+                kwargs["statusFilter"] = "FAILED" if status == "INVALID" else status
             out += [(kind, e) for e in sfn.list_executions(**kwargs)["executions"]]
         out.sort(key=lambda item: item[1]["startDate"], reverse=True)
-        return out[:limit]
+        described = []
+        for kind, execution in out[:limit]:
+            if execution["status"] == "FAILED":
+                error = sfn.describe_execution(executionArn=execution["executionArn"]).get("error")
+                execution = {**execution, "error": error}
+            if not status or api_status(execution) == status:
+                described.append((kind, execution))
+        return described
 
     def stop(self, execution_arn: str, cause: str) -> None:
         self.client("stepfunctions").stop_execution(

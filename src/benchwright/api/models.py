@@ -50,7 +50,8 @@ class SubmitResponse(_Model):
 class RunSummary(_Model):
     run_id: str
     kind: Literal["benchmark", "suite"]
-    status: str  # Step Functions status: RUNNING | SUCCEEDED | FAILED | TIMED_OUT | ABORTED
+    # Step Functions' status, and INVALID: the run finished but a cell is invalid (never SUCCEEDED)
+    status: str = Field(description="RUNNING | SUCCEEDED | INVALID | FAILED | TIMED_OUT | ABORTED")
     started_at: datetime | None = None
     stopped_at: datetime | None = None
 

@@ -16,7 +16,7 @@ from benchwright.commands import Subparsers
 from benchwright.commands.show import add_store_argument, open_existing_store
 from benchwright.errors import SpecError
 from benchwright.providers.local.sqlite_store import StoreError
-from benchwright.report.text import VERDICT_STYLE
+from benchwright.report.text import VERDICT_STYLE, status_style
 from benchwright.report.units import fmt_latency, fmt_rate
 
 MAX_CELL_COLUMNS = 6
@@ -62,11 +62,10 @@ def handle(args: argparse.Namespace) -> int:
             ops, p99, valid = row.cells[cell]
             values.append(f"{fmt_rate(ops)} | {fmt_latency(p99)}{'' if valid else ' !'}")
         verdict = row.verdict or "-"
-        status_style = "green" if row.status == "succeeded" else "red"
         table.add_row(
             row.started_at.strftime("%Y-%m-%d %H:%M"),
             row.run_id,
-            f"[{status_style}]{row.status}[/]",
+            f"[{status_style(row.status)}]{row.status}[/]",
             *values,
             f"[{VERDICT_STYLE.get(verdict, '')}]{verdict.replace('_', ' ')}[/]" if row.verdict else "-",
         )

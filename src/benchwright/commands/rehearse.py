@@ -14,6 +14,7 @@ from pathlib import Path
 from rich.console import Console
 
 from benchwright.commands import Subparsers
+from benchwright.outcome import EXIT_INVALID
 
 
 def register(subparsers: Subparsers) -> None:
@@ -82,5 +83,8 @@ def handle(args: argparse.Namespace) -> int:
     )
     console = Console()
     print_outcome(outcome, console)
-    failed = any(r.get("status") != "succeeded" for r in outcome.records) or not outcome.records
-    return 1 if failed or outcome.leaked else 0
+    statuses = [r.get("status") for r in outcome.records]
+    failed = any(s not in ("succeeded", "invalid") for s in statuses) or not outcome.records
+    if failed or outcome.leaked:
+        return 1
+    return EXIT_INVALID if "invalid" in statuses else 0  # finished, but a cell is invalid

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from benchwright.commands import Subparsers
 from benchwright.errors import BenchwrightError, SpecError
+from benchwright.outcome import judge_status
 from benchwright.providers.local.sqlite_store import (
     STORE_ENV,
     SQLiteResultStore,
@@ -78,8 +79,10 @@ def run_from_file(path: Path) -> RunRecord:
             f"{path}: neither a run record nor a result document ({_first_problem(exc)})"
         ) from None
     cell = CellResult(cell_id=doc.cell or doc.workload, phases={doc.phase: doc})
-    return RunRecord(run_id=doc.run_id or path.stem, spec_name=doc.workload, started_at=doc.started_at,
-                     ended_at=doc.ended_at, status="succeeded", cells=[cell])  # fmt: skip
+    record = RunRecord(run_id=doc.run_id or path.stem, spec_name=doc.workload, started_at=doc.started_at,
+                       ended_at=doc.ended_at, status="succeeded", cells=[cell])  # fmt: skip
+    record.status = judge_status(record.status, record)  # type: ignore[assignment]  # an invalid document
+    return record
 
 
 def resolve_run(ref: str, store_path: Path | None) -> RunRecord:

@@ -276,17 +276,23 @@ def compare_with_history(
     confidence: float = DEFAULT_CONFIDENCE,
     window: int = 10,
 ) -> Verdict:
-    """Against the newest ``window`` succeeded earlier runs of the same spec."""
+    """Against the newest ``window`` finished earlier runs of the same spec (``earlier_runs``)."""
+    return compare_runs(run, earlier_runs(run, history)[:window], metric, min_effect, confidence)
+
+
+def earlier_runs(run: RunRecord, history: Sequence[RunRecord]) -> list[RunRecord]:
+    """The runs a verdict may use, newest first: earlier runs of the same spec that finished, succeeded
+    or invalid (an invalid run's valid cells still count: ``compare_cell`` leaves its invalid ones out)."""
     earlier = [
         r
         for r in history
         if r.run_id != run.run_id
         and r.spec_name == run.spec_name
-        and r.status == "succeeded"
+        and r.status in ("succeeded", "invalid")
         and r.started_at <= run.started_at
     ]
     earlier.sort(key=lambda r: r.started_at, reverse=True)
-    return compare_runs(run, earlier[:window], metric, min_effect, confidence)
+    return earlier
 
 
 def repeat_summary(

@@ -165,14 +165,36 @@ def judge_cell(cell: CellResult, policy: ValidityPolicy | None = None) -> list[V
             if doc is measured or f.severity == "invalid":
                 prefix = "" if doc is measured else f"{name} phase: "
                 found.append(ValidityFlag(code=f.code, severity=f.severity, message=prefix + f.message))
-    for f in found:
-        if not any(existing.code == f.code for existing in cell.validity):
+    for f in found:  # by code AND message: a load's error_rate must not hide the run phase's
+        if not any((e.code, e.message) == (f.code, f.message) for e in cell.validity):
             cell.validity.append(f)
     balances = [*cell.metrics, *(measured.metrics if measured else [])]
     for f in judge_credits(balances, policy.balance_floor_percent, policy.credit_floor):
         if not any(e.code == f.code and e.message == f.message for e in cell.validity):
             cell.validity.append(f)  # one flag per balance series: several may share a code
     return cell.validity
+
+
+def copied_from_phases(cell: CellResult, flag: ValidityFlag) -> bool:
+    """Is this cell flag one ``judge_cell`` copied from a phase (the measured phase's, or another
+    phase's invalid one, prefixed with its name)?"""
+    return any(
+        f.code == flag.code and flag.message in (f.message, f"{name} phase: {f.message}")
+        for name, doc in cell.phases.items()
+        for f in doc.validity
+    )
+
+
+def own_flags(cell: CellResult) -> list[ValidityFlag]:
+    """The cell's flags that no phase raised (credit and burst balances of the cell's window)."""
+    return [f for f in cell.validity if not copied_from_phases(cell, f)]
+
+
+def phase_flags(cell: CellResult) -> list[tuple[str, ValidityFlag]]:
+    """Every flag of the cell once, with where it was raised: each phase's own (``load``, ``warmup``,
+    ``run``), then the cell's own (``cell``); never the judge's copies, so no phase hides another's."""
+    out = [(name, f) for name, doc in cell.phases.items() for f in doc.validity]
+    return out + [("cell", f) for f in own_flags(cell)]
 
 
 def judge_run(record: RunRecord, policy: ValidityPolicy | Mapping[str, Any] | None = None) -> RunRecord:

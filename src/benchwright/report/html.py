@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from benchwright.judge.compare import repeat_summary
+from benchwright.judge.validity import own_flags
+from benchwright.outcome import invalid_cells, invalid_headline, shown_error, shown_status
 from benchwright.report import figures, templating
 from benchwright.report.assets import uplot
 from benchwright.report.experiments import html_context as experiment_context
@@ -58,26 +60,42 @@ class PhaseTable:
     rows: list[PhaseRow] = field(default_factory=list)
 
 
-def _flags(cell: CellResult) -> list[tuple[str, str, str]]:
-    seen: dict[str, tuple[str, str, str]] = {}
-    measured = cell.measured
-    for f in [*cell.validity, *(measured.validity if measured else [])]:
-        seen.setdefault(f.code, (f.code, f.severity, f.message))
-    return list(seen.values())
+def _flags(cell: CellResult, doc: ResultDocument | None = None) -> list[tuple[str, str, str]]:
+    """What a phase table's validity column shows for ``doc``: that phase's own flags, and for the
+    measured phase also the cell's own (credit balances of its window). Copies the judge made of other
+    phases' flags stay in their own phase's row (the validity section shows every one of them)."""
+    doc = cell.measured if doc is None else doc
+    flags = [*(doc.validity if doc is not None else [])]
+    if doc is cell.measured:
+        flags += own_flags(cell)
+    return list(dict.fromkeys((f.code, f.severity, f.message) for f in flags))
 
 
 def _validity(cell: CellResult, doc: ResultDocument | None = None) -> Validity:
-    """The cell's flags for the measured phase; a doc's own flags for the other phases."""
-    flags = (
-        _flags(cell)
-        if doc is None or doc is cell.measured
-        else [(f.code, f.severity, f.message) for f in doc.validity]
-    )
+    """The validity column of one phase row (see ``_flags``)."""
+    flags = _flags(cell, doc)
     if not flags:
         return Validity("ok", "ok", "")
     worst = "invalid" if any(s == "invalid" for _, s, _ in flags) else "warning"
     worst = worst if any(s != "info" for _, s, _ in flags) else "info"
     return Validity(worst, ", ".join(c for c, _, _ in flags), "; ".join(m for _, _, m in flags))
+
+
+def flag_rows(record: RunRecord) -> list[tuple[str, str, int, str, str, str]]:
+    """Every flag the phase tables show, grouped by phase (load, warm-up, run, then the cells' own):
+    (phase, cell, repeat, severity, code, message). Nothing is merged away: two phases that raise the
+    same code each keep their own message."""
+    rows: list[tuple[str, str, int, str, str, str]] = []
+    for table in _phases(record):
+        for cell in (c for c in record.cells if table.phase in c.phases):
+            doc = cell.phases[table.phase]
+            rows += [
+                (table.phase, cell.cell_id, cell.repeat, f.severity, f.code, f.message) for f in doc.validity
+            ]
+    for cell in record.cells:
+        phase = "cell (its window's metrics)"
+        rows += [(phase, cell.cell_id, cell.repeat, f.severity, f.code, f.message) for f in own_flags(cell)]
+    return rows
 
 
 def phase_table(record: RunRecord, phase: str) -> PhaseTable | None:
@@ -166,10 +184,14 @@ def _head(record: RunRecord) -> dict[str, Any]:
     verdict = record.verdict
     first, _, rest = verdict.message.partition("\n") if verdict else ("", "", "")
     cost = record.cost
+    status, error = shown_status(record), shown_error(record)
     return {
+        "status": status,
+        "status_text": (invalid_headline(record) if status == "invalid" else None) or status,
+        "invalid_cells": [(c.label, c.reasons) for c in invalid_cells(record)] if status == "invalid" else [],
         "started": _fmt_time(record.started_at),
         "ended": _fmt_time(record.ended_at),
-        "error": redact_text(record.error) if record.error else "",
+        "error": redact_text(error) if error and status != "invalid" else "",
         "verdict": verdict,
         "verdict_first": first,
         "verdict_rest": rest,
@@ -191,9 +213,7 @@ def context(record: RunRecord, history: Sequence[RunRecord] = (), max_points: in
     return {
         "record": record,
         **_head(record),
-        "flags": [
-            (c.cell_id, c.repeat, sev, code, msg) for c in record.cells for code, sev, msg in _flags(c)
-        ],
+        "flags": flag_rows(record),
         "phases": _phases(record),
         "repeats": repeats_rows(record),
         "seed_tables": seed_tables(record),

@@ -9,16 +9,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchwright.judge.validity import phase_flags
+from benchwright.outcome import invalid_cells, invalid_headline, shown_error, shown_status
 from benchwright.report.units import fmt_latency, fmt_rate, fmt_ratio, fmt_share
 from benchwright.results import redact_text
 from benchwright.runs import RunRecord
 
 STATUS_EMOJI = {
     "succeeded": ":white_check_mark:",
+    "invalid": ":no_entry:",
     "failed": ":x:",
     "aborted": ":warning:",
     "running": ":hourglass:",
 }
+# the attachment bar's colour: only a success is green (an invalid run finished, its numbers do not stand)
+STATUS_COLOUR = {"succeeded": "#2eb67d", "invalid": "#e8912d", "failed": "#e01e5a", "aborted": "#e01e5a",
+                 "running": "#1d9bd1"}  # fmt: skip
 VERDICT_EMOJI = {"faster": ":rocket:", "slower": ":small_red_triangle_down:", "no_change": ":heavy_equals_sign:",
                  "unstable": ":grey_question:", "no_history": ":new:",
                  "no_verdict": ":heavy_minus_sign:"}  # fmt: skip
@@ -74,26 +80,27 @@ def headline_rows(record: RunRecord) -> list[str]:
 
 def build_message(record: RunRecord, report_location: str | None = None) -> dict[str, Any]:
     """``{"text": fallback, "blocks": [...]}`` ready for ``WebhookClient.send(**message)``."""
-    emoji = STATUS_EMOJI.get(record.status, "")
-    title = _cut(f"{record.spec_name}: {record.status}", 150)
+    status, error = shown_status(record), shown_error(record)
+    headline = invalid_headline(record) if status == "invalid" else None
+    emoji = STATUS_EMOJI.get(status, "")
+    title = _cut(f"{record.spec_name}: {headline or status}", 150)
     blocks: list[dict[str, Any]] = [
         {"type": "header", "text": {"type": "plain_text", "text": title, "emoji": True}},
         {
             "type": "section",
             "fields": [
                 {"type": "mrkdwn", "text": f"*Run*\n`{record.run_id}`"},
-                {"type": "mrkdwn", "text": f"*Status*\n{emoji} {record.status}"},
+                {"type": "mrkdwn", "text": f"*Status*\n{emoji} {headline or status}"},
                 {"type": "mrkdwn", "text": f"*Verdict vs history*\n{_verdict_line(record)}"},
                 {"type": "mrkdwn", "text": f"*Cost*\n{_cost(record)}"},
             ],
         },
     ]
-    if record.error:
+    if status == "invalid":
+        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": _cut(_invalid_text(record))}})
+    elif error:
         blocks.append(
-            {
-                "type": "section",
-                "text": {"type": "mrkdwn", "text": _cut(f"*Error:* {redact_text(record.error)}")},
-            }
+            {"type": "section", "text": {"type": "mrkdwn", "text": _cut(f"*Error:* {redact_text(error)}")}}
         )
     rows = headline_rows(record)
     if rows:
@@ -121,28 +128,40 @@ def build_message(record: RunRecord, report_location: str | None = None) -> dict
             {"type": "context", "elements": [{"type": "mrkdwn", "text": _cut(f"Report: {link}", 1900)}]}
         )
     verdict = record.verdict.kind.replace("_", " ") if record.verdict else "not compared"
-    text = f"{record.spec_name} {record.run_id}: {record.status}, verdict {verdict}"
-    return {"text": text, "blocks": blocks[:50]}
+    text = f"{record.spec_name} {record.run_id}: {headline or status}, verdict {verdict}"
+    # the status as a coloured bar (an attachment: Block Kit itself has no colour)
+    bar = {"color": STATUS_COLOUR.get(status, "#e01e5a"), "fallback": text,
+           "blocks": [{"type": "context", "elements": [{"type": "mrkdwn", "text": f"{emoji} {headline or status}"}]}]}  # fmt: skip
+    return {"text": text, "blocks": blocks[:50], "attachments": [bar]}
+
+
+def _invalid_text(record: RunRecord) -> str:
+    """Why the run is invalid: each invalid cell with its reasons (the first MAX_FLAGS cells)."""
+    cells = invalid_cells(record)
+    lines = [f"*{invalid_headline(record)}*: the numbers below are shown, but they do not stand"]
+    lines += [f"`{c.label}`: {redact_text('; '.join(c.reasons))}" for c in cells[:MAX_FLAGS]]
+    if len(cells) > MAX_FLAGS:
+        lines.append(f"…and {len(cells) - MAX_FLAGS} more invalid cells")
+    return "\n".join(lines)
 
 
 def grouped_flags(record: RunRecord) -> list[str]:
-    """One line per flag code (cell and measured-phase flags alike): the cells that raised it, and the
-    first cell's message standing for the others."""
-    groups: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    """One line per flag code and phase (a load's error_rate and a run's are two lines): the cells
+    that raised it, and the first cell's message standing for the others."""
+    groups: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
     for cell in record.cells:
-        doc = cell.measured
-        seen: set[str] = set()
-        for f in [*cell.validity, *(doc.validity if doc else [])]:
-            if f.severity == "info" or f.code in seen:
+        seen: set[tuple[str, str]] = set()
+        for phase, f in phase_flags(cell):
+            if f.severity == "info" or (phase, f.code) in seen:
                 continue
-            seen.add(f.code)
-            groups.setdefault((f.severity, f.code), []).append((cell.cell_id, f.message))
+            seen.add((phase, f.code))
+            groups.setdefault((f.severity, f.code, phase), []).append((cell.cell_id, f.message))
     lines = []
-    for (severity, code), hits in sorted(groups.items(), key=lambda kv: kv[0][0] != "invalid"):
+    for (severity, code, phase), hits in sorted(groups.items(), key=lambda kv: kv[0][0] != "invalid"):
         cells = sorted({c for c, _ in hits})
         where = f"{len(cells)} cells" if len(cells) > 3 else ", ".join(f"`{c}`" for c in cells)
         level = "*invalid*" if severity == "invalid" else severity
-        lines.append(f"{level} {code} ({where}): {hits[0][1]}")
+        lines.append(f"{level} {phase} {code} ({where}): {hits[0][1]}")
     return lines
 
 

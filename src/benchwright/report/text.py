@@ -20,6 +20,8 @@ from rich.table import Table
 from rich.text import Text
 
 from benchwright.judge.compare import repeat_summary
+from benchwright.judge.validity import phase_flags
+from benchwright.outcome import shown_error, shown_status
 from benchwright.report.table import SeedTable, seed_views
 from benchwright.report.units import fmt_latency, fmt_rate, fmt_share, fmt_unsuccessful
 from benchwright.results import OperationSummary, ResultDocument, failed_name, is_failed
@@ -28,6 +30,12 @@ from benchwright.runs import CellResult, RunRecord, Verdict
 VERDICT_STYLE = {"faster": "bold green", "slower": "bold red", "no_change": "cyan", "unstable": "yellow",
                  "no_history": "dim", "no_verdict": "dim"}  # fmt: skip
 SEVERITY_STYLE = {"invalid": "bold red", "warning": "yellow", "info": "dim"}
+# only a success is green: an invalid run finished, but its numbers do not stand (benchwright.outcome)
+STATUS_STYLE = {"succeeded": "green", "invalid": "bold magenta", "running": "cyan"}
+
+
+def status_style(status: str) -> str:
+    return STATUS_STYLE.get(status, "red")
 
 
 def validity_text(cell: CellResult) -> Text:
@@ -143,27 +151,27 @@ def verdict_text(verdict: Verdict | None) -> Text:
 
 
 def flags_lines(record: RunRecord) -> list[Text]:
-    """One line per flag code: a warning several cells raised is said once, naming the cells (the
-    first cell's message stands for the others when their figures differ)."""
+    """One line per flag code and phase: a warning several cells raised is said once, naming the cells
+    (the first cell's message stands for the others when their figures differ)."""
     grouped: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for cell in record.cells:
-        seen: set[str] = set()
-        measured = cell.measured
-        for f in [*cell.validity, *(measured.validity if measured else [])]:
-            if f.code in seen:
+        seen: set[tuple[str, str]] = set()
+        for phase, f in phase_flags(cell):  # each phase's own: a load's flag never hides the run's
+            if (phase, f.code) in seen:
                 continue
-            seen.add(f.code)
+            seen.add((phase, f.code))
             where = cell.cell_id if cell.repeat == 0 else f"{cell.cell_id} r{cell.repeat}"
-            grouped.setdefault((f.severity, f.code), []).append((where, f.message))
+            grouped.setdefault((f.severity, f"{phase} {f.code}"), []).append((where, f.message))
     lines = []
     total = len(record.cells)
-    for (severity, _code), hits in grouped.items():
+    for (severity, where), hits in grouped.items():
         places = [w for w, _ in hits]
         cells = "all cells" if total > 1 and len(places) == total else ", ".join(places)
         message = hits[0][1]
         if len({m for _, m in hits}) > 1:
             message += f" [{places[0]}; figures differ per cell]"
-        lines.append(Text(f"{severity}: {message} ({cells})", SEVERITY_STYLE[severity]))
+        phase = where.split(" ", 1)[0]
+        lines.append(Text(f"{severity}: {phase}: {message} ({cells})", SEVERITY_STYLE[severity]))
     return lines
 
 
@@ -181,10 +189,10 @@ def summary_renderable(record: RunRecord) -> Group:
         c = record.cost
         per = f", {c.ops_per_dollar:,.0f} ops/$" if c.ops_per_dollar else ""
         parts.append(Text(f"cost: {c.total:,.2f} {c.currency} ({c.source}){per}"))
-    status_style = "green" if record.status == "succeeded" else "red"
-    status = Text.assemble(("status: ", "bold"), (record.status, status_style))
-    if record.error:
-        status.append(f"  {record.error}", style="red")
+    shown, error = shown_status(record), shown_error(record)
+    status = Text.assemble(("status: ", "bold"), (shown, status_style(shown)))
+    if error:
+        status.append(f"  {error}", style="red")
     parts.append(status)
     if record.report:
         parts.append(Text.assemble(("report: ", "bold"), record.report))

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_serializer
 from benchwright.providers.base import MetricsWindow, Providers, RunnerHandle
 from benchwright.spec import BenchmarkSpec, spec_dict
 
-RunStatus = Literal["pending", "running", "succeeded", "failed", "aborted"]
+RunStatus = Literal["pending", "running", "succeeded", "invalid", "failed", "aborted"]
 
 
 def utcnow() -> datetime:

@@ -3,8 +3,9 @@
 It runs after ``teardown`` (the ASL's FinishRun; the local orchestrator once per run) and decides, in
 this order, so that nothing later can lose what came before:
 
-1. the final status (``failed`` / ``aborted`` stay; anything else that got here ``succeeded``) and the
-   error, written into the run record at once (durable first);
+1. the final status (``failed`` / ``aborted`` stay; anything else that got here ``succeeded``, or
+   ``invalid`` when any cell is: benchwright.outcome) and the error (for an invalid run: how many cells
+   and why), written into the run record at once (durable first);
 2. the verdict against history: earlier records of the same spec in the store (the SQLite store
    locally, the S3 run records on AWS; a time-series sink is never read), judged by
    ``benchwright.judge.compare`` exactly as ``benchwright compare`` does;
@@ -28,6 +29,7 @@ from typing import TypeVar
 
 from pydantic import ValidationError
 
+from benchwright.outcome import BROKEN, FAILED, INVALID, SUCCEEDED, invalid_summary, judge_status
 from benchwright.providers.base import Providers
 from benchwright.runs import RunRecord, Verdict
 from benchwright.spec import BenchmarkSpec, NotifySpec, ValidityPolicy, spec_dict
@@ -44,8 +46,8 @@ State = TypeVar("State", bound=FinishState)  # a cell's RunState, or a suite's /
 
 def final_status(state: FinishState) -> str:
     """``failed`` and ``aborted`` are kept; a run that reached the finish any other way succeeded
-    (unless every measured phase failed: see ``all_failed``)."""
-    return state.status if state.status in ("failed", "aborted") else "succeeded"
+    (unless every measured phase failed: see ``all_failed``; or a cell is invalid: ``judge_status``)."""
+    return state.status if state.status in BROKEN else SUCCEEDED
 
 
 def all_failed(record: RunRecord) -> str | None:
@@ -97,8 +99,9 @@ def should_notify(on: str, record: RunRecord) -> bool:
 
     always: every run. success: a run that succeeded. failure: a run that failed or was aborted.
     regression: a run that got slower than its history, or failed or was aborted (a run that could not
-    be compared because it broke is the worst regression)."""
-    failed = record.status in ("failed", "aborted")
+    be compared because it broke is the worst regression). An invalid run counts as a failure here: its
+    numbers do not stand, and whoever asked to hear about failures wants to hear about it."""
+    failed = record.status in (*BROKEN, INVALID)
     slower = record.verdict is not None and record.verdict.kind == "slower"
     rules = {"always": True, "success": not failed, "failure": failed, "regression": failed or slower}
     return rules.get(on, True)
@@ -152,13 +155,15 @@ def finish_run(state: State, providers: Providers) -> State:
     status = final_status(state)
     record = load_record(state, providers)
     record.status = status  # type: ignore[assignment]
-    record.error = error_text(state) or (record.error if status != "succeeded" else None)
+    record.error = error_text(state) or (record.error if status != SUCCEEDED else None)
     record.ended_at = datetime.now(UTC)
-    if status != "succeeded" and not record.cells and isinstance(state, RunState) and state.runners:
+    if status != SUCCEEDED and not record.cells and isinstance(state, RunState) and state.runners:
         keep_partial(record, state, providers)
-    failed = all_failed(record) if status == "succeeded" else None
+    failed = all_failed(record) if status == SUCCEEDED else None
     if failed:
-        status, record.status, record.error = "failed", "failed", failed
+        status, record.status, record.error = FAILED, FAILED, failed
+    elif judge_status(status, record) == INVALID:
+        status, record.status, record.error = INVALID, INVALID, invalid_summary(record)
     _ops_per_dollar(record)
     if state.suite_run_id:
         record.suite_run_id = state.suite_run_id

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from benchwright.errors import SpecError
+from benchwright.outcome import FAILED, INVALID, SUCCEEDED, judge_status
 from benchwright.providers.base import ResultStore
 from benchwright.runs import CostEstimate, RunRecord, SharedData, combined_cost, new_run_id
 from benchwright.sharing import Item, TargetGroup, plan, without_load
@@ -166,12 +167,13 @@ def summarize(event: dict[str, Any], state: FinishState, store: ResultStore) -> 
             )
             if cell_record.cost is not None:
                 costs.append(cell_record.cost)
-        if item.get("status") != "succeeded":
+        if item.get("status") not in (SUCCEEDED, INVALID):
             errors.append(f"{item.get('run_id')}: {item.get('status')}")
     record.cost = combined_cost(costs) or record.cost
     failed = len(errors)
-    # One cell failed is a failed run, as locally (the others' results stay in the record).
-    record.status = "failed" if failed else "succeeded"
+    # One cell failed is a failed run, as locally (the others' results stay in the record). An
+    # invalid cell finished: the suite's FinishRun judges the merged cells (benchwright.outcome).
+    record.status = FAILED if failed else judge_status(SUCCEEDED, record)  # type: ignore[assignment]
     record.error = (
         f"{failed} cell(s) failed (of {len(results)}): {'; '.join(errors)}"[:2000] if failed else None
     )

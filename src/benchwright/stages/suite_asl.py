@@ -40,6 +40,7 @@ CELL_STATES = (
     "FinishRun",
     "Outcome?",
     "RunFailed",
+    "RunInvalid",
     "RunSucceeded",
 )
 GROUP_CONCURRENCY = 4
@@ -47,6 +48,7 @@ GROUP_CONCURRENCY = 4
 CELL_ENDS: dict[str, dict[str, Any]] = {
     "InvalidSpec": {"run_id.$": "$.run_id", "status": "failed", "error.$": "$.caught.Error"},
     "RunFailed": {"run_id.$": "$.run_id", "status": "failed"},
+    "RunInvalid": {"run_id.$": "$.run_id", "status": "invalid"},  # measured, but a flag rejects a result
     "RunSucceeded": {"run_id.$": "$.run_id", "status": "succeeded"},
 }
 
@@ -203,12 +205,16 @@ def build(benchmark: dict[str, Any], suite: dict[str, Any]) -> dict[str, Any]:
             },
             "SummarizeSuite": summarize,
             # As a local run: a suite with a failed cell is a failed run (the other cells' results are
-            # kept), so the failed-executions alarm sees a nightly that partly failed.
+            # kept), so the failed-executions alarm sees a nightly that partly failed; one with an
+            # invalid cell is invalid (SuiteInvalid), never a plain success, and the alarm sees it too.
             "SuiteOutcome?": {
                 "Type": "Choice",
                 "Choices": [
-                    {"Variable": "$.status", "StringEquals": status, "Next": "SuiteFailed"}
-                    for status in ("failed", "aborted")
+                    *(
+                        {"Variable": "$.status", "StringEquals": status, "Next": "SuiteFailed"}
+                        for status in ("failed", "aborted")
+                    ),
+                    {"Variable": "$.status", "StringEquals": "invalid", "Next": "SuiteInvalid"},
                 ],
                 "Default": "SuiteSucceeded",
             },
@@ -216,6 +222,13 @@ def build(benchmark: dict[str, Any], suite: dict[str, Any]) -> dict[str, Any]:
                 "Type": "Fail",
                 "Error": "SuiteFailed",
                 "Comment": "a cell failed (the summary names it); every group has torn down",
+            },
+            "SuiteInvalid": {
+                "Type": "Fail",
+                "Error": "SuiteInvalid",
+                "Cause": "the suite finished, but a cell is invalid: its record (status invalid) says "
+                "how many and why",
+                "Comment": "results, report and message are stored; every group has torn down",
             },
             "SuiteSucceeded": {"Type": "Succeed"},
         },
