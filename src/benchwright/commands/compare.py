@@ -4,7 +4,8 @@ A and B are run ids (or unique prefixes) in the store, or JSON files (a run reco
 document). Cells are matched by id. Per cell and operation it prints A, B, the change and its
 interval; the verdict needs significance and a minimum effect size, and an interval from separate
 runs (repeats): one run against one run gets "one run: no verdict" (docs/reading-results.md).
-``--fail-on regression`` (or ``invalid``) exits 3, for CI.
+``--fail-on regression`` (or ``invalid``) exits 3, for CI; 5 when no verdict is possible (too few
+repeats on either side), so a gate that cannot judge never passes silently.
 """
 
 from __future__ import annotations
@@ -14,18 +15,19 @@ import argparse
 from rich.console import Console
 from rich.table import Table
 
+from benchwright import outcome
 from benchwright.commands import Subparsers
 from benchwright.commands.show import add_store_argument, resolve_run
 from benchwright.errors import SpecError
 from benchwright.judge import compare_runs, judge_run
+from benchwright.judge.compare import UNDECIDED, compare_cell, higher_is_better, values_needed
 from benchwright.judge.compare import cell_values as values_of
-from benchwright.judge.compare import compare_cell, higher_is_better
 from benchwright.judge.stats import mean
 from benchwright.report.text import VERDICT_STYLE, verdict_text
 from benchwright.report.units import fmt_latency, fmt_rate
 from benchwright.runs import CellResult, RunRecord
 
-REGRESSION_EXIT = 3
+REGRESSION_EXIT = outcome.EXIT_FAIL_ON
 FAIL_ON = ("regression", "invalid", "slower", "unstable")
 
 
@@ -103,13 +105,8 @@ def operations_table(
 
 
 def invalid_cells(record: RunRecord) -> list[str]:
-    out = []
-    for cell in record.cells:
-        doc = cell.measured
-        flags = [*cell.validity, *(doc.validity if doc else [])]
-        if any(f.severity == "invalid" for f in flags):
-            out.append(cell.cell_id if cell.repeat == 0 else f"{cell.cell_id} r{cell.repeat}")
-    return out
+    """The invalid cells' labels (benchwright.outcome: a flag on the cell or on any of its phases)."""
+    return [cell.label for cell in outcome.invalid_cells(record)]
 
 
 def exit_code(fail_on: str | None, verdict_kind: str | None, invalid: list[str]) -> int:
@@ -141,4 +138,28 @@ def handle(args: argparse.Namespace) -> int:
     invalid = invalid_cells(candidate)
     if invalid:
         console.print(f"[red]B has invalid results:[/] {', '.join(invalid)}")
-    return exit_code(args.fail_on, verdict.kind, invalid)
+    code = exit_code(args.fail_on, verdict.kind, invalid)
+    if not code and args.fail_on in ("regression", "slower", "unstable") and verdict.kind in UNDECIDED:
+        console.print(
+            f"[red]exit {outcome.EXIT_NO_VERDICT}:[/] --fail-on {args.fail_on} cannot judge B: no verdict "
+            f"is possible; {_need(candidate, baseline)}",
+            highlight=False,
+            soft_wrap=True,
+        )
+        return outcome.EXIT_NO_VERDICT
+    return code
+
+
+def _need(candidate: RunRecord, baseline: RunRecord) -> str:
+    """What an interval needs from two runs: per cell, enough repeats on one side or the other."""
+    base = _group(baseline)
+    for cell_id, cells in _group(candidate).items():
+        have = len([c for c in base.get(cell_id, []) if c.measured])
+        if not have:
+            return f"A has no result of cell {cell_id!r}"
+        if have < values_needed(len(cells)) and len(cells) < values_needed(have):
+            return (
+                f"cell {cell_id!r} has {have} result(s) in A and {len(cells)} in B; an interval needs 2 "
+                "repeats on each side, or 3 on one side against 1 (add repeats)"
+            )
+    return "see the verdict above"

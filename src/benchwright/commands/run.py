@@ -19,12 +19,43 @@ from benchwright.commands.paths import output_dir
 from benchwright.commands.validate import add_budget_arguments, check_estimate
 from benchwright.errors import SpecError
 from benchwright.experiments.budget import enforce
+from benchwright.judge.compare import UNDECIDED
+from benchwright.outcome import (
+    BROKEN,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_INVALID,
+    EXIT_NO_VERDICT,
+    EXIT_OK,
+    FINISHED,
+    INVALID,
+    invalid_headline,
+    shown_status,
+)
 from benchwright.report.text import print_summary
+from benchwright.runs import RunRecord
 from benchwright.spec import BenchmarkSpec, SuiteSpec, load_suite
+
+EXIT_CODES = """exit codes:
+  0    every run succeeded (or ended invalid with --allow-invalid / validity.fail_on_invalid: false)
+  1    a run failed or was aborted, or the spec or store was refused
+  3    a --fail-on condition held: an invalid cell (invalid), a slower verdict (regression)
+  4    a run finished but ended invalid: some cell's result did not pass the validity policy
+       (--fail-on invalid names it: 3)
+  5    --fail-on regression, and no verdict was possible: too few earlier runs (the message says
+       how many it needs and how many it has)
+  130  interrupted (Ctrl-C)
+"""
 
 
 def register(subparsers: Subparsers) -> None:
-    p = subparsers.add_parser("run", help="run a spec locally: throwaway servers, runner, report, teardown")
+    p = subparsers.add_parser(
+        "run",
+        help="run a spec locally: throwaway servers, runner, report, teardown",
+        description="Run a spec locally: throwaway servers, runner, report, teardown.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("spec", nargs="?", help="spec YAML file (one benchmark or a suite); not with --resume")
     p.add_argument(
         "--resume",
@@ -56,7 +87,15 @@ def register(subparsers: Subparsers) -> None:
         "--fail-on",
         choices=("invalid", "regression"),
         action="append",
-        help="exit 3 when a measured cell is invalid, or the verdict is slower (CI); repeatable",
+        help="exit 3 when a measured cell is invalid, or the verdict is slower (CI); repeatable. With "
+        "regression, a run that cannot get a verdict (too few earlier runs) exits 5 and says how many "
+        "it needs",
+    )
+    p.add_argument(
+        "--allow-invalid",
+        action="store_true",
+        help="exit 0 for a run that ended invalid (default: 4; the spec's validity.fail_on_invalid: "
+        "false does the same); its status stays invalid",
     )
     p.add_argument(
         "--stop-at-plateau",
@@ -125,12 +164,13 @@ def _resume(args: argparse.Namespace, console: Console) -> list[Any]:
 
 def handle(args: argparse.Namespace) -> int:
     console = Console()
+    from benchwright.providers.local import open_local_store
+
     if args.resume:
-        return _report(_resume(args, console), args, console)
+        return _report(_resume(args, console), args, console, open_local_store(args.store))
     if not args.spec:
         raise SpecError("spec", "give a spec file (or --resume RUN)")
     from benchwright.local import run_suite, scale_down
-    from benchwright.providers.local import open_local_store
 
     suite = load_suite(args.spec, args.files_root)
     _check_local(suite)
@@ -149,24 +189,76 @@ def handle(args: argparse.Namespace) -> int:
     outcomes = run_suite(
         suite, args.out, providers_for, console, args.max_cells, args.stop_at_plateau, args.keep_going
     )
-    return _report(outcomes, args, console)
+    return _report(outcomes, args, console, store)
 
 
-def _report(outcomes: list[Any], args: argparse.Namespace, console: Console) -> int:
-    """Each run's summary, warnings and directory; the exit code (130 Ctrl-C, 1 failed, 3 --fail-on)."""
-    code = 0
+def _report(outcomes: list[Any], args: argparse.Namespace, console: Console, store: Any = None) -> int:
+    """Each run's summary, warnings and directory; the exit code (EXIT_CODES: 130 Ctrl-C, 1 failed,
+    4 invalid, 3 --fail-on, 5 no verdict for --fail-on regression)."""
+    code = EXIT_OK
     for outcome in outcomes:
-        console.rule(f"{outcome.record.spec_name}: {outcome.record.status}")
-        print_summary(outcome.record, console)  # tables, validity, verdict, cost and the report's path
+        record = outcome.record
+        console.rule(f"{record.spec_name}: {shown_status(record)}")
+        print_summary(record, console)  # tables, validity, verdict, cost and the report's path
         for warning in outcome.warnings:
             console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
         console.print(f"results: {outcome.out_dir}", highlight=False, soft_wrap=True)
         if outcome.interrupted:
-            code = 130
-        elif outcome.record.status != "succeeded" and code == 0:
-            code = 1
-        elif code == 0 and args.fail_on:
-            verdict = outcome.record.verdict.kind if outcome.record.verdict else None
-            for condition in args.fail_on:
-                code = code or exit_code(condition, verdict, invalid_cells(outcome.record))
+            code = EXIT_INTERRUPTED
+        elif code == EXIT_OK:
+            code = _exit_code(record, args, console, store)
     return code
+
+
+def _exit_code(record: RunRecord, args: argparse.Namespace, console: Console, store: Any) -> int:
+    """One finished run's exit code: failed first, then what --fail-on names (3, as it always was), then
+    invalid (4, unless allowed), then --fail-on regression without a verdict (5)."""
+    status = shown_status(record)
+    if status in BROKEN or status not in FINISHED:
+        return EXIT_FAILED
+    verdict = record.verdict.kind if record.verdict else None
+    for condition in args.fail_on or []:
+        code = exit_code(condition, verdict, invalid_cells(record))
+        if code:
+            return code
+    if status == INVALID and not args.allow_invalid and _fails_on_invalid(record):
+        console.print(
+            f"[magenta]exit {EXIT_INVALID}:[/] {record.spec_name} ended {invalid_headline(record)} "
+            "(--allow-invalid or validity.fail_on_invalid: false exit 0 for it)",
+            highlight=False,
+        )
+        return EXIT_INVALID
+    if "regression" in (args.fail_on or []) and verdict in (None, *UNDECIDED) and record.cells:
+        console.print(
+            f"[red]exit {EXIT_NO_VERDICT}:[/] --fail-on regression cannot judge {record.run_id}: "
+            f"no verdict is possible yet; {_need(record, store)}",
+            highlight=False,
+            soft_wrap=True,
+        )
+        return EXIT_NO_VERDICT
+    return EXIT_OK
+
+
+def _fails_on_invalid(record: RunRecord) -> bool:
+    """The run's spec says whether an invalid run fails the command (validity.fail_on_invalid)."""
+    from pydantic import ValidationError
+
+    from benchwright.spec import BenchmarkSpec
+
+    try:
+        return BenchmarkSpec.model_validate(record.spec).validity.fail_on_invalid
+    except ValidationError:  # a stored spec of another version: the default
+        return True
+
+
+def _need(record: RunRecord, store: Any) -> str:
+    """How many earlier runs the verdict needs, and how many it has (from the store's history)."""
+    from benchwright.judge.compare import history_need
+    from benchwright.stages.finish import HISTORY_LIMIT
+
+    history = store.history(record.spec_name, limit=HISTORY_LIMIT + 1) if store is not None else []
+    need = history_need(record, history, HISTORY_LIMIT)
+    if need is None:  # enough runs, but none decided (e.g. their cells differ): the verdict says why
+        message = record.verdict.message.splitlines()[0] if record.verdict else "no verdict"
+        return f"the verdict says: {message}"
+    return f"it {need.describe(record.spec_name)} (more repeats per run need fewer earlier runs)"

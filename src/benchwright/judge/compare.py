@@ -305,3 +305,44 @@ def repeat_summary(
         if values:
             out[cell_id] = mean_ci(values, confidence)
     return out
+
+
+def values_needed(new_values: int) -> int:
+    """Baseline values (earlier runs' results of one cell) ``compare_cell`` needs for an interval when
+    the new run has ``new_values`` repeats: 3 for one (a prediction interval), 2 for two (Welch), 1
+    for three or more."""
+    return 3 if new_values <= 1 else (2 if new_values == 2 else 1)
+
+
+@dataclass
+class HistoryNeed:
+    """Why a run got no verdict: the cell with the largest shortfall, the earlier runs a verdict needs
+    and the earlier runs with a valid result for that cell."""
+
+    cell_id: str
+    needed: int
+    have: int
+
+    def describe(self, spec_name: str) -> str:
+        return (
+            f"needs {self.needed} earlier valid run(s) of {spec_name!r} with cell {self.cell_id!r} and has "
+            f"{self.have}"
+        )
+
+
+def history_need(run: RunRecord, history: Sequence[RunRecord], window: int = 10) -> HistoryNeed | None:
+    """What the verdict against ``history`` lacks (None when every cell has enough): earlier runs are
+    assumed to hold as many repeats of a cell as this run does."""
+    earlier = earlier_runs(run, history)[:window]
+    worst: HistoryNeed | None = None
+    for cell_id, cells in _group([run]).items():
+        repeats = len(cells)
+        needed = math.ceil(values_needed(repeats) / repeats)
+        have = sum(
+            1
+            for r in earlier
+            if any(c.cell_id == cell_id and not _invalid_reasons([c]) and c.measured for c in r.cells)
+        )
+        if have < needed and (worst is None or needed - have > worst.needed - worst.have):
+            worst = HistoryNeed(cell_id, needed, have)
+    return worst

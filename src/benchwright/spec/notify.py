@@ -18,6 +18,9 @@ class ValidityPolicy(JudgePolicy):
     """The judge's thresholds (benchwright.judge.validity, where the defaults live) plus the verdict's."""
 
     min_effect: float = Field(default=0.05, gt=0, lt=1)  # smallest relative change a verdict calls a change
+    # `benchwright run` exits 4 for a run that ended invalid; false: exit 0 for it (the status stays
+    # "invalid" in the record, the report and the message: only the exit code is relaxed)
+    fail_on_invalid: bool = True
 
 
 class SlackSpec(StrictModel):
