@@ -277,11 +277,12 @@ class StatsProbe:
             )
             for name, values in after.items()
         }
-        reset = sorted(name for name, g in groups.items() if any(v < 0 for v in g.delta.values()))
+        reset = went_backwards(self.engine, groups)
         if reset:
+            shown = ", ".join(reset[:4]) + (f" and {len(reset) - 4} more" if len(reset) > 4 else "")
             self.notes.append(
-                f"counters went backwards in {', '.join(reset)}: the server restarted or they were reset "
-                "during the phase, so those deltas are not the phase's totals"
+                f"counters went backwards ({shown}): the server restarted or they were reset during "
+                "the phase, so those deltas are not the phase's totals"
             )
         return ServerStats(
             engine=self.engine,
@@ -292,6 +293,47 @@ class StatsProbe:
             top_statements=top_statements(self.before_statements, statements),
             notes=list(dict.fromkeys(self.notes)),
         )
+
+
+# Figures that are levels, not running totals: they go down in a healthy phase (memory freed, keys
+# deleted, a session closed, an average falling), so a drop says nothing about a reset. Everything
+# else a snapshot keeps is a counter, which only a restart or a reset (CONFIG RESETSTAT, FLUSH STATUS,
+# pg_stat_reset) takes backwards.
+_GAUGE_GROUPS = {"redis": ("memory", "keyspace")}
+_GAUGE_KEYS: dict[str, tuple[str, ...]] = {
+    "redis": (
+        "instantaneous_", "current_", "pubsub", "tracking_total_", "expired_stale_perc", "latest_fork_usec",
+        "migrate_cached_sockets", "slave_expires_tracked_keys", "clients_in_timeout_table",
+    ),
+    "postgres": ("numbackends",),
+    "mysql": (
+        "Threads_connected", "Threads_running", "Threads_cached", "Open_", "Innodb_buffer_pool_pages_",
+        "Innodb_buffer_pool_bytes_", "Innodb_row_lock_current_waits", "Innodb_row_lock_time_avg",
+        "Innodb_row_lock_time_max", "Innodb_page_size", "Innodb_num_open_files", "Innodb_history_list_length",
+        "Innodb_data_pending_", "Innodb_os_log_pending_", "Innodb_mem_",
+        "buffer_pool_size", "buffer_pool_pages_", "buffer_pool_bytes_", "lock_row_lock_current_waits",
+        "trx_rseg_history_len", "os_pending_", "trx_active_transactions",
+    ),
+}  # fmt: skip
+
+
+def is_counter(engine: str, group: str, key: str) -> bool:
+    """Is ``group``/``key`` a running total (whose drop means a reset) rather than a level?"""
+    if group in _GAUGE_GROUPS.get(engine, ()):
+        return False
+    name = key.rsplit(".", 1)[-1] if engine == "redis" and group == "commandstats" else key
+    return name != "usec_per_call" and not name.startswith(_GAUGE_KEYS.get(engine, ()))
+
+
+def went_backwards(engine: str, groups: Mapping[str, StatGroup]) -> list[str]:
+    """The counters (never the levels: ``is_counter``) whose value fell between the snapshots, as
+    ``group.key``."""
+    return [
+        f"{name}.{key}"
+        for name, group in sorted(groups.items())
+        for key, delta in sorted(group.delta.items())
+        if delta < 0 and is_counter(engine, name, key)
+    ]
 
 
 def top_statements(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[TopStatement]:
