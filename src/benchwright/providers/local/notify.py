@@ -91,7 +91,9 @@ def send(url: str, message: dict[str, Any], timeout_s: int = 10) -> None:
 
     client = WebhookClient(url, timeout=timeout_s, logger=_muted_logger())
     try:
-        response = client.send(text=message["text"], blocks=message["blocks"])
+        response = client.send(
+            text=message["text"], blocks=message["blocks"], attachments=message.get("attachments")
+        )
     except Exception as exc:  # connection refused, DNS, TLS, timeout: all "Slack unreachable"
         raise NotifyFailed(f"slack: webhook unreachable ({type(exc).__name__})") from None
     if response.status_code != 200:
