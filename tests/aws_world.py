@@ -154,10 +154,13 @@ def rds_managed_secret(secretsmanager: Any, login: PgLogin, instance: str = "bw-
 
 
 # ---------------------------------------------------------------- documents for merge/report tests
-def sample_documents(plan: dict[str, Any], started: datetime, seconds: float = 240.0) -> list[dict[str, Any]]:
+def sample_documents(
+    plan: dict[str, Any], started: datetime, seconds: float = 240.0, errors: float = 0.0
+) -> list[dict[str, Any]]:
     """Result documents shaped like a runner's for ``plan`` (a small, honest-looking histogram), for
     tests of what happens to documents after the runner (merging, reports, cost) that need fixed
-    figures, and for ``recorded_output``. They say so: ``measurement.method`` is "sample documents"."""
+    figures, and for ``recorded_output``. They say so: ``measurement.method`` is "sample documents".
+    ``errors``: the share of the run phase's operations that failed, flagged as the runner flags them."""
     from benchwright.results import IntervalSample, Measurement, OperationSummary, ResultDocument
     from benchwright.runner.measure import encode_histogram, new_histogram
 
@@ -169,9 +172,10 @@ def sample_documents(plan: dict[str, Any], started: datetime, seconds: float = 2
             hist.record_value(100 + (i % 97) * 7)
         ops = 2000
         runtime = seconds if phase["phase"] == "run" else 5.0
+        failed = round(ops * errors) if phase["phase"] == "run" else 0
         summary = OperationSummary(
             operations=ops,
-            statuses={"OK": ops},
+            statuses={"OK": ops - failed, **({"ERROR": failed} if failed else {})},
             throughput=ops / runtime,
             average_us=float(hist.get_mean_value()),
             min_us=float(hist.get_min_value()),
@@ -209,6 +213,7 @@ def sample_documents(plan: dict[str, Any], started: datetime, seconds: float = 2
                 for s in range(int(runtime))
             ],
         )
+        doc.flag_errors()
         docs.append(json.loads(doc.model_dump_json()))
         t0 = end
     return docs
@@ -225,6 +230,8 @@ class World:
     ready_after: int = 0  # CheckTarget calls that see "not accepting connections" first
     probe_calls: int = 0
     runner_mode: str = "ok"  # ok | fail | never_start
+    # recorded output only: per cell id, the share of its run phase's operations that failed
+    recorded_errors: dict[str, float] = field(default_factory=dict)
     sfn_arns: dict[str, str] = field(default_factory=dict)
     timings: list[tuple[str, float]] = field(default_factory=list)
     secrets: list[str] = field(default_factory=list)  # secret values seen during runs (for scans)
@@ -262,6 +269,7 @@ class World:
         self.ready_after = 0
         self.probe_calls = 0
         self.runner_mode = "ok"
+        self.recorded_errors.clear()
         self.slack.down = None
         self.slack.requests = 0
         self.slack.posts.clear()
@@ -419,7 +427,8 @@ class World:
         (so its shape is the runner's), sample documents that say they are samples."""
         from benchwright.results import ResultDocument, RunnerOutput
 
-        docs = sample_documents(plan, datetime.now(UTC) - timedelta(seconds=260))
+        errors = self.recorded_errors.get(plan["cell_id"], 0.0)
+        docs = sample_documents(plan, datetime.now(UTC) - timedelta(seconds=260), errors=errors)
         output = RunnerOutput(
             run_id=plan["run_id"],
             cell_id=plan["cell_id"],

@@ -380,3 +380,25 @@ def test_a_spec_without_operations_skips_the_operations_loop(world: World) -> No
     result = world.execute("benchmark", run_input(rds_spec(), "no-ops-1"))
     assert result["status"] == "SUCCEEDED", result["cause"]
     assert "CheckOperations" not in world.calls
+
+
+def test_an_invalid_run_is_stored_reported_torn_down_and_ends_in_run_invalid(world: World) -> None:
+    """The runner's run phase had 5 % failed operations (over the 1 % the policy allows): the results
+    are stored and announced, everything is torn down, and the execution ends in RunInvalid (never
+    SUCCEEDED); the record says how many cells and why."""
+    world.recorded_errors["default"] = 0.05
+    result = world.execute("benchmark", run_input(yugabyte_spec("inv-1"), "inv-1"))
+
+    assert (result["status"], result["error"]) == ("FAILED", "RunInvalid"), (result["cause"], world.calls)
+    assert world.calls[-2:] == ["Teardown", "FinishRun"] and "JudgeResults" in world.calls
+    assert world.leftovers("inv-1") == []
+    record = run_record(world, "inv-1")
+    assert record["status"] == "invalid"
+    assert record["error"].startswith("invalid: 1 of 1 cell (default: run error_rate: 100 of 2000 operations")
+    assert record["report"] == f"s3://{world.settings.results_bucket}/runs/inv-1/report.html"
+    html = world.clients("s3").get_object(Bucket=world.settings.results_bucket, Key="runs/inv-1/report.html")
+    assert b'<span class="badge invalid" id="status">invalid: 1 of 1 cell</span>' in html["Body"].read()
+    assert len(world.slack.posts) == 1 and world.slack.refused == []
+    message = world.slack.posts[0].body
+    assert message["text"].startswith("inv-1 inv-1: invalid: 1 of 1 cell")  # spec name, run id: status
+    assert message["attachments"][0]["color"] == "#e8912d"

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from benchwright.errors import RunnerFailed
-from tests.aws_world import World, rds_spec
+from tests.aws_world import World, rds_spec, yugabyte_spec
 
 # Executions here run real runners one after another (up to eight in a test): a minute or two on a quiet
 # machine, several on a loaded one. The project's 300 s per test would fail them for being slow; this
@@ -168,3 +168,27 @@ def test_a_group_whose_target_fails_is_torn_down_and_the_other_group_runs(world:
     for run_id in statuses:
         assert world.leftovers(run_id) == []
     assert len(world.slack.posts) == 1 and "shared-2-003: failed" in json.dumps(world.slack.posts[0].body)
+
+
+def test_a_suite_with_an_invalid_cell_ends_in_suite_invalid_and_keeps_every_result(world: World) -> None:
+    """One cell's run phase had 5 % failed operations: that cell ends invalid (not failed: it finished),
+    the other succeeds, and the suite run is invalid (SuiteInvalid, never SUCCEEDED) with the count and
+    the reason, one message and nothing left behind."""
+    spec = yugabyte_spec("yb-matrix")
+    spec["matrix"] = {"workload.phases.run.threads": [2, 4]}
+    world.recorded_errors["threads=4"] = 0.05
+
+    result = world.execute("suite", {"spec": spec, "run_id": "suite-inv", "poll_seconds": 0})
+
+    assert (result["status"], result["error"]) == ("FAILED", "SuiteInvalid"), (result["cause"], world.calls)
+    statuses = {c["run_id"]: c["status"] for c in summarized(result)["cell_results"]}
+    assert statuses == {"suite-inv-000": "succeeded", "suite-inv-001": "invalid"}
+    assert summarized(result)["failed"] == 0
+    record = cell_record(world, "suite-inv")
+    assert record["status"] == "invalid" and len(record["cells"]) == 2
+    assert record["error"].startswith("invalid: 1 of 2 cells (threads=4: run error_rate: 100 of 2000")
+    assert cell_record(world, "suite-inv-001")["status"] == "invalid"
+    for run_id in statuses:
+        assert world.leftovers(run_id) == []
+    assert len(world.slack.posts) == 1 and world.slack.refused == []
+    assert world.slack.posts[0].body["text"].startswith("yb-matrix suite-inv: invalid: 1 of 2 cells")
