@@ -53,8 +53,8 @@ class SlackSpec(StrictModel):
 
 class NotifySpec(StrictModel):
     """When the finish stage sends the run's message (benchwright.stages.finish.should_notify):
-    always; success (the run succeeded); failure (failed or aborted); regression (slower than its
-    history, or failed or aborted)."""
+    always; success (the run succeeded); failure (failed, aborted or invalid); regression (slower
+    than its history, or failed, aborted or invalid)."""
 
     slack: SlackSpec | None = None
     on: Literal["always", "success", "failure", "regression"] = "always"
