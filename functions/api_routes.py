@@ -229,6 +229,7 @@ def _cells(record: dict[str, Any]) -> tuple[dict[str, Any] | None, list[dict[str
     """Headline figures of each cell's measured phase, and every validity flag, from a run record."""
     from pydantic import ValidationError
 
+    from benchwright.judge.validity import phase_flags
     from benchwright.runs import RunRecord
 
     try:
@@ -249,8 +250,8 @@ def _cells(record: dict[str, Any]) -> tuple[dict[str, Any] | None, list[dict[str
             "p99_us": {op: s.p99_us for op, s in doc.operations.items()} if doc else {},
             "valid": doc.valid if doc else False,
         }
-        flags = [*cell.validity, *(doc.validity if doc else [])]
-        validity += [dict(flag.model_dump(), cell=cell.cell_id) for flag in flags]
+        # every flag once, with the phase that raised it (a load's and a run's error_rate are two)
+        validity += [dict(f.model_dump(), cell=cell.cell_id, phase=phase) for phase, f in phase_flags(cell)]
     return summary, validity
 
 

@@ -99,7 +99,7 @@ def test_get_run_returns_status_and_record_fields(cloud: CloudBackend) -> None:
     assert body["cost"]["total"] == 0.5
     assert body["summary"]["c1"]["throughput"] == 500.0
     assert body["summary"]["c1"]["p99_us"] == {"READ": 2500}
-    assert [(f["code"], f["cell"]) for f in body["validity"]] == [("too_short", "c1")]
+    assert [(f["code"], f["cell"], f["phase"]) for f in body["validity"]] == [("too_short", "c1", "run")]
 
 
 def test_get_run_without_a_record_yet_still_answers(cloud: CloudBackend) -> None:
