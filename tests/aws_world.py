@@ -161,7 +161,7 @@ def sample_documents(
     tests of what happens to documents after the runner (merging, reports, cost) that need fixed
     figures, and for ``recorded_output``. They say so: ``measurement.method`` is "sample documents".
     ``errors``: the share of the run phase's operations that failed, flagged as the runner flags them."""
-    from benchwright.results import IntervalSample, Measurement, OperationSummary, ResultDocument
+    from benchwright.results import IntervalSample, Measurement, OperationSummary, ResultDocument, failed_name
     from benchwright.runner.measure import encode_histogram, new_histogram
 
     docs = []
@@ -174,9 +174,9 @@ def sample_documents(
         runtime = seconds if phase["phase"] == "run" else 5.0
         failed = round(ops * errors) if phase["phase"] == "run" else 0
         summary = OperationSummary(
-            operations=ops,
-            statuses={"OK": ops - failed, **({"ERROR": failed} if failed else {})},
-            throughput=ops / runtime,
+            operations=ops - failed,
+            statuses={"OK": ops - failed},
+            throughput=(ops - failed) / runtime,
             average_us=float(hist.get_mean_value()),
             min_us=float(hist.get_min_value()),
             max_us=float(hist.get_max_value()),
@@ -198,9 +198,25 @@ def sample_documents(
             started_at=t0,
             ended_at=end,
             runtime_ms=runtime * 1000,
-            operations_total=ops,
-            throughput=ops / runtime,
-            operations={"READ": summary},
+            operations_total=ops - failed,
+            failed_total=failed,
+            throughput=(ops - failed) / runtime,
+            operations={  # failures are their own entry (READ-FAILED), as the runner writes them
+                "READ": summary,
+                **(
+                    {
+                        failed_name("READ"): summary.model_copy(
+                            update={
+                                "operations": failed,
+                                "statuses": {"ERROR": failed},
+                                "throughput": failed / runtime,
+                            }
+                        )
+                    }
+                    if failed
+                    else {}
+                ),
+            },
             intervals=[
                 IntervalSample(
                     t=float(s + 1),

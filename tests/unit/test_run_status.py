@@ -16,7 +16,7 @@ from benchwright.outcome import (
 from benchwright.report.html import render_html
 from benchwright.report.sample import make_run, noisy_series
 from benchwright.report.text import render_summary
-from benchwright.results import ValidityFlag
+from benchwright.results import ValidityFlag, failed_name
 from benchwright.runs import RunRecord
 from benchwright.stages.finish import finish_run, should_notify
 from benchwright.stages.suite import suite_state, summarize
@@ -103,8 +103,11 @@ def test_a_run_with_every_measured_operation_failed_is_still_failed(tmp_path: Pa
     store = MemoryStore()
     record = two_cells("broken")
     for cell in record.cells:
-        for summary in cell.phases["run"].operations.values():
-            summary.statuses = {"ERROR": summary.operations}
+        run = cell.phases["run"]
+        run.operations = {  # every operation its own -FAILED entry: nothing succeeded
+            failed_name(name): summary.model_copy(update={"statuses": {"ERROR": summary.operations}})
+            for name, summary in run.operations.items()
+        }
         cell.phases["run"].validity.append(ValidityFlag(code="error_rate", severity="invalid", message="all"))
     store.save_run(record)
     after = finish_run(state_of(record), providers(tmp_path, store, Recording()))
