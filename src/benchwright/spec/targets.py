@@ -10,6 +10,7 @@ import re
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from benchwright.spec._base import (
     AZ_ID_RE,
@@ -18,8 +19,8 @@ from benchwright.spec._base import (
     Engine,
     Scalar,
     StrictModel,
-    settings_names,
 )
+from benchwright.spec.server_settings import SettingError, check_settings, settings_kind
 
 # The runner's Redis clients speak to one node (no Redis Cluster slot map or MOVED redirects): with
 # several shards most keys would fail. Refused before anything is created rather than measured wrong.
@@ -33,7 +34,23 @@ class _TargetBase(StrictModel):
     engine: Engine
     settings: dict[str, Scalar] = Field(default_factory=dict)  # server settings / parameter group
 
-    _check_settings = field_validator("settings")(settings_names)
+    @model_validator(mode="after")
+    def _settings_allowed(self) -> _TargetBase:
+        # held to the allow-list of the server that reads them (spec.server_settings); names are
+        # stored normalised, so the server gets exactly the name that was checked
+        kind = settings_kind(
+            str(getattr(self, "provider", "")),
+            self.engine,
+            getattr(self, "template", None),
+            getattr(self, "server", None),
+        )
+        try:
+            self.settings = check_settings(kind, self.settings)
+        except SettingError as exc:
+            raise PydanticCustomError(
+                "bad_setting", "{message}", {"name": exc.name, "message": str(exc)}
+            ) from None
+        return self
 
 
 class LocalTarget(_TargetBase):
