@@ -17,6 +17,12 @@ NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 ENV_NAME_RE = re.compile(r"^[A-Z_][A-Z0-9_]*$")
 AZ_NAME_RE = re.compile(r"^[a-z]{2}(-gov)?-[a-z]+-\d[a-z]$")  # eu-west-1a
 AZ_ID_RE = re.compile(r"^[a-z]{3,4}\d-az\d+$")  # euw1-az2
+# Values that reach a shell, a config file, a URL or an AWS call are held to patterns that admit no
+# separator, quote, space or newline (issue 30): the field's path names the culprit.
+VERSION_RE = re.compile(r"^[0-9][0-9A-Za-z._-]{0,63}$")  # 16.4, 8.0.mysql_aurora.3.05.2, 2024.2.0.0
+EC2_TYPE_RE = re.compile(r"^[a-z][a-z0-9-]{0,30}\.[a-z0-9]{1,30}$")  # m6i.4xlarge
+DB_IDENT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,62}$")  # a database or user name (no URL syntax)
+HOST_RE = re.compile(r"^([A-Za-z0-9]([A-Za-z0-9-]{0,62}[A-Za-z0-9])?\.?)+$|^\[[0-9A-Fa-f:.]{2,45}\]$")
 SECRET_ARN_RE = re.compile(r"^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:.+$")
 
 
@@ -27,6 +33,18 @@ def _numeric(annotation: Any) -> bool:
     if annotation in (int, float):
         return True
     return any(_numeric(a) for a in get_args(annotation))
+
+
+def matching(regex: re.Pattern[str], what: str) -> Any:
+    """A field validator: the value (or each item of a list) must match ``regex``."""
+
+    def check(cls: Any, value: Any) -> Any:
+        for item in value if isinstance(value, list) else [value]:
+            if item is not None and not regex.match(str(item)):
+                raise ValueError(f"{str(item)[:80]!r} is not {what}")
+        return value
+
+    return classmethod(check)
 
 
 class StrictModel(BaseModel):

@@ -15,10 +15,15 @@ from pydantic_core import PydanticCustomError
 from benchwright.spec._base import (
     AZ_ID_RE,
     AZ_NAME_RE,
+    DB_IDENT_RE,
+    EC2_TYPE_RE,
     ENV_NAME_RE,
+    HOST_RE,
+    VERSION_RE,
     Engine,
     Scalar,
     StrictModel,
+    matching,
 )
 from benchwright.spec.server_settings import SettingError, check_settings, settings_kind
 
@@ -72,13 +77,19 @@ class EndpointTarget(_TargetBase):
     tls: bool = False
     db: int = Field(default=0, ge=0)  # redis logical database
 
+    _names = field_validator("database", "user")(
+        matching(DB_IDENT_RE, "a name of letters, digits, _ . - (starting with a letter or _)")
+    )
+
     @field_validator("hosts")
     @classmethod
     def _hosts(cls, hosts: list[str]) -> list[str]:
         for i, h in enumerate(hosts):
             host, _, port = h.rpartition(":")
             if not host or not port.isdigit() or not 0 < int(port) < 65536:
-                raise ValueError(f"hosts[{i}] {h!r} must be host:port")
+                raise ValueError(f"hosts[{i}] {h[:80]!r} must be host:port")
+            if len(host) > 253 or not HOST_RE.match(host):
+                raise ValueError(f"hosts[{i}] {h[:80]!r}: the host must be a DNS name or an IP address")
         return hosts
 
     @field_validator("password_env")
@@ -150,6 +161,11 @@ class RdsTarget(_TargetBase):
     backup_retention_days: int = Field(default=0, ge=0, le=35)
 
     _ic = field_validator("instance_class")(_instance_class("db."))
+    _az = field_validator("availability_zone")(matching(AZ_NAME_RE, "an AZ name such as eu-west-1a"))
+    _version = field_validator("engine_version")(matching(VERSION_RE, "an engine version such as 16.4"))
+    _names = field_validator("database", "username")(
+        matching(DB_IDENT_RE, "a name of letters, digits, _ . - (starting with a letter or _)")
+    )
 
     @model_validator(mode="after")
     def _rules(self) -> RdsTarget:
@@ -188,6 +204,11 @@ class AuroraTarget(_TargetBase):
     username: str = "bench"
 
     _ic = field_validator("instance_class")(_instance_class("db.", "db.serverless"))
+    _az = field_validator("availability_zone")(matching(AZ_NAME_RE, "an AZ name such as eu-west-1a"))
+    _version = field_validator("engine_version")(matching(VERSION_RE, "an engine version such as 16.4"))
+    _names = field_validator("database", "username")(
+        matching(DB_IDENT_RE, "a name of letters, digits, _ . - (starting with a letter or _)")
+    )
 
     @model_validator(mode="after")
     def _rules(self) -> AuroraTarget:
@@ -216,6 +237,7 @@ class ElastiCacheTarget(_TargetBase):
     tls: bool = False
 
     _nt = field_validator("node_type")(_instance_class("cache."))
+    _version = field_validator("engine_version")(matching(VERSION_RE, "an engine version such as 16.4"))
 
     @field_validator("availability_zone")
     @classmethod
@@ -252,6 +274,7 @@ class MemoryDbTarget(_TargetBase):
         return self
 
     _nt = field_validator("node_type")(_instance_class("db."))
+    _version = field_validator("engine_version")(matching(VERSION_RE, "an engine version such as 16.4"))
 
 
 VolumeType = Literal["standard", "gp2", "gp3", "io1", "io2", "st1", "sc1"]
@@ -287,6 +310,7 @@ class Ec2Volume(StrictModel):
         return self
 
 
+YB_VERSION_RE = re.compile(r"^[0-9]{1,6}(\.[0-9]{1,6}){1,4}$")
 YUGABYTEDB_VERSION = "2024.2.0.0"  # the yugabytedb-3node template's release when ``version`` is unset
 
 
@@ -304,12 +328,17 @@ class Ec2Target(_TargetBase):
     availability_zones: list[str] | None = None  # one per node; None = spread over the VPC's AZs
     presplit: list[str] | None = None  # yugabytedb: SPLIT AT VALUES for usertable
 
-    @field_validator("instance_type")
+    _it = field_validator("instance_type")(matching(EC2_TYPE_RE, "an EC2 instance type such as m6i.4xlarge"))
+    _version = field_validator("version")(matching(YB_VERSION_RE, "a release such as 2024.2.0.0"))
+    _azs = field_validator("availability_zones")(matching(AZ_NAME_RE, "an AZ name such as eu-west-1a"))
+
+    @field_validator("presplit")
     @classmethod
-    def _it(cls, v: str) -> str:
-        if not re.match(r"^[a-z][a-z0-9-]*\.[a-z0-9]+$", v):
-            raise ValueError(f"{v!r} is not an EC2 instance type such as m6i.4xlarge")
-        return v
+    def _presplit(cls, values: list[str] | None) -> list[str] | None:
+        for i, v in enumerate(values or []):
+            if len(str(v)) > 64 or not str(v).isprintable():
+                raise ValueError(f"presplit[{i}]: one line of at most 64 characters")
+        return values
 
     @model_validator(mode="after")
     def _rules(self) -> Ec2Target:
