@@ -454,3 +454,23 @@ def test_a_store_under_a_regular_file_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     with pytest.raises(StoreError, match="is a file, not a directory"):
         SQLiteResultStore(tmp_path / "file" / "results.db")
+
+
+# ---------------------------------------------------------------- connection parts are escaped
+@pytest.mark.parametrize(
+    ("user", "database"),
+    [("bench", "bench?password=hunter2"), ("u@evil:1", "db/../x"), ("a b", "c&password=hunter2#")],
+)
+def test_connection_urls_escape_user_and_database(user: str, database: str, monkeypatch: Any) -> None:
+    """What the spec's patterns refuse never changes a URL's meaning either: the drivers read back
+    exactly the user and the database, and no password."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    from benchwright.providers.urls import sql_url
+    from benchwright.runner.drivers.mysql import PASSWORD_ENV, parse_url
+
+    monkeypatch.delenv(PASSWORD_ENV, raising=False)
+    pg = conninfo_to_dict(sql_url("postgres", user, ["db.example:5432"], database)["postgres.url"])
+    assert (pg["user"], pg["dbname"], pg["host"]) == (user, database, "db.example") and "password" not in pg
+    my = parse_url(sql_url("mysql", user, ["db.example:3306"], database)["mysql.url"])
+    assert (my["user"], my["database"], my["password"], my["host"]) == (user, database, "", "db.example")
