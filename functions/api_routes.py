@@ -23,6 +23,7 @@ from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
 from benchwright import __version__
 from benchwright.api.backend import CloudBackend, RunNotFound, api_status
+from benchwright.api.limits import DEFAULT_INSTANCE_TYPES, ApiLimits, check_limits
 from benchwright.api.models import (
     MAX_BODY_BYTES,
     RUN_ID_PATTERN,
@@ -176,12 +177,25 @@ def _validate(request: SubmitRequest) -> list[dict[str, Any]]:
                 )
             data["benchmarks"] = [_with_tags(b, request.tags) for b in benchmarks]
         suite = parse_suite(data)
+        limits = _limits()
         for i, bench in enumerate(suite.benchmarks):
             _cloud_only(bench.target.provider, bench.runner.platform, f"benchmarks[{i}].")
+            check_limits(bench, limits, f"benchmarks[{i}].")
         return [b.model_dump(mode="json") for b in suite.benchmarks]
     spec = parse_spec(_with_tags(request.spec, request.tags))
     _cloud_only(spec.target.provider, spec.runner.platform, "")
+    check_limits(spec, _limits())
     return [spec.model_dump(mode="json")]
+
+
+def _limits() -> ApiLimits:
+    """The stage's limits on a submission (infra/config.py ``api``, set in the Lambda's environment)."""
+    settings = ApiSettings.from_env()
+    return ApiLimits(
+        endpoint_cidrs=tuple(settings.api_endpoint_cidrs),
+        instance_types=tuple(settings.api_instance_types) or DEFAULT_INSTANCE_TYPES,
+        max_run_hours=settings.max_run_hours,
+    )
 
 
 def _cloud_only(provider: str, platform: str, prefix: str) -> None:

@@ -142,6 +142,38 @@ class NetworkConfig(_Model):
     cidr: str = Field(default="10.42.0.0/16", pattern=r"^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}/(1[6-9]|2[0-4])$")
 
 
+class ApiLimitsConfig(_Model):
+    """What a spec submitted through the API may ask of this account (benchwright.api.limits):
+    ``endpoint_cidrs`` an endpoint target's addresses must lie in (none: endpoint targets refused
+    with cloud runners; link-local and metadata addresses are refused always), and the instance
+    classes, node types and instance types it may start (shell patterns; empty: the defaults)."""
+
+    endpoint_cidrs: list[str] = Field(default_factory=list, max_length=20)
+    instance_types: list[str] = Field(default_factory=list, max_length=100)
+
+    @field_validator("endpoint_cidrs")
+    @classmethod
+    def _cidrs(cls, value: list[str]) -> list[str]:
+        import ipaddress
+
+        for cidr in value:
+            try:
+                network = ipaddress.ip_network(cidr, strict=False)
+            except ValueError:
+                raise ValueError(f"{cidr!r} is not a CIDR (10.0.0.0/16)") from None
+            if network.is_link_local or network.is_loopback or network.prefixlen == 0:
+                raise ValueError(f"{cidr!r}: link-local, loopback and 0.0.0.0/0 are never allowed")
+        return value
+
+    @field_validator("instance_types")
+    @classmethod
+    def _types(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            if not re.match(r"^[a-z0-9*?][a-z0-9.*?-]{0,40}$", pattern):
+                raise ValueError(f"{pattern!r} is not an instance type pattern (db.r6g.*, c6i.8xlarge)")
+        return value
+
+
 class StageConfig(_Model):
     """Everything that differs between two deployments of Benchwright."""
 
@@ -161,6 +193,7 @@ class StageConfig(_Model):
     # Who may read and cancel every run through the API (others see only the runs they submitted):
     # IAM role names or user/role ARNs.
     api_admins: list[str] = Field(default_factory=list, max_length=50)
+    api: ApiLimitsConfig = Field(default_factory=ApiLimitsConfig)
 
     @field_validator("name", "owner")
     @classmethod

@@ -437,12 +437,32 @@ def json_schema() -> dict[str, Any]:
 
 
 _SECRET_KEYS = re.compile(r"(pass(word)?|secret|token|webhook|auth|credential)", re.IGNORECASE)
-URL_PASSWORD = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]*://)(?P<user>[^:/@\s]*):(?P<pw>[^@/\s]*)@", re.I)
-# libpq / ODBC key=value strings ("host=h password=pw"), quoted or not, and "password": "pw" in JSON
+# Linear time on any input (issue 30: an unbounded scheme made one long word quadratic, 24 s for a
+# 60 KB spec): a scheme is at most 32 characters, and the parts after it stop at the next '/', '@' or
+# space, so each position is tried a bounded number of times.
+URL_PASSWORD = re.compile(r"(?P<scheme>[a-z][a-z0-9+.-]{0,31}://)(?P<user>[^:/@\s]*):(?P<pw>[^@/\s]*)@", re.I)
+# libpq / ODBC key=value strings ("host=h password=pw"), quoted or not, a URL's "?password=pw", and
+# "password": "pw" in JSON
 _KV_PASSWORD = re.compile(
-    r"(?P<key>\b(?:password|passwd|pwd|requirepass)\s*=\s*)(?P<pw>'(?:[^'\\]|\\.)*'|[^\s;,&]+)", re.I
+    r"(?P<key>\b(?:password|passwd|pwd|sslpassword|requirepass|masterauth)\s*=\s*)"
+    r"(?P<pw>'(?:[^'\\]|\\.)*'|[^\s;,&]+)",
+    re.I,
 )
 _JSON_PASSWORD = re.compile(r'(?P<key>"(?:password|passwd|pwd)"\s*:\s*)"(?:[^"\\]|\\.)*"', re.I)
+# a Slack incoming-webhook URL is its own credential
+SLACK_WEBHOOK = re.compile(r"hooks\.slack(?:-gov)?\.com/(?:services|triggers|workflows)/[^\s\"']*", re.I)
+
+
+def text_secret(text: str) -> str | None:
+    """What kind of secret a free text holds (a URL with a password, a ``password=`` pair in a DSN or a
+    URL's query, a JSON password, a Slack webhook), or None. Linear time: the patterns above."""
+    if URL_PASSWORD.search(text):
+        return "a URL with a password"
+    if _KV_PASSWORD.search(text) or _JSON_PASSWORD.search(text):
+        return "a password=... pair (a DSN or a URL's query)"
+    if SLACK_WEBHOOK.search(text):
+        return "a Slack webhook URL (a credential of its own)"
+    return None
 
 
 def redact_text(text: str) -> str:
@@ -450,6 +470,7 @@ def redact_text(text: str) -> str:
     passwords in URLs (any scheme, also a mistyped one), in libpq key=value strings and in JSON."""
     text = URL_PASSWORD.sub(lambda m: f"{m['scheme']}{m['user']}:***@", text)
     text = _KV_PASSWORD.sub(lambda m: f"{m['key']}***", text)
+    text = SLACK_WEBHOOK.sub("hooks.slack.com/***", text)
     return _JSON_PASSWORD.sub(lambda m: f'{m["key"]}"***"', text)
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from benchwright.errors import SpecError
-from benchwright.results import URL_PASSWORD
+from benchwright.results import text_secret
 
 MAX_PROPERTY_FILE = 256 * 1024
 MAX_CELLS = 1000  # local; a cloud spec is further held to the workflow's Map limit
@@ -73,18 +73,47 @@ def _walk(data: Any, path: str) -> Iterator[tuple[str, Any, Any]]:
 
 
 def check_no_secrets(data: Any, prefix: str = "") -> None:
-    """Refuse a password written in the spec (a password-like key with a value, a URL with one)."""
+    """Refuse a secret written in the spec: a password-like key with a value, or a value holding a URL
+    with a password, a ``password=`` pair (DSN, URL query), or a Slack webhook. Run on the final data
+    (property and SQL files inlined); one pass over the data, each string scanned in linear time."""
     for path, key, value in _walk(data, prefix):
         if isinstance(key, str) and is_secret_key(key) and value not in (None, "", [], {}):
             raise SpecError(path, f"a secret written in the spec is refused; {HOW_TO_PASS}")
-        if isinstance(value, str) and URL_PASSWORD.search(value):
-            raise SpecError(path, f"a URL with a password is refused (write it without one); {HOW_TO_PASS}")
-        if path.endswith(".matrix") and isinstance(value, dict):
+        for text in (key, value):
+            found = text_secret(text) if isinstance(text, str) else None
+            if found:
+                raise SpecError(path, f"{found} is refused (write it without one); {HOW_TO_PASS}")
+        if (path == "matrix" or path.endswith(".matrix")) and isinstance(value, dict):
             for varied in value:
-                if isinstance(varied, str) and is_secret_key(varied.rsplit(".", 1)[-1]):
+                last = varied.rsplit(".", 1)[-1] if isinstance(varied, str) else ""
+                if is_secret_key(last):
                     raise SpecError(
                         f"{path}.{varied}", f"a secret cannot be varied in a matrix; {HOW_TO_PASS}"
                     )
+                if last in ("file", "init_file") and varied.rsplit(".", 2)[-2:-1] == ["sql"]:
+                    raise SpecError(
+                        f"{path}.{varied}", "a file cannot be varied in a matrix (vary sql.script's text)"
+                    )
+
+
+def check_text(data: Any, prefix: str = "") -> None:
+    """Every key and string is text that can be stored and sent: no lone surrogate (which validates,
+    then fails the first write as UTF-8) and no NUL byte. Errors name the field."""
+    for path, key, value in _walk(data, prefix):
+        for text in (key, value):
+            if not isinstance(text, str):
+                continue
+            if "\0" in text:
+                raise SpecError(_printable(path), "holds a NUL byte")
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                raise SpecError(_printable(path), "is not valid text (a lone UTF-16 surrogate)") from None
+
+
+def _printable(path: str) -> str:
+    """A field path safe to print: what cannot be written as UTF-8 is escaped."""
+    return path.encode("utf-8", "backslashreplace").decode("utf-8").replace("\0", "\\0")
 
 
 # ---------------------------------------------------------------- workload files
@@ -94,9 +123,31 @@ def _packaged(name: Any) -> bool:
     return name in PACKAGED
 
 
-def read_property_file(entry: str, root: Path, field: str) -> dict[str, str]:
-    """One property file named in a spec: under ``root``, regular, small; errors never echo content."""
-    from benchwright.runner.workloads.ycsb.properties import parse_property_text
+MAX_SQL_FILE = 1 << 20  # a SQL script is statements, not data
+SQL_FILES = {"sql.file": "sql.script", "sql.init_file": "sql.init"}  # a file property -> its text
+_DEVICE_TREES = ("/proc", "/sys", "/dev")
+
+
+def read_spec_file(entry: Any, root: Path | None, field: str, what: str, limit: int) -> str:
+    """The one rule for every file a spec names (property files, ``sql.file``, ``sql.init_file``):
+    a name without NUL, resolved against the spec's directory (``root``) and under it, a regular file
+    outside /proc, /sys and /dev, at most ``limit`` bytes, opened without blocking (a FIFO never
+    hangs), UTF-8. ``root`` None (the API, a stored spec): no host file is read at all. Errors name
+    the field and the file, never its content."""
+    if not isinstance(entry, str) or not entry:
+        raise SpecError(field, "must be a file name")
+    if "\0" in entry or not entry.isprintable() or len(entry) > 4096:
+        raise SpecError(field, "a file name is one printable line without NUL bytes")
+    try:
+        entry.encode("utf-8")
+    except UnicodeEncodeError:
+        raise SpecError(field, "a file name must be valid UTF-8 text") from None
+    shown = entry if len(entry) <= 120 else entry[:117] + "..."
+    if root is None:
+        raise SpecError(
+            field,
+            f"{shown!r}: no file is read here (the API, a stored spec); give the {what}'s text inline",
+        )
     from benchwright.yamlload import read_text
 
     base = root.resolve()
@@ -104,18 +155,68 @@ def read_property_file(entry: str, root: Path, field: str) -> dict[str, str]:
     if not path.is_relative_to(base):
         raise SpecError(
             field,
-            f"{entry!r} is outside {base} (files must be under the spec's directory, or name another "
+            f"{shown!r} is outside {base} (files must be under the spec's directory, or name another "
             "directory with --files-root)",
         )
+    if any(path.is_relative_to(tree) for tree in _DEVICE_TREES):
+        raise SpecError(field, f"{shown!r}: files under /proc, /sys or /dev are not read")
     if not path.exists():
         from benchwright.runner.workloads.ycsb.properties import PACKAGED
 
-        raise SpecError(field, f"{entry!r}: no such file (packaged workloads: {', '.join(PACKAGED)})")
+        extra = f" (packaged workloads: {', '.join(PACKAGED)})" if what == "property file" else ""
+        raise SpecError(field, f"{shown!r}: no such file{extra}")
+    if not path.is_file():  # a directory, a FIFO, a device
+        raise SpecError(field, f"{shown!r}: the {what} must be a regular file")
     try:
-        text = read_text(path, "property file", MAX_PROPERTY_FILE)
+        return read_text(path, what, limit)
     except SpecError as exc:
-        raise SpecError(field, f"{entry!r}: {exc.detail}") from None
+        raise SpecError(field, f"{shown!r}: {exc.detail}") from None
+
+
+def read_property_file(entry: str, root: Path, field: str) -> dict[str, str]:
+    """One property file named in a spec (``read_spec_file``'s rule), parsed."""
+    from benchwright.runner.workloads.ycsb.properties import parse_property_text
+
+    text = read_spec_file(entry, root, field, "property file", MAX_PROPERTY_FILE)
     return parse_property_text(text, entry)
+
+
+def _inline_sql(properties: Any, root: Path | None, where: str) -> Any:
+    """``sql.file`` / ``sql.init_file`` read by the one rule and carried as ``sql.script`` /
+    ``sql.init`` (the file's name stays, for messages); a property that already holds the text wins
+    and no file is read."""
+    if not isinstance(properties, dict) or not any(k in properties for k in SQL_FILES):
+        return properties
+    out = dict(properties)
+    for file_key, text_key in SQL_FILES.items():
+        if file_key not in out or out.get(text_key):
+            continue
+        out[text_key] = read_spec_file(out[file_key], root, f"{where}.{file_key}", "SQL file", MAX_SQL_FILE)
+    return out
+
+
+def inline_sql_files(data: Any, root: Path | None, prefix: str = "") -> Any:
+    """A copy of one benchmark's data with the SQL files its properties (and phases') name inlined."""
+    if not isinstance(data, dict) or not isinstance(data.get("workload"), dict):
+        return data
+    out = dict(data)
+    workload = dict(out["workload"])
+    at = f"{prefix + '.' if prefix else ''}workload"
+    workload["properties"] = _inline_sql(workload.get("properties"), root, f"{at}.properties")
+    if "properties" not in out["workload"]:
+        workload.pop("properties")
+    phases = workload.get("phases")
+    if isinstance(phases, dict):
+        workload["phases"] = {
+            name: (
+                {**p, "properties": _inline_sql(p["properties"], root, f"{at}.phases.{name}.properties")}
+                if isinstance(p, dict) and "properties" in p
+                else p
+            )
+            for name, p in phases.items()
+        }
+    out["workload"] = workload
+    return out
 
 
 def inline_files(data: Any, root: Path | None, prefix: str = "") -> Any:
@@ -150,10 +251,12 @@ def inline_files(data: Any, root: Path | None, prefix: str = "") -> Any:
         if root is None:
             raise SpecError(
                 field,
-                f"{entry!r}: only packaged workloads can be named here; a property file is read from "
-                "the spec's directory when the spec is given as a file",
+                f"{str(entry)[:120]!r}: only packaged workloads can be named here; a property file is "
+                "read from the spec's directory when the spec is given as a file",
             )
-        merged.update(read_property_file(entry, root, field))
+        read = read_property_file(entry, root, field)
+        check_no_secrets(read, field)  # named by the file it came from
+        merged.update(read)
     properties = workload.get("properties") or {}
     if not isinstance(properties, dict):
         return out  # the model reports the type

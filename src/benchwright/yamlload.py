@@ -41,9 +41,14 @@ StrictLoader.add_implicit_resolver(
 
 
 def _construct_mapping(loader: StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+    # flatten_mapping puts the merged (<<) entries first, in priority order, then the mapping's own;
+    # a key of its own overrides a merged one (YAML's merge), only its own keys must be unique
+    own_count = sum(1 for k, _v in node.value if k.tag != "tag:yaml.org,2002:merge")
     loader.flatten_mapping(node)
+    merged_count = len(node.value) - own_count
     out: dict[Any, Any] = {}
-    for key_node, value_node in node.value:
+    own: set[Any] = set()
+    for i, (key_node, value_node) in enumerate(node.value):
         key = loader.construct_object(key_node, deep=True)
         line = key_node.start_mark.line + 1
         if not isinstance(key, str):
@@ -51,8 +56,12 @@ def _construct_mapping(loader: StrictLoader, node: yaml.MappingNode, deep: bool 
                 f"line {line}",
                 f"the key {key!r} is not a string (quote it: '{key_node.value}':)",
             )
-        if key in out:
-            raise SpecError(f"line {line}", f"duplicate key {key!r} (each key may appear once per mapping)")
+        if i >= merged_count:
+            if key in own:
+                raise SpecError(
+                    f"line {line}", f"duplicate key {key!r} (each key may appear once per mapping)"
+                )
+            own.add(key)
         out[key] = loader.construct_object(value_node, deep=deep)
     return out
 

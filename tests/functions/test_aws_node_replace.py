@@ -115,10 +115,11 @@ def test_node_replace_terminates_the_last_node_and_probes_through_its_replacemen
         ]["Value"]
     ).decode()
     masters = ",".join(f"{ip}:7100" for ip in ips)
-    assert f'MASTERS="{masters}"' in user_data and 'MASTER_START=""' in user_data
+    assert f"MASTERS={masters}" in user_data and "MASTER_START=''" in user_data
     others = f"{ips[0]}:7100,{ips[1]}:7100"
-    assert f"{others} change_master_config REMOVE_SERVER {ips[2]} 7100" in user_data
-    assert f"{masters} change_master_config ADD_SERVER {ips[2]} 7100" in user_data
+    assert f"MASTER_OTHERS={others}" in user_data and f"NODE_IP={ips[2]}" in user_data
+    assert 'change_master_config "$2" "$NODE_IP" 7100' in user_data
+    assert 'admin "$MASTER_OTHERS" REMOVE_SERVER' in user_data and 'admin "$MASTERS" ADD_SERVER' in user_data
     assert t.handle["instances"].split(",") == [ids[0], ids[1], new["InstanceId"]]
     assert t.handle["replaced"] == ids[2]
 

@@ -198,8 +198,8 @@ def test_yugabytedb_three_nodes_one_per_az_know_each_other_before_boot(aws: Any)
         ec2.describe_instance_attribute(InstanceId=ids[0], Attribute="userData")["UserData"]["Value"]
     ).decode()
     masters = ",".join(f"{ip}:7100" for ip in handle["ips"].split(","))
-    assert f'MASTERS="{masters}"' in user_data and "--replication_factor=3" in user_data
-    assert "--ysql_max_connections=400" in user_data
+    assert f"MASTERS={masters}" in user_data and "REPLICATION_FACTOR=3" in user_data
+    assert "TSERVER_FLAGS=(--ysql_max_connections=400)" in user_data
     assert t.status() == "ready"
     assert t.connection_properties()["postgres.url"].count(":5433") == 3
     t.delete()

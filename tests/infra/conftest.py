@@ -10,6 +10,7 @@ import pytest
 from tests.infra.test_stack import SUITE, _with_node, synth
 
 ADMINS = ["bench-admin", "arn:aws:iam::123456789012:role/perf-lead"]
+API_LIMITS = {"endpoint_cidrs": ["10.20.0.0/16"], "instance_types": ["db.t4g.*", "cache.t4g.*"]}
 
 
 @pytest.fixture(scope="session")
@@ -19,5 +20,6 @@ def stack() -> Iterator[tuple[Any, dict[str, Any]]]:
         {
             "schedule": {"suite": [SUITE], "cron": "cron(30 3 * * ? *)", "timezone": "Europe/Berlin"},
             "api_admins": ADMINS,
+            "api": API_LIMITS,
         }
     )

@@ -284,6 +284,24 @@ def test_the_api_gets_the_stages_admins(stack: Any) -> None:
     assert ApiSettings.from_env({name: value}).api_admins == ADMINS
 
 
+def test_the_api_gets_the_stages_limits(stack: Any) -> None:
+    """Issue 30 item 4: what a submitted spec may ask (benchwright.api.limits) is the stage's."""
+    from benchwright.providers.aws.config import ApiSettings
+    from tests.infra.conftest import API_LIMITS
+
+    _, doc = stack
+    fn = next(
+        f for f in resources(doc, "AWS::Lambda::Function").values()
+        if f["Properties"]["Handler"] == "functions.api.handler"
+    )  # fmt: skip
+    variables = fn["Properties"]["Environment"]["Variables"]
+    names = [ApiSettings.env_name(n) for n in ("api_endpoint_cidrs", "api_instance_types", "max_run_hours")]
+    settings = ApiSettings.from_env({n: variables[n] for n in names})
+    assert settings.api_endpoint_cidrs == API_LIMITS["endpoint_cidrs"]
+    assert settings.api_instance_types == API_LIMITS["instance_types"]
+    assert settings.max_run_hours == 8
+
+
 @pytest.mark.parametrize(
     ("stage", "field"),
     [
@@ -301,6 +319,12 @@ def test_the_api_gets_the_stages_admins(stack: Any) -> None:
         pytest.param({"surprise": 1}, "stage.surprise", id="unknown-field"),
         pytest.param({"api_admins": ["arn:aws:s3:::bucket"]}, "stage.api_admins", id="admin-not-iam"),
         pytest.param({"api_admins": ["two words"]}, "stage.api_admins", id="admin-not-a-name"),
+        pytest.param(
+            {"api": {"endpoint_cidrs": ["169.254.0.0/16"]}}, "stage.api.endpoint_cidrs", id="cidr-ll"
+        ),
+        pytest.param({"api": {"endpoint_cidrs": ["0.0.0.0/0"]}}, "stage.api.endpoint_cidrs", id="cidr-all"),
+        pytest.param({"api": {"endpoint_cidrs": ["ten"]}}, "stage.api.endpoint_cidrs", id="cidr-bad"),
+        pytest.param({"api": {"instance_types": ["c6i.*; rm"]}}, "stage.api.instance_types", id="type-bad"),
     ],
 )
 def test_invalid_stage_config_names_the_field(stage: dict[str, Any], field: str) -> None:

@@ -83,7 +83,7 @@ def test_runner_container_killed_mid_run(runner_image: str, tmp_path: Path) -> N
 
 
 def test_target_whose_creation_fails(runner_image: str, tmp_path: Path) -> None:
-    spec = rds_spec(tmp_path, name="rehearse-bad-params", settings={"shared_buffers": "not-a-size"})
+    spec = rds_spec(tmp_path, name="rehearse-bad-params", settings={"shared_buffers": "8kB"})
     outcome = rehearse(spec, tmp_path / "out", image=runner_image, timeout_s=600)
     record = one_record(outcome)
     assert record["status"] == "failed"

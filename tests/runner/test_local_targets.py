@@ -125,10 +125,11 @@ def test_a_taken_port_is_a_clear_error_and_nothing_is_left(
 @pytest.mark.parametrize(
     ("engine", "settings", "expected"),
     [
-        ("postgres", {"no_such_parameter": 1}, "no_such_parameter"),
-        ("redis", {"maxmemory": "lots"}, "maxmemory"),
+        # allowed names with typed values the server still refuses (a range): its message is said
+        ("postgres", {"max_connections": 0}, "max_connections"),
+        ("redis", {"maxmemory-samples": -5}, "maxmemory-samples"),
     ],
-    ids=["postgres-unknown-setting", "redis-bad-value"],
+    ids=["postgres-out-of-range", "redis-out-of-range"],
 )
 def test_a_bad_setting_fails_with_the_server_message_and_leaves_nothing(
     engine: str, settings: dict[str, Any], expected: str

@@ -254,10 +254,10 @@ def test_cell_artifacts_in_a_shared_bucket_carry_the_run_id() -> None:
         ("redis", {"maxmemory": "1gb\nbind 0.0.0.0\nprotected-mode no"}, "one line"),
         ("postgres", {"work_mem": "4MB'\nlisten_addresses = '*"}, "one line"),
         ("mysql", {"max_connections": "100\nbind-address = 0.0.0.0"}, "one line"),
-        ("redis", {"bind": "0.0.0.0"}, "set by Benchwright"),
-        ("postgres", {"listen_addresses": "*"}, "set by Benchwright"),
-        ("mysql", {"bind-address": "0.0.0.0"}, "set by Benchwright"),
-        ("postgres", {"archive_command": "curl evil"}, "set by Benchwright"),
+        ("redis", {"bind": "0.0.0.0"}, "allow-list"),
+        ("postgres", {"listen_addresses": "*"}, "allow-list"),
+        ("mysql", {"bind-address": "0.0.0.0"}, "allow-list"),
+        ("postgres", {"archive_command": "curl evil"}, "allow-list"),
     ],
 )
 def test_a_setting_cannot_inject_a_config_directive(engine: str, settings: dict[str, str], word: str) -> None:

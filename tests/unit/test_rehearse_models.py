@@ -133,27 +133,33 @@ def test_yugabyte_and_ardb_user_data_start_stand_ins_of_another_engine_at_the_te
     from benchwright.providers.aws.targets.ec2 import render_user_data
     from benchwright.rehearse.services.ec2 import target_of
 
-    values = {
+    values: dict[str, Any] = {
         "node_ip": "127.101.0.2",
         "master_addresses": "127.101.0.2:7100,127.101.0.3:7100,127.101.0.4:7100",
+        "master_others": "127.101.0.3:7100,127.101.0.4:7100",
         "replication_factor": "3",
         "yb_version": "2024.2.0.0",
         "yb_build": "b145",
-        "master_flags": "",
+        "master_flags": [],
         "master_start": "127.101.0.2:7100,127.101.0.3:7100,127.101.0.4:7100",
-        "master_join": "",
-        "tserver_flags": "",
+        "tserver_flags": [],
         "port": "5433",
+        "server_args": [],
+    }
+    code = {
+        "master_join": "",
         "packages": "gcc",
         "install_commands": "git clone --depth 1 https://github.com/yinqiwen/ardb /opt/ardb",
         "start_command": "/opt/ardb/src/ardb-server /opt/ardb/ardb.conf",
     }
-    yb = target_of(render_user_data("yugabytedb-3node", values))
+    yb = target_of(render_user_data("yugabytedb-3node", values, code))
     assert yb == ("yugabytedb", ["127.101.0.2", "127.101.0.3", "127.101.0.4"], 5433, "postgres")
     # node_replace's replacement names the same masters: it maps to the cluster's stand-in
-    replacement = {**values, "master_start": "", "master_join": "# node_replace: swap"}
-    assert target_of(render_user_data("yugabytedb-3node", replacement)) == yb
-    ardb = target_of(render_user_data("redis-protocol", {**values, "port": "6379"}))
+    replacement = {**values, "master_start": ""}
+    assert (
+        target_of(render_user_data("yugabytedb-3node", replacement, {**code, "master_join": "# swap"})) == yb
+    )
+    ardb = target_of(render_user_data("redis-protocol", {**values, "port": "6379"}, code))
     assert ardb == ("ardb", [], 6379, "redis")
 
 

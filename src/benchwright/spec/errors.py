@@ -39,6 +39,9 @@ def from_validation(exc: ValidationError, prefix: str = "") -> SpecError:
         message = "unknown field (not allowed here)"
     elif first["type"] == "union_tag_invalid":
         message = f"unknown provider (one of {', '.join(PROVIDERS)})"
+    elif first["type"] == "bad_setting":  # spec.server_settings: the setting itself is the field
+        name = (first.get("ctx") or {}).get("name")
+        field = ".".join(p for p in (field, "settings", name) if p)
     elif first["type"] == "union_tag_not_found":
         field = f"{field}.provider" if field else "provider"
         message = f"missing (one of {', '.join(PROVIDERS)})"

@@ -28,12 +28,22 @@ def _read_yaml(path: str | Path) -> Any:
 
 
 def _prepare(data: Any, prefix: str, files_root: Path | None) -> Any:
-    """The raw-data guards (no secrets, bounded matrix) and the workload files inlined."""
-    from benchwright.specguard import check_cells, check_no_secrets, inline_files
+    """The files a spec names inlined (one rule: specguard.read_spec_file), then the raw-data guards
+    on the final data (text fit to store, no secrets, a bounded matrix)."""
+    from benchwright.specguard import (
+        check_cells,
+        check_no_secrets,
+        check_text,
+        inline_files,
+        inline_sql_files,
+    )
 
+    check_text(data, prefix)  # before files are read: a name with NUL or a lone surrogate
+    data = inline_sql_files(inline_files(data, files_root, prefix), files_root, prefix)
+    check_text(data, prefix)  # and what the files brought
     check_no_secrets(data, prefix)
     check_cells(data, prefix)
-    return inline_files(data, files_root, prefix)
+    return data
 
 
 def parse_spec(data: Any, prefix: str = "", files_root: Path | None = None) -> BenchmarkSpec:

@@ -12,7 +12,7 @@ from typing import Literal, NamedTuple
 from pydantic import Field, field_validator, model_validator
 
 from benchwright.errors import SpecError
-from benchwright.spec._base import AZ_ID_RE, AZ_NAME_RE, StrictModel
+from benchwright.spec._base import AZ_ID_RE, AZ_NAME_RE, EC2_TYPE_RE, StrictModel, matching
 
 # vCPU -> the least and most memory (MiB) a Fargate task of that size may have (AWS's valid pairs).
 FARGATE_MEMORY_MB: dict[float, tuple[int, int]] = {
@@ -66,6 +66,8 @@ class RunnerSize(StrictModel):
     cpu: float | None = Field(default=None, gt=0)  # vCPU (Fargate); None: see FARGATE_DEFAULT_VCPU
     memory_mb: int | None = Field(default=None, ge=512)  # MiB (Fargate); None: the least for cpu
     instance_type: str | None = None  # EC2 runner (required there)
+
+    _it = field_validator("instance_type")(matching(EC2_TYPE_RE, "an EC2 instance type such as c6i.4xlarge"))
 
     @property
     def fargate(self) -> FargateSize:

@@ -10,16 +10,22 @@ import re
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from benchwright.spec._base import (
     AZ_ID_RE,
     AZ_NAME_RE,
+    DB_IDENT_RE,
+    EC2_TYPE_RE,
     ENV_NAME_RE,
+    HOST_RE,
+    VERSION_RE,
     Engine,
     Scalar,
     StrictModel,
-    settings_names,
+    matching,
 )
+from benchwright.spec.server_settings import SettingError, check_settings, settings_kind
 
 # The runner's Redis clients speak to one node (no Redis Cluster slot map or MOVED redirects): with
 # several shards most keys would fail. Refused before anything is created rather than measured wrong.
@@ -33,7 +39,23 @@ class _TargetBase(StrictModel):
     engine: Engine
     settings: dict[str, Scalar] = Field(default_factory=dict)  # server settings / parameter group
 
-    _check_settings = field_validator("settings")(settings_names)
+    @model_validator(mode="after")
+    def _settings_allowed(self) -> _TargetBase:
+        # held to the allow-list of the server that reads them (spec.server_settings); names are
+        # stored normalised, so the server gets exactly the name that was checked
+        kind = settings_kind(
+            str(getattr(self, "provider", "")),
+            self.engine,
+            getattr(self, "template", None),
+            getattr(self, "server", None),
+        )
+        try:
+            self.settings = check_settings(kind, self.settings)
+        except SettingError as exc:
+            raise PydanticCustomError(
+                "bad_setting", "{message}", {"name": exc.name, "message": str(exc)}
+            ) from None
+        return self
 
 
 class LocalTarget(_TargetBase):
@@ -55,13 +77,19 @@ class EndpointTarget(_TargetBase):
     tls: bool = False
     db: int = Field(default=0, ge=0)  # redis logical database
 
+    _names = field_validator("database", "user")(
+        matching(DB_IDENT_RE, "a name of letters, digits, _ . - (starting with a letter or _)")
+    )
+
     @field_validator("hosts")
     @classmethod
     def _hosts(cls, hosts: list[str]) -> list[str]:
         for i, h in enumerate(hosts):
             host, _, port = h.rpartition(":")
             if not host or not port.isdigit() or not 0 < int(port) < 65536:
-                raise ValueError(f"hosts[{i}] {h!r} must be host:port")
+                raise ValueError(f"hosts[{i}] {h[:80]!r} must be host:port")
+            if len(host) > 253 or not HOST_RE.match(host):
+                raise ValueError(f"hosts[{i}] {h[:80]!r}: the host must be a DNS name or an IP address")
         return hosts
 
     @field_validator("password_env")
@@ -133,6 +161,11 @@ class RdsTarget(_TargetBase):
     backup_retention_days: int = Field(default=0, ge=0, le=35)
 
     _ic = field_validator("instance_class")(_instance_class("db."))
+    _az = field_validator("availability_zone")(matching(AZ_NAME_RE, "an AZ name such as eu-west-1a"))
+    _version = field_validator("engine_version")(matching(VERSION_RE, "an engine version such as 16.4"))
+    _names = field_validator("database", "username")(
+        matching(DB_IDENT_RE, "a name of letters, digits, _ . - (starting with a letter or _)")
+    )
 
     @model_validator(mode="after")
     def _rules(self) -> RdsTarget:
@@ -171,6 +204,11 @@ class AuroraTarget(_TargetBase):
     username: str = "bench"
 
     _ic = field_validator("instance_class")(_instance_class("db.", "db.serverless"))
+    _az = field_validator("availability_zone")(matching(AZ_NAME_RE, "an AZ name such as eu-west-1a"))
+    _version = field_validator("engine_version")(matching(VERSION_RE, "an engine version such as 16.4"))
+    _names = field_validator("database", "username")(
+        matching(DB_IDENT_RE, "a name of letters, digits, _ . - (starting with a letter or _)")
+    )
 
     @model_validator(mode="after")
     def _rules(self) -> AuroraTarget:
@@ -199,6 +237,7 @@ class ElastiCacheTarget(_TargetBase):
     tls: bool = False
 
     _nt = field_validator("node_type")(_instance_class("cache."))
+    _version = field_validator("engine_version")(matching(VERSION_RE, "an engine version such as 16.4"))
 
     @field_validator("availability_zone")
     @classmethod
@@ -235,6 +274,7 @@ class MemoryDbTarget(_TargetBase):
         return self
 
     _nt = field_validator("node_type")(_instance_class("db."))
+    _version = field_validator("engine_version")(matching(VERSION_RE, "an engine version such as 16.4"))
 
 
 VolumeType = Literal["standard", "gp2", "gp3", "io1", "io2", "st1", "sc1"]
@@ -270,6 +310,7 @@ class Ec2Volume(StrictModel):
         return self
 
 
+YB_VERSION_RE = re.compile(r"^[0-9]{1,6}(\.[0-9]{1,6}){1,4}$")
 YUGABYTEDB_VERSION = "2024.2.0.0"  # the yugabytedb-3node template's release when ``version`` is unset
 
 
@@ -287,12 +328,17 @@ class Ec2Target(_TargetBase):
     availability_zones: list[str] | None = None  # one per node; None = spread over the VPC's AZs
     presplit: list[str] | None = None  # yugabytedb: SPLIT AT VALUES for usertable
 
-    @field_validator("instance_type")
+    _it = field_validator("instance_type")(matching(EC2_TYPE_RE, "an EC2 instance type such as m6i.4xlarge"))
+    _version = field_validator("version")(matching(YB_VERSION_RE, "a release such as 2024.2.0.0"))
+    _azs = field_validator("availability_zones")(matching(AZ_NAME_RE, "an AZ name such as eu-west-1a"))
+
+    @field_validator("presplit")
     @classmethod
-    def _it(cls, v: str) -> str:
-        if not re.match(r"^[a-z][a-z0-9-]*\.[a-z0-9]+$", v):
-            raise ValueError(f"{v!r} is not an EC2 instance type such as m6i.4xlarge")
-        return v
+    def _presplit(cls, values: list[str] | None) -> list[str] | None:
+        for i, v in enumerate(values or []):
+            if len(str(v)) > 64 or not str(v).isprintable():
+                raise ValueError(f"presplit[{i}]: one line of at most 64 characters")
+        return values
 
     @model_validator(mode="after")
     def _rules(self) -> Ec2Target:

@@ -108,6 +108,10 @@ class ApiSettings(EnvSettings):
     teardown_function: str | None = None
     janitor_function: str | None = None
     api_admins: list[str] = []  # IAM role names or principal ARNs that may read and cancel every run
+    # the stage's limits on what a submitted spec may ask (benchwright.api.limits; infra/config.py)
+    api_endpoint_cidrs: list[str] = []
+    api_instance_types: list[str] = []  # empty: benchwright.api.limits.DEFAULT_INSTANCE_TYPES
+    max_run_hours: float = 8
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> ApiSettings:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import os
 import socket
 from typing import Any
-from urllib.parse import quote
 
 from benchwright.errors import SpecError
 from benchwright.providers.base import Credentials, Target, TargetStatus
+from benchwright.providers.urls import sql_url
 from benchwright.spec import EndpointTarget as EndpointSpec
 
 
@@ -47,15 +47,11 @@ class EndpointTarget(Target[EndpointSpec]):
     def connection_properties(self) -> dict[str, str]:
         engine = self.spec.engine
         hosts = self.spec.hosts
-        user = quote(self.spec.user, safe="")
-        database = self.spec.database
+        user, database = self.spec.user, self.spec.database
         if engine == "postgres":
-            props = {"postgres.url": f"postgresql://{user}@{','.join(hosts)}/{database}"}
-            if self.spec.tls:
-                props["postgres.url"] += "?sslmode=require"
-            return props
+            return sql_url(engine, user, hosts, database, "sslmode=require" if self.spec.tls else "")
         if engine == "mysql":
-            return {"mysql.url": f"mysql://{user}@{hosts[0]}/{database}"}
+            return sql_url(engine, user, hosts[:1], database)
         host, _, port = hosts[0].rpartition(":")
         return {
             "redis.host": host,

@@ -298,10 +298,12 @@ class PostgresServer(LocalServer):
         pwfile.unlink()
         if result.returncode != 0:
             raise ProvisioningFailed(f"postgres: initdb failed: {tool_errors(result.stderr)}")
-        lines = ["listen_addresses = '127.0.0.1'", f"port = {port}", f"unix_socket_directories = '{data}'"]
+        lines = []
         for key, value in self.spec.settings.items():
             text = _setting_value(value).replace("'", "''")
             lines.append(f"{key} = '{text}'")
+        # ours last: in postgresql.conf the last line wins, so no setting can move the server
+        lines += ["listen_addresses = '127.0.0.1'", f"port = {port}", f"unix_socket_directories = '{data}'"]
         with open(data / "postgresql.conf", "a") as conf:
             conf.write("\n# benchwright\n" + "\n".join(lines) + "\n")
 
@@ -328,8 +330,10 @@ class MariaDbServer(LocalServer):
     def _initialise(self, base: Path, port: int, password: str, user: str | None) -> None:
         data = base / "data"
         data.mkdir()
-        lines = [
-            "[mariadbd]",
+        # the spec's settings first, ours after them: in my.cnf the last value of an option wins
+        lines = ["[mariadbd]"]
+        lines += [f"{key} = {_setting_value(value)}" for key, value in self.spec.settings.items()]
+        lines += [
             f"datadir = {data}",
             f"port = {port}",
             "bind-address = 127.0.0.1",
@@ -338,7 +342,6 @@ class MariaDbServer(LocalServer):
             f"tmpdir = {base}",  # not $TMPDIR: the mysql user may not be able to write there
             "skip-name-resolve",
         ]
-        lines += [f"{key} = {_setting_value(value)}" for key, value in self.spec.settings.items()]
         (base / "my.cnf").write_text("\n".join(x for x in lines if x) + "\n")
         chown(base, user)
         install = shutil.which("mariadb-install-db") or shutil.which("mysql_install_db")
@@ -396,7 +399,11 @@ class RedisServer(LocalServer):
         if shutil.which("redis-server") is None:
             raise ProvisioningFailed("redis: redis-server not found (scripts/local-servers install)")
         settings = {"save": "", "appendonly": "no", **self.spec.settings}
-        lines = [
+        lines = []
+        for key, value in settings.items():
+            text = "yes" if value is True else "no" if value is False else str(value)
+            lines.append(f'{key} "{text}"' if text == "" else f"{key} {text}")
+        lines += [  # ours last: in redis.conf the last directive wins
             "bind 127.0.0.1",
             f"port {port}",
             f"dir {base}",
@@ -404,9 +411,6 @@ class RedisServer(LocalServer):
             f"requirepass {password}",
             "databases 64",
         ]
-        for key, value in settings.items():
-            text = "yes" if value is True else "no" if value is False else str(value)
-            lines.append(f'{key} "{text}"' if text == "" else f"{key} {text}")
         (base / "redis.conf").write_text("\n".join(lines) + "\n")
         os.chmod(base / "redis.conf", 0o600)
         chown(base, user)

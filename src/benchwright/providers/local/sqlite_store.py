@@ -211,7 +211,15 @@ class SQLiteResultStore(ResultStore):
 
     def __init__(self, path: str | Path | None = None) -> None:
         self.path = Path(path) if path is not None else default_store_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a regular file where a directory belongs, no permission ...
+            why = (
+                "a part of the path is a file, not a directory"
+                if isinstance(exc, (FileExistsError, NotADirectoryError))
+                else exc.strerror
+            )
+            raise StoreError(f"{self.path}: cannot make its directory ({why})") from None
         try:
             self._conn = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
             self._conn.execute("PRAGMA journal_mode=WAL")

@@ -59,11 +59,13 @@ def docker_run_of(script: str) -> tuple[str, list[str], dict[str, str]] | None:
 
 def target_of(script: str) -> tuple[str, list[str], int, str] | None:
     """(engine replaced, node addresses, port, stand-in engine) of a target template's user-data."""
-    masters = re.search(r'^MASTERS="([^"]*)"', script, re.M)
+    # the templates' values are shell-quoted words (providers/aws/targets/ec2.py: render_user_data)
+    masters = re.search(r"^MASTERS=(\S*)$", script, re.M)
     if masters and "yb-tserver" in script:
-        hosts = [m.rsplit(":", 1)[0] for m in masters.group(1).split(",") if m]
+        value = (shlex.split(masters.group(1)) or [""])[0]
+        hosts = [m.rsplit(":", 1)[0] for m in value.split(",") if m]
         return "yugabytedb", hosts, YSQL_PORT, "postgres"
-    port = re.search(r'^export PORT="(\d+)"', script, re.M)
+    port = re.search(r"^export PORT='?(\d+)'?$", script, re.M)
     if port and "Redis-protocol server" in script:  # templates/redis_protocol.sh
         server = next(
             (s for s in ("ardb", "keydb", "valkey") if f"/{s}" in script or f"{s}-server" in script), "redis"

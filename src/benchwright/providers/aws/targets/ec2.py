@@ -8,6 +8,9 @@ server (redis, valkey, keydb, or ARDB built from source as in experiment 4).
 
 from __future__ import annotations
 
+import ipaddress
+import shlex
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from string import Template
 from typing import Any
@@ -49,13 +52,38 @@ SERVERS = {
 }
 
 
-def render_user_data(template: str, values: dict[str, str]) -> str:
-    """Fill a template; a missing value is an error naming the placeholder (never a silent blank)."""
+CODE_SLOTS = frozenset({"packages", "install_commands", "start_command", "master_join"})
+
+
+def render_user_data(
+    template: str, values: Mapping[str, str | Sequence[str]], code: Mapping[str, str] | None = None
+) -> str:
+    """Fill a template. ``values`` are data: each is shell-quoted (a list becomes quoted words of a bash
+    array), so no value, whatever it holds, runs as code. ``code`` fills the few code slots
+    (``CODE_SLOTS``), only ever from this module's constants. A missing placeholder is an error naming
+    it (never a silent blank)."""
     text = resources.files("benchwright.providers.aws.templates").joinpath(TEMPLATES[template][0]).read_text()
+    code = dict(code or {})
+    if set(code) - CODE_SLOTS or set(values) & CODE_SLOTS:
+        raise ValueError(f"only {', '.join(sorted(CODE_SLOTS))} take code; everything else is a value")
+    filled: dict[str, str] = dict(code)
+    for key, value in values.items():
+        if isinstance(value, str):
+            filled[key] = shlex.quote(value)
+        else:
+            filled[key] = " ".join(shlex.quote(str(word)) for word in value)
     try:
-        return Template(text).substitute(values)
+        return Template(text).substitute(filled)
     except KeyError as exc:
         raise SpecError(f"target.template_values.{exc.args[0]}", f"missing for template {template}") from exc
+
+
+def _address(ip: str) -> str:
+    """A node's private address from AWS, checked all the same (it reaches the user-data)."""
+    try:
+        return str(ipaddress.ip_address(ip))
+    except ValueError:
+        raise ProvisioningFailed(f"ec2 target: {ip[:60]!r} is not an IP address") from None
 
 
 class Ec2Target(AwsTarget[Ec2Spec]):
@@ -113,30 +141,41 @@ class Ec2Target(AwsTarget[Ec2Spec]):
             ebs["Throughput"] = volume.throughput_mbps  # MiB/s, gp3 only (the spec refuses it elsewhere)
         return [{"DeviceName": "/dev/sdf", "Ebs": ebs}]
 
-    def _template_values(self, ips: list[str], index: int, replace: bool = False) -> dict[str, str]:
-        """Values for the template; the spec's ``settings`` become server flags. ``replace``: the
-        node takes the place of a terminated one (node_replace, targets/node_replace.py)."""
+    def _template_values(
+        self, ips: list[str], index: int, replace: bool = False
+    ) -> tuple[dict[str, str | list[str]], dict[str, str]]:
+        """(values, code) for the template. Values are data, quoted when rendered: the spec's
+        ``settings`` become words of a flags array (server flags), never text in a command line.
+        Code comes from this module's constants only. ``replace``: the node takes the place of a
+        terminated one (node_replace, targets/node_replace.py)."""
+        ips = [_address(ip) for ip in ips]
         settings = sorted(self.spec.settings.items())
         # the spec sets server for redis-protocol; yugabytedb-3node's template uses none of these
         packages, install, start = SERVERS[self.spec.server or "redis"]
-        if settings and "ardb" not in start:
-            start += " " + " ".join(f"--{k} {v}" for k, v in settings)
         masters = ",".join(f"{ip}:7100" for ip in ips)
-        return {
+        values: dict[str, str | list[str]] = {
             "node_ip": ips[index],
             "master_addresses": masters,
             "master_start": "" if replace else masters,
-            "master_join": master_join(ips, index) if replace else "",
+            "master_others": ",".join(f"{ip}:7100" for i, ip in enumerate(ips) if i != index),
             "replication_factor": str(self.spec.replication_factor),
             "yb_version": self.spec.yugabytedb_version,
             "yb_build": YUGABYTEDB_BUILD,
-            "master_flags": "",
-            "tserver_flags": " ".join(f"--{k}={v}" for k, v in settings),
+            "master_flags": [],
+            "tserver_flags": [f"--{k}={_flag_value(v)}" for k, v in settings],
             "port": str(self.default_port),
+            # ardb reads its own ardb.conf (the spec refuses settings for it)
+            "server_args": []
+            if "ardb" in start
+            else [w for k, v in settings for w in (f"--{k}", _flag_value(v, redis=True))],
+        }
+        code = {
             "packages": packages,
             "install_commands": install,
             "start_command": start,
+            "master_join": MASTER_JOIN if replace else "",
         }
+        return values, code
 
     def _check_egress(self) -> None:
         """Refuse, before anything is created, a template whose boot needs the internet in a stage
@@ -182,7 +221,7 @@ class Ec2Target(AwsTarget[Ec2Spec]):
     def node_user_data(self, index: int, replace: bool = False) -> str:
         """The user-data of node ``index`` (of the handle's addresses)."""
         ips = [ip for ip in self.handle.get("ips", "").split(",") if ip]
-        return render_user_data(self.template, self._template_values(ips, index, replace))
+        return render_user_data(self.template, *self._template_values(ips, index, replace))
 
     def _create(self) -> dict[str, str]:
         self._check_egress()
@@ -207,7 +246,7 @@ class Ec2Target(AwsTarget[Ec2Spec]):
         ips = [eni["PrivateIpAddress"] for eni in enis]
         instance_ids = []
         for index, eni in enumerate(enis):
-            user_data = render_user_data(self.template, self._template_values(ips, index))
+            user_data = render_user_data(self.template, *self._template_values(ips, index))
             args = self.node_launch_args(
                 user_data, eni["NetworkInterfaceId"], subnets[index]["AvailabilityZone"]
             )
@@ -286,21 +325,26 @@ class Ec2Target(AwsTarget[Ec2Spec]):
             delete_eni_later_ok(ec2, eni)
 
 
-def master_join(ips: list[str], index: int) -> str:
-    """The user-data lines of a replacement node: the terminated node's master (same address, a
-    UUID that is gone) leaves the quorum, then this node's empty master joins it, as YugabyteDB's
-    "Replace a failed YB-Master" does it (REMOVE first when the old one is dead). Bounded retries
-    (10 minutes each) while the other two masters notice the loss."""
-    others = ",".join(f"{ip}:7100" for i, ip in enumerate(ips) if i != index)
-    everyone = ",".join(f"{ip}:7100" for ip in ips)
-    admin = "./bin/yb-admin --master_addresses"
-    return (
-        "# node_replace: swap the terminated node's master for this one (same address, new UUID)\n"
-        f"for i in $(seq 120); do {admin} {others} change_master_config REMOVE_SERVER {ips[index]} 7100"
-        " && break; sleep 5; done\n"
-        f"for i in $(seq 120); do {admin} {everyone} change_master_config ADD_SERVER {ips[index]} 7100"
-        " && break; sleep 5; done"
-    )
+# The user-data lines of a replacement node: the terminated node's master (same address, a UUID that
+# is gone) leaves the quorum, then this node's empty master joins it, as YugabyteDB's "Replace a failed
+# YB-Master" does it (REMOVE first when the old one is dead). Bounded retries (10 minutes each) while
+# the other two masters notice the loss. Code only: the addresses are the template's quoted values.
+MASTER_JOIN = "\n".join(
+    [
+        "# node_replace: swap the terminated node's master for this one (same address, new UUID)",
+        'admin() { ./bin/yb-admin --master_addresses "$1" change_master_config "$2" "$NODE_IP" 7100; }',
+        'for i in $(seq 120); do admin "$MASTER_OTHERS" REMOVE_SERVER && break; sleep 5; done',
+        'for i in $(seq 120); do admin "$MASTERS" ADD_SERVER && break; sleep 5; done',
+    ]
+)
+
+
+def _flag_value(value: Any, redis: bool = False) -> str:
+    """A setting's value as a server flag: booleans as the server spells them (Redis yes/no, gflags
+    true/false)."""
+    if isinstance(value, bool):
+        return ("yes" if value else "no") if redis else ("true" if value else "false")
+    return str(value)
 
 
 def presplit_properties(values: list[str] | None) -> dict[str, str]:

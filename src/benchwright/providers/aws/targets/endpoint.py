@@ -42,9 +42,9 @@ class EndpointTarget(AwsTarget[EndpointSpec]):
             return props
         user, database = self.spec.user, self.spec.database
         joined = ",".join(f"{h}:{p}" for h, p in hosts)
-        if engine == "mysql":
-            return {"mysql.url": f"mysql://{user}@{joined}/{database}"}
-        return {"postgres.url": f"postgresql://{user}@{joined}/{database}"}
+        from benchwright.providers.urls import sql_url
+
+        return sql_url(engine, user, joined.split(","), database)
 
     def _delete(self) -> None:
         """Not ours: never deleted."""

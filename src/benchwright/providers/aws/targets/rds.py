@@ -41,9 +41,9 @@ def parameter_family(engine: str, version: str) -> str:
 
 def sql_connection(engine: str, user: str, host: str, port: int, database: str) -> dict[str, str]:
     """Driver properties without the password (the runner adds it from the secret)."""
-    if engine == "mysql":
-        return {"mysql.url": f"mysql://{user}@{host}:{port}/{database}"}
-    return {"postgres.url": f"postgresql://{user}@{host}:{port}/{database}"}
+    from benchwright.providers.urls import sql_url
+
+    return sql_url("mysql" if engine == "mysql" else "postgres", user, [f"{host}:{port}"], database)
 
 
 SqlSpecT = TypeVar("SqlSpecT", bound=RdsSpec | AuroraSpec)

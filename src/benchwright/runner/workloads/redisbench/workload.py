@@ -65,14 +65,21 @@ def parse_tests(text: str) -> list[str]:
     return tests
 
 
-def _int_setting(props: dict[str, str], key: str, default: int, minimum: int) -> int:
+MAX_PIPELINE = 10_000  # commands per pipeline
+
+
+def _int_setting(
+    props: dict[str, str], key: str, default: int, minimum: int, maximum: int | None = None
+) -> int:
     raw = props.get(key, str(default))
     try:
         value = int(raw)
     except ValueError:
-        raise SpecError(key, f"expected an integer, got {raw!r}") from None
+        raise SpecError(key, f"expected an integer, got {raw[:40]!r}") from None
     if value < minimum:
         raise SpecError(key, f"must be >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise SpecError(key, f"must be <= {maximum:,}, got {value:,}")
     return value
 
 
@@ -105,7 +112,8 @@ class RedisBench(Workload):
         self.datasize = _int_setting(props, "redisbench.datasize", 3, 1)
         self.keyspace = _int_setting(props, "redisbench.keyspace", 0, 0)
         self.requests = _int_setting(props, "redisbench.requests", 100_000, 1)
-        self.pipeline = _int_setting(props, "redisbench.pipeline", 1, 1)
+        # a pipeline is built in memory before it is sent: bounded (redis-benchmark's -P is in the tens)
+        self.pipeline = _int_setting(props, "redisbench.pipeline", 1, 1, MAX_PIPELINE)
         if self.datasize > MAX_DATASIZE:
             raise SpecError(
                 "redisbench.datasize",

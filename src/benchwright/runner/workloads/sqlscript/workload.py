@@ -120,10 +120,12 @@ def script_text(props: dict[str, str], key: str, file_key: str) -> tuple[str, st
     path = props.get(file_key)
     if not path:
         return None
+    from benchwright.yamlload import read_text  # regular, bounded, UTF-8, never blocks on a FIFO
+
     try:
-        return Path(path).read_text(), path
-    except OSError as exc:
-        raise SpecError(file_key, f"cannot read {path}: {exc.strerror}") from None
+        return read_text(Path(path), "SQL file", 1 << 20), path
+    except SpecError as exc:
+        raise SpecError(file_key, f"{path}: {exc.detail}") from None
 
 
 @register
