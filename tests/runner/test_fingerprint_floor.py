@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.results import RunnerOutput
+from benchwright.results import ResultDocument, RunnerOutput
 from benchwright.runner.drivers import new_driver
 from benchwright.runner.main import main
 from benchwright.runner.plan import PhaseConfig, PlanContext, RunnerPlan
@@ -94,3 +94,42 @@ def test_redis_run_has_fingerprint_and_floor(tmp_path: Path, redis_props: dict[s
         "PING",
         "redis_version:",
     )
+
+
+def test_the_ycsb_command_stamps_its_document_too(tmp_path: Path, redis_props: dict[str, str]) -> None:
+    """`benchwright ycsb run` (no spec, no plan): this machine's fingerprint and a floor all the same."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root / "src")}
+    props = [
+        x
+        for k, v in {**redis_props, "recordcount": "100", "operationcount": "300"}.items()
+        for x in ("-p", f"{k}={v}")
+    ]
+    for phase in ("load", "run"):
+        out = tmp_path / f"{phase}.json"
+        args = [
+            sys.executable,
+            "-m",
+            "benchwright.cli",
+            "ycsb",
+            phase,
+            "redis",
+            "-P",
+            "workloadc",
+            *props,
+            "--json",
+            str(out),
+        ]
+        done = subprocess.run(args, capture_output=True, text=True, timeout=300, env=env, check=False)
+        assert done.returncode == 0, done.stderr[-2000:]
+    load, run = (ResultDocument.read(tmp_path / f"{p}.json") for p in ("load", "run"))
+    assert run.fingerprint is not None and run.fingerprint.engine_version == run.server_version
+    assert (
+        run.fingerprint.runner_class == "local" and run.fingerprint.storage is None
+    )  # an endpoint's disk is unknown
+    assert run.network_floor is not None and run.network_floor.round_trips == 200
+    assert load.network_floor is None and load.fingerprint is not None

@@ -11,7 +11,7 @@ import platform
 import urllib.request
 from pathlib import Path
 
-from benchwright.results import FARGATE_HOST, Fingerprint
+from benchwright.results import FARGATE_HOST, Fingerprint, NetworkFloor, ResultDocument
 from benchwright.runner.entry import AZ_ENV, AZ_ID_ENV
 from benchwright.runner.plan import PlanContext
 
@@ -87,3 +87,13 @@ def runner_fingerprint(context: PlanContext, engine_version: str | None) -> Fing
         storage=context.storage,
         spec_digest=context.spec_digest,
     )
+
+
+def stamp(
+    doc: ResultDocument, context: PlanContext, floor: NetworkFloor | None = None, no_floor: str | None = None
+) -> None:
+    """Put the fingerprint and the network floor (``floor.network_floor``) on a measured document."""
+    doc.fingerprint = runner_fingerprint(context, doc.server_version)
+    doc.network_floor = floor
+    if no_floor:
+        doc.flag("no_network_floor", "info", f"the network floor was not measured: {no_floor}")

@@ -13,11 +13,13 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from benchwright.results import NetworkFloor
+from benchwright.results import NetworkFloor, redact_text
+from benchwright.runner.plan import PhaseConfig
 
 ROUND_TRIPS = 200
 TIMEOUT_S = 10.0  # the whole floor; a driver's own reply timeout bounds each call
 COMMANDS = {"postgres": "SELECT 1", "mysql": "SELECT 1", "redis": "PING"}
+MEASURED_PHASE = "run"  # the phase the floor is taken before
 
 
 def _call(driver: Any, command: str) -> Callable[[], Any]:
@@ -70,3 +72,14 @@ def measure_floor(
         p99_us=percentile_us(samples, 99),
         max_us=round(samples[-1] / 1000, 1),
     )
+
+
+def network_floor(phase: PhaseConfig) -> tuple[NetworkFloor | None, str | None]:
+    """The floor before a measured phase ("run"; None for the others), or why there is none: a
+    floor that could not be taken is said in the document (``stamp``), never invented."""
+    if phase.phase != MEASURED_PHASE:
+        return None, None
+    try:
+        return measure_floor(phase.engine, phase.properties), None
+    except Exception as exc:  # the phase's own connection then reports an unreachable target
+        return None, redact_text(f"{type(exc).__name__}: {exc}")

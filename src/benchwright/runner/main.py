@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from benchwright.errors import BenchwrightError, SpecError, TargetUnreachable
-from benchwright.results import NetworkFloor, ResultDocument, RunnerOutput, redact_text
+from benchwright.results import ResultDocument, RunnerOutput
 from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV
-from benchwright.runner.fingerprint import runner_fingerprint
+from benchwright.runner.fingerprint import stamp
+from benchwright.runner.floor import network_floor
 from benchwright.runner.plan import PhaseConfig, RunnerPlan
 from benchwright.runner.progress import RunnerEvent
 
@@ -206,22 +207,6 @@ def flag_late_start(plan: RunnerPlan, phase: PhaseConfig, doc: ResultDocument) -
         )
 
 
-MEASURED_PHASE = "run"  # the phase the network floor is taken before
-
-
-def network_floor(phase: PhaseConfig) -> tuple[NetworkFloor | None, str | None]:
-    """The round-trip floor before the measured phase (runner/floor.py), or why there is none: a
-    floor that could not be taken is said in the document, never invented."""
-    if phase.phase != MEASURED_PHASE:
-        return None, None
-    from benchwright.runner.floor import measure_floor
-
-    try:
-        return measure_floor(phase.engine, phase.properties), None
-    except Exception as exc:  # the phase's own connection reports an unreachable target
-        return None, redact_text(f"{type(exc).__name__}: {exc}")
-
-
 def run(args: argparse.Namespace) -> int:
     """Run the plan's phases in order; the exit code says how it ended (0, 3 aborted, 130 stopped)."""
     from benchwright.runner.server_stats import StatsProbe
@@ -275,10 +260,7 @@ def run(args: argparse.Namespace) -> int:
             return exc.exit_code
         doc.run_id, doc.cell, doc.phase = plan.run_id, plan.cell_id, phase.phase
         doc.server_stats = stats.finish()
-        doc.fingerprint = runner_fingerprint(plan.context, doc.server_version)
-        doc.network_floor = floor
-        if no_floor:
-            doc.flag("no_network_floor", "info", f"the network floor was not measured: {no_floor}")
+        stamp(doc, plan.context, floor, no_floor)
         flag_late_start(plan, phase, doc)
         docs.append(doc)
         write(None)

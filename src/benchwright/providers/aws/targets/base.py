@@ -106,7 +106,14 @@ class AwsTarget(Target[SpecT]):
         """The primary's AZ (noted by the status polls) with its AZ id, the class and the storage as
         the spec asked for them (``_storage_facts`` overrides with what the service describes)."""
         az = self.handle.get("availability_zone") or None
-        spec_class = getattr(self.spec, "instance_class", None) or getattr(self.spec, "node_type", None)
+        spec_class = next(
+            (
+                getattr(self.spec, f)
+                for f in ("instance_class", "node_type", "instance_type")
+                if getattr(self.spec, f, None)
+            ),
+            None,
+        )
         return {
             "target_az": az,
             "target_az_id": self._az_id(az),
