@@ -228,3 +228,26 @@ def test_explicit_compare_of_two_runs_on_different_fingerprints_is_not_a_verdict
 def test_az_relation_reads_the_ids(relation: str) -> None:
     target = "euw1-az2" if relation == "same-az" else "euw1-az1"
     assert fingerprint(target_az_id=target).az_relation == relation
+
+
+def test_a_floor_that_cannot_be_taken_says_why_without_the_password() -> None:
+    from benchwright.runner.floor import network_floor
+    from benchwright.runner.plan import PhaseConfig
+
+    props = {"postgres.url": "postgresql://bench:s3cretpw@127.0.0.1:1/bench", "postgres.connect_timeout": "1"}
+    floor, why = network_floor(PhaseConfig(workload="ycsb", phase="run", engine="postgres", properties=props))
+    assert floor is None and why is not None
+    assert why.startswith("TargetUnreachable") and "127.0.0.1:1" in why and "s3cretpw" not in why
+    assert network_floor(PhaseConfig(workload="ycsb", phase="load", engine="postgres", properties=props)) == (
+        None,
+        None,
+    )
+    assert network_floor(PhaseConfig(workload="ycsb", phase="run", engine="null")) == (None, None)
+
+
+def test_storage_in_words() -> None:
+    from benchwright.providers.aws.targets.base import storage_text
+
+    assert storage_text("gp2", 100, None) == "gp2 100 GiB"
+    assert storage_text("gp3", 400, 12000) == "gp3 400 GiB 12000 IOPS"
+    assert storage_text("gp3", 400, 12000, 500) == "gp3 400 GiB 12000 IOPS 500 MiB/s"

@@ -4,7 +4,8 @@
 timed by this wrapper with ``perf_counter_ns`` around the driver call, as the engine times an
 operation. A throughput or a p99 read next to this floor tells how much of a latency is the
 network and the protocol, and a floor that moved between two nights explains a move that the
-database did not make. Bounded: at most ``ROUND_TRIPS`` calls and ``TIMEOUT_S`` seconds.
+database did not make. Bounded: at most ``ROUND_TRIPS`` calls and ``TIMEOUT_S`` seconds, each call
+within ``CALL_TIMEOUT_S`` (unless the phase sets its own ``client.op_timeout_s``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from benchwright.results import NetworkFloor, redact_text
 from benchwright.runner.plan import PhaseConfig
 
 ROUND_TRIPS = 200
-TIMEOUT_S = 10.0  # the whole floor; a driver's own reply timeout bounds each call
+TIMEOUT_S = 10.0  # the whole floor, checked between calls
+CALL_TIMEOUT_S = "5"  # each call (client.op_timeout_s: the drivers' own read / statement timeouts)
 COMMANDS = {"postgres": "SELECT 1", "mysql": "SELECT 1", "redis": "PING"}
 MEASURED_PHASE = "run"  # the phase the floor is taken before
 
@@ -49,7 +51,7 @@ def measure_floor(
     command = COMMANDS.get(engine)
     if command is None:
         return None
-    driver = new_driver(engine, properties, 0)
+    driver = new_driver(engine, {"client.op_timeout_s": CALL_TIMEOUT_S, **properties}, 0)
     driver.connect()
     samples: list[int] = []
     try:
