@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from benchwright.providers.local.sqlite_store import SQLiteResultStore
+from benchwright.report.units import fmt_latency
 from benchwright.spec import load_spec
 from benchwright.stages.context import spec_digest
 
@@ -64,6 +65,6 @@ def test_a_local_run_stores_and_shows_its_fingerprint_and_floor(tmp_path: Path) 
     table = bw(
         "table", run_id, "--store", str(store), "--metric", "throughput,floor_p50,floor_p99", cwd=tmp_path
     )
-    assert "floor p50" in table and f"{floor.p50_us:,.0f} us" in table
+    assert "floor p50" in table and fmt_latency(floor.p50_us) in table and fmt_latency(floor.p99_us) in table
     report = (tmp_path / "out" / "report.html").read_text()
     assert 'class="measured-on"' in report and fp.key() in report
