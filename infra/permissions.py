@@ -205,6 +205,7 @@ def _launch_runner(fn: lambda_.Function, stage: StageConfig, storage: Storage, c
     _launch(fn, compute)
     _create(fn, stage, compute)
     _placement(fn)
+    _describe(fn)  # the target's class, storage and AZ id for the results' fingerprint (stages/context.py)
 
 
 def _watch_runner(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:

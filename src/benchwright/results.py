@@ -8,6 +8,7 @@ settings pass through ``redact`` before they are stored.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from datetime import datetime
@@ -140,6 +141,87 @@ class HostFacts(Model):
     availability_zone_id: str | None = None
 
 
+# the fields whose change makes two results incomparable (``Fingerprint.key``); cpu_count and kernel
+# are not among them: the runner's size is in spec_digest (Fargate cpu/memory, EC2 instance type) and
+# the same instance type on the same CPU model gives the same count; a kernel update is shown
+# (``changes``) but does not cut a series on its own
+FINGERPRINT_KEY_FIELDS = (
+    "runner_class",
+    "runner_platform",
+    "instance_type",
+    "cpu_model",
+    "az_relation",
+    "engine_version",
+    "target_class",
+    "storage",
+    "spec_digest",
+)
+FARGATE_HOST = "fargate, host unknown"  # Fargate publishes no instance type for its hosts
+
+
+class Fingerprint(Model):
+    """What a result was measured on: the runner's machine, the target's class, storage, engine
+    version and placement, and a digest of the spec fields that change what is measured. Two results
+    are compared only when their ``key`` is the same; ``changes`` says what differs."""
+
+    runner_class: str  # "local" | "measured" (pinned EC2) | "smoke" (Fargate cheap checks)
+    runner_platform: str  # "local" | "fargate" | "ec2"
+    instance_type: str | None = None  # EC2 instance metadata; FARGATE_HOST on Fargate; None locally
+    cpu_model: str = ""
+    cpu_count: int = 0
+    kernel: str = ""
+    runner_az: str | None = None
+    runner_az_id: str | None = None
+    target_az: str | None = None  # the target's primary (describe calls); None locally
+    target_az_id: str | None = None
+    engine_version: str | None = None  # as the server reports it (SELECT version(), INFO server)
+    target_class: str | None = None  # instance / node class; None locally
+    storage: str | None = None  # "gp3 400 GiB 12000 IOPS"; "local disk" locally
+    spec_digest: str = ""  # stages/context.spec_digest: the target, workload and runner sections
+
+    @property
+    def az_relation(self) -> str:
+        """ "same-az", "cross-az" or "unknown": the runner's AZ id against the target primary's (the
+        AZ ids, not the names: names are mapped per account)."""
+        if self.runner_az_id and self.target_az_id:
+            return "same-az" if self.runner_az_id == self.target_az_id else "cross-az"
+        if self.runner_az and self.target_az:
+            return "same-az" if self.runner_az == self.target_az else "cross-az"
+        return "unknown"
+
+    def key(self) -> str:
+        """A short stable digest of the fields that define comparability (FINGERPRINT_KEY_FIELDS)."""
+        values = {name: getattr(self, name) for name in FINGERPRINT_KEY_FIELDS}
+        text = json.dumps(values, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+    def changes(self, other: Fingerprint) -> list[str]:
+        """What differs from ``other`` (the earlier one) to this one, one "field old -> new" line each:
+        the key's fields first, then the ones shown but not compared on (cpu_count, kernel, AZs)."""
+        shown = (*FINGERPRINT_KEY_FIELDS, "cpu_count", "kernel", "runner_az_id", "target_az_id")
+        lines = []
+        for name in shown:
+            old, new = getattr(other, name), getattr(self, name)
+            if old != new:
+                lines.append(f"{name} {_shown(old)} -> {_shown(new)}")
+        return lines
+
+
+def _shown(value: Any) -> str:
+    return "none" if value is None or value == "" else str(value)
+
+
+class NetworkFloor(Model):
+    """The round-trip floor between runner and target before the measured phase: the engine's
+    cheapest command (``SELECT 1``, ``PING``) on one connection, timed by the runner's wrapper."""
+
+    command: str
+    round_trips: int  # completed (fewer than asked only when the time bound stopped it)
+    p50_us: float
+    p99_us: float
+    max_us: float
+
+
 class StatGroup(Model):
     """One source of server counters (``pg_stat_database``, ``commandstats`` ...): both snapshots and
     ``delta`` = after - before for every figure of the after snapshot (for gauges such as
@@ -254,6 +336,8 @@ class ResultDocument(Model):
     failure_windows: list[FailureWindow] = Field(default_factory=list)  # runs of failures per client
     availability: Availability | None = None  # events during the phase (experiments/events.py)
     timed_operations: list[TimedOperation] = Field(default_factory=list)  # spec `operations`
+    fingerprint: Fingerprint | None = None  # what it was measured on (absent before schema 2's fields)
+    network_floor: NetworkFloor | None = None  # round-trip floor before the measured phase ("run")
     aborted: bool = False  # stopped early (server lost, interrupted): a partial result
     extra: dict[str, Any] = Field(default_factory=dict)  # workload-specific figures (tpmC, buckets ...)
 

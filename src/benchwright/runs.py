@@ -112,6 +112,7 @@ class CellVerdict(_Model):
     ratio: float | None = None
     ci_low: float | None = None
     ci_high: float | None = None
+    fingerprint_changes: list[str] = Field(default_factory=list)  # vs the newest run left out for it
 
 
 class Verdict(_Model):
@@ -125,6 +126,8 @@ class Verdict(_Model):
     min_effect: float  # smallest relative change we call a change (0.05 = 5 %)
     message: str
     cells: list[CellVerdict] = Field(default_factory=list)  # per cell: before, after, interval
+    # "engine_version 16.3 -> 16.4": what changed against earlier runs that were therefore not compared
+    fingerprint_changes: list[str] = Field(default_factory=list)
 
 
 class RunRecord(_Model):

@@ -43,6 +43,24 @@ def test_one_cell_rds_postgres_end_to_end(runner_image: str, tmp_path: Path) -> 
     # the image built the libpq loop's compiled hot path (hatch_build.py), and the run used it
     assert "libpq hot path in C" in run["measurement"]["method"], run["measurement"]["method"]
     assert record["cost"]["total"] > 0  # priced from the AWS price list excerpt
+    # issue 27: what it was measured on (CheckTarget's describe -> the plan -> the runner) and its floor
+    fp = run["fingerprint"]
+    assert (fp["runner_class"], fp["runner_platform"], fp["instance_type"]) == (
+        "smoke",
+        "fargate",
+        "fargate, host unknown",
+    )
+    assert (fp["target_class"], fp["target_az"]) == ("db.t3.micro", "us-east-1a") and fp[
+        "storage"
+    ].startswith("gp2 20 GiB")
+    assert fp["target_az_id"] and fp["runner_az_id"] == fp["target_az_id"]  # placement: same-az
+    assert "PostgreSQL" in fp["engine_version"] and fp["engine_version"] == run["server_version"]
+    floor = run["network_floor"]
+    assert (
+        floor["command"] == "SELECT 1"
+        and floor["round_trips"] == 200
+        and 0 < floor["p50_us"] <= floor["p99_us"]
+    )
     assert outcome.transitions_per_cell <= 60
     execution = json.loads((out / "execution.json").read_text())
     assert execution["executions"][0]["status"] == "SUCCEEDED"

@@ -17,6 +17,9 @@ from benchwright.commands.paths import output_file
 from benchwright.errors import SpecError
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, ensure_complete, run_phase
+from benchwright.runner.fingerprint import stamp
+from benchwright.runner.floor import network_floor
+from benchwright.runner.plan import PlanContext
 from benchwright.runner.workloads.base import check_capability
 
 SQL_ENGINES = ("postgres", "mysql")
@@ -85,7 +88,9 @@ def run_and_write(
     """Refuse an engine without the capability before anything runs, run the phase, write the
     document (even a partial one), then raise RunAborted if it was cut short."""
     check_capability(config.workload, config.engine)
+    floor, no_floor = network_floor(config)
     doc = run_phase(config, progress)
+    stamp(doc, PlanContext(), floor, no_floor)  # this machine, against the endpoint given
     if json_path is not None:
         doc.write(json_path)
     report_flags(doc)

@@ -15,6 +15,9 @@ from benchwright.commands.paths import output_file
 from benchwright.errors import SpecError
 from benchwright.report.ycsb_text import ycsb_summary
 from benchwright.runner.engine import PhaseConfig, ensure_complete, run_phase
+from benchwright.runner.fingerprint import stamp
+from benchwright.runner.floor import network_floor
+from benchwright.runner.plan import PlanContext
 from benchwright.runner.workloads.base import check_capability
 from benchwright.runner.workloads.ycsb.properties import core_settings, load_properties, unknown_keys
 
@@ -127,10 +130,12 @@ def run(args: argparse.Namespace) -> int:
         max_seconds=settings.maxexecutiontime,
         seed=args.seed,
     )
+    floor, no_floor = network_floor(config)
     try:
         doc = run_phase(config, progress=printer)
     finally:
         printer.close()
+    stamp(doc, PlanContext(), floor, no_floor)  # this machine, against the endpoint given
     if args.json:
         doc.write(args.json)
     sys.stdout.write(ycsb_summary(doc))

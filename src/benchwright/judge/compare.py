@@ -12,6 +12,10 @@ The verdict then needs both statistical significance and a change of at least ``
     not significant, |change| < min_effect and the
     interval within +-2 * min_effect                -> no_change
     otherwise                                       -> unstable (too noisy to say; add repeats)
+Results measured on different fingerprints (results.Fingerprint.key: runner class and machine, engine
+version, target class, storage, AZ relation, spec digest) are never compared either: the baseline
+keeps only earlier runs on the new run's fingerprint (results written before fingerprints existed
+are kept), and a cell with none left says "fingerprint changed: <what changed>" instead of a verdict.
 Invalid results (collapse, saturated client, errors) are never compared: an invalid new result is
 unstable, and invalid earlier results are left out of the baseline (one bad night does not make the
 next ten verdicts unstable).
@@ -21,7 +25,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from benchwright.judge.stats import Interval, mean, mean_ci, prediction_difference, welch_difference
 from benchwright.results import ResultDocument
@@ -71,6 +76,7 @@ class CellComparison:
     note: str = ""
     baseline: float | None = None  # mean of the baseline values
     value: float | None = None  # mean of the new values
+    fingerprint_changes: tuple[str, ...] = ()  # vs the newest baseline run left out for its fingerprint
 
 
 def classify(ratio: Interval, metric: str, min_effect: float) -> VerdictKind:
@@ -107,6 +113,30 @@ def cell_values(cells: Sequence[CellResult], metric: str) -> list[float]:
     return [v for v in (metric_value(d, metric) for d in docs) if v is not None]
 
 
+def _key(cell: CellResult) -> str | None:
+    doc = cell.measured
+    return doc.fingerprint.key() if doc is not None and doc.fingerprint is not None else None
+
+
+def split_by_fingerprint(
+    new: Sequence[CellResult], base: Sequence[CellResult]
+) -> tuple[list[CellResult], list[CellResult], list[str]]:
+    """The baseline cells on the new cells' fingerprint (or with none: written before fingerprints),
+    the ones on another, and what changed against the first of those (the newest, as history comes
+    newest first)."""
+    keys = {_key(c) for c in new} - {None}
+    if not keys:
+        return list(base), [], []
+    reference = next(c.measured.fingerprint for c in new if c.measured and c.measured.fingerprint)
+    same = [c for c in base if _key(c) is None or _key(c) in keys]
+    other = [c for c in base if _key(c) is not None and _key(c) not in keys]
+    changes: list[str] = []
+    if other:
+        before = other[0].measured.fingerprint  # type: ignore[union-attr]
+        changes = reference.changes(before) if before is not None else []
+    return same, other, changes
+
+
 def compare_cell(
     new: Sequence[CellResult],
     base: Sequence[CellResult],
@@ -121,10 +151,37 @@ def compare_cell(
     cell_id = new[0].cell_id if new else (base[0].cell_id if base else "?")
     if not base:
         return CellComparison(cell_id, "no_history", None, None, None, "none", "no baseline for this cell")
+    base, other, changes = split_by_fingerprint(new, base)
+    if not base:
+        said = "; ".join(changes) or "a field outside the shown ones"
+        note = f"fingerprint changed: {said} (no earlier run on this fingerprint: not compared)"
+        return CellComparison(
+            cell_id, "no_history", None, None, None, "none", note, fingerprint_changes=tuple(changes)
+        )
+    result = _compare_same(cell_id, new, base, metric, min_effect, confidence)
+    if other:
+        left = (
+            f"compared only with runs on the same fingerprint ({len(other)} on another left out: "
+            f"{'; '.join(changes)})"
+        )
+        note = f"{result.note}; {left}" if result.note else left
+        result = replace(result, note=note, fingerprint_changes=tuple(changes))
+    return result
+
+
+def _compare_same(
+    cell_id: str,
+    new: Sequence[CellResult],
+    base: Sequence[CellResult],
+    metric: str,
+    min_effect: float,
+    confidence: float,
+) -> CellComparison:
+    """``compare_cell`` once the baseline is on the new run's fingerprint."""
     valid_base = [c for c in base if not _invalid_reasons([c])]
     invalid = _invalid_reasons(new)
     if invalid:  # never compared; the numbers are still shown
-        shown = {
+        shown: dict[str, Any] = {
             "baseline": _mean_or_none(cell_values(valid_base, metric)),
             "value": _mean_or_none(cell_values(new, metric)),
         }
@@ -147,7 +204,7 @@ def compare_cell(
         return CellComparison(cell_id, "no_history", None, None, None, "none", f"no {metric} values")
     ratio = mean(a) / mean(b) if mean(b) else None
     note = f"{left_out} invalid baseline result(s) left out" if left_out else ""
-    means = {"baseline": mean(b), "value": mean(a)}
+    means: dict[str, Any] = {"baseline": mean(b), "value": mean(a)}
     try:
         if len(a) >= 2 and len(b) >= 2:
             interval = welch_difference(_log(a), _log(b), confidence)
@@ -222,24 +279,34 @@ def compare_runs(
     compared = [r for r in results if r.kind not in UNDECIDED]
     cells = [
         CellVerdict(cell_id=r.cell_id, kind=r.kind, baseline=r.baseline, value=r.value, ratio=r.ratio,
-                    ci_low=r.low, ci_high=r.high)
+                    ci_low=r.low, ci_high=r.high, fingerprint_changes=list(r.fingerprint_changes))
         for r in results
     ]  # fmt: skip
+    changes = list(dict.fromkeys(line for r in results for line in r.fingerprint_changes))  # in field order
     if not compared and any(r.kind == "no_verdict" for r in results):
         return Verdict(
             kind="no_verdict",
             metric=metric,
             min_effect=min_effect,
             cells=cells,
+            fingerprint_changes=changes,
             message="one run: no verdict (the interval needs repeats or 3+ earlier runs)\n"
             + "\n".join(describe(r, metric, confidence) for r in results),
         )
     if not compared:
+        message = f"no cell of {new.run_id} has a baseline in {len(base_runs)} earlier run(s)"
+        if changes:
+            message = (
+                f"fingerprint changed: {'; '.join(changes)}: no earlier run on this fingerprint, "
+                "no faster/slower verdict\n" + "\n".join(describe(r, metric, confidence) for r in results)
+            )
         return Verdict(
             kind="no_history",
             metric=metric,
             min_effect=min_effect,
-            message=f"no cell of {new.run_id} has a baseline in {len(base_runs)} earlier run(s)",
+            message=message,
+            cells=cells if changes else [],
+            fingerprint_changes=changes,
         )
 
     def severity(c: CellComparison) -> tuple[int, float]:
@@ -265,6 +332,7 @@ def compare_runs(
         min_effect=min_effect,
         message="\n".join(lines),
         cells=cells,
+        fingerprint_changes=changes,
     )
 
 

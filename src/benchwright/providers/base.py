@@ -131,6 +131,17 @@ class Target(ABC, Generic[SpecT]):
         """Facts for the report (engine version, instance class, settings); never secrets."""
         return {"kind": self.kind}
 
+    def fingerprint_facts(self) -> dict[str, str | None]:
+        """The target's side of a result's fingerprint (``runner.plan.PlanContext``): its primary's
+        AZ name and id, its instance / node class and its storage; None where unknown. Asked once
+        the target is ready, before the runners start."""
+        return {
+            "target_az": self.handle.get("availability_zone") or None,
+            "target_az_id": None,
+            "target_class": None,
+            "storage": None,
+        }
+
     def trigger(self, action: str, params: Mapping[str, Any] | None = None) -> str:
         """Do an event's action (failover, reboot, scale) to the running target; returns a short
         description. Blocking until the action's call returns (locally: the server is back up).

@@ -26,6 +26,7 @@ from benchwright.outcome import invalid_cells, invalid_headline, shown_error, sh
 from benchwright.report import figures, templating
 from benchwright.report.assets import uplot
 from benchwright.report.experiments import html_context as experiment_context
+from benchwright.report.measured_on import measured_on
 from benchwright.report.units import fmt_latency, fmt_rate, fmt_share, fmt_unsuccessful
 from benchwright.results import ResultDocument, is_failed, redact_text
 from benchwright.runs import CellResult, RunRecord
@@ -226,6 +227,9 @@ def context(record: RunRecord, history: Sequence[RunRecord] = (), max_points: in
         "environment": _facts(dict(record.environment)),
         "measurement": _facts(_measurement_facts(measured)) if measured is not None else None,
         "tags": _facts(dict(record.tags)),
+        "measured_on": [
+            (cells, [(k, redact_text(v)) for k, v in rows]) for cells, rows in measured_on(record)
+        ],
         "spec_json": redact_text(json.dumps(record.spec, indent=2, sort_keys=True, default=str)),
         "max_points": max_points,
         "uplot": uplot(),

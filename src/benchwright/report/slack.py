@@ -11,6 +11,7 @@ from typing import Any
 
 from benchwright.judge.validity import phase_flags
 from benchwright.outcome import invalid_cells, invalid_headline, shown_error, shown_status
+from benchwright.report.measured_on import floor_short
 from benchwright.report.units import fmt_latency, fmt_rate, fmt_ratio, fmt_share
 from benchwright.results import redact_text
 from benchwright.runs import RunRecord
@@ -45,6 +46,8 @@ def _verdict_line(record: RunRecord) -> str:
     if v.effect is not None and v.ci_low is not None and v.ci_high is not None:
         line += (f" {v.metric} {fmt_ratio(v.effect)} (95% CI {fmt_ratio(v.ci_low)} to {fmt_ratio(v.ci_high)},"
                  f" min effect {v.min_effect:.0%})")  # fmt: skip
+    if v.fingerprint_changes:  # not compared across a change of machine, version, storage or spec
+        line += "\nfingerprint changed: " + "; ".join(v.fingerprint_changes[:4])
     return line
 
 
@@ -72,8 +75,10 @@ def headline_rows(record: RunRecord) -> list[str]:
         if was is not None and was.baseline and was.value:
             change = f" (before {fmt_rate(was.baseline)}, {fmt_ratio(was.value / was.baseline)})"
         errors = f", {fmt_share(doc.failed(), doc.attempted)}% failed" if doc.failed() else ""
+        floor = f", {floor_short(doc.network_floor)}" if doc.network_floor is not None else ""
         rows.append(
-            f"`{cell.cell_id}`  {fmt_rate(doc.throughput)} ops/s{change}, p99 {fmt_latency(p99)}{errors}{mark}"
+            f"`{cell.cell_id}`  {fmt_rate(doc.throughput)} ops/s{change}, p99 {fmt_latency(p99)}{floor}"
+            f"{errors}{mark}"
         )
     return rows
 

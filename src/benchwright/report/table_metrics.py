@@ -165,7 +165,18 @@ def _ops_per_usd(f: Fact) -> float | None:
     return cost.ops_per_dollar or f.doc.operations_total / cost.total
 
 
+def _floor(attr: str) -> Callable[[Fact], float | None]:
+    """The network floor taken before the measured phase (None for the other phases)."""
+
+    def get(f: Fact) -> float | None:
+        floor = f.doc.network_floor
+        return float(getattr(floor, attr)) if floor is not None else None
+
+    return get
+
+
 HIST = "the phase's HdrHistogram"
+FLOOR = "round trips of SELECT 1 / PING on one connection before the run phase"
 _METRICS = [
     Metric("operations", "operations", "operation", "count", _op("operations"), "operations completed"),
     Metric("throughput", "ops/s", "operation", "rate", _throughput, "operations / phase run time"),
@@ -221,6 +232,8 @@ _METRICS = [
     Metric(
         "credit", "CPU credits", "phase", "number", _min_series("CPUCreditBalance"), "lowest CPUCreditBalance"
     ),
+    Metric("floor_p50", "floor p50", "phase", "latency", _floor("p50_us"), f"p50 of the {FLOOR}"),
+    Metric("floor_p99", "floor p99", "phase", "latency", _floor("p99_us"), f"p99 of the {FLOOR}"),
     Metric("usd", "USD", "phase", "usd", _usd, "the cell's cost estimate"),
     Metric("ops_per_usd", "ops/USD", "phase", "rate", _ops_per_usd, "operations / the cell's cost"),
 ]
@@ -240,6 +253,7 @@ GROUPS = {
     "iops": ["read_iops", "write_iops"],
     "cloud": ["cpu", "read_iops", "write_iops", "burst", "credit"],
     "ycsb": ["operations", "throughput", "avg", "min", "max", "p95", "p99"],
+    "floor": ["floor_p50", "floor_p99"],
 }
 
 # What each workload's seed publishes, when --metric is not given.

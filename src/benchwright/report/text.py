@@ -175,6 +175,17 @@ def flags_lines(record: RunRecord) -> list[Text]:
     return lines
 
 
+def measured_on_panels(record: RunRecord) -> list[Panel]:
+    """The fingerprint and network floor of the measured phases (report/measured_on.py)."""
+    from benchwright.report.measured_on import measured_on
+
+    panels = []
+    for cells, rows in measured_on(record):
+        body = Group(*(Text.assemble((f"{label}: ", "bold"), value) for label, value in rows))
+        panels.append(Panel(body, title=f"measured on ({cells})", title_align="left", border_style="dim"))
+    return panels
+
+
 def summary_renderable(record: RunRecord) -> Group:
     parts: list[Any] = [cells_table(record)]
     parts += [seed_table(view) for view in seed_views(record)]
@@ -184,6 +195,7 @@ def summary_renderable(record: RunRecord) -> Group:
     flags = flags_lines(record)
     if flags:
         parts.append(Panel(Group(*flags), title="validity", title_align="left", border_style="yellow"))
+    parts += measured_on_panels(record)
     parts.append(Text.assemble(("verdict: ", "bold"), verdict_text(record.verdict)))
     if record.cost is not None:
         c = record.cost

@@ -26,6 +26,8 @@ from typing import Any
 from benchwright.errors import BenchwrightError, SpecError, TargetUnreachable
 from benchwright.results import ResultDocument, RunnerOutput
 from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV
+from benchwright.runner.fingerprint import stamp
+from benchwright.runner.floor import network_floor
 from benchwright.runner.plan import PhaseConfig, RunnerPlan
 from benchwright.runner.progress import RunnerEvent
 
@@ -244,6 +246,7 @@ def run(args: argparse.Namespace) -> int:
             except Exception as exc:  # said on stderr; the phase's first start stands
                 print(f"warning: the measured start of {name} was not written: {exc}", file=sys.stderr)
 
+        floor, no_floor = network_floor(phase)
         stats = StatsProbe(phase.engine, phase.properties).start()
         try:
             progress = None if args.quiet else _progress_printer(phase.phase)
@@ -257,6 +260,7 @@ def run(args: argparse.Namespace) -> int:
             return exc.exit_code
         doc.run_id, doc.cell, doc.phase = plan.run_id, plan.cell_id, phase.phase
         doc.server_stats = stats.finish()
+        stamp(doc, plan.context, floor, no_floor)
         flag_late_start(plan, phase, doc)
         docs.append(doc)
         write(None)

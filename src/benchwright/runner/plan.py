@@ -54,6 +54,22 @@ class PhaseConfig:
         return "load" if self.phase == "load" else "run"
 
 
+class PlanContext(_Model):
+    """What the orchestrator knows of the run that the runner cannot see for itself: the runner's
+    class and platform, the spec's digest and the target's placement, class and storage (from the
+    target's describe calls). The runner adds its own machine and the server's version and writes
+    the result's ``Fingerprint`` (runner/fingerprint.py)."""
+
+    runner_class: str = "local"  # "local" | "measured" | "smoke"
+    runner_platform: str = "local"  # "local" | "fargate" | "ec2"
+    instance_type: str | None = None  # the EC2 type asked for (instance metadata, when reachable, wins)
+    spec_digest: str = ""
+    target_az: str | None = None
+    target_az_id: str | None = None
+    target_class: str | None = None
+    storage: str | None = None
+
+
 class RunnerPlan(_Model):
     """Everything one runner needs to run a cell's phases. No password: see ``Credentials``."""
 
@@ -64,3 +80,4 @@ class RunnerPlan(_Model):
     runner_count: int = 1
     connection: dict[str, str] = Field(default_factory=dict)  # redacted connection properties
     phases: list[PhaseConfig]
+    context: PlanContext = Field(default_factory=PlanContext)  # for the result's fingerprint

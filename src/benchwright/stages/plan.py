@@ -14,7 +14,7 @@ import time
 from collections.abc import Mapping
 
 from benchwright.experiments.models import EVENT_GIVE_UP_S
-from benchwright.runner.plan import PhaseConfig, RunnerPlan
+from benchwright.runner.plan import PhaseConfig, PlanContext, RunnerPlan
 from benchwright.spec import BenchmarkSpec, enabled_phases, phase_seconds, workload_properties
 
 PHASES = ("load", "warmup", "run")
@@ -86,6 +86,7 @@ def build_plan(
     seed: int | None = None,
     repeat: int = 0,
     start_at: float | None = None,
+    context: PlanContext | None = None,
 ) -> RunnerPlan:
     """One runner's plan. For fan-out, pass every runner the same ``start_at`` (``fanout_start_at``)."""
     count = spec.runner.count
@@ -130,4 +131,5 @@ def build_plan(
         runner_count=count,
         connection=dict(connection),
         phases=phases,
+        context=context or PlanContext(),
     )

@@ -17,6 +17,7 @@ from benchwright.results import MetricSeries, ResultDocument
 from benchwright.runs import combined_cost
 from benchwright.spec import LocalTarget, TargetSpec, cell_seconds, check_workload, spec_dict
 from benchwright.stages import RunState, utcnow
+from benchwright.stages.context import plan_context
 from benchwright.stages.plan import build_plan, fanout_start_at
 
 READY_TIMEOUT_S = {
@@ -105,6 +106,7 @@ def launch_runner(state: RunState, providers: Providers) -> RunState:
     providers.metrics.start(target)
     handles = []
     start_at = fanout_start_at(spec)  # one instant for all N runners (None for a single runner)
+    context = plan_context(spec, target.fingerprint_facts())  # the results' fingerprint, target side
     for index in range(spec.runner.count):
         plan = build_plan(
             spec,
@@ -114,6 +116,7 @@ def launch_runner(state: RunState, providers: Providers) -> RunState:
             runner_index=index,
             repeat=state.repeat,
             start_at=start_at,
+            context=context,
         )
         handles.append(providers.launcher.launch(plan, credentials, target))
     budget = cell_seconds(spec) * 3 + 600 + (max(0.0, start_at - time.time()) if start_at else 0.0)

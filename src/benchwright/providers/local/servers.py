@@ -241,6 +241,9 @@ class LocalServer(Target[LocalSpec]):
             "settings": {k: str(v) for k, v in self.spec.settings.items()},
         }
 
+    def fingerprint_facts(self) -> dict[str, str | None]:
+        return {**super().fingerprint_facts(), "storage": "local disk"}
+
     # -------------------------------------------------------------- engine hooks
     def _initialise(self, base: Path, port: int, password: str, user: str | None) -> None:
         """Create the data directory (before the server process starts)."""

@@ -19,6 +19,18 @@ from benchwright.providers.base import SpecT, Target, TargetStatus
 ServiceStatus = tuple[TargetStatus, str | None, int | None]  # (status, host, port)
 
 
+def storage_text(kind: str, size_gb: int | None, iops: int | None, throughput_mbps: int | None = None) -> str:
+    """A volume in words, as the fingerprint shows it: "gp2 100 GiB", "gp3 400 GiB 12000 IOPS"."""
+    parts = [kind]
+    if size_gb:
+        parts.append(f"{size_gb} GiB")
+    if iops:
+        parts.append(f"{iops} IOPS")
+    if throughput_mbps:
+        parts.append(f"{throughput_mbps} MiB/s")
+    return " ".join(parts)
+
+
 class AwsTarget(Target[SpecT]):
     """Base of every AWS target; ``spec`` is the spec's target section as its validated model."""
 
@@ -89,6 +101,43 @@ class AwsTarget(Target[SpecT]):
         if "availability_zone" in self.handle:
             facts["availability_zone"] = self.handle["availability_zone"]
         return facts
+
+    def fingerprint_facts(self) -> dict[str, str | None]:
+        """The primary's AZ (noted by the status polls) with its AZ id, the class and the storage as
+        the spec asked for them (``_storage_facts`` overrides with what the service describes)."""
+        az = self.handle.get("availability_zone") or None
+        spec_class = next(
+            (
+                getattr(self.spec, f)
+                for f in ("instance_class", "node_type", "instance_type")
+                if getattr(self.spec, f, None)
+            ),
+            None,
+        )
+        return {
+            "target_az": az,
+            "target_az_id": self._az_id(az),
+            "target_class": spec_class,
+            "storage": self._storage_facts(),
+        }
+
+    def _az_id(self, az: str | None) -> str | None:
+        """The AZ id of an AZ name (ids are the same zone in every account; names are not)."""
+        if not az:
+            return None
+        try:
+            zones = self.clients("ec2").describe_availability_zones(ZoneNames=[az])["AvailabilityZones"]
+        except Exception:  # the fingerprint then shows the name alone
+            return None
+        return str(zones[0].get("ZoneId") or "") or None if zones else None
+
+    def _storage_facts(self) -> str | None:
+        """The spec's storage in words ("gp3 400 GiB 12000 IOPS"); None where the spec has none."""
+        storage = getattr(self.spec, "storage", None) or getattr(self.spec, "volume", None)
+        if storage is not None:
+            return storage_text(storage.type, storage.size_gb, storage.iops, storage.throughput_mbps)
+        kind = getattr(self.spec, "storage_type", None)  # Aurora: aurora | aurora-iopt1
+        return str(kind) if kind else None
 
     def trigger(self, action: str, params: Mapping[str, Any] | None = None) -> str:
         """Start an event's action with the service's API (providers/aws/targets/events.py)."""

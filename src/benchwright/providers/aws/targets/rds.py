@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from benchwright.errors import ProvisioningFailed, RetryableProvisioningError
 from benchwright.providers.aws.common import aws_call, ignore_not_found, is_not_found, tag_list
-from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
+from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus, storage_text
 from benchwright.providers.base import Credentials
 from benchwright.spec import AuroraTarget as AuroraSpec
 from benchwright.spec import RdsTarget as RdsSpec
@@ -209,6 +209,24 @@ class RdsTarget(ManagedSqlTarget[RdsSpec]):
         return "ready", db["Endpoint"]["Address"], int(db["Endpoint"].get("Port") or self.default_port)
 
     # use ------------------------------------------------------------------------------------
+    def fingerprint_facts(self) -> dict[str, str | None]:
+        """The class and storage as RDS describes the instance (what was provisioned, not only asked)."""
+        facts = super().fingerprint_facts()
+        try:
+            db = self._describe() or {}
+        except Exception:  # the spec's figures stand
+            return facts
+        if db.get("DBInstanceClass"):
+            facts["target_class"] = str(db["DBInstanceClass"])
+        if db.get("StorageType"):
+            facts["storage"] = storage_text(
+                str(db["StorageType"]),
+                db.get("AllocatedStorage"),
+                db.get("Iops"),
+                db.get("StorageThroughput"),
+            )
+        return facts
+
     def metric_dimensions(self) -> list[tuple[str, dict[str, str]]]:
         return [("AWS/RDS", {"DBInstanceIdentifier": self.name})]
 
