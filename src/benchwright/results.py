@@ -469,8 +469,9 @@ def _from_version_1(raw: dict[str, Any]) -> dict[str, Any]:
             {
                 "code": "failures_mixed_v1",
                 "severity": "info",
-                "message": f"written by an older Benchwright: the {moved:,} failed or retried attempts' "
-                "latencies are mixed into their operation's percentiles (throughput here counts "
+                "message": f"written by an older Benchwright: the {moved:,} "
+                + ("failed operations'" if moved == failed_total else "failed or retried attempts'")
+                + " latencies are mixed into their operation's percentiles (throughput here counts "
                 "successes only)",
             }
         )
