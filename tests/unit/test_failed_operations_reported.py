@@ -1,6 +1,6 @@
 """Failed operations (issue 24) wherever a result is shown or stored: next to every throughput the
 share that failed, each ``<OP>-FAILED`` entry on its own with its count and never as a throughput,
-in the terminal summary, ``benchwright table``, Slack, the time-series points and the SQLite store;
+in the terminal summary, the HTML report, YCSB's text, ``benchwright table``, Slack, the time-series points and the SQLite store;
 a native tool's failures become their own entry; a version 1 document reads with its failures
 moved out of the throughput."""
 
@@ -15,10 +15,12 @@ import pytest
 
 from benchwright.providers.aws.points import rows as point_rows
 from benchwright.providers.local.sqlite_store import SQLiteResultStore
+from benchwright.report.html import phase_table
 from benchwright.report.sample import make_document, make_run
 from benchwright.report.slack import headline_rows
 from benchwright.report.table import build_table, render
 from benchwright.report.text import render_summary
+from benchwright.report.ycsb_text import ycsb_summary
 from benchwright.results import SCHEMA_VERSION, ResultDocument
 from benchwright.runner.workloads.external import pgbench
 from benchwright.runner.workloads.external.common import ToolRun, build_document
@@ -221,3 +223,23 @@ def test_a_version_1_document_without_failures_reads_unchanged() -> None:
     old = ResultDocument.parse(_version_1(clean))
     assert old.operations == clean.operations and old.throughput == clean.throughput
     assert old.failed_total == 0 and not any(f.code == "failures_mixed_v1" for f in old.validity)
+
+
+def test_the_html_report_shows_failures_as_counts_and_the_error_rate_per_cell() -> None:
+    table = phase_table(failing_run(), "run")
+    assert table is not None
+    (row,) = table.rows
+    assert row.total == "990.0" and row.errors == "1.0"  # successes/s, and 300 of 30,000 failed
+    figures = dict(zip(table.ops, row.ops, strict=True))
+    assert figures["READ"][0] == "495.0"
+    assert figures["READ-FAILED"] == ["150 failed", "-", "-", "-"]  # no rate, no latency it lacks
+    clean = phase_table(failing_run(errors=0), "run")
+    assert clean is not None and clean.rows[0].errors == "0" and "READ-FAILED" not in clean.ops
+
+
+def test_the_ycsb_text_counts_successes_in_the_throughput_and_names_the_failures() -> None:
+    lines = ycsb_summary(failing_run().cells[0].phases["run"]).splitlines()
+    assert "[OVERALL], Throughput(ops/sec), 990.0" in lines
+    assert "[OVERALL], Failed, 300" in lines
+    assert "[READ], Operations, 14850" in lines and "[READ], Return=ERROR, 150" in lines
+    assert "[READ-FAILED], Operations, 150" in lines
