@@ -20,6 +20,7 @@ from benchwright.report.sample import make_document, make_run
 from benchwright.report.slack import headline_rows
 from benchwright.report.table import build_table, render
 from benchwright.report.text import render_summary
+from benchwright.report.units import fmt_share
 from benchwright.report.ycsb_text import ycsb_summary
 from benchwright.results import SCHEMA_VERSION, ResultDocument
 from benchwright.runner.workloads.external import pgbench
@@ -243,3 +244,19 @@ def test_the_ycsb_text_counts_successes_in_the_throughput_and_names_the_failures
     assert "[OVERALL], Failed, 300" in lines
     assert "[READ], Operations, 14850" in lines and "[READ], Return=ERROR, 150" in lines
     assert "[READ-FAILED], Operations, 150" in lines
+
+
+@pytest.mark.parametrize(
+    ("part", "whole", "shown"),
+    [
+        (0, 100, "0"),
+        (1, 1_000_000, "0.0001"),  # never rounded down to 0 when some failed
+        (150, 15_000, "1.0"),
+        (1, 3, "33.3"),
+        (9_996, 10_000, "99.9"),  # never rounded up to 100 when some succeeded
+        (10_000, 10_000, "100"),
+        (5, 0, "0"),
+    ],
+)
+def test_an_error_rate_is_shown_without_rounding_to_none_or_all(part: int, whole: int, shown: str) -> None:
+    assert fmt_share(part, whole) == shown
