@@ -16,6 +16,7 @@ from benchwright.local import run_spec
 from benchwright.providers.local import local_providers, open_local_store
 from benchwright.runs import RunRecord
 from benchwright.spec import parse_spec
+from tests.statuses import assert_honest
 
 pytestmark = [pytest.mark.servers, pytest.mark.slow]
 
@@ -69,7 +70,10 @@ def _check_outage(record: RunRecord) -> None:
     assert event.after is not None and event.after.throughput > 0
     # every failure is inside the outage, so the error flags are info and the cell stays valid
     errors = sum(o.statuses.get("ERROR", 0) for o in run.operations.values())
-    assert errors == event.errors
+    assert errors == event.errors == run.failed_total  # all in the -FAILED entries
+    assert_honest(run)  # and none of them in the throughput, overall or in any interval
+    outage = [i for i in run.intervals if i.errors]
+    assert outage and sum(i.errors for i in outage) == event.errors
     assert all(f.severity != "invalid" for f in cell.validity), cell.validity
 
 

@@ -23,6 +23,7 @@ from benchwright.runner.event_loop import Channel, Connection, EventLoop, Reques
 from benchwright.runner.measure import Recorder
 from benchwright.runner.workloads.base import ThreadInfo
 from benchwright.runner.workloads.redisbench.workload import RedisBench
+from tests.statuses import failures_of, statuses_of
 
 NS = 1_000_000_000
 
@@ -100,7 +101,9 @@ def test_a_server_error_is_one_failed_request_and_the_connection_goes_on(redis_p
     recorder, errors, reason = run([connection(driver, iter(requests), None)])
     assert reason is None
     assert errors == {"INCR:ResponseError": 2}
-    assert recorder.ops["INCR"].statuses == {"ERROR": 2}
+    assert "INCR" not in recorder.ops  # every INCR failed: only its -FAILED entry, never throughput
+    assert recorder.ops["INCR-FAILED"].statuses == {"ERROR": 2}
+    assert recorder.ops["INCR-FAILED"].histogram.get_total_count() == 2
     assert recorder.ops["GET"].statuses == {"OK": 2}  # no reply of the failed pipelines was left behind
     assert driver.command("GET", "ev:n") == b"2"
     driver.close()
@@ -123,8 +126,8 @@ def test_ok_requests_of_many_operation_names_are_all_counted_in_the_order_they_e
     assert errors == {"BAD:ResponseError": 1}
     ops = recorder.ops
     assert {name: ops[name].statuses for name in names} == {name: {"OK": 40} for name in names}
-    assert ops["BAD"].statuses == {"ERROR": 1}
-    assert recorder.total_operations() == 24 * 40 + 1
+    assert "BAD" not in ops and ops["BAD-FAILED"].statuses == {"ERROR": 1}
+    assert recorder.total_operations() == 24 * 40  # successes only: the failed one is not progress
     driver.close()
 
 
@@ -149,8 +152,10 @@ def test_a_killed_server_fails_requests_and_ends_the_loop(
     recorder, errors, reason = run(conns, seconds=60, abort_after_s=0.5)
     assert killed.is_set()
     assert reason is not None and "every operation failed" in reason
-    statuses = recorder.ops["GET"].statuses
+    statuses = statuses_of(recorder.ops, "GET")
     assert statuses["OK"] >= 199 and statuses["ERROR"] >= 1
+    assert recorder.ops["GET"].histogram.get_total_count() == statuses["OK"]  # failures' latency apart
+    assert recorder.ops["GET-FAILED"].histogram.get_total_count() == statuses["ERROR"]
     assert set(errors) <= {"GET:ConnectionError"} and sum(errors.values()) == statuses["ERROR"]
 
 
@@ -177,7 +182,9 @@ def test_a_server_that_never_answers_is_a_timeout_not_a_hang() -> None:
         for sock in accepted:
             sock.close()
     assert errors.get("GET:TimeoutError", 0) >= 1
-    assert recorder.ops["GET"].statuses.get("OK", 0) == 0
+    assert "GET" not in recorder.ops  # nothing succeeded: no GET entry, only its failures
+    assert failures_of(recorder.ops, "GET") == sum(errors.values())
+    assert recorder.total_operations() == 0
     assert reason is not None
 
 
@@ -252,7 +259,7 @@ def test_a_check_decides_the_status_sends_follow_ups_and_a_failing_check_fails_o
     assert reason is None
     assert recorder.ops["GET"].statuses == {"OK": 2, "NOT_FOUND": 1}
     assert recorder.ops["INCR-GET"].statuses == {"NOT_FOUND": 1}  # the last reply of its second step
-    assert recorder.ops["PING"].statuses == {"ERROR": 1}
+    assert "PING" not in recorder.ops and recorder.ops["PING-FAILED"].statuses == {"ERROR": 1}
     assert errors == {"PING:ValueError": 1}
     driver.close()
 
@@ -313,9 +320,13 @@ def test_a_reply_that_stops_coming_mid_run_is_a_timeout_and_the_connection_is_re
     holds the connection by then) and the next ones go out on a new connection."""
     recorder, errors, reason = scripted_run(ScriptedServer(answered=5, after=b""), requests=8)
     assert reason is None
-    assert recorder.ops["PING"].statuses["OK"] >= 7  # 5, then the new connection's answers
+    ping = recorder.ops["PING"]
+    assert ping.statuses["OK"] >= 7  # 5, then the new connection's answers
     assert errors == {"PING:TimeoutError": 1}
-    assert recorder.ops["PING"].histogram.get_max_value() >= 200_000  # the 0.2 s it waited, in us
+    assert failures_of(recorder.ops, "PING") == 1
+    # the 0.2 s the failed one waited (in us) is in its own histogram, not in the successes'
+    assert recorder.ops["PING-FAILED"].histogram.get_max_value() >= 200_000
+    assert ping.histogram.get_total_count() == ping.statuses["OK"]
 
 
 def test_bytes_that_are_not_resp_mid_run_fail_that_request_and_the_connection_is_reopened() -> None:
@@ -324,4 +335,6 @@ def test_bytes_that_are_not_resp_mid_run_fail_that_request_and_the_connection_is
     recorder, errors, reason = scripted_run(ScriptedServer(answered=5, after=b"?garbage\r\n"), requests=8)
     assert reason is None
     assert errors == {"PING:ProtocolError": 1}
-    assert recorder.ops["PING"].statuses == {"OK": 7, "ERROR": 1}
+    assert recorder.ops["PING"].statuses == {"OK": 7}
+    assert recorder.ops["PING-FAILED"].statuses == {"ERROR": 1}
+    assert statuses_of(recorder.ops, "PING") == {"OK": 7, "ERROR": 1}

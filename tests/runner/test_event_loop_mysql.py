@@ -20,6 +20,7 @@ import pytest
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, run_phase
 from tests.runner.conftest import Background, PrivateMariaDB, loop_build, ran_on
+from tests.statuses import assert_honest, statuses_of
 
 pytestmark = pytest.mark.servers
 
@@ -128,7 +129,11 @@ def test_a_server_error_mid_transaction_fails_it_rolls_it_back_and_the_next_one_
         conn.cursor().execute("DROP TRIGGER refuse")
         conn.close()
     assert ran_on(run, my_loop), run.measurement.method
-    assert run.operations["tpcb-like"].statuses == {"ERROR": 30}
+    assert "tpcb-like" not in run.operations  # nothing succeeded: no throughput entry at all
+    assert run.operations["tpcb-like-FAILED"].statuses == {"ERROR": 30}
+    assert run.operations_total == 0 and run.throughput == 0 and run.failed_total == 30
+    assert run.error_rate == 1.0
+    assert_honest(run)
     assert list(run.extra["error_kinds"].values()) == [30]
     assert rows(mysql_url, TPCB_STATE) == before
     assert open_transactions(mysql_url) == [(0,)]
@@ -182,10 +187,12 @@ def test_sessions_killed_mid_transaction_fail_those_only_and_the_run_goes_on(
     run = phase("tpcb", {"mysql.url": mysql_url}, "run", threads=3, operation_count=COUNT, max_seconds=120)
     killer.join()
     assert ran_on(run, my_loop) and not run.aborted, run.measurement.method
-    done = run.operations["tpcb-like"].statuses
+    done = statuses_of(run.operations, "tpcb-like")
     assert 1 <= done.get("ERROR", 0) <= 3  # at most the transaction in flight on each session
-    assert set(run.extra["error_kinds"]) == {"tpcb-like:ConnectionError"}
+    assert run.extra["error_kinds"] == {"tpcb-like:ConnectionError": done["ERROR"]}
     assert done["OK"] + done["ERROR"] == COUNT
+    assert run.operations_total == done["OK"] and run.failed_total == done["ERROR"]  # throughput: successes
+    assert_honest(run)
     # A session killed after its COMMIT reached the server but before the answer came back counts
     # as failed although it committed (its outcome is unknown to any client): so the history has
     # one row per committed transaction plus at most one per failed one.
@@ -218,9 +225,11 @@ def test_server_killed_mid_transaction_ends_with_a_flagged_partial_result(
     killer.join()
     assert ran_on(run, my_loop), run.measurement.method
     assert run.aborted and any(f.code == "server_lost" for f in run.validity)
-    done = run.operations["tpcb-like"].statuses
+    done = statuses_of(run.operations, "tpcb-like")
     assert done["OK"] >= 100 and done["ERROR"] >= 2
     assert set(run.extra["error_kinds"]) <= {"tpcb-like:ConnectionError", "tpcb-like:TargetUnreachable"}
+    assert run.operations_total == done["OK"] and run.failed_total == done["ERROR"]
+    assert_honest(run)
     assert run.runtime_ms < 60_000  # it gave up after seconds of failures, not at the deadline
 
 
@@ -262,8 +271,11 @@ def test_a_statement_that_gets_no_answer_is_a_timeout_and_the_run_goes_on(
     kinds = run.extra["error_kinds"]
     assert kinds.get("tpcb-like:TimeoutError", 0) >= 2
     assert set(kinds) <= {"tpcb-like:TimeoutError", "tpcb-like:ConnectionError"}
-    assert run.operations["tpcb-like"].max_us >= 300_000
-    done = run.operations["tpcb-like"].statuses
+    # the 0.3 s a timed-out transaction waited is in the failures' own latencies
+    assert run.operations["tpcb-like-FAILED"].max_us >= 300_000
+    done = statuses_of(run.operations, "tpcb-like")
+    assert sum(kinds.values()) == done["ERROR"]
+    assert_honest(run)
     committed = history(mysql_url)
     assert committed - released_at[0] >= 100  # committing again after the locks
     # A statement overdue at its COMMIT (a loaded server can take 0.3 s over one) may have committed
@@ -298,7 +310,10 @@ def test_single_statements_refused_by_the_server_are_named_as_mysqlclient_names_
     assert loop.model == my_loop
     assert loop.run() is None
     recorder.flush()
-    assert recorder.ops["q"].statuses == {"OK": 5, "ERROR": 3}
+    assert recorder.ops["q"].statuses == {"OK": 5}  # the refused ones are q-FAILED, never throughput
+    assert recorder.ops["q-FAILED"].statuses == {"ERROR": 3}
+    assert recorder.ops["q-FAILED"].histogram.get_total_count() == 3
+    assert recorder.total_operations() == 5
     assert errors == {"q:ProgrammingError": 3}  # what cursor.execute raises for both, on a thread
     on_a_thread = connect(mysql_url)
     try:

@@ -22,6 +22,7 @@ from benchwright.runner.event_loop import Connection
 from benchwright.runner.event_loop_pq import PqChannel, PqEventLoop
 from benchwright.runner.measure import Recorder
 from tests.runner.conftest import Background, kill_group, loop_build, ran_on, wait_for_sessions
+from tests.statuses import assert_honest, statuses_of
 
 pytestmark = pytest.mark.servers
 
@@ -130,7 +131,11 @@ def test_a_server_error_mid_transaction_fails_it_rolls_it_back_and_the_next_one_
             conn.execute("DROP TRIGGER refuse ON pgbench_branches")
             conn.execute("DROP FUNCTION refuse()")
     assert LOOP in run.measurement.method
-    assert run.operations["tpcb-like"].statuses == {"ERROR": 30}
+    assert "tpcb-like" not in run.operations  # nothing succeeded: no throughput entry at all
+    assert run.operations["tpcb-like-FAILED"].statuses == {"ERROR": 30}
+    assert run.operations_total == 0 and run.throughput == 0 and run.failed_total == 30
+    assert run.error_rate == 1.0
+    assert_honest(run)
     assert run.extra["error_kinds"] == {"tpcb-like:RaiseException": 30}
     assert rows(pg_url, TPCB_STATE) == before
     leftover = rows(
@@ -190,10 +195,13 @@ def test_sessions_dropped_mid_transaction_fail_those_only_and_the_run_goes_on(
     run = phase("tpcb", {"postgres.url": url}, "run", threads=3, operation_count=COUNT, max_seconds=120)
     killer.join()
     assert LOOP in run.measurement.method and not run.aborted
-    done = run.operations["tpcb-like"].statuses
+    done = statuses_of(run.operations, "tpcb-like")
     assert 1 <= done.get("ERROR", 0) <= 3  # at most the transaction in flight on each session
     assert set(run.extra["error_kinds"]) <= {"tpcb-like:ConnectionError", "tpcb-like:AdminShutdown"}
+    assert sum(run.extra["error_kinds"].values()) == done["ERROR"]
     assert done["OK"] + done["ERROR"] == COUNT
+    assert run.operations_total == done["OK"] and run.failed_total == done["ERROR"]  # throughput: successes
+    assert_honest(run)
     # A session killed after its COMMIT reached the server but before the answer came back counts
     # as failed although it committed (its outcome is unknown to any client): so the history has
     # one row per committed transaction plus at most one per failed one.
@@ -221,9 +229,11 @@ def test_server_killed_mid_transaction_ends_with_a_flagged_partial_result(
     killer.join()
     assert LOOP in run.measurement.method
     assert run.aborted and any(f.code == "server_lost" for f in run.validity)
-    done = run.operations["tpcb-like"].statuses
+    done = statuses_of(run.operations, "tpcb-like")
     assert done["OK"] >= 100 and done["ERROR"] >= 2
     assert set(run.extra["error_kinds"]) <= {"tpcb-like:ConnectionError", "tpcb-like:TargetUnreachable"}
+    assert run.operations_total == done["OK"] and run.failed_total == done["ERROR"]
+    assert_honest(run)
     # it gave up after a few (3) seconds of failures, not at the deadline (however long the 100
     # transactions before the kill took on a loaded machine)
     assert run.runtime_ms < 60_000
@@ -264,8 +274,11 @@ def test_a_statement_that_gets_no_answer_is_a_timeout_and_the_run_goes_on(
     kinds = run.extra["error_kinds"]
     assert kinds.get("tpcb-like:TimeoutError", 0) >= 2
     assert set(kinds) <= {"tpcb-like:TimeoutError", "tpcb-like:ConnectionError"}
-    assert run.operations["tpcb-like"].max_us >= 300_000
-    done = run.operations["tpcb-like"].statuses
+    # the 0.3 s a timed-out transaction waited is in the failures' own latencies
+    assert run.operations["tpcb-like-FAILED"].max_us >= 300_000
+    done = statuses_of(run.operations, "tpcb-like")
+    assert sum(kinds.values()) == done["ERROR"]
+    assert_honest(run)
     committed = history(url)
     assert committed - released_at[0] >= 100  # committing again after the locks
     # A statement overdue at its COMMIT (a loaded server can take 0.3 s over one) may have committed
@@ -346,10 +359,13 @@ def test_select_only_sessions_terminated_mid_run_reconnect_and_go_on(pg_url: str
     run = phase("tpcb", props, "run", threads=3, processes=3, operation_count=30_000, max_seconds=120)
     killer.join()
     assert ran_on(run, pq_loop) and not run.aborted
-    selects = run.operations["select-only"].statuses
+    selects = statuses_of(run.operations, "select-only")
     assert 1 <= selects.get("ERROR", 0) <= 6  # the select in flight on each terminated session
     assert set(run.extra["error_kinds"]) <= {"select-only:ConnectionError", "select-only:AdminShutdown"}
+    assert sum(run.extra["error_kinds"].values()) == selects["ERROR"]
     assert sum(selects.values()) == 30_000
+    assert run.operations_total == 30_000 - selects["ERROR"] and run.failed_total == selects["ERROR"]
+    assert_honest(run)
 
 
 def test_select_only_reply_overdue_mid_run_is_a_timeout_and_the_run_goes_on(
@@ -386,11 +402,13 @@ def test_select_only_reply_overdue_mid_run_is_a_timeout_and_the_run_goes_on(
     run = phase("tpcb", props, "run", threads=2, processes=2, operation_count=20_000, max_seconds=120)
     staller.join()
     assert ran_on(run, pq_loop) and not run.aborted, (run.extra, run.validity)
-    selects = run.operations["select-only"]
+    selects = statuses_of(run.operations, "select-only")
     assert run.extra["error_kinds"]["select-only:TimeoutError"] >= 2
-    assert set(run.extra["error_kinds"]) == {"select-only:TimeoutError"}
-    assert selects.statuses["OK"] > 0 and sum(selects.statuses.values()) == 20_000
-    assert selects.max_us >= 300_000
+    assert run.extra["error_kinds"] == {"select-only:TimeoutError": selects["ERROR"]}
+    assert selects["OK"] > 0 and sum(selects.values()) == 20_000
+    assert run.operations["select-only-FAILED"].max_us >= 300_000  # the timeouts' own latencies
+    assert run.operations["select-only"].operations == run.operations_total == 20_000 - selects["ERROR"]
+    assert_honest(run)
 
 
 def test_select_only_refused_mid_run_fails_those_selects_and_the_run_goes_on(
@@ -422,7 +440,9 @@ def test_select_only_refused_mid_run_fails_those_selects_and_the_run_goes_on(
     run = phase("tpcb", props, "run", threads=2, processes=2, operation_count=30_000, max_seconds=120)
     refuser.join()
     assert ran_on(run, pq_loop) and not run.aborted, (run.extra, run.validity)
-    selects = run.operations["select-only"].statuses
+    selects = statuses_of(run.operations, "select-only")
     assert selects.get("ERROR", 0) >= 1 and selects["OK"] > 0
-    assert set(run.extra["error_kinds"]) == {"select-only:UndefinedTable"}
+    assert run.extra["error_kinds"] == {"select-only:UndefinedTable": selects["ERROR"]}
     assert sum(selects.values()) == 30_000
+    assert run.operations_total == selects["OK"] and run.failed_total == selects["ERROR"]
+    assert_honest(run)

@@ -16,6 +16,7 @@ import redis
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, run_phase
 from tests.runner.conftest import Background, kill_group, loop_build, ran_on, wait_for_sessions
+from tests.statuses import assert_honest, failures_of, statuses_of
 
 pytestmark = pytest.mark.servers
 
@@ -184,10 +185,13 @@ def test_redis_server_error_mid_pipeline_fails_that_request_only(
     client.set("usertable:index", "not a sorted set")
     run = phase("redis", props, "run", threads=4)
     assert ran_on(run, resp_loop)
-    inserts, reads = run.operations["INSERT"], run.operations["READ"]
+    assert "INSERT" not in run.operations  # every insert failed: no throughput entry for it
+    inserts, reads = run.operations["INSERT-FAILED"], run.operations["READ"]
     assert inserts.statuses == {"ERROR": inserts.operations} and inserts.operations > 0
     assert run.extra["error_kinds"] == {"INSERT:ResponseError": inserts.operations}
-    assert reads.statuses.get("ERROR", 0) == 0 and reads.statuses["OK"] > 0
+    assert failures_of(run.operations, "READ") == 0 and reads.statuses["OK"] > 0
+    assert run.operations_total == reads.operations and run.failed_total == inserts.operations
+    assert_honest(run)
     client.flushdb()
     client.close()
 
@@ -210,10 +214,12 @@ def test_postgres_server_error_fails_that_request_and_the_connection_goes_on(
         )
     run = phase("postgres", props, "run", threads=3)
     assert ran_on(run, pq_loop)
-    inserts = run.operations["INSERT"]
-    assert inserts.statuses.get("ERROR", 0) > 0
-    assert run.extra["error_kinds"] == {"INSERT:UniqueViolation": inserts.statuses["ERROR"]}
-    assert run.operations["READ"].statuses.get("ERROR", 0) == 0
+    inserts = failures_of(run.operations, "INSERT")
+    assert inserts > 0
+    assert run.extra["error_kinds"] == {"INSERT:UniqueViolation": inserts}
+    assert failures_of(run.operations, "READ") == 0 and run.operations["READ"].statuses["OK"] > 0
+    assert run.failed_total == inserts
+    assert_honest(run)
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("DROP TABLE loopdup")
 
@@ -233,8 +239,11 @@ def test_postgres_reply_overdue_is_a_timeout_and_the_connection_is_reopened(
         blocker.rollback()
     assert ran_on(run, pq_loop)
     assert run.extra["error_kinds"]["UPDATE:TimeoutError"] >= 2
-    assert run.operations["UPDATE"].statuses.get("OK", 0) == 0
-    assert run.operations["UPDATE"].max_us >= 300_000
+    assert "UPDATE" not in run.operations  # no update succeeded: nothing counts as throughput
+    assert failures_of(run.operations, "UPDATE") == sum(run.extra["error_kinds"].values())
+    assert run.operations["UPDATE-FAILED"].max_us >= 300_000  # the wait, in the failures' latencies
+    assert run.operations_total == 0 and run.throughput == 0
+    assert_honest(run)
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("DROP TABLE loopslow")
 
@@ -302,12 +311,14 @@ def test_postgres_reply_overdue_mid_run_is_a_timeout_and_the_run_goes_on(pg_url:
     run = phase("postgres", props, "run", threads=2)
     staller.join()
     assert ran_on(run, pq_loop) and not run.aborted, (run.extra, run.validity)
-    updates = run.operations["UPDATE"]
+    updates = statuses_of(run.operations, "UPDATE")
     assert run.extra["error_kinds"]["UPDATE:TimeoutError"] >= 2
-    assert set(run.extra["error_kinds"]) == {"UPDATE:TimeoutError"}
-    assert updates.statuses.get("OK", 0) > 0
-    assert sum(updates.statuses.values()) == updates.operations == 20000
-    assert updates.max_us >= 300_000
+    assert run.extra["error_kinds"] == {"UPDATE:TimeoutError": updates["ERROR"]}
+    assert updates.get("OK", 0) > 0
+    assert sum(updates.values()) == 20000
+    assert run.operations["UPDATE"].operations == run.operations_total == 20000 - updates["ERROR"]
+    assert run.operations["UPDATE-FAILED"].max_us >= 300_000  # the timeouts' own latencies
+    assert_honest(run)
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("DROP TABLE loopstall")
 
@@ -332,10 +343,13 @@ def test_postgres_sessions_terminated_mid_run_reconnect_and_go_on(pg_url: str, p
     run = phase("postgres", props, "run", threads=3)
     killer.join()
     assert ran_on(run, pq_loop) and not run.aborted
-    reads = run.operations["READ"].statuses
+    reads = statuses_of(run.operations, "READ")
     assert 1 <= reads.get("ERROR", 0) <= 6  # the request in flight on each terminated session
     assert set(run.extra["error_kinds"]) <= {"READ:ConnectionError", "READ:AdminShutdown"}
+    assert sum(run.extra["error_kinds"].values()) == reads["ERROR"]
     assert sum(reads.values()) == 20000
+    assert run.operations_total == 20000 - reads["ERROR"] and run.failed_total == reads["ERROR"]
+    assert_honest(run)
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("DROP TABLE loopterm")
 
@@ -358,10 +372,12 @@ def test_postgres_server_killed_mid_run_ends_with_a_flagged_partial_result(
     run = run_phase(config, progress=kill_when_under_way)
     assert proc.poll() is not None
     assert ran_on(run, pq_loop)
-    assert run.aborted, (run.operations["READ"].statuses, run.extra, run.runtime_ms)
+    assert run.aborted, (run.operations, run.extra, run.runtime_ms)
     assert any(f.code == "server_lost" for f in run.validity)
-    reads = run.operations["READ"].statuses
+    reads = statuses_of(run.operations, "READ")
     assert reads["OK"] > 100 and reads["ERROR"] >= 2
+    assert run.operations_total == reads["OK"] and run.failed_total == reads["ERROR"]
+    assert_honest(run)
     assert set(run.extra["error_kinds"]) <= {"READ:ConnectionError", "READ:TargetUnreachable"}
     # it gave up after a few (3) seconds of failures, not at the deadline (120 s), however long the
     # run took to get under way on a loaded machine
@@ -386,9 +402,12 @@ def test_postgres_a_statement_the_server_refuses_fails_each_request_and_the_run_
     assert ran_on(run, pq_loop)
     codes = {f.code for f in run.validity}
     assert "server_lost" in codes and "worker_lost" not in codes
-    failed = run.operations["READ"].statuses
+    assert "READ" not in run.operations  # every read failed: no READ entry, no throughput
+    failed = run.operations["READ-FAILED"].statuses
     assert set(failed) == {"ERROR"} and failed["ERROR"] >= 300
     assert run.extra["error_kinds"] == {"READ:UndefinedColumn": failed["ERROR"]}
+    assert run.operations_total == 0 and run.throughput == 0 and run.error_rate == 1.0
+    assert_honest(run)
     assert run.runtime_ms < 60_000  # it gave up after 3 s of failures, not at the deadline (120 s)
 
 
@@ -447,10 +466,12 @@ def test_redis_connections_dropped_mid_run_reconnect_and_go_on(
     answered = gets(client)
     client.close()
     assert ran_on(run, resp_loop) and not run.aborted
-    reads = run.operations["READ"].statuses
+    reads = statuses_of(run.operations, "READ")
     assert 1 <= reads.get("ERROR", 0) <= 3  # at most the request in flight on each dropped connection
-    assert set(run.extra["error_kinds"]) == {"READ:ConnectionError"}
+    assert run.extra["error_kinds"] == {"READ:ConnectionError": reads["ERROR"]}
     assert sum(reads.values()) == READS
+    assert run.operations_total == READS - reads["ERROR"] and run.failed_total == reads["ERROR"]
+    assert_honest(run)
     assert answered - dropped_at[0] >= 1000  # and on it went, on new connections
 
 
@@ -476,9 +497,11 @@ def test_redis_server_killed_mid_run_ends_with_a_flagged_partial_result(
     client.close()
     assert ran_on(run, resp_loop)
     assert run.aborted and any(f.code == "server_lost" for f in run.validity)
-    reads = run.operations["READ"].statuses
+    reads = statuses_of(run.operations, "READ")
     assert reads["OK"] >= 300 and reads["ERROR"] >= 2
     assert set(run.extra["error_kinds"]) <= {"READ:ConnectionError", "READ:TargetUnreachable"}
+    assert run.operations_total == reads["OK"] and run.failed_total == reads["ERROR"]
+    assert_honest(run)
     # it gave up after a few (3) seconds of failures, not at the deadline (120 s), however long the
     # run took to get under way on a loaded machine
     assert run.runtime_ms < 60_000
@@ -513,6 +536,9 @@ def test_redis_server_that_stops_answering_is_a_timeout_and_the_run_goes_on(
     kinds = run.extra["error_kinds"]
     assert kinds.get("READ:TimeoutError", 0) >= 2  # at least the request in flight on each connection
     assert set(kinds) <= {"READ:TimeoutError", "READ:ConnectionError", "READ:TargetUnreachable"}
-    assert run.operations["READ"].max_us >= 300_000
-    assert sum(run.operations["READ"].statuses.values()) == READS
+    assert run.operations["READ-FAILED"].max_us >= 300_000  # the timeouts' own latencies
+    reads = statuses_of(run.operations, "READ")
+    assert sum(reads.values()) == READS and sum(kinds.values()) == reads["ERROR"]
+    assert run.operations_total == READS - reads["ERROR"]
+    assert_honest(run)
     assert answered - paused_at[0] >= 1000  # answered again after the pause

@@ -17,6 +17,7 @@ from benchwright.runner.drivers.mysql import MySQLDriver, parse_url
 from benchwright.runner.engine import ERROR_ABORT_S, PhaseConfig, run_phase
 from benchwright.runner.measure import Status
 from tests.runner.conftest import PrivateMariaDB
+from tests.statuses import assert_honest, statuses_of
 
 pytestmark = pytest.mark.servers
 
@@ -234,8 +235,13 @@ def test_server_restarted_mid_run_errors_are_counted_and_the_run_finishes(
         progress=restart_when_running,
     )
     assert restarted.wait(60), "the restart never happened"
-    statuses = doc.operations["oltp_point_select"].statuses
+    statuses = statuses_of(doc.operations, "oltp_point_select")
     assert statuses.get("ERROR", 0) > 0 and statuses.get("OK", 0) > 200
+    # the failed selects are oltp_point_select-FAILED: counted apart, never throughput
+    assert doc.failed_total == statuses["ERROR"] and doc.operations_total == statuses["OK"]
+    assert doc.operations["oltp_point_select"].operations == statuses["OK"]
+    assert_honest(doc)
+    assert sum(s.errors for s in doc.intervals) == statuses["ERROR"]  # every failure in its interval
     assert any(f.code == "error_rate" for f in doc.validity)
     if downtime[0] < ERROR_ABORT_S - 0.5:
         # A short outage: the driver reconnected after the restart and the run went on to its end.

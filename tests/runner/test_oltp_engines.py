@@ -19,6 +19,7 @@ from benchwright.runner.engine import PhaseConfig, run_phase
 from benchwright.runner.workloads.external.common import find_tool
 from benchwright.runner.workloads.oltp.rand import SYSBENCH_1_0_TYPES, RandSpec
 from benchwright.runner.workloads.oltp.workload import OltpSettings
+from tests.statuses import assert_honest
 
 pytestmark = pytest.mark.servers
 
@@ -71,6 +72,8 @@ def test_each_test_counts_its_queries_by_kind(
     assert set(doc.operations) == {name}
     statuses = doc.operations[name].statuses
     assert "ERROR" not in statuses and statuses.get("OK", 0) + statuses.get("RETRY", 0) == 40
+    assert doc.operations_total == 40 and doc.failed_total == 0  # no -FAILED entry (set above)
+    assert_honest(doc)
     per = OltpSettings(props).queries_per_event()
     events = statuses["OK"]
     assert doc.extra["queries"] == {

@@ -18,6 +18,7 @@ from benchwright.runner.engine import PhaseConfig, run_phase
 from benchwright.runner.workloads.redisbench.commands import TESTS
 from benchwright.runner.workloads.redisbench.sequential import RedisBenchSettings, run_redis_bench
 from tests.runner.conftest import _wait_for_port, free_port
+from tests.statuses import assert_honest, statuses_of
 
 pytestmark = pytest.mark.servers
 
@@ -266,8 +267,10 @@ def test_server_restarted_mid_run_is_survived_counted_and_flagged(
     )
     assert server.restarts == 1
     assert not doc.aborted  # the clients reconnected and the run went on to its time limit
-    statuses = doc.operations["SET"].statuses
+    statuses = statuses_of(doc.operations, "SET")
     assert statuses.get("ERROR", 0) > 0 and statuses["OK"] > 200
+    assert doc.failed("SET") == statuses["ERROR"] and doc.operations["SET"].operations == statuses["OK"]
+    assert_honest(doc)
     assert {"server_restarted", "error_rate"} <= {f.code for f in doc.validity}
     assert any(k.startswith("SET:") for k in doc.extra["error_kinds"])
     # writes reached the new server: the restarted (empty, no persistence) server holds keys again

@@ -14,6 +14,7 @@ from benchwright.errors import CapabilityError
 from benchwright.results import ResultDocument
 from benchwright.runner.drivers import new_driver
 from benchwright.runner.engine import PhaseConfig, run_phase
+from tests.statuses import assert_honest
 
 pytestmark = pytest.mark.servers
 
@@ -110,7 +111,11 @@ def test_a_failing_statement_counts_errors_and_flags_the_result(urls: dict[str, 
             workload="sql", phase="run", engine="postgres", properties=props, processes=1, operation_count=5
         )
     )
-    assert doc.operations["script"].statuses == {"ERROR": 5}
+    assert "script" not in doc.operations  # nothing succeeded: no throughput entry at all
+    assert doc.operations["script-FAILED"].statuses == {"ERROR": 5}
+    assert doc.operations_total == 0 and doc.throughput == 0 and doc.failed_total == 5
+    assert doc.error_rate == 1.0
+    assert_honest(doc)
     assert any(f.code == "error_rate" and f.severity == "invalid" for f in doc.validity)
 
 

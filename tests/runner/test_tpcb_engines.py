@@ -21,6 +21,7 @@ from benchwright.errors import SchemaMissing, SpecError
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, run_phase
 from benchwright.runner.workloads.tpcb.pgbench_format import summary_lines
+from tests.statuses import assert_honest
 
 pytestmark = pytest.mark.servers
 
@@ -159,6 +160,8 @@ def test_builtin_scripts_do_what_pgbench_s_do(pg_url: str, script: str, history_
         )
     )
     assert doc.operations[script].statuses == {"OK": 60}
+    assert set(doc.operations) == {script} and doc.operations_total == 60 and doc.failed_total == 0
+    assert_honest(doc)
     with psycopg.connect(pg_url) as conn:
         after = conn.execute(
             "SELECT count(*), (SELECT sum(tbalance) FROM pgbench_tellers) FROM pgbench_history"
@@ -231,3 +234,6 @@ def test_init_and_run_on_mysql(mysql_url: str) -> None:
     )
     statuses = run.operations["tpcb-like"].statuses
     assert statuses.get("OK", 0) + statuses.get("RETRY", 0) == 40 and "ERROR" not in statuses
+    assert set(run.operations) == {"tpcb-like"} and run.failed_total == 0  # a retry is no failure
+    assert run.operations_total == 40
+    assert_honest(run)

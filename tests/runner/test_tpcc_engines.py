@@ -14,6 +14,7 @@ from benchwright.errors import CapabilityError, SchemaMissing, SpecError
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, run_phase
 from benchwright.runner.workloads.base import check_capability
+from tests.statuses import assert_honest, failures_of
 
 pytestmark = [pytest.mark.servers, pytest.mark.slow]
 
@@ -54,12 +55,14 @@ def test_load_then_run_keeps_the_consistency_conditions(engine: str, urls: dict[
     names = set(doc.operations)
     assert names == {"NewOrder", "Payment", "OrderStatus", "Delivery", "StockLevel"}
     assert sum(sum(op.statuses.values()) for op in doc.operations.values()) == 400
+    assert doc.operations_total == 400 and doc.failed_total == 0  # user aborts are no failures
+    assert_honest(doc)
     extra = doc.extra
     assert extra["consistency"]["ok"], extra["consistency"]
     assert [f.code for f in doc.validity if f.code == "tpcc_consistency"] == ["tpcc_consistency"]
     assert {f.severity for f in doc.validity if f.code == "tpcc_consistency"} == {"info"}
     new_order = doc.operations["NewOrder"]
-    assert new_order.statuses.get("ERROR", 0) == 0
+    assert failures_of(doc.operations, "NewOrder") == 0
     assert extra["tpmC"] == pytest.approx(
         (new_order.statuses.get("OK", 0) + new_order.statuses.get("USER_ABORT", 0)) * 60000 / doc.runtime_ms,
         rel=1e-3,

@@ -14,8 +14,9 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 import pytest
 
-from benchwright.results import ResultDocument
+from benchwright.results import ResultDocument, base_operation, is_failed
 from benchwright.runner.engine import PhaseConfig, run_phase
+from tests.statuses import assert_honest, failures_of, statuses_of
 
 pytestmark = [pytest.mark.servers, pytest.mark.slow]
 
@@ -108,8 +109,10 @@ def test_concurrent_terminals_on_the_loop_keep_the_consistency_conditions(loaded
     assert LOOP in run.measurement.method
     assert set(run.operations) == TRANSACTIONS
     assert sum(sum(op.statuses.values()) for op in run.operations.values()) == 400
+    assert run.operations_total == 400 and run.failed_total == 0  # no failure: every one counts
+    assert_honest(run)
     new_order = run.operations["NewOrder"]
-    assert new_order.statuses.get("ERROR", 0) == 0 and new_order.statuses.get("OK", 0) > 10
+    assert failures_of(run.operations, "NewOrder") == 0 and new_order.statuses.get("OK", 0) > 10
     assert run.extra["consistency"]["ok"], run.extra["consistency"]
     assert {f.severity for f in run.validity if f.code == "tpcc_consistency"} == {"info"}
     assert run.extra["user_aborts"] == new_order.statuses.get("USER_ABORT", 0)
@@ -118,7 +121,8 @@ def test_concurrent_terminals_on_the_loop_keep_the_consistency_conditions(loaded
     # loop sends no new one, lets those in flight finish, and leaves nothing half done.
     cut = phase(url, "run", threads=4, max_seconds=1)
     assert LOOP in cut.measurement.method and not cut.aborted
-    assert all(op.statuses.get("ERROR", 0) == 0 for op in cut.operations.values()), cut.operations
+    assert cut.failed_total == 0 and not any(is_failed(name) for name in cut.operations), cut.operations
+    assert_honest(cut)
     assert cut.extra["consistency"]["ok"], cut.extra["consistency"]
     assert open_transactions(url) == 0
 
@@ -147,8 +151,12 @@ def test_a_transaction_that_fails_part_way_on_the_loop_fails_as_on_a_thread_and_
             conn.execute("DELETE FROM district WHERE d_id = 3")
         run = phase(url, "run", operation_count=200, props={"client.model": model})
         assert (LOOP in run.measurement.method) == (model == "auto")
-        statuses = {name: summary.statuses for name, summary in run.operations.items()}
+        assert_honest(run)
+        names = {base_operation(name) for name in run.operations}
+        statuses = {name: statuses_of(run.operations, name) for name in names}
         outcomes.append((statuses, run.extra.get("error_kinds"), state(url)))
+        # the failed New-Orders are their own entry and not in the throughput
+        assert run.failed_total == run.failed("NewOrder") == statuses["NewOrder"].get("ERROR", 0)
     threads, loop = outcomes
     assert loop[0]["NewOrder"].get("ERROR", 0) > 0 and loop[0]["NewOrder"].get("OK", 0) > 0
     assert loop[1] == {"NewOrder:LookupError": loop[0]["NewOrder"]["ERROR"]}

@@ -9,6 +9,7 @@ from benchwright.results import ResultDocument
 from benchwright.runner.drivers import new_driver
 from benchwright.runner.engine import PhaseConfig, run_phase
 from benchwright.runner.workloads.ycsb.properties import load_properties
+from tests.statuses import assert_honest
 
 pytestmark = pytest.mark.servers
 RECORDS, OPERATIONS = 300, 1200
@@ -38,9 +39,10 @@ def _check_run(doc: ResultDocument, workload: str) -> None:
     assert not doc.aborted
     for op, share in EXPECTED_MIX[workload].items():
         assert doc.operations[op].operations / OPERATIONS == pytest.approx(share, abs=0.06), op
+    assert doc.failed_total == 0 and doc.error_rate == 0.0  # no -FAILED entry below either
     for op in doc.operations.values():
-        assert op.statuses.get("ERROR", 0) == 0
-        assert op.statuses.get("NOT_FOUND", 0) == 0  # every key read was loaded (or inserted) first
+        assert op.statuses == {"OK": op.operations}  # every key read was loaded (or inserted) first
+    assert_honest(doc)
     assert set(doc.operations) <= set(EXPECTED_MIX[workload]) | {"INSERT"}
     ResultDocument.parse(doc.model_dump_json())
 

@@ -9,9 +9,11 @@ import sys
 import pytest
 import redis
 
+from benchwright.results import is_failed
 from benchwright.runner.engine import PhaseConfig, run_phase
 from benchwright.runner.workloads.ycsb.properties import load_properties
 from tests.conftest import PG_PORT, REDIS_PORT
+from tests.statuses import assert_honest
 
 pytestmark = pytest.mark.servers
 
@@ -76,7 +78,10 @@ def test_server_killed_mid_run_ends_the_run_with_a_flagged_partial_result(privat
     assert doc.aborted
     assert {f.code for f in doc.validity} >= {"server_lost", "error_rate"}
     errors = sum(op.statuses.get("ERROR", 0) for op in doc.operations.values())
-    assert errors > 0 and doc.operations_total > errors
+    assert errors > 0 and errors == doc.failed_total  # all in the -FAILED entries
+    assert all(op.statuses.get("ERROR", 0) == 0 for name, op in doc.operations.items() if not is_failed(name))
+    assert doc.operations_total > errors  # the successes before the kill, counted apart from the failures
+    assert_honest(doc)
     assert doc.runtime_ms < 60_000  # it stopped on its own long before maxexecutiontime
     assert any(k.endswith("ConnectionError") for k in doc.extra["error_kinds"])
 

@@ -11,6 +11,7 @@ from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, run_phase
 from benchwright.runner.measure import decode_histogram
 from benchwright.runner.workloads.ycsb.properties import load_properties
+from tests.statuses import assert_honest
 
 
 def _run(overrides: dict[str, str], **kw: object) -> ResultDocument:
@@ -44,7 +45,9 @@ def test_target_rate_paces_and_reports_response_time() -> None:
 def test_failed_operations_are_counted_per_status_and_flagged() -> None:
     doc = _run({"operationcount": "1000", "null.fail_every": "10"}, threads=1, processes=1)
     errors = sum(op.statuses.get("ERROR", 0) for op in doc.operations.values())
-    assert errors == 100
+    assert errors == 100 == doc.failed_total  # all in -FAILED entries
+    assert doc.operations_total == 900  # and none in the throughput
+    assert_honest(doc)
     flags = {f.code: f for f in doc.validity}
     assert flags["error_rate"].severity == "invalid"
 

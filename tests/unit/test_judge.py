@@ -268,6 +268,9 @@ def test_retries_are_counted_as_retries_not_failures() -> None:
     judge_document(doc)
     assert doc.valid
     assert [f.severity for f in doc.validity if f.code == "retries"] == ["info"]
-    doc.operations["UPDATE"].statuses["ERROR"] = 900
+    # failures are their own entry (UPDATE-FAILED, all ERROR), as the runner records them
+    doc.operations["UPDATE-FAILED"] = doc.operations["UPDATE"].model_copy(
+        update={"operations": 900, "statuses": {"ERROR": 900}, "throughput": 30.0}
+    )
     judge_document(doc)
     assert not doc.valid

@@ -17,6 +17,8 @@ from benchwright.results import (
     MetricSeries,
     OperationSummary,
     ResultDocument,
+    failed_name,
+    is_failed,
 )
 from benchwright.runs import CellResult, RunRecord
 
@@ -51,7 +53,9 @@ def make_document(
     metrics: Sequence[MetricSeries] = (),
     seed: int = 0,
 ) -> ResultDocument:
-    """A phase document whose interval series is ``throughput`` (one value per second)."""
+    """A phase document whose interval series is ``throughput`` (one value per second). ``errors`` of
+    the operations failed: each type's share of them is its own ``-FAILED`` entry, as the runner
+    records failures, and the totals and throughputs count the successes only."""
     rng = random.Random(seed)
     mix = operations or {"READ": 0.5, "UPDATE": 0.5}
     seconds = len(throughput)
@@ -77,10 +81,24 @@ def make_document(
         ops = int(total * share)
         failed = int(errors * share)
         factor = 1.1 if op != "READ" else 1.0
+        if failed:
+            summaries[failed_name(op)] = OperationSummary(
+                operations=failed,
+                statuses={"ERROR": failed},
+                throughput=failed / max(seconds, 1),
+                average_us=0.0,
+                min_us=0.0,
+                max_us=0.0,
+                p50_us=0.0,
+                p90_us=0.0,
+                p95_us=0.0,
+                p99_us=0.0,
+                p999_us=0.0,
+            )
         summaries[op] = OperationSummary(
-            operations=ops,
-            statuses={"OK": ops - failed, **({"ERROR": failed} if failed else {})},
-            throughput=ops / max(seconds, 1),
+            operations=ops - failed,
+            statuses={"OK": ops - failed},
+            throughput=(ops - failed) / max(seconds, 1),
             average_us=latency_us * factor,
             min_us=latency_us * 0.2,
             max_us=latency_us * 9,
@@ -100,9 +118,10 @@ def make_document(
         started_at=started_at,
         ended_at=started_at + timedelta(seconds=seconds),
         runtime_ms=seconds * 1000.0,
-        operations_total=sum(s.operations for s in summaries.values()),
-        throughput=sum(s.operations for s in summaries.values()) / max(seconds, 1),
-        operations=summaries,
+        operations_total=sum(s.operations for op, s in summaries.items() if not is_failed(op)),
+        throughput=sum(s.operations for op, s in summaries.items() if not is_failed(op)) / max(seconds, 1),
+        failed_total=sum(s.operations for op, s in summaries.items() if is_failed(op)),
+        operations=dict(sorted(summaries.items())),
         intervals=intervals,
         metrics=list(metrics),
         client=ClientStats(saturated=saturated, max_process_cpu_share=0.95 if saturated else 0.3),

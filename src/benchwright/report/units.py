@@ -33,11 +33,14 @@ def fmt_ratio(ratio: float | None) -> str:
 
 
 def fmt_share(part: int, whole: int) -> str:
-    """An error rate as a percentage: "0" when none failed, never rounded down to 0 when some did."""
+    """An error rate as a percentage: "0" when none failed, never rounded down to 0 when some did,
+    and never rounded up to 100 when some succeeded (9,996 of 10,000 is 99.9, not 100.0)."""
     if not part or not whole:
         return "0"
+    if part >= whole:
+        return "100"
     share = 100 * part / whole
-    return f"{share:.2g}" if share < 1 else f"{share:.1f}" if share < 100 else "100"
+    return f"{share:.2g}" if share < 1 else f"{min(share, 99.9):.1f}"
 
 
 def fmt_unsuccessful(statuses: dict[str, int]) -> str:
