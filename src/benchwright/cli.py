@@ -26,6 +26,7 @@ COMMANDS: dict[str, str] = {
     "ycsb": "benchwright.commands.ycsb",
     "tpcc": "benchwright.commands.tpcc",
     "tpcb": "benchwright.commands.tpcb",
+    "pgbench": "benchwright.commands.pgbench",
     "oltp": "benchwright.commands.oltp",
     "sql": "benchwright.commands.sql",
     "redis-bench": "benchwright.commands.redisbench",
