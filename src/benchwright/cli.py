@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "tpcb": "benchwright.commands.tpcb",
     "pgbench": "benchwright.commands.pgbench",
     "oltp": "benchwright.commands.oltp",
+    "sysbench": "benchwright.commands.sysbench",
     "sql": "benchwright.commands.sql",
     "redis-bench": "benchwright.commands.redisbench",
     "tool": "benchwright.commands.tool",

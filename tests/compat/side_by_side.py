@@ -38,8 +38,13 @@ def _env(extra: dict[str, str] | None) -> dict[str, str]:
     return {**os.environ, **(extra or {})}
 
 
+BAR = re.compile(r"\|\*+ *")
+SPACES = re.compile(r"\s+")
+
+
 def shape(line: str) -> str:
-    return NUMBER.sub("N", line.rstrip())
+    """A line with its numbers, histogram bars and runs of blanks masked: its layout, not values."""
+    return SPACES.sub(" ", BAR.sub("|BAR ", NUMBER.sub("N", line.rstrip())))
 
 
 def shapes(text: str, drop: tuple[str, ...] = ()) -> list[str]:

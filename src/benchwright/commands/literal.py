@@ -31,6 +31,13 @@ class ToolParser(argparse.ArgumentParser):
             self.error(f"unrecognized arguments: {' '.join(unknown)}")
         return super().parse_args(args, namespace)
 
+    def parse_intermixed_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        """Positional words anywhere among the options (sysbench: TESTNAME, options, COMMAND)."""
+        unknown = unknown_flags(self, list(args or []))
+        if unknown:
+            self.error(f"unrecognized arguments: {' '.join(unknown)}")
+        return super().parse_intermixed_args(args, namespace)
+
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
 
