@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "sysbench": "benchwright.commands.sysbench",
     "sql": "benchwright.commands.sql",
     "redis-bench": "benchwright.commands.redisbench",
+    "redis-benchmark": "benchwright.commands.redisbench",
     "tool": "benchwright.commands.tool",
     "runner": "benchwright.commands.runner",
     "validate": "benchwright.commands.validate",

@@ -21,7 +21,8 @@ class ToolParser(argparse.ArgumentParser):
 
     def __init__(self, prog: str, description: str, help_flags: Sequence[str] = ("--help",)) -> None:
         super().__init__(prog=prog, description=description, add_help=False, allow_abbrev=False)
-        self.add_argument(*help_flags, action="help", help="show this help and exit")
+        if help_flags:
+            self.add_argument(*help_flags, action="help", help="show this help and exit")
 
     def parse_args(self, args: Sequence[str] | None = None, namespace: Any = None) -> Any:  # type: ignore[override]
         """Unknown flags are named first: argparse would complain of a missing positional
@@ -82,10 +83,14 @@ def refuse(parser: argparse.ArgumentParser, *flags: str, takes_value: bool = Tru
 
 
 def register_literal(
-    sub: Subparsers, name: str, help_text: str, handler: Callable[[argparse.Namespace], int]
+    sub: Subparsers,
+    name: str,
+    help_text: str,
+    handler: Callable[[argparse.Namespace], int],
+    aliases: Sequence[str] = (),
 ) -> None:
     """A subcommand whose arguments reach ``handler`` as ``args.argv``, unparsed by argparse."""
-    p = sub.add_parser(name, help=help_text, add_help=False, prefix_chars="\x00")
+    p = sub.add_parser(name, help=help_text, add_help=False, prefix_chars="\x00", aliases=list(aliases))
     p.add_argument("argv", nargs=argparse.REMAINDER)
     p.set_defaults(handler=handler)
 
