@@ -16,7 +16,12 @@ from benchwright.errors import SpecError
 from benchwright.report.ycsb_text import ycsb_summary
 from benchwright.runner.engine import PhaseConfig, ensure_complete, run_phase
 from benchwright.runner.workloads.base import check_capability
-from benchwright.runner.workloads.ycsb.properties import core_settings, load_properties, unknown_keys
+from benchwright.runner.workloads.ycsb.properties import (
+    core_settings,
+    load_properties,
+    unknown_key_warning,
+    unknown_keys,
+)
 
 ENGINES = ("postgres", "redis", "mysql", "null")
 
@@ -112,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         props["target"] = str(args.target)
     settings = core_settings(props)  # validates every key before anything connects
     for key in unknown_keys(props):
-        print(f"benchwright: warning: unknown property {key!r} is ignored", file=sys.stderr)
+        print(f"benchwright: warning: {unknown_key_warning(key)}", file=sys.stderr)
     check_capability("ycsb", args.engine)
     total = settings.insertcount if args.phase == "load" else settings.operationcount
     printer = StatusPrinter(args.status, settings.status_interval, total)
