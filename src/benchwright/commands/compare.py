@@ -33,8 +33,8 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser(
         "compare", help="statistical verdict of run B against run A", description=__doc__.splitlines()[0]
     )
-    p.add_argument("baseline", metavar="A", help="baseline run id / prefix / JSON file")
-    p.add_argument("candidate", metavar="B", help="the run to judge, id / prefix / JSON file")
+    p.add_argument("baseline", metavar="A", help="baseline run id / prefix, spec name (NAME~N) / JSON file")
+    p.add_argument("candidate", metavar="B", help="the run to judge, id / prefix, spec name / JSON file")
     p.add_argument(
         "--metric", default="throughput", help="throughput (default), p99_us, p95_us, p99_us:READ ..."
     )
