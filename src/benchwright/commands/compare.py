@@ -21,6 +21,7 @@ from benchwright.judge import compare_runs, judge_run
 from benchwright.judge.compare import cell_values as values_of
 from benchwright.judge.compare import compare_cell, higher_is_better
 from benchwright.judge.stats import mean
+from benchwright.report.fit import Fitted, print_whole
 from benchwright.report.text import VERDICT_STYLE, verdict_text
 from benchwright.report.units import fmt_latency, fmt_rate
 from benchwright.runs import CellResult, RunRecord
@@ -136,7 +137,7 @@ def handle(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise SpecError("--metric", str(exc)) from None
     console = Console()
-    console.print(table)
+    print_whole(console, Fitted(table))
     console.print(verdict_text(verdict))
     invalid = invalid_cells(candidate)
     if invalid:

@@ -131,7 +131,9 @@ def handle(args: argparse.Namespace) -> int:
         from rich.console import Console
 
         from benchwright.report.experiments import text_tables
+        from benchwright.report.fit import Fitted, print_whole
 
+        console = Console()
         for table in text_tables(record):
-            Console().print(table)
+            print_whole(console, Fitted(table))
     return 0

@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from benchwright.judge.compare import repeat_summary
+from benchwright.report.fit import Fitted, print_whole
 from benchwright.report.table import SeedTable, seed_views
 from benchwright.report.units import fmt_latency, fmt_rate, fmt_share, fmt_unsuccessful
 from benchwright.results import OperationSummary, ResultDocument, failed_name, is_failed
@@ -168,11 +169,11 @@ def flags_lines(record: RunRecord) -> list[Text]:
 
 
 def summary_renderable(record: RunRecord) -> Group:
-    parts: list[Any] = [cells_table(record)]
-    parts += [seed_table(view) for view in seed_views(record)]
+    parts: list[Any] = [Fitted(cells_table(record))]
+    parts += [Fitted(seed_table(view)) for view in seed_views(record)]
     repeats = repeats_table(record)
     if repeats is not None:
-        parts.append(repeats)
+        parts.append(Fitted(repeats))
     flags = flags_lines(record)
     if flags:
         parts.append(Panel(Group(*flags), title="validity", title_align="left", border_style="yellow"))
@@ -193,7 +194,7 @@ def summary_renderable(record: RunRecord) -> Group:
 
 def print_summary(record: RunRecord, console: Console | None = None) -> None:
     """Print the run summary (tables, validity, verdict, cost, report path)."""
-    (console or Console()).print(summary_renderable(record))
+    print_whole(console or Console(), summary_renderable(record))
 
 
 def render_summary(record: RunRecord, width: int = 120) -> str:
