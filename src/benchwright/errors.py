@@ -39,6 +39,11 @@ class CapabilityError(SpecError):
     """A workload was asked to run on an engine that lacks what it needs (e.g. TPC-C on Redis)."""
 
 
+class UsageError(BenchwrightError):
+    """A native tool's command line (pgbench, sysbench...) has a flag we do not know or implement:
+    exit 1 naming it, as the native tools do (never help text and exit 0)."""
+
+
 class ToolMissingError(BenchwrightError):
     """A native benchmark tool is not installed; the message says how to install it."""
 

@@ -16,6 +16,7 @@ from benchwright.runner.measure import decode_histogram, encode_histogram, new_h
 from benchwright.runner.workloads.base import check_capability
 from benchwright.runner.workloads.redisbench.buckets import buckets_from_histogram
 from benchwright.runner.workloads.redisbench.commands import (
+    INLINE,
     TESTS,
     KeySource,
     command_factory,
@@ -45,7 +46,7 @@ def test_random_keys_look_like_redis_benchmark_s_rand_int() -> None:
 
 
 @pytest.mark.parametrize("keyspace", [0, 1000, 10**12])
-@pytest.mark.parametrize("test", TESTS)
+@pytest.mark.parametrize("test", [t for t in TESTS if t not in INLINE])
 def test_commands_prebuilt_in_resp_are_the_commands_encoded_one_by_one(test: str, keyspace: int) -> None:
     value = b"x%%s" * 5  # a '%' in the value must survive the template
     made = command_factory(test, value, KeySource(keyspace, random.Random(7)))
@@ -185,3 +186,14 @@ def test_several_tests_in_one_phase_are_noted_with_their_active_rates() -> None:
     # a sub-second phase on the null driver: each test was active in at least one interval
     assert all(rate > 0 for rate in active.values())
     assert [f.severity for f in doc.validity if f.code == "tests_share_a_phase"] == ["info"]
+
+
+def test_ping_inline_goes_out_inline_as_redis_benchmark_sends_it() -> None:
+    made = resp_factory("ping_inline", b"v", KeySource(0, random.Random(1)), repeat=3)
+    assert made() == b"PING\r\n" * 3
+    assert resp_factory("ping_mbulk", b"v", KeySource(0, random.Random(1)))() == b"*1\r\n$4\r\nPING\r\n"
+
+
+def test_tests_run_in_redis_benchmark_s_order_and_groups_expand() -> None:
+    assert parse_tests("get,set,ping") == ["ping_inline", "ping_mbulk", "set", "get"]
+    assert parse_tests("xadd,lrange") == ["lrange_100", "lrange_300", "lrange_500", "lrange_600", "xadd"]

@@ -58,7 +58,8 @@ def test_every_test_runs_its_requests_and_leaves_redis_benchmark_s_data_shape(
     assert keys and all(len(k) == 16 and k[4:].isdigit() and int(k[4:]) < 100 for k in keys)
     assert r.get(next(iter(keys))) == b"x" * 10
     assert sum(int(r.get(k) or 0) for k in r.keys("counter:*")) == 200  # INCR
-    assert r.llen("mylist") == 600  # filled for LRANGE_100 after the push/pop tests
+    assert r.llen("mylist") == 600  # filled for the LRANGE tests after the push/pop tests
+    assert r.xlen("mystream") == 200  # XADD
     assert 0 < r.hlen("myhash") <= 100
     assert r.scard("myset") == 0 and r.zcard("myzset") == 0  # SPOP / ZPOPMIN drained what SADD / ZADD added
     buckets = doc.extra["latency_buckets"]

@@ -199,13 +199,14 @@ def test_output_is_laid_out_like_pgbench_s(
             str(out),
         ]
     )
-    text = capsys.readouterr().out
+    streams = capsys.readouterr()
+    text = streams.out
     assert code == 0
-    assert re.search(
+    assert re.search(  # progress on stderr, as pgbench prints it
         r"^progress: 1\.0 s, \d+\.\d tps, lat \d+\.\d{3} ms stddev \d+\.\d{3}, 0 failed, lag \d+\.\d{3} ms$",
-        text,
+        streams.err,
         re.M,
-    ), text
+    ), streams.err
     assert "transaction type: <builtin: select only>" in text and "scaling factor: 2" in text
     assert re.search(r"^rate limit schedule lag: avg \d+\.\d{3} ms$", text, re.M)
     assert re.search(r"^tps = \d+\.\d{6} \(without initial connection time\)$", text, re.M)

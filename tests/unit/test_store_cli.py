@@ -121,3 +121,36 @@ def test_a_missing_store_is_named_not_created(tmp_path: Path, capsys: pytest.Cap
     assert main(["history", "x", "--store", str(missing)]) == 1
     assert "nowhere.sqlite: no result store here" in capsys.readouterr().err
     assert not missing.exists()
+
+
+@pytest.mark.parametrize(
+    ("ref", "run_id"), [("nightly", "night-5"), ("nightly~0", "night-5"), ("nightly~2", "night-3")]
+)
+def test_a_spec_name_stands_for_its_newest_run_and_tilde_counts_back(
+    store_path: Path, capsys: pytest.CaptureFixture[str], ref: str, run_id: str
+) -> None:
+    assert main(["show", ref, "--json", "--store", str(store_path)]) == 0
+    assert f'"run_id": "{run_id}"' in capsys.readouterr().out
+
+
+def test_table_report_and_compare_take_spec_names(
+    store_path: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert main(["table", "night-5", "--format", "json", "--store", str(store_path)]) == 0
+    newest = capsys.readouterr().out
+    assert main(["table", "nightly", "--format", "json", "--store", str(store_path)]) == 0
+    assert capsys.readouterr().out == newest
+    assert main(["table", "nightly~5", "--format", "json", "--store", str(store_path)]) == 0
+    assert capsys.readouterr().out != newest
+    assert main(["compare", "nightly~1", "nightly", "--fail-on", "slower", "--store", str(store_path)]) == 3
+    assert "SLOWER" in capsys.readouterr().out  # night-4 -> night-5, the regression
+    out = tmp_path / "r.html"
+    assert main(["report", "nightly", "--out", str(out), "--store", str(store_path)]) == 0
+    assert "night-5" in out.read_text()
+
+
+def test_counting_back_past_the_first_run_says_how_many_there_are(
+    store_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["show", "nightly~6", "--store", str(store_path)]) == 1
+    assert "nightly~6: spec 'nightly' has 6 run(s)" in capsys.readouterr().err

@@ -84,8 +84,34 @@ def test_invalid_values_name_the_key(overrides: dict[str, str], key: str) -> Non
 
 
 def test_unknown_property_is_reported_not_fatal() -> None:
+    """A key no known one is close to (a binding's) is kept and reported; a near miss of a known
+    key is refused below."""
     props = load_properties(
-        ["workloada"], {"recordcont": "10", "postgres.url": "x", "db": "site.ycsb.BasicDB"}
+        ["workloada"], {"hbase.columnfamily": "10", "postgres.url": "x", "db": "site.ycsb.BasicDB"}
     )
-    assert unknown_keys(props) == ["recordcont"]
+    assert unknown_keys(props) == ["hbase.columnfamily"]
     core_settings(props)
+
+
+@pytest.mark.parametrize(
+    ("key", "meant"),
+    [("recordcnt", "recordcount"), ("operationcnt", "operationcount"), ("readproprtion", "readproportion")],
+)
+def test_a_misspelt_property_is_refused_saying_which_was_meant(key: str, meant: str) -> None:
+    with pytest.raises(SpecError) as err:
+        core_settings({key: "100000"})
+    assert err.value.field == key and f"did you mean {meant}?" in err.value.detail
+
+
+def test_a_binding_s_property_is_a_warning_not_an_error() -> None:
+    from benchwright.runner.workloads.ycsb.properties import unknown_key_warning
+
+    core_settings({"mongodb.url": "mongodb://x", "cassandra.hosts": "h"})  # accepted, as YCSB does
+    assert unknown_key_warning("mongodb.url") == "unknown property 'mongodb.url' is ignored"
+
+
+def test_the_cli_refuses_a_misspelt_property_before_running(capsys: pytest.CaptureFixture[str]) -> None:
+    from benchwright.cli import main
+
+    assert main(["ycsb", "load", "null", "-P", "workloada", "-p", "recordcnt=100"]) == 2
+    assert "recordcnt: unknown property: did you mean recordcount?" in capsys.readouterr().err

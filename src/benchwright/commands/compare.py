@@ -23,6 +23,7 @@ from benchwright.judge import compare_runs, judge_run
 from benchwright.judge.compare import UNDECIDED, compare_cell, higher_is_better, values_needed
 from benchwright.judge.compare import cell_values as values_of
 from benchwright.judge.stats import mean
+from benchwright.report.fit import Fitted, print_whole
 from benchwright.report.text import VERDICT_STYLE, verdict_text
 from benchwright.report.units import fmt_latency, fmt_rate
 from benchwright.runs import CellResult, RunRecord
@@ -35,8 +36,8 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser(
         "compare", help="statistical verdict of run B against run A", description=__doc__.splitlines()[0]
     )
-    p.add_argument("baseline", metavar="A", help="baseline run id / prefix / JSON file")
-    p.add_argument("candidate", metavar="B", help="the run to judge, id / prefix / JSON file")
+    p.add_argument("baseline", metavar="A", help="baseline run id / prefix, spec name (NAME~N) / JSON file")
+    p.add_argument("candidate", metavar="B", help="the run to judge, id / prefix, spec name / JSON file")
     p.add_argument(
         "--metric", default="throughput", help="throughput (default), p99_us, p95_us, p99_us:READ ..."
     )
@@ -133,7 +134,7 @@ def handle(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise SpecError("--metric", str(exc)) from None
     console = Console()
-    console.print(table)
+    print_whole(console, Fitted(table))
     console.print(verdict_text(verdict))
     invalid = invalid_cells(candidate)
     if invalid:

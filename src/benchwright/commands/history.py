@@ -16,6 +16,7 @@ from benchwright.commands import Subparsers
 from benchwright.commands.show import add_store_argument, open_existing_store
 from benchwright.errors import SpecError
 from benchwright.providers.local.sqlite_store import StoreError
+from benchwright.report.fit import Fitted, print_whole
 from benchwright.report.text import VERDICT_STYLE, status_style
 from benchwright.report.units import fmt_latency, fmt_rate
 
@@ -43,7 +44,7 @@ def handle(args: argparse.Namespace) -> int:
         cells += [c for c in row.cells if c not in cells]
     console = Console()
     # started 16 + run 22 + status 9 + verdict 10 + gaps; a cell column needs ~16 ("12,345 | 1.2 ms")
-    fits = max(1, (console.width - 60) // 16)
+    fits = max(1, (console.width - 60) // 16) if console.is_terminal else MAX_CELL_COLUMNS  # a log: all
     shown = cells[: min(MAX_CELL_COLUMNS, fits)]
     table = Table(title=f"history of {args.name} (newest first)", title_justify="left", box=box.SIMPLE_HEAD,
                   pad_edge=False, padding=(0, 1, 0, 0))  # fmt: skip
@@ -69,7 +70,7 @@ def handle(args: argparse.Namespace) -> int:
             *values,
             f"[{VERDICT_STYLE.get(verdict, '')}]{verdict.replace('_', ' ')}[/]" if row.verdict else "-",
         )
-    console.print(table)
+    print_whole(console, Fitted(table))
     if len(cells) > len(shown):
         console.print(
             f"({len(cells) - len(shown)} more cells not shown; `benchwright show RUN` has them all)"

@@ -65,6 +65,23 @@ RAND_KNOBS = {
 
 def handle(args: argparse.Namespace) -> int:
     engine, props = connection_properties(args.engine, args.url, args.overrides)
+    settings = oltp_properties(args, engine, props)
+    if args.command == "cleanup":
+        cleanup(engine, props, settings)
+        return 0
+    if args.command == "prepare":
+        doc = prepare(args, engine, props)
+        for table, rows in doc.extra.get("rows", {}).items():
+            print(f"Table '{table}': {rows} records, secondary index on k")
+        return 0
+    doc = run(args, engine, props, settings, interval_printer(args.report_interval, settings))
+    print_lines(summary_lines(doc, settings))
+    return 0
+
+
+def oltp_properties(args: argparse.Namespace, engine: str, props: dict[str, str]) -> OltpSettings:
+    """Fill ``props`` with the test's options (sysbench's flags, as in ``register``) and validate
+    them before anything connects."""
     props.update(
         {
             "oltp.test": args.test,
@@ -86,36 +103,46 @@ def handle(args: argparse.Namespace) -> int:
             props[f"oltp.{flag.replace('-', '_')}"] = value
     settings = OltpSettings(props)  # validates before anything connects
     check_capability("oltp", engine)
-    if args.command == "cleanup":
-        driver = new_driver(engine, props)
-        driver.connect()
-        try:
-            db = sql_driver(driver, "oltp")
-            for table in table_names(settings.tables):
-                print(f"Dropping table '{table}'...")
-                db.execute(f"DROP TABLE IF EXISTS {table}")
-        finally:
-            driver.close()
-        return 0
     if args.threads < 1:
         raise SpecError("--threads", "needs at least one thread")
-    if args.command == "prepare":
-        config = PhaseConfig(
-            workload="oltp",
-            phase="load",
-            engine=engine,
-            properties=props,
-            threads=args.threads,
-            processes=args.processes,
-            seed=args.seed,
-        )
-        doc = run_and_write(config, args.json)
-        for table, rows in doc.extra.get("rows", {}).items():
-            print(f"Table '{table}': {rows} records, secondary index on k")
-        return 0
+    return settings
+
+
+def cleanup(engine: str, props: dict[str, str], settings: OltpSettings) -> None:
+    """sysbench's cleanup: drop the test's tables, one line each."""
+    driver = new_driver(engine, props)
+    driver.connect()
+    try:
+        db = sql_driver(driver, "oltp")
+        for table in table_names(settings.tables):
+            print(f"Dropping table '{table}'...")
+            db.execute(f"DROP TABLE IF EXISTS {table}")
+    finally:
+        driver.close()
+
+
+def prepare(args: argparse.Namespace, engine: str, props: dict[str, str]) -> ResultDocument:
+    config = PhaseConfig(
+        workload="oltp",
+        phase="load",
+        engine=engine,
+        properties=props,
+        threads=args.threads,
+        processes=args.processes,
+        seed=args.seed,
+    )
+    return run_and_write(config, args.json)
+
+
+def run(
+    args: argparse.Namespace,
+    engine: str,
+    props: dict[str, str],
+    settings: OltpSettings,
+    live: PeriodProgress | None,
+) -> ResultDocument:
     if not args.time and not args.events:
         raise SpecError("--time", "give --time or --events")
-    live = interval_printer(args.report_interval, settings)
     config = PhaseConfig(
         workload="oltp",
         phase="run",
@@ -128,9 +155,7 @@ def handle(args: argparse.Namespace) -> int:
         max_seconds=args.time or None,
         seed=args.seed,
     )
-    doc = run_and_write(config, args.json, live)
-    print_lines(summary_lines(doc, settings))
-    return 0
+    return run_and_write(config, args.json, live)
 
 
 def interval_printer(every: float, settings: OltpSettings) -> PeriodProgress | None:

@@ -12,10 +12,12 @@ import argparse
 import sys
 
 from benchwright.commands import Subparsers
+from benchwright.commands.literal import ToolParser, check_numbers, refuse, register_literal
 from benchwright.commands.paths import output_file
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import ensure_complete
 from benchwright.runner.workloads.redisbench.buckets import format_buckets
+from benchwright.runner.workloads.redisbench.commands import TITLES
 from benchwright.runner.workloads.redisbench.sequential import RedisBenchSettings, run_redis_bench
 
 ENGINES = ("redis", "null", "postgres", "mysql")  # the non-Redis ones exist to fail clearly
@@ -43,17 +45,42 @@ def add_redis_flags(p: argparse.ArgumentParser) -> None:
 
 
 def register(sub: Subparsers) -> None:
-    p = sub.add_parser(
+    register_literal(
+        sub,
         "redis-bench",
-        add_help=False,
-        help="redis-benchmark's tests natively (-h host -p port -t set,get -n -c -d -r -P)",
-        description="redis-benchmark semantics on Benchwright's runner (one result document).",
+        "redis-benchmark's tests natively (-h host -p port -t set,get -n -c -d -r -P -q --csv)",
+        handle,
+        aliases=("redis-benchmark",),
+    )
+
+
+def parser() -> ToolParser:
+    """redis-benchmark's command line: an option it does not know is refused by name, exit 1."""
+    p = ToolParser(
+        "benchwright redis-benchmark",
+        "redis-benchmark semantics on Benchwright's runner (one result document).",
+        help_flags=(),
     )
     add_redis_flags(p)
-    p.add_argument("-q", dest="quiet", action="store_true", help="one line per test")
+    p.add_argument("-q", dest="quiet", action="store_true", help="quiet: just the requests per second")
+    p.add_argument("--csv", action="store_true", help="output in CSV format, as redis-benchmark's")
     p.add_argument("--engine", choices=ENGINES, default="redis", help="driver (default redis)")
     p.add_argument("--processes", type=int, help="worker processes (default: min(clients, 2 x cores))")
-    p.set_defaults(handler=handle)
+    for flag in ("-s", "-u", "--user", "-k", "-l", "-I", "--threads", "--cluster", "--precision", "-x"):
+        refuse(p, flag, takes_value=flag not in ("-l", "-I", "--cluster", "-x"))
+    for flag in ("--enable-tracking", "--insecure", "-e", "--seed"):
+        refuse(p, flag, takes_value=flag == "--seed")
+    for flag in (
+        "--cacert",
+        "--cacertdir",
+        "--cert",
+        "--key",
+        "--tls-ciphers",
+        "--tls-ciphersuites",
+        "--sni",
+    ):
+        refuse(p, flag)
+    return p
 
 
 def settings_of(args: argparse.Namespace, processes: int | None = None) -> RedisBenchSettings:
@@ -82,13 +109,14 @@ def summary_text(doc: ResultDocument, quiet: bool = False) -> str:
     clients = doc.measurement.threads
     size = doc.properties.get("redisbench.datasize", "?")
     lines: list[str] = []
-    for name, op in doc.succeeded().items():
+    for operation, op in doc.succeeded().items():
+        name = title(operation)
         ms = {k: getattr(op, f"{k}_us") / 1000 for k in ("average", "min", "p50", "p95", "p99", "max")}
         if quiet:
             lines.append(f"{name}: {op.throughput:.2f} requests per second, p50={ms['p50']:.3f} msec")
             continue
         seconds = op.operations / op.throughput if op.throughput else 0.0
-        errors = doc.failed(name)
+        errors = doc.failed(operation)
         lines += [
             f"====== {name} ======",
             f"  {op.operations} requests completed in {seconds:.2f} seconds",
@@ -114,7 +142,25 @@ def summary_text(doc: ResultDocument, quiet: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def handle(args: argparse.Namespace) -> int:
+def csv_text(doc: ResultDocument) -> str:
+    """redis-benchmark --csv: a header, then one quoted row per test (milliseconds, 3 decimals)."""
+    head = ["test", "rps", *(f"{k}_latency_ms" for k in ("avg", "min", "p50", "p95", "p99", "max"))]
+    rows = [",".join(f'"{h}"' for h in head)]
+    for name, op in doc.succeeded().items():
+        ms = [getattr(op, f"{k}_us") / 1000 for k in ("average", "min", "p50", "p95", "p99", "max")]
+        cells = [title(name), f"{op.throughput:.2f}", *(f"{v:.3f}" for v in ms)]
+        rows.append(",".join(f'"{c}"' for c in cells))
+    return "\n".join(rows) + "\n"
+
+
+def title(operation: str) -> str:
+    """redis-benchmark's name for a test's operation (``LRANGE_100 (first 100 elements)``)."""
+    return TITLES.get(operation.lower(), operation)
+
+
+def handle(argv: argparse.Namespace) -> int:
+    args = parser().parse_args(argv.argv)
+    check_numbers(args)
     settings = settings_of(args, args.processes)
     pipeline = settings.pipeline
 
@@ -132,6 +178,9 @@ def handle(args: argparse.Namespace) -> int:
         print(file=sys.stderr)
     if args.json:
         doc.write(args.json)
-    sys.stdout.write(summary_text(doc, args.quiet))
+    sys.stdout.write(csv_text(doc) if args.csv else summary_text(doc, args.quiet))
+    if args.csv:  # validity flags still reach the reader, on stderr
+        for flag in doc.validity:
+            print(f"{flag.severity}: {flag.code}: {flag.message}", file=sys.stderr)
     ensure_complete(doc)
     return 0

@@ -20,7 +20,12 @@ from benchwright.runs import RunRecord
 
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("report", help="write a run's HTML report", description=__doc__.splitlines()[0])
-    p.add_argument("run", metavar="RUN", nargs="?", help="run id / prefix / JSON file")
+    p.add_argument(
+        "run",
+        metavar="RUN",
+        nargs="?",
+        help="run id / prefix, spec name (NAME~N: Nth before its newest) / JSON file",
+    )
     p.add_argument("--out", type=output_file, help="output file (default ./report-RUN.html)")
     p.add_argument("--history", type=int, default=20, help="earlier runs in the trend chart (default 20)")
     p.add_argument("--demo", action="store_true", help="report a synthetic concurrency sweep instead")

@@ -86,19 +86,40 @@ def run_from_file(path: Path) -> RunRecord:
 
 
 def resolve_run(ref: str, store_path: Path | None) -> RunRecord:
-    """A run by file path, full id or unique id prefix; names the store when it is not there."""
+    """A run by file path, full id, spec name (its newest run; ``NAME~N``: the Nth before that) or
+    unique id prefix, in that order; names the store when it is not there."""
     if ref.endswith(".json") or Path(ref).is_file():
         return run_from_file(Path(ref))
     with open_existing_store(store_path) as store:
-        record = store.find_run(ref)
+        record = store.get_run(ref) or by_name(store, ref) or store.find_run(ref)
         if record is None:
-            raise StoreError(f"{store.path}: no run {ref!r} (see `benchwright history NAME`)")
+            raise StoreError(
+                f"{store.path}: no run {ref!r}, nor a spec of that name (see `benchwright history NAME`)"
+            )
         return record
+
+
+def by_name(store: SQLiteResultStore, ref: str) -> RunRecord | None:
+    """``NAME``: the spec's newest run; ``NAME~N``: the Nth run before it (git's ``~``). None when no
+    run has that name; a name with too few runs is an error saying how many there are."""
+    name, tilde, back = ref.rpartition("~") if "~" in ref else (ref, "", "0")
+    if tilde and not back.isdigit():
+        return None
+    runs = store.history(name, int(back) + 1)
+    if not runs:
+        return None
+    if len(runs) <= int(back):
+        raise StoreError(f"{ref}: spec {name!r} has {len(runs)} run(s) in {store.path}")
+    return runs[int(back)]
 
 
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("show", help="one stored run's summary", description=__doc__.splitlines()[0])
-    p.add_argument("run", metavar="RUN", help="run id (or unique prefix), or a run / result JSON file")
+    p.add_argument(
+        "run",
+        metavar="RUN",
+        help="run id (or unique prefix), spec name (newest run; NAME~N: Nth before), or a JSON file",
+    )
     p.add_argument("--json", action="store_true", help="print the whole run record as JSON")
     add_store_argument(p)
     p.set_defaults(handler=handle)
@@ -113,7 +134,9 @@ def handle(args: argparse.Namespace) -> int:
         from rich.console import Console
 
         from benchwright.report.experiments import text_tables
+        from benchwright.report.fit import Fitted, print_whole
 
+        console = Console()
         for table in text_tables(record):
-            Console().print(table)
+            print_whole(console, Fitted(table))
     return 0

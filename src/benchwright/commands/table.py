@@ -1,7 +1,7 @@
 """`benchwright table RUN...`: a stored result as the table its seed experiment publishes.
 
-RUN is a run id (or unique prefix), a run / result JSON file, or a suite's name (the newest run of
-each of its benchmarks). Rows and columns are matrix parameters by short name (``threads``,
+RUN is a run id (or unique prefix), a run / result JSON file, a spec's name (its newest run;
+``NAME~N``: the Nth run before that), or a suite's name (the newest run of each of its benchmarks). Rows and columns are matrix parameters by short name (``threads``,
 ``fieldlength``, ``datatype``) or ``operation``, ``phase``, ``spec``, ``cell``, ``repeat``; without
 ``--metric`` each workload gets the figures its seed reports (YCSB's block, TPC-C tps and p90, the
 redis-benchmark latency buckets, pgbench tps/latency/stddev, sysbench tps and queries by kind).
@@ -23,7 +23,12 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser(
         "table", help="a stored result as its seed experiment's table", description=__doc__.splitlines()[0]
     )
-    p.add_argument("runs", nargs="+", metavar="RUN", help="run id / prefix / JSON file, or a suite name")
+    p.add_argument(
+        "runs",
+        nargs="+",
+        metavar="RUN",
+        help="run id / prefix / JSON file, spec name (NAME~N), or a suite name",
+    )
     p.add_argument("--rows", metavar="PARAM[,PARAM]", help="row dimensions (default: the matrix parameters)")
     p.add_argument("--cols", metavar="PARAM", help="a parameter whose values become columns")
     p.add_argument(
@@ -39,7 +44,8 @@ def register(sub: Subparsers) -> None:
 
 
 def resolve_runs(refs: list[str], store_path: object) -> list[RunRecord]:
-    """Each ref as a run; a ref that is no run but a suite name gives that suite's newest runs."""
+    """Each ref as a run (an id, a file, a spec name); a ref that is none of them but a suite name
+    gives that suite's newest runs."""
     runs: list[RunRecord] = []
     for ref in refs:
         try:

@@ -2,27 +2,41 @@
 
 init: -s scale, -F fillfactor            run: -c clients, -j jobs, -T seconds | -t transactions,
 -P progress seconds, -R rate, -S (select-only), -N (simple-update), -b tpcb-like|simple-update|select-only,
--M/--protocol simple|extended|prepared. The output is laid out as pgbench's; with -P the progress
-lines are printed live, every N seconds, with that period's exact latency mean and stddev.
+-M/--protocol simple|extended|prepared. The output is laid out as pgbench's, on its streams: init's
+step times and the -P progress lines (live, every N seconds, with that period's exact latency mean
+and stddev) on stderr, the summary on stdout. pgbench's own command line: `benchwright pgbench`.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 from benchwright.commands import Subparsers
+from benchwright.commands.literal import ToolParser, check_numbers, register_literal
 from benchwright.commands.sql import add_connection_flags, connection_properties, print_lines, run_and_write
 from benchwright.errors import SpecError
 from benchwright.runner.engine import PeriodProgress, PhaseConfig
-from benchwright.runner.workloads.tpcb.pgbench_format import progress_line, summary_lines
+from benchwright.runner.workloads.tpcb.pgbench_format import init_lines, progress_line, summary_lines
 from benchwright.runner.workloads.tpcb.workload import SCRIPTS
 
 
 def register(subparsers: Subparsers) -> None:
-    p = subparsers.add_parser(
+    register_literal(
+        subparsers,
         "tpcb",
-        help="pgbench-compatible TPC-B: init tables, run tpcb-like / simple-update / select-only",
-        description="pgbench's built-in scripts on pgbench's tables, measured by Benchwright.",
+        "pgbench-compatible TPC-B: init tables, run tpcb-like / simple-update / select-only",
+        handle,
+    )
+
+
+def parser() -> ToolParser:
+    """Help is --help only: `tpcb -i -h HOST` (pgbench's command line) is refused naming -i and -h,
+    never answered with help and exit 0; `benchwright pgbench` takes pgbench's command line."""
+    p = ToolParser(
+        "benchwright tpcb",
+        "pgbench's built-in scripts on pgbench's tables, measured by Benchwright "
+        "(pgbench's own command line: benchwright pgbench).",
     )
     p.add_argument("phase", choices=("init", "run"))
     p.add_argument("--engine", choices=("postgres", "mysql"), help="default: from the --url scheme")
@@ -49,10 +63,12 @@ def register(subparsers: Subparsers) -> None:
         help="recorded query mode (psycopg prepares repeated statements in every mode)",
     )
     add_connection_flags(p)
-    p.set_defaults(handler=handle)
+    return p
 
 
-def handle(args: argparse.Namespace) -> int:
+def handle(argv: argparse.Namespace) -> int:
+    args = parser().parse_args(argv.argv)
+    check_numbers(args)
     engine, props = connection_properties(args.engine, args.url, args.overrides)
     if args.scale is not None:
         props["tpcb.scale"] = str(args.scale)
@@ -75,10 +91,8 @@ def handle(args: argparse.Namespace) -> int:
             seed=args.seed,
         )
         doc = run_and_write(config, args.json)
-        print(
-            f"done in {doc.runtime_ms / 1000:.2f} s (scale {doc.extra.get('scale')}, "
-            f"fillfactor {doc.extra.get('fillfactor')}, rows {doc.extra.get('rows')})"
-        )
+        for line in init_lines(doc):  # on stderr, as pgbench -i prints them
+            print(line, file=sys.stderr)
         return 0
     if args.time is not None and args.transactions is not None:
         raise SpecError("-T", "give either -T seconds or -t transactions, not both")
@@ -98,7 +112,9 @@ def handle(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     live = (
-        PeriodProgress(args.progress, lambda period: print(progress_line(period), flush=True))
+        PeriodProgress(
+            args.progress, lambda period: print(progress_line(period), file=sys.stderr, flush=True)
+        )
         if args.progress
         else None
     )

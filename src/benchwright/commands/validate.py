@@ -12,6 +12,7 @@ from rich.table import Table
 from benchwright.commands import Subparsers
 from benchwright.errors import SpecError
 from benchwright.experiments.budget import SpecBudget, check_budget, suite_budgets
+from benchwright.report.fit import Fitted, print_whole
 from benchwright.spec import BenchmarkSpec, SuiteSpec, check_workload, expand_matrix, load_suite
 
 
@@ -131,7 +132,7 @@ def show(suite: SuiteSpec, console: Console, budgets: list[SpecBudget] | None = 
     for n, spec in enumerate(suite.benchmarks):
         budget = budgets[n] if budgets else None
         table, total = matrix_table(spec, budget)
-        console.print(table)
+        print_whole(console, Fitted(table))
         for warning in check_workload(spec):
             console.print(f"[yellow]warning:[/yellow] {spec.name}: {warning}", highlight=False)
         console.print(f"estimated duration: {fmt_duration(total)}", highlight=False)

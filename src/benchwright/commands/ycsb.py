@@ -19,7 +19,12 @@ from benchwright.runner.fingerprint import stamp
 from benchwright.runner.floor import network_floor
 from benchwright.runner.plan import PlanContext
 from benchwright.runner.workloads.base import check_capability
-from benchwright.runner.workloads.ycsb.properties import core_settings, load_properties, unknown_keys
+from benchwright.runner.workloads.ycsb.properties import (
+    core_settings,
+    load_properties,
+    unknown_key_warning,
+    unknown_keys,
+)
 
 ENGINES = ("postgres", "redis", "mysql", "null")
 
@@ -115,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         props["target"] = str(args.target)
     settings = core_settings(props)  # validates every key before anything connects
     for key in unknown_keys(props):
-        print(f"benchwright: warning: unknown property {key!r} is ignored", file=sys.stderr)
+        print(f"benchwright: warning: {unknown_key_warning(key)}", file=sys.stderr)
     check_capability("ycsb", args.engine)
     total = settings.insertcount if args.phase == "load" else settings.operationcount
     printer = StatusPrinter(args.status, settings.status_interval, total)

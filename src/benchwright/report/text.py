@@ -22,6 +22,7 @@ from rich.text import Text
 from benchwright.judge.compare import repeat_summary
 from benchwright.judge.validity import phase_flags
 from benchwright.outcome import shown_error, shown_status
+from benchwright.report.fit import Fitted, print_whole
 from benchwright.report.table import SeedTable, seed_views
 from benchwright.report.units import fmt_latency, fmt_rate, fmt_share, fmt_unsuccessful
 from benchwright.results import OperationSummary, ResultDocument, failed_name, is_failed
@@ -187,11 +188,11 @@ def measured_on_panels(record: RunRecord) -> list[Panel]:
 
 
 def summary_renderable(record: RunRecord) -> Group:
-    parts: list[Any] = [cells_table(record)]
-    parts += [seed_table(view) for view in seed_views(record)]
+    parts: list[Any] = [Fitted(cells_table(record))]
+    parts += [Fitted(seed_table(view)) for view in seed_views(record)]
     repeats = repeats_table(record)
     if repeats is not None:
-        parts.append(repeats)
+        parts.append(Fitted(repeats))
     flags = flags_lines(record)
     if flags:
         parts.append(Panel(Group(*flags), title="validity", title_align="left", border_style="yellow"))
@@ -213,7 +214,7 @@ def summary_renderable(record: RunRecord) -> Group:
 
 def print_summary(record: RunRecord, console: Console | None = None) -> None:
     """Print the run summary (tables, validity, verdict, cost, report path)."""
-    (console or Console()).print(summary_renderable(record))
+    print_whole(console or Console(), summary_renderable(record))
 
 
 def render_summary(record: RunRecord, width: int = 120) -> str:

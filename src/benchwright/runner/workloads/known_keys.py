@@ -17,7 +17,7 @@ from benchwright.runner.workloads.oltp.workload import DEFAULTS as OLTP_COUNTS
 _RAND = {"rand_type", "rand_spec_iter", "rand_spec_pct", "rand_spec_res", "rand_pareto_h", "rand_zipfian_exp"}
 KNOWN: dict[str, frozenset[str]] = {
     "tpcc.": frozenset({"warehouses", "batch", "mix", "think_time"}),
-    "tpcb.": frozenset({"scale", "fillfactor", "script", "protocol", "batch"}),
+    "tpcb.": frozenset({"scale", "fillfactor", "script", "protocol", "batch", "init_steps"}),
     "oltp.": frozenset({"test", "batch", "skip_trx", *OLTP_COUNTS, *_RAND}),
     "redisbench.": frozenset({"tests", "datasize", "keyspace", "requests", "pipeline", "clients"}),
     "sql.": frozenset({"file", "init", "init_file", "script", "transaction"}),

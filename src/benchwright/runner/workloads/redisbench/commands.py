@@ -21,6 +21,8 @@ Command = tuple[bytes, ...]
 
 # redis-benchmark's test names (-t), in the order it runs them.
 TESTS = (
+    "ping_inline",
+    "ping_mbulk",
     "set",
     "get",
     "incr",
@@ -34,8 +36,23 @@ TESTS = (
     "zadd",
     "zpopmin",
     "lrange_100",
+    "lrange_300",
+    "lrange_500",
+    "lrange_600",
     "mset",
+    "xadd",
 )
+# -t names that select several tests, as redis-benchmark reads them
+GROUPS = {
+    "ping": ("ping_inline", "ping_mbulk"),
+    "lrange": ("lrange_100", "lrange_300", "lrange_500", "lrange_600"),
+}
+# redis-benchmark's titles for the tests whose title is not just the upper-case name (--csv, text)
+TITLES = {f"lrange_{n}": f"LRANGE_{n} (first {n} elements)" for n in (100, 300, 500, 600)} | {
+    "mset": "MSET (10 keys)"
+}
+# sent as an inline command, not RESP (redis-benchmark's PING_INLINE); the reply is the same +PONG
+INLINE = {"ping_inline": b"PING\r\n"}
 LIST_KEY = b"mylist"
 LRANGE_FILL = 600  # redis-benchmark pushes this many elements before its LRANGE tests
 MSET_KEYS = 10
@@ -68,6 +85,8 @@ def operation_name(test: str) -> str:
 def command_factory(test: str, value: bytes, keys: KeySource) -> Callable[[], Command]:
     """A function producing the next command of ``test`` (fresh random keys on each call)."""
     factories: dict[str, Callable[[], Command]] = {
+        "ping_inline": lambda: (b"PING",),  # on the wire inline (INLINE), as redis-benchmark sends it
+        "ping_mbulk": lambda: (b"PING",),
         "set": lambda: (b"SET", keys(b"key:"), value),
         "get": lambda: (b"GET", keys(b"key:")),
         "incr": lambda: (b"INCR", keys(b"counter:")),
@@ -81,7 +100,11 @@ def command_factory(test: str, value: bytes, keys: KeySource) -> Callable[[], Co
         "zadd": lambda: (b"ZADD", b"myzset", b"0", keys(b"element:")),
         "zpopmin": lambda: (b"ZPOPMIN", b"myzset"),
         "lrange_100": lambda: (b"LRANGE", LIST_KEY, b"0", b"99"),
+        "lrange_300": lambda: (b"LRANGE", LIST_KEY, b"0", b"299"),
+        "lrange_500": lambda: (b"LRANGE", LIST_KEY, b"0", b"499"),
+        "lrange_600": lambda: (b"LRANGE", LIST_KEY, b"0", b"599"),
         "mset": lambda: (b"MSET", *_mset_pairs(keys, value)),
+        "xadd": lambda: (b"XADD", b"mystream", b"*", b"myfield", value),
     }
     return factories[test]
 
@@ -109,6 +132,9 @@ def resp_blocks(test: str, value: bytes, keys: KeySource, repeat: int = 1) -> Ca
     one list comprehension: no Python call per request."""
     from benchwright.runner.drivers.redis import encode_command
 
+    if test in INLINE:
+        inline = INLINE[test] * repeat
+        return lambda n: [inline] * n
     template = encode_command(command_factory(test, value, _Slots(1, random.Random(0)))())
     assert template is not None, "redis-bench commands are bytes"
     layout = template.replace(b"%", b"%%").replace(_SLOT, b"%s") * repeat

@@ -1,7 +1,8 @@
 """redis-benchmark's semantics as a Benchwright workload ("redis-bench").
 
 Settings (properties; the CLI maps redis-benchmark's flags onto them):
-  redisbench.tests     -t  comma list, run one after another per client (default set,get)
+  redisbench.tests     -t  comma list, run one after another per client in redis-benchmark's order
+                           (default set,get)
   redisbench.datasize  -d  value size in bytes (default 3, as redis-benchmark)
   redisbench.keyspace  -r  random keys key:000000000042 in [0, N); 0 = the literal key:__rand_int__
   redisbench.requests  -n  requests per test (default 100000)
@@ -33,6 +34,7 @@ from benchwright.runner.workloads.base import BLOCK, Operation, ThreadInfo, Work
 from benchwright.runner.workloads.redisbench.buckets import latency_buckets
 from benchwright.runner.workloads.redisbench.commands import (
     DIGIT_TABLE_MAX,
+    GROUPS,
     LIST_KEY,
     LRANGE_FILL,
     TESTS,
@@ -50,19 +52,22 @@ METHOD_NOTE = (
 
 
 def parse_tests(text: str) -> list[str]:
-    """``set,GET, lrange_100`` -> ["set", "get", "lrange_100"]; unknown names are a SpecError."""
+    """``set,GET, lrange_100`` -> ["set", "get", "lrange_100"] (``ping`` and ``lrange`` stand for
+    their tests, as in redis-benchmark), in redis-benchmark's order (``TESTS``); unknown names are a
+    SpecError."""
     tests: list[str] = []
     for raw in text.split(","):
         name = raw.strip().lower()
         if not name:
             continue
-        if name not in TESTS:
-            raise SpecError("redisbench.tests", f"unknown test {name!r} (one of {', '.join(TESTS)})")
-        if name not in tests:
-            tests.append(name)
+        if name not in TESTS and name not in GROUPS:
+            raise SpecError(
+                "redisbench.tests", f"unknown test {name!r} (one of {', '.join([*TESTS, *GROUPS])})"
+            )
+        tests += [test for test in GROUPS.get(name, (name,)) if test not in tests]
     if not tests:
         raise SpecError("redisbench.tests", "no test given")
-    return tests
+    return sorted(tests, key=TESTS.index)  # redis-benchmark's own order, whatever -t's
 
 
 MAX_PIPELINE = 10_000  # commands per pipeline
@@ -136,7 +141,7 @@ class RedisBench(Workload):
                 "engine", f"workload 'redis-bench' needs redis commands; {driver.engine!r} has none"
             )
         self._server_run_id = _server_run_id(driver)
-        if any(t.startswith("lrange") for t in self.tests):
+        if any(t.startswith("lrange") for t in self.tests):  # 600 elements: enough for LRANGE_600
             # redis-benchmark fills the list with an LPUSH pass before LRANGE; ours is untimed.
             driver.command(b"DEL", LIST_KEY)
             for start in range(0, LRANGE_FILL, 100):

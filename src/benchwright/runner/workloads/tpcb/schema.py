@@ -56,3 +56,18 @@ def account_rows(branch: int) -> Iterator[tuple[int, int, int, str]]:
     first = (branch - 1) * ACCOUNTS_PER_BRANCH
     for i in range(first, first + ACCOUNTS_PER_BRANCH):
         yield (i + 1, branch, 0, "")
+
+
+def foreign_keys() -> list[str]:
+    """pgbench -I f's constraints (they need the referenced primary keys: step p first)."""
+    refs = (
+        ("pgbench_tellers", "bid", "pgbench_branches"),
+        ("pgbench_accounts", "bid", "pgbench_branches"),
+        ("pgbench_history", "bid", "pgbench_branches"),
+        ("pgbench_history", "tid", "pgbench_tellers"),
+        ("pgbench_history", "aid", "pgbench_accounts"),
+    )
+    return [
+        f"alter table {table} add constraint {table}_{column}_fkey foreign key ({column}) references {ref}"
+        for table, column, ref in refs
+    ]

@@ -6,6 +6,9 @@ Properties:
   tpcb.script      tpcb-like (default) | simple-update | select-only (pgbench -b, -N, -S)
   tpcb.protocol    simple | extended | prepared: recorded for the reader; psycopg prepares a
                    statement server-side after a few executions in every mode
+  tpcb.init_steps  load: pgbench -I's steps in order, from d (drop), t (create tables), g (generate,
+                   client-side), v (vacuum analyze), p (primary keys), f (foreign keys); default dtgvp.
+                   Each step's seconds land in the document's extra.init_steps, as pgbench prints them.
 Rate limiting (pgbench -R) is the engine's target rate; latency then runs from the scheduled start
 and the schedule lag (response minus service time) is reported as pgbench does.
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import random
+import time
 from collections.abc import Iterator
 from math import floor
 from typing import Any, ClassVar
@@ -40,6 +44,16 @@ SCRIPTS = {
     "select-only": "<builtin: select only>",
 }
 LOAD_HINT = "benchwright tpcb init"
+# pgbench -I's step letters and the names its "done in" line gives them
+INIT_STEPS = {
+    "d": "drop tables",
+    "t": "create tables",
+    "g": "client-side generate",
+    "v": "vacuum",
+    "p": "primary keys",
+    "f": "foreign keys",
+}
+DEFAULT_INIT_STEPS = "dtgvp"
 
 
 def _positive(props: dict[str, str], key: str, default: str, high: int | None = None) -> int:
@@ -74,14 +88,21 @@ class TpcbWorkload(Workload):
         if self.script not in SCRIPTS:
             raise SpecError("tpcb.script", f"unknown script {self.script!r} (one of {', '.join(SCRIPTS)})")
         self.batch = _positive(self.properties, "tpcb.batch", "1000")
+        self.init_steps = init_steps(self.properties.get("tpcb.init_steps", DEFAULT_INIT_STEPS))
+        self._step_seconds: list[tuple[str, float]] = []
+        self._generate_from = 0.0
 
     # -------------------------------------------------------------- parent: schema and checks
     def setup(self, driver: Driver, phase: str) -> None:
         db = sql_driver(driver, self.name)
         if phase == "load":
-            drop_tables(db, schema.TABLES)
-            for statement in schema.create_statements(db.dialect, self.scale, self.fillfactor):
-                db.execute(statement)
+            self._step_seconds = []
+            if "d" in self.init_steps:
+                self._timed("d", lambda: drop_tables(db, schema.TABLES))
+            if "t" in self.init_steps:
+                statements = schema.create_statements(db.dialect, self.scale, self.fillfactor)
+                self._timed("t", lambda: [db.execute(statement) for statement in statements])
+            self._generate_from = time.perf_counter()
             return
         require_tables(db, schema.RUN_TABLES, LOAD_HINT)
         loaded = loaded_scale(db)
@@ -99,9 +120,18 @@ class TpcbWorkload(Workload):
     def finish(self, driver: Driver, phase: str, result: Any) -> None:
         db = sql_driver(driver, self.name)
         if phase == "load":
-            for statement in schema.PRIMARY_KEYS:
-                db.execute(statement)
-            analyze(db, schema.TABLES)
+            if "g" in self.init_steps:
+                self._step_seconds.append(("g", time.perf_counter() - self._generate_from))
+            for step in self.init_steps.lstrip("dtg"):
+                if step == "v":
+                    self._timed("v", lambda: analyze(db, schema.TABLES))
+                else:
+                    keys = schema.PRIMARY_KEYS if step == "p" else schema.foreign_keys()
+                    self._timed(step, lambda keys=keys: [db.execute(statement) for statement in keys])
+            result.extra["init_steps"] = [[INIT_STEPS[k], round(s, 6)] for k, s in self._step_seconds]
+            if "g" not in self.init_steps:
+                result.extra.update(scale=self.scale, fillfactor=self.fillfactor)
+                return
             counts = {t: _count(db, t) for t in ("pgbench_branches", "pgbench_tellers", "pgbench_accounts")}
             result.extra.update(scale=self.scale, fillfactor=self.fillfactor, rows=counts)
             expected = {
@@ -118,11 +148,17 @@ class TpcbWorkload(Workload):
             return
         result.extra.update(run_figures(result, self.script, loaded_scale(db) or self.scale, self.properties))
 
+    def _timed(self, step: str, call: Any) -> None:
+        """Run one init step and keep its seconds for the document (pgbench's "done in" line)."""
+        start = time.perf_counter()
+        call()
+        self._step_seconds.append((step, time.perf_counter() - start))
+
     # -------------------------------------------------------------- workers
     def operations(self, phase: str, driver: Driver, thread: ThreadInfo) -> Iterator[Operation]:
         db = sql_driver(driver, self.name)
         if phase == "load":
-            return self._load_ops(db, thread)
+            return self._load_ops(db, thread) if "g" in self.init_steps else iter(())
         return self._run_ops(db, thread)
 
     def _load_ops(self, db: SqlDriver, thread: ThreadInfo) -> Iterator[Operation]:
@@ -231,6 +267,27 @@ class TpcbWorkload(Workload):
                 _tpcb_like if name == "tpcb-like" else _simple_update, db, aid, bid, tid, delta
             )
             yield from retrying(functools.partial(transaction, db, body), name)
+
+
+def init_steps(steps: str) -> str:
+    """pgbench -I's step string, checked: known letters, each once, in an order this workload can run
+    (drop and create before generating, generating before vacuum and keys)."""
+    unknown = sorted(set(steps) - set(INIT_STEPS) - {" "})
+    if "G" in unknown:
+        raise SpecError("tpcb.init_steps", "G (server-side generate) is not implemented: use g")
+    if unknown:
+        raise SpecError(
+            "tpcb.init_steps", f"unknown step(s) {''.join(unknown)!r}: allowed are {''.join(INIT_STEPS)}"
+        )
+    steps = steps.replace(" ", "")
+    if len(set(steps)) != len(steps):
+        raise SpecError("tpcb.init_steps", f"a step is given twice in {steps!r}")
+    phases = ["dt".find(c) if c in "dt" else 2 if c == "g" else 3 for c in steps]
+    if phases != sorted(phases):
+        raise SpecError(
+            "tpcb.init_steps", f"{steps!r}: d and t must come first, then g, then v, p and f in any order"
+        )
+    return steps
 
 
 def _select_only(db: SqlDriver, sql: str, aid: int) -> Status:

@@ -2,11 +2,13 @@
 
 ``-P FILE`` may name a file or one of the packaged core workloads (``workloada`` .. ``workloadf``);
 later files and ``-p key=value`` overrides win, as in YCSB. Keys Benchwright does not know are kept
-and reported as warnings naming them; values that cannot work are errors naming the key.
+and reported as warnings naming them, unless one is a near miss of a known key (``recordcnt``):
+that is an error saying which key was meant. Values that cannot work are errors naming the key.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass
 from importlib import resources
@@ -234,8 +236,37 @@ def unknown_keys(props: dict[str, str]) -> list[str]:
     )
 
 
+TYPO_CUTOFF = 0.85  # difflib ratio from which an unknown key is taken for a misspelt known one
+
+
+def nearest_key(key: str, cutoff: float = TYPO_CUTOFF) -> str | None:
+    """The YCSB property ``key`` most likely misspells (``recordcnt`` -> ``recordcount``), if any:
+    compared with the known keys of its own namespace (none: the core ones), so a binding's
+    ``driver`` is not taken for ``db.driver``."""
+    prefix = key.rpartition(".")[0]
+    names = sorted(k for k in KNOWN | ACCEPTED_AS_IS if k.rpartition(".")[0] == prefix)
+    close = difflib.get_close_matches(key.lower(), names, n=1, cutoff=cutoff)
+    return close[0] if close else None
+
+
+def unknown_key_warning(key: str) -> str:
+    """The warning for an unknown key YCSB would ignore (a binding's, say), with the nearest guess."""
+    near = nearest_key(key, 0.6)
+    return f"unknown property {key!r} is ignored" + (f" (did you mean {near}?)" if near else "")
+
+
+def check_misspelt(props: dict[str, str]) -> None:
+    """An unknown key this close to a known one is a typo, and YCSB would silently measure the
+    default instead (``recordcnt=100000`` loads 1000 records): refused, naming the key it meant."""
+    for key in unknown_keys(props):
+        near = nearest_key(key)
+        if near is not None:
+            raise SpecError(key, f"unknown property: did you mean {near}?")
+
+
 def core_settings(props: dict[str, str]) -> CoreSettings:
     """Validate and type the properties; raise SpecError naming the first bad key."""
+    check_misspelt(props)
     recordcount = _int(props, "recordcount", 1000, 1)  # 0: no key to read, the workers die
     insertstart = _int(props, "insertstart", 0)
     insertcount = _int(props, "insertcount", max(0, recordcount - insertstart))

@@ -28,6 +28,7 @@ from benchwright.runner.workloads.ycsb.properties import (
     MAX_RECORD_BYTES,
     CoreSettings,
     core_settings,
+    unknown_key_warning,
     unknown_keys,
 )
 from benchwright.runner.workloads.ycsb.stream import RunStream, Values
@@ -46,7 +47,7 @@ class YcsbWorkload(Workload):
         super().__init__(properties)
         self.settings: CoreSettings = core_settings(self.properties)
         self._key_cache: dict[int, str] = {}
-        self.warnings = [f"unknown property {k!r} is ignored" for k in unknown_keys(self.properties)]
+        self.warnings = [unknown_key_warning(k) for k in unknown_keys(self.properties)]
 
     @classmethod
     def validate_properties(cls, properties: Mapping[str, str]) -> list[str]:
