@@ -27,8 +27,11 @@ from aws_cdk import aws_lambda as lambda_
 
 from infra.constants import LAMBDA_PLATFORM, LAMBDA_PYTHON, REPO_ROOT
 
-# Runner-only packages the Lambdas never import (mysqlclient has no manylinux wheel at all).
-_EXCLUDED = ("mysqlclient", "slack-sdk")
+# The runner's MySQL client, which no Lambda imports (validation reads MySQL settings without it,
+# runner/drivers/mysql_settings.py; CheckOperations probes with PyMySQL) and which has no manylinux
+# wheel. Everything else a handler imports must be here: tests/infra/test_bundling.py imports every
+# handler module, the Slack client and a MySQL validation from a built asset alone.
+_EXCLUDED = ("mysqlclient",)
 _SOURCES = ("src/benchwright", "functions")
 _UPLOT = Path("node_modules") / "uplot"
 _UPLOT_FILES = ("package.json", "LICENSE", "dist/uPlot.iife.min.js", "dist/uPlot.min.css")
@@ -76,16 +79,21 @@ def copy_uplot(root: Path, out: Path) -> None:
 class LocalPipBundler:
     """pip-installs manylinux wheels for the Lambda runtime into the asset, then copies our code."""
 
-    def __init__(self, root: Path = REPO_ROOT, python: str = sys.executable) -> None:
+    def __init__(
+        self, root: Path = REPO_ROOT, python: str = sys.executable, python_version: str = LAMBDA_PYTHON
+    ) -> None:
+        """``python_version``: the interpreter the wheels are for; the Lambda runtime's unless an
+        asset is built to run here (the rehearsal and the import test: 3.12 is not installable here)."""
         self.root = root
         self.python = python
+        self.python_version = python_version
 
     def try_bundle(self, output_dir: str, *args: Any, **kwargs: Any) -> bool:
         out = Path(output_dir)
         cmd = [
             self.python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
             "--platform", LAMBDA_PLATFORM, "--implementation", "cp",
-            "--python-version", LAMBDA_PYTHON, "--only-binary=:all:", "--no-compile",
+            "--python-version", self.python_version, "--only-binary=:all:", "--no-compile",
             "--target", str(out), *lambda_requirements(self.root),
         ]  # fmt: skip
         result = subprocess.run(cmd, capture_output=True, text=True, check=False)
