@@ -3,7 +3,7 @@
 Every process and container reaches it through ``AWS_ENDPOINT_URL``. The resources the workflow reads
 (VPC, subnets, security groups, subnet groups, buckets, the Slack secret, the ECS cluster and task
 definition, both state machines) are created from the synthesized template, with Refs resolved to what
-moto hands back; the Lambda functions are the template's handlers with the template's environment.
+moto hands back; the Lambda functions are the template's handlers with the template's environment, timeout and memory.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ class Function:
     handler: str
     environment: dict[str, str]
     region: str = REGION
+    timeout_s: float = 3.0  # the template's Timeout (CloudFormation's default: 3 s)
+    memory_mb: int = 128  # the template's MemorySize (CloudFormation's default)
 
     @property
     def arn(self) -> str:
@@ -68,13 +70,6 @@ class Account:
         import boto3
 
         return boto3.client(service, region_name=self.region, endpoint_url=self.endpoint)
-
-    def function_env(self) -> dict[str, str]:
-        """The union of the Lambdas' environments (they run in this one process)."""
-        env: dict[str, str] = {}
-        for fn in self.functions.values():
-            env.update(fn.environment)
-        return env
 
 
 def create_account(
@@ -145,7 +140,13 @@ def create_account(
             k: str(v) for k, v in resolver.resolve(props.get("Environment", {}).get("Variables", {})).items()
         }
         fn = Function(
-            logical=logical, name=resolver.refs[logical], handler=handler, environment=env, region=region
+            logical=logical,
+            name=resolver.refs[logical],
+            handler=handler,
+            environment=env,
+            region=region,
+            timeout_s=float(props.get("Timeout", 3)),
+            memory_mb=int(props.get("MemorySize", 128)),
         )
         account.functions[fn.name] = fn
     for res in resources_of(template, "AWS::Scheduler::Schedule").values():
@@ -293,16 +294,14 @@ def _task_definition(account: Account, logical: str, res: dict[str, Any]) -> str
 
 
 def export_environment(account: Account) -> dict[str, str]:
-    """What this process needs so the handlers (run here) and boto3 reach the moto server."""
-    env = {
+    """What this process needs so its own boto3 calls reach the moto server (the handlers run in
+    their sandboxes, each with its function's environment: lambda_pool.lambda_environment)."""
+    return {
         **DUMMY_ENV,
         "AWS_DEFAULT_REGION": account.region,
         "AWS_REGION": account.region,
         "AWS_ENDPOINT_URL": account.endpoint,
-        "POWERTOOLS_TRACE_DISABLED": "1",
     }
-    env.update(account.function_env())
-    return env
 
 
 def apply_environment(env: dict[str, str]) -> dict[str, str | None]:

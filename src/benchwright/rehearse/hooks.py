@@ -2,7 +2,7 @@
 
 ``Hooks`` holds what the patched backends started (containers, stand-in servers, their CloudWatch
 publishers) and the faults to inject; each service's patches live in ``rehearse/services/``:
-``lambda_`` (Invoke runs the real handlers; Step Functions error names; Wait compression), ``ecs``
+``lambda_`` (Invoke runs the real handlers in their sandboxes, lambda_pool.py; Step Functions error names; Wait compression), ``ecs``
 (RunTask/StopTask drive the runner container), ``ec2`` (runner hosts and EC2 target stand-ins), ``rds``
 (RDS and Aurora stand-ins), ``rds_restore`` (snapshots and restores carry the stand-in's data), ``cache`` (ElastiCache and MemoryDB stand-ins). ``uninstall`` undoes every
 patch, ``cleanup`` stops what is still running and says what it had to stop.
@@ -59,6 +59,10 @@ class Invocation:
     state: str
     seconds: float
     ok: bool
+    function: str = ""
+    init_s: float | None = None  # the cold start, when this invocation started its sandbox
+    pid: int | None = None  # the sandbox process
+    error_type: str | None = None
 
 
 @dataclass
@@ -84,7 +88,7 @@ class Hooks:
     request: threading.local = field(default_factory=threading.local)  # clientToken of the RunTask call
     on_state_done: Callable[[str], None] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
-    invoke_lock: threading.Lock = field(default_factory=threading.Lock)  # services/lambda_.run_handler
+    pool: Any = None  # lambda_pool.LambdaPool: the handlers' sandboxes (services/lambda_.run_handler)
     task_lock: threading.Lock = field(default_factory=threading.Lock)  # services/ecs.py: tasks change whole
     tls: TlsMaterial | None = None  # made with the first stand-in that speaks TLS
     restores: dict[str, Callable[[Any], None]] = field(default_factory=dict)  # services/rds_restore.py
