@@ -88,6 +88,27 @@ def assert_handlers_ran_from_the_asset(execution: dict[str, Any]) -> None:
     assert len({d["function"] for d in cold}) == len(cold)  # one cell, one sandbox per function
 
 
+def test_a_permission_the_role_lacks_fails_the_rehearsal(runner_image: str, tmp_path: Path) -> None:
+    """Each handler signs as its own role: CheckRunner denied ecs:DescribeTasks cannot see its runner,
+    the run fails, and the denial is reported with the principal and action (0 in every other test)."""
+    out = tmp_path / "out"
+    outcome = rehearse(
+        rds_spec(tmp_path, run_s=3),
+        out,
+        image=runner_image,
+        faults=Faults(revoke={"CheckRunner": "ecs:DescribeTasks"}),
+        timeout_s=600,
+    )
+    record = one_record(outcome)
+    assert record["status"] == "failed", record["status"]
+    denied = json.loads((out / "resources-after.json").read_text())["access_denied"]
+    assert denied and {d["action"] for d in denied} == {"ecs:DescribeTasks"}, denied
+    assert all(d["principal"].startswith("CheckRunner (") for d in denied), denied
+    # the teardown still ran with its own role (which keeps ecs:DescribeTasks): nothing is left
+    left = {k: v for k, v in outcome.resources_after.items() if k not in ("results", "access_denied") and v}
+    assert not left, left
+
+
 def test_runner_container_killed_mid_run(runner_image: str, tmp_path: Path) -> None:
     outcome = rehearse(
         rds_spec(tmp_path, run_s=20),

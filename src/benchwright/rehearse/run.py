@@ -26,9 +26,11 @@ from benchwright.rehearse.account import (
     Account,
     Function,
     apply_environment,
+    assume_function_roles,
     create_account,
     export_environment,
     restore_environment,
+    revoke,
 )
 from benchwright.rehearse.asset import Asset, lambda_asset
 from benchwright.rehearse.containers import Containers
@@ -206,7 +208,7 @@ def _reset_moto(endpoint: str) -> None:
 def _sandbox_config(account: Account, asset: Asset, fn: Function, prices: str) -> FunctionConfig:
     """What a sandbox of ``fn`` runs with: its template environment, the Lambda runtime's variables,
     the moto endpoint and credentials, and the rehearsal's price book (no Pricing backend in moto)."""
-    aws = {**DUMMY_ENV, "AWS_ENDPOINT_URL": account.endpoint, PRICES_ENV: prices}
+    aws = {**(fn.credentials or DUMMY_ENV), "AWS_ENDPOINT_URL": account.endpoint, PRICES_ENV: prices}
     env = lambda_environment(fn.name, fn.handler, fn.memory_mb, account.region, asset, fn.environment, aws)
     return FunctionConfig(fn.name, fn.arn, fn.handler, fn.timeout_s, fn.memory_mb, env)
 
@@ -284,6 +286,10 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
         )
         suite, routed = route_slack(suite, account.slack_secret_arn)
         hooks.events.extend(notes + routed)
+        for state, action in faults.revoke.items():
+            revoke(account, state, action)
+            hooks.events.append(f"revoked {action} from the role of {state}")
+        hooks.sessions.update(assume_function_roles(account))  # each sandbox signs as its function's role
         prices = _prices(root)
         hooks.pool = LambdaPool(
             asset,
@@ -340,6 +346,7 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
         slack.close()
         restore_environment(previous)
     after["cleaned_up_by_rehearsal"] = cleaned
+    after["access_denied"] = list(hooks.denials) if hooks is not None else []  # services/iam.py; 0 expected
     lambda_seconds = sum(i.seconds for i in hooks.invocations)
     outcome = Outcome(
         out_dir=out_dir,

@@ -46,6 +46,15 @@ def print_outcome(outcome: Outcome, console: Console) -> None:
     console.print(
         f"Slack: {delivered} message(s) delivered, {len(outcome.slack) - delivered} refused", highlight=False
     )
+    denied = outcome.resources_after.get("access_denied") or []
+    console.print(
+        f"IAM denials seen: {len(denied)} (each Lambda signed as its own role; resources outside S3 and "
+        "conditions are not evaluated by moto)",
+        highlight=False,
+        soft_wrap=True,
+    )
+    for denial in denied:
+        console.print(f"[red]denied:[/red] {denial}", highlight=False, soft_wrap=True)
     leaks = {
         k: v
         for k, v in outcome.resources_after.items()
