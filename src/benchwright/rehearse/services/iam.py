@@ -12,8 +12,8 @@ this does about the rest:
   S3 are held by tests/infra/test_stack.py's resource and tag tests, not here.
 - Conditions: moto treats every condition operator but StringEquals on sts:ExternalId as met, so the
   stack's conditions (aws:RequestTag / aws:ResourceTag run tags, aws:ViaAWSService, ecs:cluster,
-  cloudwatch:namespace, secretsmanager:ResourceTag) are not evaluated here either: test_stack.py
-  asserts those statements.
+  cloudwatch:namespace, secretsmanager:ResourceTag) are not evaluated here either: tests/infra/
+  (test_stack.py, test_iam_coverage.py, test_resilience.py) assert those statements instead.
 """
 
 from __future__ import annotations
