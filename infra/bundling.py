@@ -2,22 +2,12 @@
 
 CDK's default bundling starts a container; we implement ``ILocalBundling`` instead, so `cdk synth`
 works on a CI machine with no Docker engine. One asset serves every function (one handler module
-per state in functions/), so a deploy uploads it once.
-
-FinishRun renders the HTML report, so the asset also carries the report's templates (package data
-under src/benchwright/report/templates, copied with the code) and uPlot, the chart library, copied
-from the npm package that package.json pins into ``benchwright/report/vendor/uplot`` (where
-report/assets.py looks first). uPlot is never committed here; a checkout without ``npm ci`` cannot
-build the asset.
+per state in functions/), so a deploy uploads it once. What goes into it: infra/lambda_asset.py.
 """
 
 from __future__ import annotations
 
-import hashlib
-import shutil
-import subprocess
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -25,78 +15,27 @@ import aws_cdk as cdk
 import jsii
 from aws_cdk import aws_lambda as lambda_
 
-from infra.constants import LAMBDA_PLATFORM, LAMBDA_PYTHON, REPO_ROOT
+from infra.constants import LAMBDA_PYTHON, REPO_ROOT
+from infra.lambda_asset import build_asset, copy_uplot, lambda_requirements, source_hash
 
-# Runner-only packages the Lambdas never import (mysqlclient has no manylinux wheel at all).
-_EXCLUDED = ("mysqlclient", "slack-sdk")
-_SOURCES = ("src/benchwright", "functions")
-_UPLOT = Path("node_modules") / "uplot"
-_UPLOT_FILES = ("package.json", "LICENSE", "dist/uPlot.iife.min.js", "dist/uPlot.min.css")
-_UPLOT_DEST = Path("benchwright") / "report" / "vendor" / "uplot"
-
-
-def lambda_requirements(root: Path = REPO_ROOT) -> list[str]:
-    """Pinned requirements for the Lambda code: core + aws extra + the drivers used by readiness probes."""
-    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    extras = project["optional-dependencies"]
-    reqs = [*project["dependencies"], *extras.get("aws", []), *extras.get("runner", [])]
-    keep = [r for r in reqs if not r.lower().startswith(_EXCLUDED)]
-    return list(dict.fromkeys(keep))
-
-
-def source_hash(root: Path = REPO_ROOT) -> str:
-    """A content hash of what goes into the asset, cheaper than fingerprinting the whole repo."""
-    digest = hashlib.sha256()
-    digest.update((root / "pyproject.toml").read_bytes())
-    if (root / "package.json").is_file():  # pins uPlot, which the asset carries
-        digest.update((root / "package.json").read_bytes())
-    for top in _SOURCES:
-        for path in sorted((root / top).rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
-                digest.update(str(path.relative_to(root)).encode())
-                digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-def copy_uplot(root: Path, out: Path) -> None:
-    """The report's chart library from the installed npm package into the asset (see module doc)."""
-    missing = [name for name in _UPLOT_FILES if not (root / _UPLOT / name).is_file()]
-    if missing:
-        raise RuntimeError(
-            f"Lambda bundling: uPlot is not installed in {root / _UPLOT} (missing {', '.join(missing)}): "
-            "run `npm ci` (scripts/bootstrap does); FinishRun renders reports with it"
-        )
-    for name in _UPLOT_FILES:
-        dest = out / _UPLOT_DEST / name
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(root / _UPLOT / name, dest)
+__all__ = ["LocalPipBundler", "copy_uplot", "lambda_code", "lambda_requirements", "source_hash"]
 
 
 @jsii.implements(cdk.ILocalBundling)
 class LocalPipBundler:
     """pip-installs manylinux wheels for the Lambda runtime into the asset, then copies our code."""
 
-    def __init__(self, root: Path = REPO_ROOT, python: str = sys.executable) -> None:
+    def __init__(
+        self, root: Path = REPO_ROOT, python: str = sys.executable, python_version: str = LAMBDA_PYTHON
+    ) -> None:
+        """``python_version``: the interpreter the wheels are for; the Lambda runtime's unless an
+        asset is built to run here (the rehearsal and the import test: 3.12 is not installable here)."""
         self.root = root
         self.python = python
+        self.python_version = python_version
 
     def try_bundle(self, output_dir: str, *args: Any, **kwargs: Any) -> bool:
-        out = Path(output_dir)
-        cmd = [
-            self.python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-            "--platform", LAMBDA_PLATFORM, "--implementation", "cp",
-            "--python-version", LAMBDA_PYTHON, "--only-binary=:all:", "--no-compile",
-            "--target", str(out), *lambda_requirements(self.root),
-        ]  # fmt: skip
-        result = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        if result.returncode != 0:
-            raise RuntimeError(f"Lambda bundling: pip failed:\n{result.stderr[-2000:]}")
-        for top in _SOURCES:
-            src = self.root / top
-            dest = out / Path(top).name
-            if src.is_dir():
-                shutil.copytree(src, dest, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
-        copy_uplot(self.root, out)
+        build_asset(Path(output_dir), self.root, self.python, self.python_version)
         return True
 
 

@@ -39,7 +39,13 @@ LIVEANALYTICS_REGIONS = frozenset(
 LIVEANALYTICS_CLOSED = (
     "Timestream LiveAnalytics is closed to AWS accounts that did not use it before 2025-06-20; "
     "if the deploy fails with AccessDeniedException on timestream:CreateDatabase, set sink.kind to "
-    "'influxdb' (Timestream for InfluxDB) or 'none' (results stay in S3)"
+    "'none' (the default: results, history and verdicts stay in S3) or 'influxdb' (Timestream for InfluxDB)"
+)
+INFLUX_FIXED_COST = (
+    "sink.kind influxdb: Timestream for InfluxDB is an always-on instance ({instance}, {storage} GB), the "
+    "largest fixed cost of the stack: of the order of 100 USD a month or more at list prices (check your "
+    "region's), and 15-25 minutes to create. History and verdicts do not need it (they read the S3 run "
+    "records); 'none' is the default"
 )
 
 _NAME = re.compile(r"^[a-z][a-z0-9-]{1,24}$")
@@ -103,9 +109,10 @@ class ScheduleConfig(_Model):
 
 
 class SinkConfig(_Model):
-    """Where results go besides S3: Timestream LiveAnalytics, Timestream for InfluxDB, or nowhere."""
+    """Where results go besides S3: nowhere by default (the S3 run records are the history), or
+    Timestream for InfluxDB (opt-in: a fixed monthly cost) or LiveAnalytics (accounts that have it)."""
 
-    kind: Literal["liveanalytics", "influxdb", "none"] = "influxdb"
+    kind: Literal["liveanalytics", "influxdb", "none"] = "none"
     influx_instance_type: Literal[
         "db.influx.medium", "db.influx.large", "db.influx.xlarge", "db.influx.2xlarge"
     ] = "db.influx.medium"

@@ -12,7 +12,7 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from aws_cdk import aws_timestream as timestream
 from constructs import Construct
 
-from infra.config import LIVEANALYTICS_CLOSED, StageConfig
+from infra.config import INFLUX_FIXED_COST, LIVEANALYTICS_CLOSED, StageConfig
 from infra.network import Network
 
 INFLUX_PORT = 8086
@@ -102,6 +102,10 @@ class Storage(Construct):
         self.timestream_table_arn = table.attr_arn
 
     def _influxdb(self, stage: StageConfig, network: Network) -> None:
+        cost = INFLUX_FIXED_COST.format(
+            instance=stage.sink.influx_instance_type, storage=stage.sink.influx_storage_gb
+        )
+        cdk.Annotations.of(self).add_warning_v2("benchwright:influxdb-cost", cost)
         self.influx_sg = ec2.SecurityGroup(
             self, "InfluxSg", vpc=network.vpc, allow_all_outbound=False, description="Timestream for InfluxDB"
         )

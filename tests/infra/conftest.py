@@ -1,4 +1,5 @@
-"""The synthesized default stack, shared by every infra test module (a synth costs 10-20 s here)."""
+"""The synthesized stack with every optional part on, shared by every infra test module (a synth costs
+10-20 s here): the nightly schedule, API admins and the InfluxDB sink (opt-in; the default is none)."""
 
 from __future__ import annotations
 
@@ -21,5 +22,6 @@ def stack() -> Iterator[tuple[Any, dict[str, Any]]]:
             "schedule": {"suite": [SUITE], "cron": "cron(30 3 * * ? *)", "timezone": "Europe/Berlin"},
             "api_admins": ADMINS,
             "api": API_LIMITS,
+            "sink": {"kind": "influxdb"},
         }
     )

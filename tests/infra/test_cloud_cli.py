@@ -70,3 +70,17 @@ def test_submit_refuses_an_invalid_spec_before_any_request(
     assert main(["submit", str(bad), "--api-url", api]) == 2
     assert SEEN == []
     assert "benchwright: error:" in capsys.readouterr().err
+
+
+def test_cdk_builds_the_image_with_podman_when_there_is_no_docker(tmp_path: Path) -> None:
+    from benchwright.commands.cloud import cdk_environment
+
+    only_podman, both = tmp_path / "podman-only", tmp_path / "both"
+    for directory, tools in ((only_podman, ["podman"]), (both, ["podman", "docker"])):
+        directory.mkdir()
+        for tool in tools:
+            (directory / tool).write_text("#!/bin/sh\n")
+            (directory / tool).chmod(0o755)
+    assert cdk_environment({"PATH": str(only_podman)})["CDK_DOCKER"] == "podman"
+    assert "CDK_DOCKER" not in cdk_environment({"PATH": str(both)})
+    assert cdk_environment({"PATH": str(only_podman), "CDK_DOCKER": "finch"})["CDK_DOCKER"] == "finch"

@@ -38,3 +38,14 @@ def test_deploy_guide_covers_commands_and_settings() -> None:
         assert command in guide, command
     for field in StageConfig.model_fields:
         assert f"{field}:" in guide, f"stage setting {field} is not documented"
+
+
+def test_deploy_guide_states_the_default_sink_and_the_image_build_as_they_are() -> None:
+    from infra.config import parse_stage
+
+    guide = (ROOT / "docs" / "deploy.md").read_text()
+    default = parse_stage({}).sink.kind
+    assert f"`sink.kind: {default}` (default)" in guide
+    assert f"kind: {default}  " in guide  # the example stage file shows the default
+    assert "podman" in guide.split("## 2.", 1)[0]  # the prerequisites name the engine bootstrap installs
+    assert "it has not been built" not in guide and "a first deploy with the defaults" in guide.lower()

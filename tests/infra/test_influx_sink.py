@@ -1,14 +1,37 @@
 """CDK assertions on the InfluxDB sink of a new account (item 4): the instance gets the admin password
 CreateDbInstance requires (generated, a dynamic reference), and a custom resource creates the operator
 token the ingest Lambda reads from its own secret ({"token": ...}); the admin secret stays with the
-custom resource. The synth is conftest's shared one (the default sink is influxdb)."""
+custom resource. The synth is conftest's shared one (which opts into influxdb; the default sink is none)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from tests.infra.test_stack import actions_of, resources, statements_of
+from tests.infra.test_stack import SUITE, _with_node, actions_of, resources, statements_of
+
+
+def test_the_default_sink_is_none_and_influxdb_states_its_fixed_cost() -> None:
+    """A first deploy creates no fixed-cost sink; opting into InfluxDB prints its cost at synth."""
+    import aws_cdk as cdk
+    from aws_cdk.assertions import Annotations, Match
+
+    from infra.app import build
+    from infra.config import parse_stage
+
+    assert parse_stage({}).sink.kind == "none"
+    _with_node()
+    app = cdk.App(
+        context={
+            "benchwright:bundle": "false",
+            "benchwright:nag": "false",
+            "benchwright": {"sink": {"kind": "influxdb"}, "schedule": {"suite": [SUITE]}},
+        }
+    )
+    stack = build(app)
+    warnings = Annotations.from_stack(stack).find_warning("*", Match.string_like_regexp("InfluxDB"))
+    (text,) = [str(w.entry.data) for w in warnings]
+    assert "db.influx.medium" in text and "100 USD a month" in text and "'none' is the default" in text
 
 
 def secret_named(doc: dict[str, Any], words: str) -> str:

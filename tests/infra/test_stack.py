@@ -407,3 +407,25 @@ def test_an_unreviewed_wildcard_fails_synth() -> None:
     role.add_to_policy(iam.PolicyStatement(actions=["s3:*"], resources=["*"]))
     with pytest.raises(RuntimeError, match="ValidationFailed"):
         app.synth()
+
+
+def test_metric_writes_are_held_to_the_benchwright_namespace(stack: Any) -> None:
+    """A condition the rehearsal cannot evaluate (moto treats it as met, rehearse/services/iam.py): every
+    statement granting cloudwatch:PutMetricData to a Lambda role requires the Benchwright namespace."""
+    from benchwright.providers.aws.names import METRICS_NAMESPACE
+
+    _, doc = stack
+    found = []
+    modules = {
+        f["Properties"]["Handler"].split(".")[1]
+        for f in resources(doc, "AWS::Lambda::Function").values()
+        if f["Properties"]["Handler"].startswith("functions.")
+    }
+    for module in sorted(modules):
+        for st in statements_of(doc, module):
+            actions = st["Action"] if isinstance(st["Action"], list) else [st["Action"]]
+            if "cloudwatch:PutMetricData" in actions:
+                found.append((module, st.get("Condition")))
+    assert {module for module, _ in found} >= {"price_run", "janitor"}, found
+    for module, condition in found:
+        assert condition == {"StringEquals": {"cloudwatch:namespace": METRICS_NAMESPACE}}, (module, condition)

@@ -103,3 +103,5 @@ def assert_clean(outcome: Any) -> None:
     assert containers_left(f"benchwright.rehearsal={outcome.rehearsal_id}") == []
     for kind in LEAK_KINDS:
         assert outcome.resources_after[kind] == []  # written as empty lists, not missing
+    # every Lambda signed as its own role, and no call of the run was denied (rehearse/services/iam.py)
+    assert outcome.resources_after["access_denied"] == [], outcome.resources_after["access_denied"]

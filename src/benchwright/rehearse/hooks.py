@@ -2,7 +2,7 @@
 
 ``Hooks`` holds what the patched backends started (containers, stand-in servers, their CloudWatch
 publishers) and the faults to inject; each service's patches live in ``rehearse/services/``:
-``lambda_`` (Invoke runs the real handlers; Step Functions error names; Wait compression), ``ecs``
+``lambda_`` (Invoke runs the real handlers in their sandboxes, lambda_pool.py; Step Functions error names; Wait compression), ``ecs``
 (RunTask/StopTask drive the runner container), ``ec2`` (runner hosts and EC2 target stand-ins), ``rds``
 (RDS and Aurora stand-ins), ``rds_restore`` (snapshots and restores carry the stand-in's data), ``cache`` (ElastiCache and MemoryDB stand-ins). ``uninstall`` undoes every
 patch, ``cleanup`` stops what is still running and says what it had to stop.
@@ -51,6 +51,9 @@ class Faults:
     # ServiceException, so Step Functions sees Lambda.ServiceException and may retry the launch
     service_error_after: set[str] = field(default_factory=set)
     slack_down: bool = False  # the webhook answers 500
+    # ASL state -> IAM action its function's role is denied (an explicit Deny added to the role): proves
+    # that a permission the stack lacks fails the rehearsal (services/iam.py)
+    revoke: dict[str, str] = field(default_factory=dict)
     credits_start: float = 1.0  # burst and CPU credit balances of a new stand-in (fraction of the bucket)
 
 
@@ -59,6 +62,10 @@ class Invocation:
     state: str
     seconds: float
     ok: bool
+    function: str = ""
+    init_s: float | None = None  # the cold start, when this invocation started its sandbox
+    pid: int | None = None  # the sandbox process
+    error_type: str | None = None
 
 
 @dataclass
@@ -84,7 +91,11 @@ class Hooks:
     request: threading.local = field(default_factory=threading.local)  # clientToken of the RunTask call
     on_state_done: Callable[[str], None] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
-    invoke_lock: threading.Lock = field(default_factory=threading.Lock)  # services/lambda_.run_handler
+    sessions: dict[str, str] = field(
+        default_factory=dict
+    )  # access key id -> the stack principal it signs for
+    denials: list[dict[str, str]] = field(default_factory=list)  # services/iam.py: AccessDenied seen
+    pool: Any = None  # lambda_pool.LambdaPool: the handlers' sandboxes (services/lambda_.run_handler)
     task_lock: threading.Lock = field(default_factory=threading.Lock)  # services/ecs.py: tasks change whole
     tls: TlsMaterial | None = None  # made with the first stand-in that speaks TLS
     restores: dict[str, Callable[[Any], None]] = field(default_factory=dict)  # services/rds_restore.py
@@ -92,12 +103,12 @@ class Hooks:
 
     def install(self) -> None:
         from benchwright.rehearse import events
-        from benchwright.rehearse.services import cache, cache_api, ec2, ecs, lambda_, rds, rds_restore
+        from benchwright.rehearse.services import cache, cache_api, ec2, ecs, iam, lambda_, rds, rds_restore
 
         configure_moto()
         cache_api.install()  # calls moto lacks (parameter groups, TestFailover): the hooks below wrap them
         # events: reboot/failover restart stand-ins; rds_restore: snapshots and restores copy their data
-        for service in (lambda_, ecs, rds, rds_restore, events, ec2, cache):
+        for service in (lambda_, iam, ecs, rds, rds_restore, events, ec2, cache):
             service.install(self)
 
     def uninstall(self) -> None:

@@ -10,30 +10,33 @@ records. Whatever is still running at the end is stopped and reported as a leak.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import json
 import subprocess
 import time
 import uuid
-import warnings
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import yaml
 
 from benchwright.rehearse.account import (
+    DUMMY_ENV,
     Account,
+    Function,
     apply_environment,
+    assume_function_roles,
     create_account,
     export_environment,
     restore_environment,
+    revoke,
 )
+from benchwright.rehearse.asset import Asset, lambda_asset
 from benchwright.rehearse.containers import Containers
 from benchwright.rehearse.eventbridge import deliver, status_event
 from benchwright.rehearse.hooks import Faults, Hooks, configure_moto
+from benchwright.rehearse.lambda_pool import PRICES_ENV, FunctionConfig, LambdaPool, lambda_environment
 from benchwright.rehearse.prepare import check_cloud, quick_suite, route_slack, spec_json, standin_adjustments
 from benchwright.rehearse.resources import LEAK_KINDS, snapshot
 from benchwright.rehearse.slack import SlackReceiver
@@ -202,14 +205,12 @@ def _reset_moto(endpoint: str) -> None:
     ).close()
 
 
-def _reset_handler_caches() -> None:
-    """The handlers cache settings and clients per cold start; each rehearsal is a new deployment."""
-    import functions._common as common
-    from functions.api_routes import set_backend
-
-    common._settings = None
-    common._clients = None
-    set_backend(None)
+def _sandbox_config(account: Account, asset: Asset, fn: Function, prices: str) -> FunctionConfig:
+    """What a sandbox of ``fn`` runs with: its template environment, the Lambda runtime's variables,
+    the moto endpoint and credentials, and the rehearsal's price book (no Pricing backend in moto)."""
+    aws = {**(fn.credentials or DUMMY_ENV), "AWS_ENDPOINT_URL": account.endpoint, PRICES_ENV: prices}
+    env = lambda_environment(fn.name, fn.handler, fn.memory_mb, account.region, asset, fn.environment, aws)
+    return FunctionConfig(fn.name, fn.arn, fn.handler, fn.timeout_s, fn.memory_mb, env)
 
 
 def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 (rehearse-examples)
@@ -227,8 +228,6 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
     """Run ``spec_path`` through the cloud path on this machine; see the module docstring. With
     ``rounds`` > 1 the runs are started again in the same account once the previous round ended, so a
     later round is judged against the earlier rounds' records (S3 history), as a second night would."""
-    import sys
-
     from moto.server import ThreadedMotoServer
 
     from benchwright.providers.local.server_os import free_port
@@ -249,8 +248,7 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
     image = image or runner_image()
     template = synth_template(rehearsed_spec if nightly else None, region=region)
     root = repo_root()
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))  # functions/ is the Lambda code, next to src/
+    asset = lambda_asset(root)  # what `cdk synth` bundles, for this interpreter; every handler runs from it
     rehearsal_id = f"r{datetime.now(UTC):%H%M%S}{time.monotonic_ns() % 10000:04d}"
     faults = faults or Faults()
     slack = SlackReceiver()
@@ -288,15 +286,20 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
         )
         suite, routed = route_slack(suite, account.slack_secret_arn)
         hooks.events.extend(notes + routed)
+        for state, action in faults.revoke.items():
+            revoke(account, state, action)
+            hooks.events.append(f"revoked {action} from the role of {state}")
+        hooks.sessions.update(assume_function_roles(account))  # each sandbox signs as its function's role
+        prices = _prices(root)
+        hooks.pool = LambdaPool(
+            asset,
+            out_dir / "lambda.log",  # what the handlers print: CloudWatch Logs on AWS
+            lambda name: _sandbox_config(account, asset, account.functions[name], prices),
+        )
+        stack.callback(hooks.pool.close)
         hooks.install()
         env_before = apply_environment(export_environment(account))
         previous.update({k: v for k, v in env_before.items() if k not in previous})
-        _reset_handler_caches()
-        _inject_prices(root)
-        for fn in account.functions.values():  # a cold start for every function, before logs move
-            importlib.import_module(fn.handler.rsplit(".", 1)[0])
-        lambda_log = stack.enter_context(open(out_dir / "lambda.log", "a"))  # noqa: SIM115
-        stack.enter_context(_lambda_output(lambda_log))
         before = snapshot(account)
         described = []
         for _ in range(rounds):
@@ -342,8 +345,8 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
         server.stop()
         slack.close()
         restore_environment(previous)
-        _reset_handler_caches()
     after["cleaned_up_by_rehearsal"] = cleaned
+    after["access_denied"] = list(hooks.denials) if hooks is not None else []  # services/iam.py; 0 expected
     lambda_seconds = sum(i.seconds for i in hooks.invocations)
     outcome = Outcome(
         out_dir=out_dir,
@@ -360,47 +363,17 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
         region=region,
         rehearsal_id=rehearsal_id,
     )
-    _write(outcome, hooks)
+    _write(outcome, hooks, asset)
     return outcome
 
 
-@contextlib.contextmanager
-def _lambda_output(log: TextIO) -> Iterator[None]:
-    """What the handlers print (powertools' JSON logs, EMF metrics) goes where Lambda would send it,
-    CloudWatch Logs; here DIR/lambda.log, so the terminal shows the summary only."""
-    import logging
-
-    handlers = [
-        h
-        for name in ("benchwright", "benchwright-api")
-        for h in logging.getLogger(name).handlers
-        if isinstance(h, logging.StreamHandler)
-    ]
-    streams = [h.setStream(log) for h in handlers]
-    try:
-        with contextlib.redirect_stdout(log), warnings.catch_warnings():
-            # powertools warns when a handler emitted no metric; in Lambda that line goes to the log too
-            warnings.filterwarnings("ignore", message="No application metrics to publish")
-            yield
-    finally:
-        for handler, stream in zip(handlers, streams, strict=True):
-            if stream is not None:
-                handler.setStream(stream)
-
-
-def _inject_prices(root: Path) -> None:
-    """The Price List API has no moto backend: the rehearsal prices through the same PriceBook from the
+def _prices(root: Path) -> str:
+    """The Price List API has no moto backend: the handlers price through the same PriceBook from the
     checkout's excerpt of the price list (tests/data/pricing, see its README), or outside a checkout
-    from the copy that ships in the package (made from those rows)."""
-    import functions._common as common
-    from benchwright.providers.aws.pricelist import PackagedPriceList, PriceList
-    from benchwright.providers.aws.pricing import AwsPriceBook, ExcerptPriceList
-
+    from the copy that ships in the package (made from those rows). The sandbox's bootstrap reads it
+    (lambda_pool.PRICES_ENV) and installs it before the first invocation."""
     prices = root / "tests" / "data" / "pricing"
-    source: PriceList = (
-        ExcerptPriceList.from_directory(str(prices)) if prices.is_dir() else PackagedPriceList()
-    )
-    common.injected["prices"] = AwsPriceBook(source)
+    return str(prices) if prices.is_dir() else "packaged"
 
 
 def _settle(hooks: Hooks, timeout_s: float = 60.0) -> None:
@@ -412,7 +385,7 @@ def _settle(hooks: Hooks, timeout_s: float = 60.0) -> None:
         time.sleep(0.2)
 
 
-def _write(outcome: Outcome, hooks: Hooks) -> None:
+def _write(outcome: Outcome, hooks: Hooks, asset: Asset) -> None:
     out = outcome.out_dir
     cells = sum(e["cells"] for e in outcome.executions)
     total = sum(e["transitions"] for e in outcome.executions)
@@ -426,6 +399,22 @@ def _write(outcome: Outcome, hooks: Hooks) -> None:
                 "lambda_invocations": invocations,
                 "lambda_seconds": outcome.lambda_seconds,
                 "lambda_seconds_by_state": _by_state(hooks),
+                "lambda_asset": asset.describe(),
+                "lambda_sandboxes_started": hooks.pool.started if hooks.pool is not None else 0,
+                "lambda_invocations_detail": [  # every invocation: where it ran (asset, interpreter)
+                    {
+                        "state": i.state,
+                        "function": i.function,
+                        "ok": i.ok,
+                        "error_type": i.error_type,
+                        "seconds": round(i.seconds, 3),
+                        "init_s": None if i.init_s is None else round(i.init_s, 3),
+                        "sandbox_pid": i.pid,
+                        "asset_hash": asset.hash,
+                        "interpreter": asset.python,
+                    }
+                    for i in hooks.invocations
+                ],
                 "cost_usd": {
                     "step_functions": round(total * SFN_PER_TRANSITION, 6),
                     "step_functions_as_written": round(

@@ -32,12 +32,29 @@ def print_outcome(outcome: Outcome, console: Console) -> None:
         f"${cost['step_functions']:.6f} + Lambda ${cost['lambda']:.6f}",
         highlight=False,
     )
+    asset = workflow.get("lambda_asset") or {}
+    if asset:
+        console.print(
+            f"Lambda handlers ran from the built asset {asset['asset_hash'][:12]} in "
+            f"{workflow.get('lambda_sandboxes_started', 0)} sandbox(es) of {asset['interpreter']}",
+            highlight=False,
+            soft_wrap=True,
+        )
     for line in outcome.standins:  # what the numbers above are not: the engine the spec names
         console.print(f"[yellow]stand-in:[/yellow] {line}", highlight=False, soft_wrap=True)
     delivered = sum(1 for p in outcome.slack if p["status"] == 200)
     console.print(
         f"Slack: {delivered} message(s) delivered, {len(outcome.slack) - delivered} refused", highlight=False
     )
+    denied = outcome.resources_after.get("access_denied") or []
+    console.print(
+        f"IAM denials seen: {len(denied)} (each Lambda signed as its own role; resources outside S3 and "
+        "conditions are not evaluated by moto)",
+        highlight=False,
+        soft_wrap=True,
+    )
+    for denial in denied:
+        console.print(f"[red]denied:[/red] {denial}", highlight=False, soft_wrap=True)
     leaks = {
         k: v
         for k, v in outcome.resources_after.items()

@@ -63,15 +63,15 @@ def _requalify(exc: SpecError, prefix: str) -> SpecError:
 
 def _check_driver(spec: BenchmarkSpec, props: dict[str, str], q: Any) -> None:
     """Driver settings in the properties (redis.datatype ...) are checked now, not in the runner.
-    Constructing a driver does not connect."""
-    from benchwright.runner.drivers import driver_class
+    Nothing connects, and no client library is needed (drivers.check_settings)."""
+    from benchwright.runner.drivers import check_settings
 
     try:
         placeholder = {
             "postgres.url": "postgresql://check@127.0.0.1:5432/check",
             "mysql.url": "mysql://check@127.0.0.1:3306/check",
         }  # the target's come later
-        driver_class(spec.target.engine)({**placeholder, **props}, 0)
+        check_settings(spec.target.engine, {**placeholder, **props})
     except SpecError as exc:
         raise SpecError(
             q(f"workload.properties.{exc.field}" if exc.field else "workload.properties"), exc.detail

@@ -1,6 +1,7 @@
 """Lambda and Step Functions inside the moto server.
 
-- Lambda Invoke runs the real handler of ``functions/`` named by the template; an exception comes back
+- Lambda Invoke runs the real handler of ``functions/`` named by the template, in a sandbox process
+  that imports only the function's built asset (rehearse/lambda_pool.py); an exception comes back
   as a function error (``X-Amz-Function-Error: Unhandled`` and ``{"errorType", "errorMessage"}``) so
   the ASL's Catch sees it, and a throttled call is the Invoke API's 429 ``TooManyRequestsException``.
 - Step Functions names a Lambda service error ``Lambda.<code>`` as AWS does (moto names it "Exception").
@@ -9,31 +10,11 @@
 
 from __future__ import annotations
 
-import importlib
 import json
-import time
 from typing import TYPE_CHECKING, Any
-
-from benchwright.rehearse.stack import ACCOUNT
 
 if TYPE_CHECKING:
     from benchwright.rehearse.hooks import Hooks
-
-
-class FakeContext:
-    """The Lambda context object the powertools decorators read."""
-
-    def __init__(self, name: str, region: str) -> None:
-        self.function_name = name
-        self.function_version = "$LATEST"
-        self.memory_limit_in_mb = 512
-        self.invoked_function_arn = f"arn:aws:lambda:{region}:{ACCOUNT}:function:{name}"
-        self.aws_request_id = f"rehearsal-{time.monotonic_ns()}"
-        self.log_group_name = f"/aws/lambda/{name}"
-        self.log_stream_name = "rehearsal"
-
-    def get_remaining_time_in_millis(self) -> int:
-        return 300_000
 
 
 def install(hooks: Hooks) -> None:
@@ -72,7 +53,7 @@ def _patch_invoke(hooks: Hooks) -> None:
                 hooks.events.append(f"throttled {fn.state}")
         if left > 0:
             raise TooManyRequests()
-        ok, payload = run_handler(hooks, fn.state, fn.handler, fn.name, json.loads(body or "{}"))
+        ok, payload = run_handler(hooks, fn.state, fn.name, json.loads(body or "{}"))
         if fn.state in hooks.faults.service_error_after:
             hooks.faults.service_error_after.discard(fn.state)
             hooks.events.append(f"{fn.state} ran, then Invoke answered 500 ServiceException")
@@ -84,26 +65,22 @@ def _patch_invoke(hooks: Hooks) -> None:
     hooks.patch(LambdaSimpleBackend, "invoke", invoke)
 
 
-def run_handler(hooks: Hooks, state: str, handler: str, name: str, event: Any) -> tuple[bool, Any]:
+def run_handler(hooks: Hooks, state: str, name: str, event: Any) -> tuple[bool, Any]:
+    """One invocation of function ``name`` in one of its sandboxes (lambda_pool.py): its own
+    interpreter, its asset alone on the import path, its timeout enforced."""
     from benchwright.rehearse.hooks import Invocation
 
-    module, func = handler.rsplit(".", 1)
-    ok = True
-    # One invocation at a time: in AWS each runs in its own sandbox, here they share the process and
-    # its module state (powertools' Metrics is a singleton: one handler's flush empties another's)
-    with hooks.invoke_lock:
-        started = time.monotonic()
-        try:
-            payload = getattr(importlib.import_module(module), func)(
-                event, FakeContext(name, hooks.account.region)
-            )
-        except Exception as exc:
-            ok = False
-            payload = {"errorType": type(exc).__name__, "errorMessage": str(exc)[:4000]}
-    hooks.invocations.append(Invocation(state, time.monotonic() - started, ok))
+    result = hooks.pool.invoke(name, event)
+    error_type = None if result.ok else str((result.payload or {}).get("errorType"))
+    with hooks.lock:
+        hooks.invocations.append(
+            Invocation(state, result.seconds, result.ok, name, result.init_s, result.pid, error_type)
+        )
+        if error_type in ("Sandbox.Timedout", "Runtime.ExitError", "Runtime.Unknown"):
+            hooks.events.append(f"{state}: {result.payload.get('errorMessage')}")
     if hooks.on_state_done is not None:
         hooks.on_state_done(state)
-    return ok, payload
+    return result.ok, result.payload
 
 
 def _patch_sfn_errors(hooks: Hooks) -> None:

@@ -17,48 +17,20 @@ variable ``BENCHWRIGHT_DB_PASSWORD``, when set, supplies the password instead, s
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
-from urllib.parse import unquote, urlsplit
 
 import MySQLdb
 
 from benchwright.errors import SpecError, TargetUnreachable
 from benchwright.runner.drivers.base import Capability, KeyValueDriver, SqlDriver
+from benchwright.runner.drivers.mysql_settings import PASSWORD_ENV, parse_url, settings
 from benchwright.runner.measure import Status
 
-PASSWORD_ENV = "BENCHWRIGHT_DB_PASSWORD"
+__all__ = ["PASSWORD_ENV", "MySQLDriver", "parse_url"]  # the URL rules live in mysql_settings
+
 RETRY_CODES = frozenset({1213, 1205})  # ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT
 CONNECTION_LOST_CODES = frozenset({2006, 2013, 2055, 4031})  # gone away, lost during query, ...
-DEFAULT_PORT = 3306
-
-
-def parse_url(url: str) -> dict[str, Any]:
-    """Split a mysql:// URL into MySQLdb.connect keyword arguments (password from env when set)."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("mysql", "mariadb", "mysql+mysqldb"):
-        raise SpecError(
-            "mysql.url", f"expected mysql://user:password@host:port/database, got scheme {parts.scheme!r}"
-        )
-    if not parts.hostname:
-        raise SpecError("mysql.url", "no host in the URL (mysql://user:password@host:port/database)")
-    try:
-        port = parts.port or DEFAULT_PORT
-    except ValueError:
-        raise SpecError("mysql.url", "the port is not a number") from None
-    database = parts.path.lstrip("/")
-    if not database:
-        raise SpecError("mysql.url", "no database in the URL (mysql://user:password@host:port/database)")
-    # The environment wins, as for the PostgreSQL driver: a container gets the secret without any file.
-    password = os.environ.get(PASSWORD_ENV) or (unquote(parts.password) if parts.password else "")
-    return {
-        "host": parts.hostname,
-        "port": port,
-        "user": unquote(parts.username or "root"),
-        "password": password,
-        "database": unquote(database),
-    }
 
 
 class MySQLDriver(KeyValueDriver, SqlDriver):
@@ -68,22 +40,11 @@ class MySQLDriver(KeyValueDriver, SqlDriver):
 
     def __init__(self, properties: Mapping[str, str], thread_index: int = 0) -> None:
         super().__init__(properties, thread_index)
-        url = properties.get("mysql.url")
-        if not url:
-            raise SpecError("mysql.url", "missing: set mysql.url=mysql://user:password@host:port/database")
-        self._params = parse_url(url)
-        connect_s = properties.get("mysql.connect_timeout") or properties.get("client.connect_timeout_s")
-        self._timeout = max(1, round(float(connect_s or 10)))
-        op_s = properties.get("client.op_timeout_s")  # the client library's own read/write timeouts
-        self._op_timeouts = (
-            {"read_timeout": max(1, round(float(op_s))), "write_timeout": max(1, round(float(op_s)))}
-            if op_s
-            else {}
-        )
-        try:  # a request unanswered this long on the event loop fails and drops its connection
-            self._reply_timeout_s = float(properties.get("mysql.timeout", "60"))
-        except ValueError:
-            raise SpecError("mysql.timeout", "not a number of seconds") from None
+        found = settings(properties)  # the checks validation runs without MySQLdb (mysql_settings)
+        self._params = found.params
+        self._timeout = found.connect_timeout
+        self._op_timeouts = found.op_timeouts
+        self._reply_timeout_s = found.reply_timeout_s
         self.conn: Any = None
         self._cursor: Any = None
 

@@ -1,0 +1,86 @@
+"""Principals: each Lambda sandbox signs its calls with a session of its function's role, and moto's
+IAM evaluation decides those calls against the role's policies from the template.
+
+Only calls signed by such a session are checked: the rehearsal's own calls, Step Functions' internal
+client and the runner container are not stack principals here. What moto 5.2 can evaluate, and what
+this does about the rest:
+- Actions: evaluated, so a handler calling what its role does not grant is denied (AccessDenied),
+  recorded in ``hooks.denials`` and reported (resources-after.json ``access_denied``, the summary).
+- Resources: moto computes the resource of S3 requests only (bucket and key ARNs), and those are
+  evaluated; for every other service it checks against ``*``, which an ARN-scoped statement never
+  matches, so the Resource element is taken as matching there (``_resource_star``): resources outside
+  S3 are held by tests/infra/test_stack.py's resource and tag tests, not here.
+- Conditions: moto treats every condition operator but StringEquals on sts:ExternalId as met, so the
+  stack's conditions (aws:RequestTag / aws:ResourceTag run tags, aws:ViaAWSService, ecs:cluster,
+  cloudwatch:namespace, secretsmanager:ResourceTag) are not evaluated here either: tests/infra/
+  (test_stack.py, test_iam_coverage.py, test_resilience.py) assert those statements instead.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlparse
+
+if TYPE_CHECKING:
+    from benchwright.rehearse.hooks import Hooks
+
+
+# SigV4 signing name -> IAM action prefix, where they differ (moto forms the action from the former)
+IAM_PREFIX = {"monitoring": "cloudwatch", "tagging": "tag"}
+
+
+def _credential(headers: Any) -> list[str]:
+    """SigV4's credential scope: [access key id, date, region, service, "aws4_request"]."""
+    auth = str(headers.get("Authorization") or "")
+    if "Credential=" not in auth:
+        return [""]
+    return auth.split("Credential=", 1)[1].split(",", 1)[0].split("/")
+
+
+def install(hooks: Hooks) -> None:
+    from moto.core.authorization import ActionAuthenticatorMixin
+    from moto.iam.access_control import IAMPolicyStatement
+
+    def authorize(self: Any, iam_request_cls: type, resource: str = "*") -> None:
+        scope = _credential(self.headers)
+        principal = hooks.sessions.get(scope[0])
+        if principal is None:
+            return  # not a stack principal of this rehearsal: unchecked, as before
+        parsed = urlparse(self.uri)
+        path = self.raw_path + ("?" + parsed.query if parsed.query else "")
+        action = self._get_action()
+        try:
+            request = iam_request_cls(
+                account_id=self.current_account,
+                method=self.method,
+                path=path,
+                data=self.data,
+                body=self.raw_body,
+                headers=self.headers,
+                action=action,
+            )
+            service = scope[3] if len(scope) > 3 else ""
+            if service in IAM_PREFIX:
+                request._action = f"{IAM_PREFIX[service]}:{request._action.split(':', 1)[1]}"
+            request.check_action_permitted(resource)
+        except Exception as exc:
+            with hooks.lock:
+                hooks.denials.append(
+                    {
+                        "principal": principal,
+                        "action": f"{IAM_PREFIX.get(scope[3], scope[3]) if len(scope) > 3 else '?'}:{action}",
+                        "resource": resource,
+                        "error": type(exc).__name__,
+                    }
+                )
+            raise
+
+    original = IAMPolicyStatement.__dict__["_check_element_matches"]
+
+    def _resource_star(statement: Any, element: str, value: str) -> bool:
+        if element == "Resource" and value == "*":
+            return True  # moto did not compute the resource (see the module docstring)
+        return bool(original(statement, element, value))
+
+    hooks.patch(ActionAuthenticatorMixin, "_authenticate_and_authorize_action", authorize)
+    hooks.patch(IAMPolicyStatement, "_check_element_matches", _resource_star)
