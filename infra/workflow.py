@@ -325,12 +325,16 @@ class Workflow(Construct):
             path = c.REPO_ROOT / rel
             if not path.is_file():
                 raise SpecError("stage.schedule.suite", f"{rel}: no such spec file")
-            for bench in load_suite(path).benchmarks:
+            suite = load_suite(path)
+            for bench in suite.benchmarks:
                 if bench.target.provider == "local" or bench.runner.platform == "local":
                     raise SpecError(
                         f"{rel}: {bench.name}", "a nightly benchmark needs a cloud target and runner"
                     )
-                benchmarks.append(bench.model_dump(mode="json", exclude_defaults=True))
+                spec = bench.model_dump(mode="json", exclude_defaults=True)
+                if len(suite.benchmarks) > 1 and "suite" not in bench.tags:  # as local runs and the API
+                    spec["tags"] = {**bench.tags, "suite": suite.suite}
+                benchmarks.append(spec)
         names = [b["name"] for b in benchmarks]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:

@@ -23,6 +23,8 @@ def test_submit_suite_starts_one_run_per_benchmark(cloud: CloudBackend) -> None:
         assert kind == run["kind"] == "benchmark"
         state = json.loads(execution["input"])
         assert state["run_id"] == run["run_id"] and state["spec"]["tags"]["team"] == "perf"
+        # the suite's name, as local runs carry it: `benchwright pull --spec SUITE` finds every run
+        assert state["spec"]["tags"]["suite"] == suite()["suite"]
 
 
 def test_spec_with_a_matrix_runs_as_a_suite(cloud: CloudBackend) -> None:
@@ -128,6 +130,22 @@ def test_report_is_a_presigned_link(cloud: CloudBackend) -> None:
     status, body = call(event("GET", f"/runs/{run_id}/report"))
     assert status == 200
     assert "X-Amz-Signature" in body["url"] and run_id in body["url"]
+
+
+def test_record_is_a_presigned_link_to_the_whole_record(cloud: CloudBackend) -> None:
+    import urllib.parse
+
+    run_id = started(call(event("POST", "/runs", {"spec": quickstart()}))[1])
+    status, body = call(event("GET", f"/runs/{run_id}/record"))
+    assert status == 404 and "no record yet" in body["message"]
+    record = run_record(run_id)
+    boto3.client("s3", region_name=REGION).put_object(
+        Bucket="results", Key=f"runs/{run_id}/record.json", Body=json.dumps(record)
+    )
+    status, body = call(event("GET", f"/runs/{run_id}/record", query={"expires_in": "600"}))
+    assert status == 200 and body["expires_in"] == 600
+    assert "X-Amz-Signature" in body["url"] and f"runs/{run_id}/record.json" in body["url"]
+    assert urllib.parse.urlsplit(body["url"]).path.endswith(f"/runs/{run_id}/record.json")
 
 
 def test_report_link_follows_the_records_pointer(cloud: CloudBackend) -> None:
@@ -251,7 +269,13 @@ def test_openapi_document_is_up_to_date() -> None:
 
 def test_openapi_lists_every_route() -> None:
     doc = json.loads(api.openapi_json())
-    assert set(doc["paths"]) == {"/runs", "/runs/{run_id}", "/runs/{run_id}/report", "/runs/{run_id}/cancel"}
+    assert set(doc["paths"]) == {
+        "/runs",
+        "/runs/{run_id}",
+        "/runs/{run_id}/report",
+        "/runs/{run_id}/record",
+        "/runs/{run_id}/cancel",
+    }
 
 
 def test_lambda_module_serves_the_routes(cloud: CloudBackend) -> None:

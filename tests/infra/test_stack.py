@@ -407,3 +407,23 @@ def test_an_unreviewed_wildcard_fails_synth() -> None:
     role.add_to_policy(iam.PolicyStatement(actions=["s3:*"], resources=["*"]))
     with pytest.raises(RuntimeError, match="ValidationFailed"):
         app.synth()
+
+
+def test_nightly_benchmarks_of_a_suite_carry_its_name(tmp_path: Path) -> None:
+    """The runs of a nightly suite are found by its name (`benchwright pull --spec SUITE`), as the
+    API and local runs tag them; the default nightly.yaml states the tag itself."""
+    from types import SimpleNamespace
+
+    import yaml
+
+    from infra.workflow import Workflow
+
+    data = yaml.safe_load((ROOT / "infra" / "nightly.yaml").read_text())
+    for bench in data["benchmarks"]:
+        bench.pop("tags", None)
+    data["suite"] = "night-owls"
+    path = tmp_path / "suite.yaml"
+    path.write_text(yaml.safe_dump(data))
+    fake = SimpleNamespace(stage=SimpleNamespace(schedule=SimpleNamespace(suite=[str(path)])))
+    specs = Workflow.nightly_specs(fake)  # type: ignore[arg-type]
+    assert len(specs) == 2 and all(s["tags"]["suite"] == "night-owls" for s in specs)

@@ -75,6 +75,14 @@ class ReportLink(_Model):
     expires_in: int
 
 
+class RecordLink(_Model):
+    """The run's whole record (runs/<id>/record.json) can outgrow a Lambda response: a link to it."""
+
+    run_id: str
+    url: str
+    expires_in: int
+
+
 class CancelResponse(_Model):
     run_id: str
     status: Literal["ABORTED", "ALREADY_FINISHED"]

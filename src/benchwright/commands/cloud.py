@@ -30,25 +30,31 @@ def _cdk(args: list[str], stage_file: str | None) -> int:
     return subprocess.run(cmd, cwd=ROOT, env=env, check=False).returncode
 
 
-def _api_url(args: Any) -> str:
-    url = args.api_url or os.environ.get("BENCHWRIGHT_API_URL")
-    if url:
-        return str(url).rstrip("/")
+def stack_output(stage: str, key: str, instead: str) -> str:
+    """One output of the deployed stack ``benchwright-<stage>``; ``instead`` names the option that
+    would have given it directly."""
     import boto3
 
-    stack = f"benchwright-{args.stage}"
+    stack = f"benchwright-{stage}"
     try:
         outputs = (
             boto3.client("cloudformation").describe_stacks(StackName=stack)["Stacks"][0].get("Outputs", [])
         )
     except Exception as exc:  # botocore errors: no credentials, no such stack
         raise BenchwrightError(
-            f"stack {stack}: cannot read its ApiUrl output ({exc}); pass --api-url"
+            f"stack {stack}: cannot read its {key} output ({exc}); pass {instead}"
         ) from None
     for out in outputs:
-        if out["OutputKey"] == "ApiUrl":
-            return str(out["OutputValue"]).rstrip("/")
-    raise BenchwrightError(f"stack {stack}: no ApiUrl output; pass --api-url")
+        if out["OutputKey"] == key:
+            return str(out["OutputValue"])
+    raise BenchwrightError(f"stack {stack}: no {key} output; pass {instead}")
+
+
+def _api_url(args: Any) -> str:
+    url = args.api_url or os.environ.get("BENCHWRIGHT_API_URL")
+    if url:
+        return str(url).rstrip("/")
+    return stack_output(args.stage, "ApiUrl", "--api-url").rstrip("/")
 
 
 def call_api(url: str, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -3,7 +3,9 @@
 A failing sink raises ``RetryableIngestError`` / ``IngestFailed`` *after* the S3 write, so the
 workflow's retry re-runs an idempotent save and the raw document is never lost.
 Layout: ``runs/<run id>/record.json`` and an index key per spec, ``history/<spec>/<started>_<run id>``
-(none for a suite's cell record: the suite's record is the run history and verdicts compare with).
+(none for a suite's cell record: the suite's record is the run history and verdicts compare with),
+plus ``suites/<suite>/<started>_<run id>`` for a run of a multi-benchmark suite (tag ``suite``), so
+`benchwright pull --spec SUITE` finds every benchmark's runs.
 These records are the history on AWS: the finish stage reads them for the verdict and the trend chart.
 """
 
@@ -24,6 +26,15 @@ def record_key(run_id: str) -> str:
     return f"runs/{run_id}/record.json"
 
 
+def index_key(prefix: str, name: str, record: RunRecord) -> str:
+    """``<prefix>/<name>/<started>_<run id>``: listing a prefix gives run ids in start order."""
+    return f"{prefix}/{name}/{record.started_at.strftime('%Y%m%dT%H%M%S')}_{record.run_id}"
+
+
+def index_run_id(key: str) -> str:
+    return key.rsplit("/", 1)[-1].split("_", 1)[1]
+
+
 class S3ResultStore(ResultStore):
     def __init__(self, artifacts: S3Artifacts, sink: Sink | None = None) -> None:
         self.artifacts = artifacts
@@ -33,10 +44,11 @@ class S3ResultStore(ResultStore):
     def save_run(self, record: RunRecord) -> None:
         self.artifacts.put_json(record_key(record.run_id), record.model_dump_json())
         if record.suite_run_id is None:  # a suite's cell is history only as part of its suite's record
-            stamp = record.started_at.strftime("%Y%m%dT%H%M%S")
-            self.artifacts.put_json(
-                f"history/{record.spec_name}/{stamp}_{record.run_id}", {"run_id": record.run_id}
-            )
+            pointer = {"run_id": record.run_id}
+            self.artifacts.put_json(index_key("history", record.spec_name, record), pointer)
+            suite = record.tags.get("suite")
+            if suite:
+                self.artifacts.put_json(index_key("suites", suite, record), pointer)
         if self.sink is not None and record.cells:
             self.last_written = self.sink.write(record)
 
@@ -49,7 +61,7 @@ class S3ResultStore(ResultStore):
     def history_ids(self, spec_name: str, limit: int = 20) -> list[str]:
         """Run ids of ``spec_name``, newest first, from the index keys alone (no record is read)."""
         keys = sorted(self.artifacts.keys(f"history/{spec_name}/"), reverse=True)
-        return [key.rsplit("/", 1)[-1].split("_", 1)[1] for key in keys[:limit]]
+        return [index_run_id(key) for key in keys[:limit]]
 
     def history(self, spec_name: str, limit: int = 20) -> list[RunRecord]:
         out: list[RunRecord] = []
