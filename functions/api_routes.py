@@ -312,6 +312,7 @@ def get_run(run_id: Annotated[str, Path(pattern=RUN_ID_PATTERN)]) -> RunDetail:
         cost=record.get("cost"),
         verdict=record.get("verdict"),
         error=record.get("error") or execution.get("error"),
+        warnings=[w for w in record.get("warnings") or [] if isinstance(w, dict)],
     )
 
 

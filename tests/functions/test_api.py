@@ -102,6 +102,19 @@ def test_get_run_returns_status_and_record_fields(cloud: CloudBackend) -> None:
     assert body["summary"]["c1"]["throughput"] == 500.0
     assert body["summary"]["c1"]["p99_us"] == {"READ": 2500}
     assert [(f["code"], f["cell"], f["phase"]) for f in body["validity"]] == [("too_short", "c1", "run")]
+    assert body["warnings"] == []
+
+
+def test_get_run_shows_a_refused_sink_write_as_a_warning(cloud: CloudBackend) -> None:
+    run_id = started(call(event("POST", "/runs", {"spec": quickstart()}))[1])
+    record = run_record(run_id)
+    record["warnings"] = [{"code": "sink_failed", "message": "IngestFailed: refused", "at": None}]
+    boto3.client("s3", region_name=REGION).put_object(
+        Bucket="results", Key=f"runs/{run_id}/record.json", Body=json.dumps(record)
+    )
+    status, body = call(event("GET", f"/runs/{run_id}"))
+    assert status == 200 and body["warnings"][0]["code"] == "sink_failed"
+    assert body["summary"]["c1"]["throughput"] == 500.0  # the run's figures stand
 
 
 def test_get_run_without_a_record_yet_still_answers(cloud: CloudBackend) -> None:

@@ -67,6 +67,9 @@ class RunDetail(RunSummary):
     cost: dict[str, Any] | None = None
     verdict: dict[str, Any] | None = None
     error: str | None = None
+    warnings: list[dict[str, Any]] = Field(
+        default_factory=list, description="beside the run, never its status (sink_failed: the sink refused)"
+    )
 
 
 class ReportLink(_Model):
