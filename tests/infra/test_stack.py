@@ -142,7 +142,7 @@ def test_invalid_nightly_spec_fails_synth_naming_the_field(tmp_path: Path) -> No
 def test_api_methods_all_require_iam(stack: Any) -> None:
     _, doc = stack
     methods = resources(doc, "AWS::ApiGateway::Method").values()
-    assert len(methods) == 5
+    assert len(methods) == 6  # runs GET/POST, run, report, record, cancel
     assert {m["Properties"]["AuthorizationType"] for m in methods} == {"AWS_IAM"}
 
 
@@ -427,3 +427,28 @@ def test_nightly_benchmarks_of_a_suite_carry_its_name(tmp_path: Path) -> None:
     fake = SimpleNamespace(stage=SimpleNamespace(schedule=SimpleNamespace(suite=[str(path)])))
     specs = Workflow.nightly_specs(fake)  # type: ignore[arg-type]
     assert len(specs) == 2 and all(s["tags"]["suite"] == "night-owls" for s in specs)
+
+
+def test_the_janitor_may_ask_both_state_machines_whether_a_run_still_runs(stack: Any) -> None:
+    """Before deleting an expired resource the janitor describes its run's execution: it has both
+    state machines' ARNs and states:DescribeExecution on their executions, nothing broader."""
+    from benchwright.providers.aws.config import AwsSettings
+
+    _, doc = stack
+    fn = next(
+        f for f in resources(doc, "AWS::Lambda::Function").values()
+        if f["Properties"]["Handler"].startswith("functions.janitor.")
+    )  # fmt: skip
+    env = fn["Properties"]["Environment"]["Variables"]
+    machines = {
+        ref["Ref"] for ref in (env[AwsSettings.env_name("benchmark_state_machine")],
+                               env[AwsSettings.env_name("suite_state_machine")])
+    }  # fmt: skip
+    assert machines <= set(resources(doc, "AWS::StepFunctions::StateMachine")) and len(machines) == 2
+    assert float(env[AwsSettings.env_name("max_run_hours")]) > 0
+    described = [s for s in statements_of(doc, "janitor") if "states:DescribeExecution" in str(s["Action"])]
+    arns = [
+        r for s in described for r in (s["Resource"] if isinstance(s["Resource"], list) else [s["Resource"]])
+    ]
+    assert len(arns) == 2 and all(":execution:" in json.dumps(arn) for arn in arns)
+    assert "states:StopExecution" not in actions_of(statements_of(doc, "janitor"))

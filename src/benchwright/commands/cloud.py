@@ -114,12 +114,13 @@ def _destroy(args: Any) -> int:
 
 
 def _submit(args: Any) -> int:
-    from benchwright.commands.validate import check_estimate
+    from benchwright.commands.validate import check_estimate, check_lifetimes
     from benchwright.spec import load_suite
 
     body = submit_body(args.spec)
     suite = load_suite(args.spec)
     check_estimate(suite, args.yes)
+    check_lifetimes(suite, args.max_run_hours)  # a target group the janitor or a timeout would cut off
     if args.max_usd is not None:  # refused here, before the API creates anything
         from benchwright.experiments.budget import enforce
 
@@ -163,8 +164,9 @@ def register(subparsers: Subparsers) -> None:
         p.add_argument("--api-url", help="the API URL (default: $BENCHWRIGHT_API_URL or the stack output)")
         p.add_argument("--stage", default="dev", help="stage name, to find the stack output (default dev)")
         if name == "submit":
-            from benchwright.commands.validate import add_budget_arguments
+            from benchwright.commands.validate import add_budget_arguments, add_lifetime_argument
 
             add_budget_arguments(p)
+            add_lifetime_argument(p)
             p.add_argument("--yes", action="store_true", help="submit even when the estimate exceeds a day")
         p.set_defaults(handler=handler)

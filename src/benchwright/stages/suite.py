@@ -47,7 +47,7 @@ def _group(
     loads first and with what it shares (``shared``)."""
     first = group.items[0]
 
-    def state(item: Item, spec: BenchmarkSpec, shared: SharedData | None) -> dict[str, Any]:
+    def state(item: Item, spec: BenchmarkSpec, shared: SharedData | None, cells: int = 1) -> dict[str, Any]:
         return RunState(
             run_id=cell_run_id(run_id, index[(item.cell.cell_id, item.repeat)]),
             spec_name=name,
@@ -58,6 +58,7 @@ def _group(
             poll_seconds=poll,
             suite_run_id=run_id,  # the suite's FinishRun (after SummarizeSuite) finishes the run
             shared=shared.model_dump(mode="json") if shared else None,
+            target_cells=cells,
         ).model_dump(mode="json")
 
     cells: list[dict[str, Any]] = []
@@ -74,7 +75,9 @@ def _group(
                 runs_before=n if dataset.loads else 0,
             )
             cells.append(state(item, spec if loads or not dataset.loads else without_load(spec), shared))
-    return {"name": group.name, "target": state(first, first.cell.spec, None), "cells": cells}
+    # the target's expires-at covers every cell of its group (providers/aws/common.target_ttl_hours)
+    target = state(first, first.cell.spec, None, cells=len(group.items))
+    return {"name": group.name, "target": target, "cells": cells}
 
 
 def expand(event: dict[str, Any]) -> dict[str, Any]:
