@@ -452,3 +452,16 @@ def test_the_janitor_may_ask_both_state_machines_whether_a_run_still_runs(stack:
     ]
     assert len(arns) == 2 and all(":execution:" in json.dumps(arn) for arn in arns)
     assert "states:StopExecution" not in actions_of(statements_of(doc, "janitor"))
+
+
+@pytest.mark.parametrize("module", ["finish_run", "summarize_suite", "abort_teardown"])
+def test_the_notifying_lambdas_may_read_spec_slack_secrets_by_the_documented_name(
+    stack: Any, module: str
+) -> None:
+    """A spec's own notify.slack.webhook_secret_arn: secrets named benchwright/slack or
+    benchwright/slack/<name> (Secrets Manager's 6-character suffix), and no other secret by name."""
+    _, doc = stack
+    reads = [s for s in statements_of(doc, module) if "secretsmanager:GetSecretValue" in str(s["Action"])]
+    text = json.dumps([s["Resource"] for s in reads])
+    assert ":secret:benchwright/slack-??????" in text and ":secret:benchwright/slack/*" in text
+    assert ":secret:*" not in text and '"*"' not in text
