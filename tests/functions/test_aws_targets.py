@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import shlex
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -350,7 +351,9 @@ def test_every_listed_yugabytedb_version_renders_its_own_download(aws: Any, vers
     t = target(aws, settings, f"yb-v-{version}", handle={"ips": "10.0.1.10,10.0.2.10,10.0.3.10"})
     script = t.node_user_data(0)
     build = YUGABYTEDB_BUILDS[version]
-    assert f'YB_VERSION="{version}"' in script and f'YB_BUILD="{build}"' in script
+    values = {k: shlex.split(v)[0] for k, _, v in (line.partition("=") for line in script.splitlines())
+              if k in ("YB_VERSION", "YB_BUILD")}  # fmt: skip
+    assert values == {"YB_VERSION": version, "YB_BUILD": build}  # shell-quoted data
     assert "downloads.yugabyte.com/releases/${YB_VERSION}/yugabyte-${YB_VERSION}-${YB_BUILD}-linux" in script
     assert "$yb_" not in script  # every placeholder filled
 
