@@ -16,6 +16,7 @@ from aws_lambda_powertools.metrics import MetricUnit
 from pydantic import ValidationError
 
 from benchwright.providers.aws import AwsSettings, Clients, aws_providers
+from benchwright.providers.aws.common import target_ttl_hours
 from benchwright.providers.aws.names import METRICS_NAMESPACE
 from benchwright.providers.base import Providers
 from benchwright.spec.errors import from_validation
@@ -53,9 +54,13 @@ INGEST_STAGES = {"store_results"}
 
 
 def providers_for(state: FinishState, stage: str | None = None) -> Providers:
+    config = settings()
+    cells = getattr(state, "target_cells", 1)
+    if cells > 1:  # a suite's shared target: its expires-at covers the whole group
+        config = config.model_copy(update={"ttl_hours": target_ttl_hours(config, cells)})
     providers = aws_providers(
         state.spec,
-        settings(),
+        config,
         clients=clients(),
         probe=injected.get("probe"),
         ingest=stage in INGEST_STAGES,

@@ -29,6 +29,7 @@ from benchwright.api.models import (
     RUN_ID_PATTERN,
     CancelResponse,
     ErrorBody,
+    RecordLink,
     ReportLink,
     RunDetail,
     RunList,
@@ -175,7 +176,10 @@ def _validate(request: SubmitRequest) -> list[dict[str, Any]]:
                     f"{len(benchmarks)} benchmarks would start {len(benchmarks)} runs; one request starts "
                     f"at most {MAX_RUNS_PER_REQUEST}",
                 )
-            data["benchmarks"] = [_with_tags(b, request.tags) for b in benchmarks]
+            # the runs of a suite of several benchmarks carry its name, as local runs do, so the
+            # bucket's suites/<name>/ index (and `benchwright pull --spec SUITE`) finds them all
+            extra = {"suite": str(data["suite"])} if len(benchmarks) > 1 and data.get("suite") else {}
+            data["benchmarks"] = [_with_tags(b, {**extra, **request.tags}) for b in benchmarks]
         suite = parse_suite(data)
         limits = _limits()
         for i, bench in enumerate(suite.benchmarks):
@@ -308,6 +312,7 @@ def get_run(run_id: Annotated[str, Path(pattern=RUN_ID_PATTERN)]) -> RunDetail:
         cost=record.get("cost"),
         verdict=record.get("verdict"),
         error=record.get("error") or execution.get("error"),
+        warnings=[w for w in record.get("warnings") or [] if isinstance(w, dict)],
     )
 
 
@@ -322,6 +327,23 @@ def get_report(
     if url is None:
         raise RunNotFound(f"{run_id} (no report yet)")
     return ReportLink(run_id=run_id, url=url, expires_in=expires_in)
+
+
+@resolver.get(
+    "/runs/<run_id>/record",
+    summary="A presigned link to the whole run record (what `benchwright pull` stores)",
+    responses=ERRORS,
+)
+def get_record(
+    run_id: Annotated[str, Path(pattern=RUN_ID_PATTERN)],
+    expires_in: Annotated[int, Query(ge=60, le=43200)] = 3600,
+) -> RecordLink:
+    backend().describe(run_id)
+    authorize(run_id)
+    url = backend().record_url(run_id, expires_in)
+    if url is None:
+        raise RunNotFound(f"{run_id} (no record yet)")
+    return RecordLink(run_id=run_id, url=url, expires_in=expires_in)
 
 
 @resolver.post("/runs/<run_id>/cancel", summary="Stop a run and tear down what it created", responses=ERRORS)

@@ -1,4 +1,5 @@
-"""Janitor: scheduled, delete every tagged resource past its expires-at, across each service we use;
+"""Janitor: scheduled, delete every tagged resource past its expires-at whose run's execution has
+ended (Step Functions is asked; a suite may outlive its estimate), across each service we use;
 invoked with ``{"run_id": ...}`` (the API's cancel), delete that run's resources at once.
 
 A cancelled execution never reaches its Catch -> Teardown, and the API's own Teardown call works
@@ -12,6 +13,7 @@ from typing import Any
 from aws_lambda_powertools.metrics import MetricUnit
 
 from benchwright.errors import SpecError
+from benchwright.providers.aws.executions import RunningExecutions
 from benchwright.providers.aws.janitor import sweep, sweep_run
 from benchwright.providers.aws.names import METRIC_LEAKED
 from functions._common import clients, logger, metrics, settings, tracer
@@ -41,7 +43,10 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         metrics.add_metric(name="CancelledResources", unit=MetricUnit.Count, value=len(report.deleted))
         logger.info("janitor run sweep", extra={**report.as_dict(), "reason": str(event.get("reason", ""))})
         return {"run_id": run_id, **report.as_dict()}
-    report = sweep(clients(), owner=settings().owner, dry_run=dry_run)
+    config = settings()
+    machines = [m for m in (config.benchmark_state_machine, config.suite_state_machine) if m]
+    running = RunningExecutions(clients(), machines)
+    report = sweep(clients(), owner=config.owner, dry_run=dry_run, running=running)
     metrics.add_metric(name=METRIC_LEAKED, unit=MetricUnit.Count, value=len(report.deleted))
     logger.info("janitor sweep", extra=report.as_dict())
     return report.as_dict()

@@ -21,6 +21,7 @@ ROUTES = [
     ("runs", "POST"),
     ("runs/{run_id}", "GET"),
     ("runs/{run_id}/report", "GET"),
+    ("runs/{run_id}/record", "GET"),
     ("runs/{run_id}/cancel", "POST"),
 ]
 

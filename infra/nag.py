@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import aws_cdk as cdk
 
+from benchwright.spec.notify import SLACK_SECRET_NAME
 from infra.permissions import RUN_INSTANCES_USES
 from infra.stack import BenchwrightStack
 
@@ -90,6 +91,9 @@ def acknowledgments(stack: BenchwrightStack) -> dict[str, str]:
         )
     acks[iam5.format("Resource::" + arn.format("ecr", "repository/*"))] = (
         "the runner image is given by URI and may be any repository of this account"
+    )
+    acks[iam5.format("Resource::" + arn.format("secretsmanager", f"secret:{SLACK_SECRET_NAME}/*"))] = (
+        "a spec's own Slack webhook secret, by the documented name benchwright/slack/<name> (read only)"
     )
     for machine in (stack.workflow.benchmark, stack.workflow.suite):
         name = _logical(stack, machine)

@@ -15,6 +15,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 
 from benchwright.providers.aws import names
+from benchwright.spec.notify import SLACK_SECRET_NAME
 from infra.compute import Compute, db_secret_statements
 from infra.config import StageConfig
 from infra.storage import Storage
@@ -321,3 +322,20 @@ def grant_stage_permissions(
         storage.results.grant_read_write(fn)
     if state in NEEDS_SLACK:
         storage.slack_secret.grant_read(fn)
+        _read_spec_slack_secrets(fn)
+
+
+def _read_spec_slack_secrets(fn: lambda_.Function) -> None:
+    """A spec's own Slack secret (notify.slack.webhook_secret_arn), by the documented name alone:
+    ``benchwright/slack`` or ``benchwright/slack/<name>`` plus the 6 characters Secrets Manager adds."""
+    stack = cdk.Stack.of(fn)
+    arns = [
+        stack.format_arn(
+            service="secretsmanager",
+            resource="secret",
+            resource_name=name,
+            arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
+        )
+        for name in (f"{SLACK_SECRET_NAME}-??????", f"{SLACK_SECRET_NAME}/*")
+    ]
+    fn.add_to_role_policy(_statement(["secretsmanager:GetSecretValue"], arns))

@@ -148,6 +148,7 @@ class Workflow(Construct):
         if storage.influx is not None:
             self.influx_token_resource = self.influx_operator_token()
         self.nightly_group = self.nightly(suite_asl)
+        self.janitor_asks_executions()
         self.janitor_schedule()
         self.abort_rule = self.teardown_on_abort()
 
@@ -161,6 +162,7 @@ class Workflow(Construct):
             stage=self.stage.name,
             owner=self.stage.owner,
             ttl_hours=str(self.stage.max_run_hours + 4),
+            max_run_hours=str(self.stage.max_run_hours),
             results_bucket=s.results.bucket_name,
             subnet_ids=",".join(net.subnet_ids_by_az().values()),
             security_group_ids=net.target_sg.security_group_id,
@@ -249,7 +251,9 @@ class Workflow(Construct):
             definition_substitutions=subs,
             tracing_enabled=True,
             logs=sfn.LogOptions(destination=log_group, level=sfn.LogLevel.ALL, include_execution_data=False),
-            timeout=cdk.Duration.hours(self.stage.max_run_hours * (6 if name == "Suite" else 1)),
+            timeout=cdk.Duration.hours(
+                self.stage.max_run_hours * (names.SUITE_TIMEOUT_RUNS if name == "Suite" else 1)
+            ),
         )
         for ph in subs:
             if ph.endswith("FunctionArn"):
@@ -325,12 +329,16 @@ class Workflow(Construct):
             path = c.REPO_ROOT / rel
             if not path.is_file():
                 raise SpecError("stage.schedule.suite", f"{rel}: no such spec file")
-            for bench in load_suite(path).benchmarks:
+            suite = load_suite(path)
+            for bench in suite.benchmarks:
                 if bench.target.provider == "local" or bench.runner.platform == "local":
                     raise SpecError(
                         f"{rel}: {bench.name}", "a nightly benchmark needs a cloud target and runner"
                     )
-                benchmarks.append(bench.model_dump(mode="json", exclude_defaults=True))
+                spec = bench.model_dump(mode="json", exclude_defaults=True)
+                if len(suite.benchmarks) > 1 and "suite" not in bench.tags:  # as local runs and the API
+                    spec["tags"] = {**bench.tags, "suite": suite.suite}
+                benchmarks.append(spec)
         names = [b["name"] for b in benchmarks]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
@@ -377,6 +385,30 @@ class Workflow(Construct):
                 ),
             )
         return group.name or ""
+
+    def janitor_asks_executions(self) -> None:
+        """Before deleting an expired resource the janitor asks whether its run's execution still
+        runs (providers/aws/executions.py): both state machines' ARNs and a read of their executions."""
+        janitor = self.functions[JANITOR]
+        for machine, field in (
+            (self.benchmark, "benchmark_state_machine"),
+            (self.suite, "suite_state_machine"),
+        ):
+            for name, value in AwsSettings.environment(**{field: machine.state_machine_arn}).items():
+                janitor.add_environment(name, value)
+            janitor.add_to_role_policy(
+                iam.PolicyStatement(
+                    actions=["states:DescribeExecution"],
+                    resources=[
+                        cdk.Stack.of(self).format_arn(
+                            service="states",
+                            resource="execution",
+                            resource_name=f"{machine.state_machine_name}:*",
+                            arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
+                        )
+                    ],
+                )
+            )
 
     def janitor_schedule(self) -> None:
         """The backstop: every N minutes the janitor deletes tagged resources past expires-at."""

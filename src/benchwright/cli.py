@@ -47,6 +47,7 @@ COMMANDS: dict[str, str] = {
     "submit": "benchwright.commands.cloud",
     "status": "benchwright.commands.cloud",
     "results": "benchwright.commands.cloud",
+    "pull": "benchwright.commands.pull",
     "cleanup": "benchwright.commands.cleanup",
 }
 COMMAND_MODULES = list(dict.fromkeys(COMMANDS.values()))

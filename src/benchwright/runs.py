@@ -130,6 +130,15 @@ class Verdict(_Model):
     fingerprint_changes: list[str] = Field(default_factory=list)
 
 
+class RunWarning(_Model):
+    """Something went wrong beside the measurement and did not change the run's status or numbers
+    (``sink_failed``: the time-series sink refused the record; the S3 record is the truth)."""
+
+    code: str
+    message: str
+    at: datetime | None = None
+
+
 class RunRecord(_Model):
     """One execution of a spec, from start to teardown; saved again at every status change."""
 
@@ -149,3 +158,4 @@ class RunRecord(_Model):
     # A cell of an AWS suite keeps its own record; the suite's record (this id) is the run that history,
     # verdicts and reports see, so stores leave such a cell record out of a spec's history.
     suite_run_id: str | None = None
+    warnings: list[RunWarning] = Field(default_factory=list)

@@ -23,6 +23,8 @@ def test_submit_suite_starts_one_run_per_benchmark(cloud: CloudBackend) -> None:
         assert kind == run["kind"] == "benchmark"
         state = json.loads(execution["input"])
         assert state["run_id"] == run["run_id"] and state["spec"]["tags"]["team"] == "perf"
+        # the suite's name, as local runs carry it: `benchwright pull --spec SUITE` finds every run
+        assert state["spec"]["tags"]["suite"] == suite()["suite"]
 
 
 def test_spec_with_a_matrix_runs_as_a_suite(cloud: CloudBackend) -> None:
@@ -100,6 +102,19 @@ def test_get_run_returns_status_and_record_fields(cloud: CloudBackend) -> None:
     assert body["summary"]["c1"]["throughput"] == 500.0
     assert body["summary"]["c1"]["p99_us"] == {"READ": 2500}
     assert [(f["code"], f["cell"], f["phase"]) for f in body["validity"]] == [("too_short", "c1", "run")]
+    assert body["warnings"] == []
+
+
+def test_get_run_shows_a_refused_sink_write_as_a_warning(cloud: CloudBackend) -> None:
+    run_id = started(call(event("POST", "/runs", {"spec": quickstart()}))[1])
+    record = run_record(run_id)
+    record["warnings"] = [{"code": "sink_failed", "message": "IngestFailed: refused", "at": None}]
+    boto3.client("s3", region_name=REGION).put_object(
+        Bucket="results", Key=f"runs/{run_id}/record.json", Body=json.dumps(record)
+    )
+    status, body = call(event("GET", f"/runs/{run_id}"))
+    assert status == 200 and body["warnings"][0]["code"] == "sink_failed"
+    assert body["summary"]["c1"]["throughput"] == 500.0  # the run's figures stand
 
 
 def test_get_run_without_a_record_yet_still_answers(cloud: CloudBackend) -> None:
@@ -128,6 +143,22 @@ def test_report_is_a_presigned_link(cloud: CloudBackend) -> None:
     status, body = call(event("GET", f"/runs/{run_id}/report"))
     assert status == 200
     assert "X-Amz-Signature" in body["url"] and run_id in body["url"]
+
+
+def test_record_is_a_presigned_link_to_the_whole_record(cloud: CloudBackend) -> None:
+    import urllib.parse
+
+    run_id = started(call(event("POST", "/runs", {"spec": quickstart()}))[1])
+    status, body = call(event("GET", f"/runs/{run_id}/record"))
+    assert status == 404 and "no record yet" in body["message"]
+    record = run_record(run_id)
+    boto3.client("s3", region_name=REGION).put_object(
+        Bucket="results", Key=f"runs/{run_id}/record.json", Body=json.dumps(record)
+    )
+    status, body = call(event("GET", f"/runs/{run_id}/record", query={"expires_in": "600"}))
+    assert status == 200 and body["expires_in"] == 600
+    assert "X-Amz-Signature" in body["url"] and f"runs/{run_id}/record.json" in body["url"]
+    assert urllib.parse.urlsplit(body["url"]).path.endswith(f"/runs/{run_id}/record.json")
 
 
 def test_report_link_follows_the_records_pointer(cloud: CloudBackend) -> None:
@@ -251,7 +282,13 @@ def test_openapi_document_is_up_to_date() -> None:
 
 def test_openapi_lists_every_route() -> None:
     doc = json.loads(api.openapi_json())
-    assert set(doc["paths"]) == {"/runs", "/runs/{run_id}", "/runs/{run_id}/report", "/runs/{run_id}/cancel"}
+    assert set(doc["paths"]) == {
+        "/runs",
+        "/runs/{run_id}",
+        "/runs/{run_id}/report",
+        "/runs/{run_id}/record",
+        "/runs/{run_id}/cancel",
+    }
 
 
 def test_lambda_module_serves_the_routes(cloud: CloudBackend) -> None:

@@ -26,6 +26,7 @@ def test_another_identity_cannot_read_or_cancel_a_run(cloud: CloudBackend) -> No
     for method, path in (
         ("GET", f"/runs/{run_id}"),
         ("GET", f"/runs/{run_id}/report"),
+        ("GET", f"/runs/{run_id}/record"),
         ("POST", f"/runs/{run_id}/cancel"),
     ):
         status, body = call(as_caller(event(method, path), BOB))

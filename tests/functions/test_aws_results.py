@@ -246,17 +246,54 @@ def test_a_secret_that_is_not_a_token_is_refused(text: str) -> None:
         token_from_secret(text)
 
 
-def test_store_writes_s3_first_and_keeps_it_when_the_sink_fails(aws: Any) -> None:
-    class Broken:
+def test_a_sink_that_fails_is_a_warning_on_the_record_which_a_later_write_clears(aws: Any) -> None:
+    class Busy:
+        calls = 0
+
         def write(self, rec: RunRecord) -> int:
+            self.calls += 1
             raise RetryableIngestError("timestream: ThrottlingException (transient)")
 
-    store = S3ResultStore(S3Artifacts(aws[1], "bw-results"), Broken())
-    with pytest.raises(RetryableIngestError):
-        store.save_run(record("kept-1"))
+    busy = Busy()
+    store = S3ResultStore(S3Artifacts(aws[1], "bw-results"), busy)
+    store.sink_retry_delays_s = (0.0, 0.0)
+    store.save_run(record("kept-1"))  # no exception: the sink never fails a run
+    assert busy.calls == 3  # tried again twice, then given up
     kept = store.get_run("kept-1")
     assert kept is not None and kept.cells[0].phases["run"].operations_total == 2000
+    assert [(w.code, "ThrottlingException" in w.message) for w in kept.warnings] == [("sink_failed", True)]
     assert [r.run_id for r in store.history("rds-pg")] == ["kept-1"]
+    from benchwright.report.text import render_summary
+
+    assert "warning: sink_failed: RetryableIngestError" in render_summary(kept, width=200)
+
+    # the next save (a retried stage) reaches a sink that accepts: the warning goes
+    store.sink = TimestreamSink(aws[1], "bw", "results")
+    store.save_run(kept)
+    again = store.get_run("kept-1")
+    assert again is not None and again.warnings == [] and store.last_written == 251
+
+
+def test_a_refusal_is_not_retried_and_names_the_sink(aws: Any) -> None:
+    store = S3ResultStore(S3Artifacts(aws[1], "bw-results"), TimestreamSink(aws[1], "bw", "no-such-table"))
+    store.save_run(record("refused-1"))
+    kept = store.get_run("refused-1")
+    assert kept is not None
+    (warning,) = kept.warnings
+    assert warning.code == "sink_failed" and "no-such-table" in warning.message
+
+
+def test_a_suite_record_carries_its_cells_sink_warnings_once() -> None:
+    from benchwright.runs import RunWarning
+    from benchwright.stages.suite import merged_warnings
+
+    cell = record("s-1-c0")
+    cell.warnings = [RunWarning(code="sink_failed", message="IngestFailed: refused")]
+    merged = merged_warnings([], cell)
+    assert [w.message for w in merged] == ["s-1-c0: IngestFailed: refused"]
+    assert merged_warnings(merged, cell) == merged  # summarized twice: still once
+    cell.warnings = []
+    assert merged_warnings(merged, cell) == []  # written later: gone
 
 
 # ---------------------------------------------------------------- pricing

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import shlex
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -17,6 +18,7 @@ from benchwright.providers.aws.janitor import leftovers
 from benchwright.providers.aws.names import EXPIRES_TAG, OWNER_TAG, RUN_ID_TAG
 from benchwright.providers.aws.targets import TARGETS
 from benchwright.spec import parse_target
+from benchwright.spec.yugabytedb import YUGABYTEDB_BUILDS
 from tests.aws_world import REGION
 
 
@@ -339,3 +341,31 @@ def test_provisioned_iops_volumes_carry_their_iops() -> None:
         "DeleteOnTermination": True,
         "Iops": 6000,
     }
+
+
+@pytest.mark.parametrize("version", sorted(YUGABYTEDB_BUILDS))
+def test_every_listed_yugabytedb_version_renders_its_own_download(aws: Any, version: str) -> None:
+    """The template's URL is the release's real file name: version and that version's build."""
+    settings = {"provider": "ec2", "engine": "postgres", "template": "yugabytedb-3node",
+                "instance_type": "m6i.large", "version": version}  # fmt: skip
+    t = target(aws, settings, f"yb-v-{version}", handle={"ips": "10.0.1.10,10.0.2.10,10.0.3.10"})
+    script = t.node_user_data(0)
+    build = YUGABYTEDB_BUILDS[version]
+    values = {k: shlex.split(v)[0] for k, _, v in (line.partition("=") for line in script.splitlines())
+              if k in ("YB_VERSION", "YB_BUILD")}  # fmt: skip
+    assert values == {"YB_VERSION": version, "YB_BUILD": build}  # shell-quoted data
+    assert "downloads.yugabyte.com/releases/${YB_VERSION}/yugabyte-${YB_VERSION}-${YB_BUILD}-linux" in script
+    assert "$yb_" not in script  # every placeholder filled
+
+
+def test_an_unknown_yugabytedb_version_is_refused_naming_the_field_and_the_known_ones() -> None:
+    from benchwright.errors import SpecError
+    from benchwright.spec import parse_spec
+
+    spec = {"name": "yb", "target": {"provider": "ec2", "engine": "postgres", "template": "yugabytedb-3node",
+                                     "instance_type": "m6i.large", "version": "2024.2.3.1"},
+            "runner": {"platform": "fargate"}, "workload": {"name": "ycsb"}}  # fmt: skip
+    with pytest.raises(SpecError) as info:
+        parse_spec(spec)
+    assert info.value.field.startswith("target") and "version" in str(info.value)
+    assert "2024.2.3.1" in str(info.value) and "2024.2.0.0" in str(info.value)

@@ -142,7 +142,7 @@ def test_invalid_nightly_spec_fails_synth_naming_the_field(tmp_path: Path) -> No
 def test_api_methods_all_require_iam(stack: Any) -> None:
     _, doc = stack
     methods = resources(doc, "AWS::ApiGateway::Method").values()
-    assert len(methods) == 5
+    assert len(methods) == 6  # runs GET/POST, run, report, record, cancel
     assert {m["Properties"]["AuthorizationType"] for m in methods} == {"AWS_IAM"}
 
 
@@ -429,3 +429,61 @@ def test_metric_writes_are_held_to_the_benchwright_namespace(stack: Any) -> None
     assert {module for module, _ in found} >= {"price_run", "janitor"}, found
     for module, condition in found:
         assert condition == {"StringEquals": {"cloudwatch:namespace": METRICS_NAMESPACE}}, (module, condition)
+
+
+def test_nightly_benchmarks_of_a_suite_carry_its_name(tmp_path: Path) -> None:
+    """The runs of a nightly suite are found by its name (`benchwright pull --spec SUITE`), as the
+    API and local runs tag them; the default nightly.yaml states the tag itself."""
+    from types import SimpleNamespace
+
+    import yaml
+
+    from infra.workflow import Workflow
+
+    data = yaml.safe_load((ROOT / "infra" / "nightly.yaml").read_text())
+    for bench in data["benchmarks"]:
+        bench.pop("tags", None)
+    data["suite"] = "night-owls"
+    path = tmp_path / "suite.yaml"
+    path.write_text(yaml.safe_dump(data))
+    fake = SimpleNamespace(stage=SimpleNamespace(schedule=SimpleNamespace(suite=[str(path)])))
+    specs = Workflow.nightly_specs(fake)  # type: ignore[arg-type]
+    assert len(specs) == 2 and all(s["tags"]["suite"] == "night-owls" for s in specs)
+
+
+def test_the_janitor_may_ask_both_state_machines_whether_a_run_still_runs(stack: Any) -> None:
+    """Before deleting an expired resource the janitor describes its run's execution: it has both
+    state machines' ARNs and states:DescribeExecution on their executions, nothing broader."""
+    from benchwright.providers.aws.config import AwsSettings
+
+    _, doc = stack
+    fn = next(
+        f for f in resources(doc, "AWS::Lambda::Function").values()
+        if f["Properties"]["Handler"].startswith("functions.janitor.")
+    )  # fmt: skip
+    env = fn["Properties"]["Environment"]["Variables"]
+    machines = {
+        ref["Ref"] for ref in (env[AwsSettings.env_name("benchmark_state_machine")],
+                               env[AwsSettings.env_name("suite_state_machine")])
+    }  # fmt: skip
+    assert machines <= set(resources(doc, "AWS::StepFunctions::StateMachine")) and len(machines) == 2
+    assert float(env[AwsSettings.env_name("max_run_hours")]) > 0
+    described = [s for s in statements_of(doc, "janitor") if "states:DescribeExecution" in str(s["Action"])]
+    arns = [
+        r for s in described for r in (s["Resource"] if isinstance(s["Resource"], list) else [s["Resource"]])
+    ]
+    assert len(arns) == 2 and all(":execution:" in json.dumps(arn) for arn in arns)
+    assert "states:StopExecution" not in actions_of(statements_of(doc, "janitor"))
+
+
+@pytest.mark.parametrize("module", ["finish_run", "summarize_suite", "abort_teardown"])
+def test_the_notifying_lambdas_may_read_spec_slack_secrets_by_the_documented_name(
+    stack: Any, module: str
+) -> None:
+    """A spec's own notify.slack.webhook_secret_arn: secrets named benchwright/slack or
+    benchwright/slack/<name> (Secrets Manager's 6-character suffix), and no other secret by name."""
+    _, doc = stack
+    reads = [s for s in statements_of(doc, module) if "secretsmanager:GetSecretValue" in str(s["Action"])]
+    text = json.dumps([s["Resource"] for s in reads])
+    assert ":secret:benchwright/slack-??????" in text and ":secret:benchwright/slack/*" in text
+    assert ":secret:*" not in text and '"*"' not in text

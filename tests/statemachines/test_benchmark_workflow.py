@@ -158,7 +158,8 @@ def test_invalid_spec_fails_at_the_edge_and_creates_nothing(world: World) -> Non
         ("CheckRunner", RunnerFailed("task exited 1")),
         ("CollectMetrics", IngestFailed("cloudwatch: AccessDenied")),
         ("JudgeResults", ValueError("judge crashed")),
-        ("StoreResults", IngestFailed("timestream: rejected")),
+        # the S3 write itself (the record is the truth); a refused sink write is only a warning (below)
+        ("StoreResults", IngestFailed("s3 put s3://bw-results-test/runs/x/record.json: AccessDenied")),
         ("PriceRun", ProvisioningFailed("no price")),
     ],
     ids=lambda v: v if isinstance(v, str) else type(v).__name__,
@@ -212,6 +213,33 @@ def test_a_quota_failure_is_not_retried(world: World) -> None:
     assert world.calls.count("ProvisionTarget") == 1
     assert "InstanceQuotaExceeded" in run_record(world, "quota-1")["error"]
     assert world.leftovers("quota-1") == []
+
+
+def test_a_refused_sink_write_is_a_warning_and_the_run_keeps_its_status_and_cost(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Timestream refuses every write (its table does not exist): the run still succeeds, PriceRun
+    prices it, and the record says what the sink answered."""
+    import functions._common as common
+
+    database = "bw-missing"
+    settings = world.settings.model_copy(update={"sink": "timestream", "timestream_database": database})
+    monkeypatch.setattr(common, "_settings", settings)
+    monkeypatch.setattr(common, "_clients", None)
+
+    result = world.execute("benchmark", run_input(rds_spec(), "sink-refused-1"))
+
+    assert result["status"] == "SUCCEEDED", (result["error"], result["cause"], world.calls)
+    assert world.calls[-4:] == ["StoreResults", "PriceRun", "Teardown", "FinishRun"]
+    assert world.calls.count("StoreResults") == 1  # a refusal is not retried as if transient
+    record = run_record(world, "sink-refused-1")
+    assert record["status"] == "succeeded"
+    assert record["cost"]["total"] > 0 and record["cells"][0]["cost"]["total"] > 0
+    (warning,) = record["warnings"]
+    assert warning["code"] == "sink_failed"
+    assert "IngestFailed" in warning["message"] and database in warning["message"]
+    assert record["cells"][0]["phases"]["run"]["operations_total"] == 2000
+    assert world.leftovers("sink-refused-1") == []
 
 
 def test_a_transient_ingest_failure_is_retried_without_losing_the_document(world: World) -> None:

@@ -165,7 +165,8 @@ def test_yugabyte_and_ardb_user_data_start_stand_ins_of_another_engine_at_the_te
 
 def test_what_a_stand_in_of_another_engine_cannot_honour_is_taken_out_and_said() -> None:
     """exp1's YugabyteDB ``presplit`` (SPLIT AT VALUES) has no meaning on the PostgreSQL stand-in; exp2's
-    own Slack secret belongs to the account it was written for: the receiver's secret stands in."""
+    own Slack secret belongs to the account it was written for: a secret of the rehearsal's account, named
+    by the same convention (benchwright/slack/<name>), holds the receiver's URL and stands in."""
     from benchwright.rehearse.prepare import route_slack, standin_adjustments
     from benchwright.spec import load_suite
 
@@ -179,7 +180,7 @@ def test_what_a_stand_in_of_another_engine_cannot_honour_is_taken_out_and_said()
     ]
     assert [b.model_dump() for b in adjusted.benchmarks[1:]] == [b.model_dump() for b in exp1.benchmarks[1:]]
     exp2 = load_suite(root / "examples" / "exp2-elasticache-ycsb.aws.yaml")
-    receiver = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:benchwright-rehearse-slack-Xy12Zw"
+    receiver = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:benchwright/slack/rehearsal-Xy12Zw"
     routed, notes = route_slack(exp2, receiver)
     assert routed.benchmarks[1].notify.slack.webhook_secret_arn == receiver  # type: ignore[union-attr]
     assert len(notes) == 1 and "exp2-elasticache-types" in notes[0]

@@ -50,3 +50,44 @@ def test_a_spec_read_by_pyyaml_elsewhere_still_parses() -> None:
     data = yaml.safe_load(SPEC.format(notify="  on: failure"))
     assert True in data["notify"]  # what YAML 1.1 made of the key
     assert parse_spec(data).notify.on == "failure"
+
+
+ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:{}"
+
+
+def _cloud(secret_name: str, local: bool = False) -> dict:
+    target = ({"provider": "local", "engine": "redis"} if local
+              else {"provider": "elasticache", "engine": "redis", "engine_version": "7.1", "node_type": "cache.t4g.small",
+                 "availability_zone": "eu-west-1a"})  # fmt: skip
+    return {
+        "name": "slack-owned",
+        "target": target,
+        "runner": {"platform": "local" if local else "fargate"},
+        "workload": {"name": "ycsb"},
+        "notify": {"slack": {"webhook_secret_arn": ARN.format(secret_name)}},
+    }
+
+
+@pytest.mark.parametrize(
+    "name", ["benchwright/slack-AbCdEf", "benchwright/slack/team-a-AbCdEf", "benchwright/slack/team-a"]
+)
+def test_a_cloud_specs_slack_secret_under_the_convention_is_accepted(name: str) -> None:
+    from benchwright.spec import parse_spec
+
+    assert parse_spec(_cloud(name)).notify.slack.webhook_secret_arn == ARN.format(name)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("name", ["team-slack-AbCdEf", "benchwright/slackers-AbCdEf", "benchwright-slack/x"])
+def test_a_cloud_specs_slack_secret_outside_the_convention_is_refused_naming_the_field(name: str) -> None:
+    from benchwright.spec import parse_spec
+
+    with pytest.raises(SpecError) as info:
+        parse_spec(_cloud(name))
+    message = str(info.value)
+    assert "notify.slack.webhook_secret_arn" in message and "benchwright/slack/<name>" in message
+
+
+def test_a_local_run_reads_any_secret_with_the_callers_own_credentials() -> None:
+    from benchwright.spec import parse_spec
+
+    assert parse_spec(_cloud("team-slack-AbCdEf", local=True)).notify.slack is not None

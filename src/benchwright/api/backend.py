@@ -189,6 +189,20 @@ class CloudBackend:
         data = json.loads(body)
         return data if isinstance(data, dict) else None
 
+    def record_url(self, run_id: str, expires_in: int) -> str | None:
+        """A presigned GET for the run's record; None while the workflow has written none."""
+        s3 = self.client("s3")
+        key = RECORD_KEY.format(run_id=run_id)
+        try:
+            s3.head_object(Bucket=self.bucket, Key=key)
+        except s3.exceptions.ClientError:
+            return None
+        return str(
+            s3.generate_presigned_url(
+                "get_object", Params={"Bucket": self.bucket, "Key": key}, ExpiresIn=expires_in
+            )
+        )
+
     def report_url(self, run_id: str, expires_in: int) -> str | None:
         """A presigned GET for the run's HTML report: where the record says (``report`` as
         s3://<our bucket>/key), else the conventional key; None while there is no report."""

@@ -67,9 +67,20 @@ class RunDetail(RunSummary):
     cost: dict[str, Any] | None = None
     verdict: dict[str, Any] | None = None
     error: str | None = None
+    warnings: list[dict[str, Any]] = Field(
+        default_factory=list, description="beside the run, never its status (sink_failed: the sink refused)"
+    )
 
 
 class ReportLink(_Model):
+    run_id: str
+    url: str
+    expires_in: int
+
+
+class RecordLink(_Model):
+    """The run's whole record (runs/<id>/record.json) can outgrow a Lambda response: a link to it."""
+
     run_id: str
     url: str
     expires_in: int

@@ -45,25 +45,31 @@ def _cdk(args: list[str], stage_file: str | None) -> int:
     return subprocess.run(cmd, cwd=ROOT, env=env, check=False).returncode
 
 
-def _api_url(args: Any) -> str:
-    url = args.api_url or os.environ.get("BENCHWRIGHT_API_URL")
-    if url:
-        return str(url).rstrip("/")
+def stack_output(stage: str, key: str, instead: str) -> str:
+    """One output of the deployed stack ``benchwright-<stage>``; ``instead`` names the option that
+    would have given it directly."""
     import boto3
 
-    stack = f"benchwright-{args.stage}"
+    stack = f"benchwright-{stage}"
     try:
         outputs = (
             boto3.client("cloudformation").describe_stacks(StackName=stack)["Stacks"][0].get("Outputs", [])
         )
     except Exception as exc:  # botocore errors: no credentials, no such stack
         raise BenchwrightError(
-            f"stack {stack}: cannot read its ApiUrl output ({exc}); pass --api-url"
+            f"stack {stack}: cannot read its {key} output ({exc}); pass {instead}"
         ) from None
     for out in outputs:
-        if out["OutputKey"] == "ApiUrl":
-            return str(out["OutputValue"]).rstrip("/")
-    raise BenchwrightError(f"stack {stack}: no ApiUrl output; pass --api-url")
+        if out["OutputKey"] == key:
+            return str(out["OutputValue"])
+    raise BenchwrightError(f"stack {stack}: no {key} output; pass {instead}")
+
+
+def _api_url(args: Any) -> str:
+    url = args.api_url or os.environ.get("BENCHWRIGHT_API_URL")
+    if url:
+        return str(url).rstrip("/")
+    return stack_output(args.stage, "ApiUrl", "--api-url").rstrip("/")
 
 
 def call_api(url: str, method: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -123,12 +129,13 @@ def _destroy(args: Any) -> int:
 
 
 def _submit(args: Any) -> int:
-    from benchwright.commands.validate import check_estimate
+    from benchwright.commands.validate import check_estimate, check_lifetimes
     from benchwright.spec import load_suite
 
     body = submit_body(args.spec)
     suite = load_suite(args.spec)
     check_estimate(suite, args.yes)
+    check_lifetimes(suite, args.max_run_hours)  # a target group the janitor or a timeout would cut off
     if args.max_usd is not None:  # refused here, before the API creates anything
         from benchwright.experiments.budget import enforce
 
@@ -172,8 +179,9 @@ def register(subparsers: Subparsers) -> None:
         p.add_argument("--api-url", help="the API URL (default: $BENCHWRIGHT_API_URL or the stack output)")
         p.add_argument("--stage", default="dev", help="stage name, to find the stack output (default dev)")
         if name == "submit":
-            from benchwright.commands.validate import add_budget_arguments
+            from benchwright.commands.validate import add_budget_arguments, add_lifetime_argument
 
             add_budget_arguments(p)
+            add_lifetime_argument(p)
             p.add_argument("--yes", action="store_true", help="submit even when the estimate exceeds a day")
         p.set_defaults(handler=handler)

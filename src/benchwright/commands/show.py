@@ -35,10 +35,15 @@ def add_store_argument(p: argparse.ArgumentParser) -> None:
 
 
 def open_existing_store(path: Path | None) -> SQLiteResultStore:
-    """Open the store, refusing to create an empty one by accident (a typo'd path)."""
+    """Open the store, refusing to create an empty one by accident (a typo'd path). A rehearsal's
+    ``records.json`` (or its output directory) is a store too: its records, imported into memory."""
     resolved = path or default_store_path()
     if not resolved.exists():
         raise StoreError(f"{resolved}: no result store here (run a benchmark first, or pass --store PATH)")
+    if resolved.is_dir() or resolved.suffix == ".json":
+        from benchwright.record_files import records_file, store_of_records
+
+        return store_of_records(records_from_file(records_file(resolved)))
     return SQLiteResultStore(resolved)
 
 
@@ -54,8 +59,9 @@ def _first_problem(exc: Exception) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def run_from_file(path: Path) -> RunRecord:
-    """A RunRecord JSON file, or one result document wrapped as a one-cell run."""
+def records_from_file(path: Path) -> list[RunRecord]:
+    """Every run in a JSON file: a RunRecord, a list of them (a rehearsal's ``records.json``, where a
+    suite's cell records sit next to the suite's own) or one result document wrapped as a one-cell run."""
     from benchwright.yamlload import read_text
 
     try:
@@ -63,9 +69,21 @@ def run_from_file(path: Path) -> RunRecord:
     except (SpecError, ValueError, RecursionError) as exc:
         reason = "nested too deeply" if isinstance(exc, RecursionError) else _first_problem(exc)
         raise BenchwrightError(f"{path}: cannot read a run or result document ({reason})") from None
+    if isinstance(raw, list):
+        records = []
+        for i, item in enumerate(raw):
+            try:
+                records.append(RunRecord.model_validate(item))
+            except ValueError as exc:
+                raise BenchwrightError(
+                    f"{path}: item {i} is not a run record of this version ({_first_problem(exc)})"
+                ) from None
+        if not records:
+            raise BenchwrightError(f"{path}: an empty list of run records")
+        return records
     if isinstance(raw, dict) and "spec_name" in raw:
         try:
-            return RunRecord.model_validate(raw)
+            return [RunRecord.model_validate(raw)]
         except ValueError as exc:
             raise BenchwrightError(
                 f"{path}: not a run record of this version ({_first_problem(exc)})"
@@ -82,14 +100,38 @@ def run_from_file(path: Path) -> RunRecord:
     record = RunRecord(run_id=doc.run_id or path.stem, spec_name=doc.workload, started_at=doc.started_at,
                        ended_at=doc.ended_at, status="succeeded", cells=[cell])  # fmt: skip
     record.status = judge_status(record.status, record)  # type: ignore[assignment]  # an invalid document
-    return record
+    return [record]
+
+
+def run_from_file(path: Path, run_id: str | None = None) -> RunRecord:
+    """One run of a JSON file (``run_id`` picks it from a list; a list of one run needs none)."""
+    from benchwright.record_files import pick_run
+
+    return pick_run(path, records_from_file(path), run_id)
+
+
+def runs_from_ref(ref: str) -> list[RunRecord] | None:
+    """The runs a file reference names (``FILE``, ``FILE#RUN_ID``, a rehearsal's output directory),
+    suites' cell records left out; None when ``ref`` is no file."""
+    from benchwright.record_files import pick_run, records_file, split_ref, top_level
+
+    path, run_id = split_ref(ref)
+    if path is None:
+        return None
+    path = records_file(path)
+    records = records_from_file(path)
+    return [pick_run(path, records, run_id)] if run_id else top_level(records)
 
 
 def resolve_run(ref: str, store_path: Path | None) -> RunRecord:
-    """A run by file path, full id, spec name (its newest run; ``NAME~N``: the Nth before that) or
-    unique id prefix, in that order; names the store when it is not there."""
-    if ref.endswith(".json") or Path(ref).is_file():
-        return run_from_file(Path(ref))
+    """A run by file path (``FILE#RUN_ID`` for one of a list), full id, spec name (its newest run;
+    ``NAME~N``: the Nth before that) or unique id prefix, in that order; names the store when it is
+    not there."""
+    from benchwright.record_files import records_file, split_ref
+
+    path, run_id = split_ref(ref)
+    if path is not None:
+        return run_from_file(records_file(path), run_id)
     with open_existing_store(store_path) as store:
         record = store.get_run(ref) or by_name(store, ref) or store.find_run(ref)
         if record is None:

@@ -25,6 +25,7 @@ def register(subparsers: Subparsers) -> None:
         "--quick", action="store_true", help="show the reduced-size version `run --quick` would run"
     )
     add_budget_arguments(p)
+    add_lifetime_argument(p)
     p.add_argument(
         "--files-root",
         type=Path,
@@ -49,6 +50,32 @@ def add_budget_arguments(p: Any) -> None:
         "List API, cached for a month in ~/.cache/benchwright/prices.json; when it cannot be reached, "
         "the dated cached price list that ships with benchwright)",
     )
+
+
+def add_lifetime_argument(p: Any) -> None:
+    """``--max-run-hours``: the stage's setting, which bounds a cloud target group's life."""
+    from benchwright.group_lifetime import DEFAULT_MAX_RUN_HOURS
+
+    p.add_argument(
+        "--max-run-hours",
+        type=float,
+        default=DEFAULT_MAX_RUN_HOURS,
+        metavar="H",
+        help=f"the stage's max_run_hours (default {DEFAULT_MAX_RUN_HOURS:g}): a cloud target group must "
+        "end before its expires-at and the execution's timeout",
+    )
+
+
+def check_lifetimes(suite: SuiteSpec, max_run_hours: float, console: Console | None = None) -> None:
+    """Every cloud target group's estimated life within its expiry and timeout, or a SpecError."""
+    from benchwright.group_lifetime import check_group_lifetimes
+
+    if max_run_hours <= 0:
+        raise SpecError("--max-run-hours", f"must be above 0, got {max_run_hours:g}")
+    for bench in suite.benchmarks:
+        for group in check_group_lifetimes(bench, max_run_hours):
+            if console is not None:
+                console.print(group.describe(), highlight=False)
 
 
 def fmt_duration(seconds: float) -> str:
@@ -200,6 +227,7 @@ def handle(args: argparse.Namespace) -> int:
         if any(b.missing for b in budgets):  # a suite's sum of partial estimates is partial too
             cost = f"incomplete: at least {cost} (prices missing, above)"
         console.print(f"suite {suite.suite}: estimated cost {cost}", highlight=False)
+    check_lifetimes(suite, args.max_run_hours, console)
     check_budget(budgets, args.max_usd)
     if args.max_usd is not None:
         console.print(f"within the budget of {args.max_usd:,.2f} USD", highlight=False)

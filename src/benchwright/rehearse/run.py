@@ -284,7 +284,7 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
             faults=faults,
             wait_cap_s=wait_cap_s,
         )
-        suite, routed = route_slack(suite, account.slack_secret_arn)
+        suite, routed = route_slack(suite, spec_slack_secret(account, slack.url))
         hooks.events.extend(notes + routed)
         for state, action in faults.revoke.items():
             revoke(account, state, action)
@@ -365,6 +365,17 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
     )
     _write(outcome, hooks, asset)
     return outcome
+
+
+def spec_slack_secret(account: Account, url: str) -> str:
+    """A spec's own Slack secret stands in as one named by the stack's convention
+    (``benchwright/slack/<name>``, which its notifying Lambdas may read), holding the receiver's URL."""
+    from benchwright.spec.notify import SLACK_SECRET_NAME
+
+    arn: str = account.client("secretsmanager").create_secret(
+        Name=f"{SLACK_SECRET_NAME}/rehearsal", SecretString=json.dumps({"webhook_url": url})
+    )["ARN"]
+    return arn
 
 
 def _prices(root: Path) -> str:

@@ -207,6 +207,8 @@ def summary_renderable(record: RunRecord) -> Group:
     if error:
         status.append(f"  {error}", style="red")
     parts.append(status)
+    for warning in record.warnings:  # beside the run (a refused sink write): never its status
+        parts.append(Text.assemble(("warning: ", "bold yellow"), f"{warning.code}: {warning.message}"))
     if record.report:
         parts.append(Text.assemble(("report: ", "bold"), record.report))
     return Group(*parts)

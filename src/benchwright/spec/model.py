@@ -14,7 +14,7 @@ from pydantic import Field, field_validator, model_validator
 
 from benchwright.experiments.models import EventSpec, OperationName
 from benchwright.spec._base import NAME_RE, StrictModel
-from benchwright.spec.notify import NotifySpec, ValidityPolicy
+from benchwright.spec.notify import SLACK_SECRET_NAME, NotifySpec, ValidityPolicy
 from benchwright.spec.runners import RunnerSpec
 from benchwright.spec.targets import CLOUD_PROVIDERS, TargetSpec
 from benchwright.spec.workload import WorkloadSpec
@@ -91,12 +91,29 @@ class BenchmarkSpec(StrictModel):
             raise ValueError("runner.platform: a local target is reachable only from a local runner")
         if provider in CLOUD_PROVIDERS and self.runner.platform == "local":
             raise ValueError(f"runner.platform: a {provider} target needs a cloud runner (fargate | ec2)")
+        slack = self.notify.slack if self.notify is not None else None
+        arn = slack.webhook_secret_arn if slack is not None else None
+        if arn is not None and not self.is_local and not slack_secret_allowed(arn):
+            raise ValueError(
+                f"notify.slack.webhook_secret_arn: {arn} is outside the secrets the deployed service may "
+                f"read; name the secret {SLACK_SECRET_NAME} or {SLACK_SECRET_NAME}/<name> (docs/deploy.md)"
+            )
         return self
 
     # -------------------------------------------------------------------------------------------
     @property
     def is_local(self) -> bool:
         return self.target.provider in ("local", "endpoint") and self.runner.platform == "local"
+
+
+def slack_secret_allowed(arn: str) -> bool:
+    """The secret's name (full ARN or partial, without the 6-character suffix) is the stack's
+    convention for a spec's own Slack secret."""
+    name = arn.split(":secret:", 1)[-1]
+    return (
+        re.match(rf"^{re.escape(SLACK_SECRET_NAME)}(/[A-Za-z0-9/_+=.@-]+)?(-[A-Za-z0-9]{{6}})?$", name)
+        is not None
+    )
 
 
 class SuiteSpec(StrictModel):

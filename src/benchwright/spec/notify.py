@@ -13,6 +13,11 @@ from pydantic import Field, model_validator
 from benchwright.judge.validity import ValidityPolicy as JudgePolicy
 from benchwright.spec._base import ENV_NAME_RE, SECRET_ARN_RE, StrictModel
 
+# A cloud spec's own Slack secret (notify.slack.webhook_secret_arn) is named ``benchwright/slack`` or
+# ``benchwright/slack/<name>``: the stack lets its notifying Lambdas read exactly those secrets
+# (infra/permissions.py) and validation refuses any other name for a cloud run (spec/model.py).
+SLACK_SECRET_NAME = "benchwright/slack"
+
 
 class ValidityPolicy(JudgePolicy):
     """The judge's thresholds (benchwright.judge.validity, where the defaults live) plus the verdict's."""

@@ -26,6 +26,7 @@ from benchwright.spec._base import (
     matching,
 )
 from benchwright.spec.server_settings import SettingError, check_settings, settings_kind
+from benchwright.spec.yugabytedb import yugabytedb_build
 
 # The runner's Redis clients speak to one node (no Redis Cluster slot map or MOVED redirects): with
 # several shards most keys would fail. Refused before anything is created rather than measured wrong.
@@ -355,6 +356,7 @@ class Ec2Target(_TargetBase):
                 raise ValueError("replication_factor must be 1 or 3 on 3 nodes")
             if self.server is not None:
                 raise ValueError("server applies to the redis-protocol template only")
+            yugabytedb_build(self.yugabytedb_version)  # a version whose download exists, or refused
         else:
             if self.engine != "redis":
                 raise ValueError("redis-protocol serves the Redis protocol: engine must be redis")

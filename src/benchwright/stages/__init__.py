@@ -75,6 +75,7 @@ class RunState(FinishState):
     repeat: int = 0
     parameters: dict[str, Any] = Field(default_factory=dict)  # the matrix values of this cell
     shared: dict[str, Any] | None = None  # runs.SharedData: the target and loaded data it shares
+    target_cells: int = 1  # the cells the target this state provisions serves (a suite's target group)
     # target
     target: dict[str, str] = Field(default_factory=dict)  # the Target's handle (ids, pid, port)
     target_status: str | None = None

@@ -17,7 +17,7 @@ from typing import Any
 from benchwright.errors import SpecError
 from benchwright.outcome import FAILED, INVALID, SUCCEEDED, judge_status
 from benchwright.providers.base import ResultStore
-from benchwright.runs import CostEstimate, RunRecord, SharedData, combined_cost, new_run_id
+from benchwright.runs import CostEstimate, RunRecord, RunWarning, SharedData, combined_cost, new_run_id
 from benchwright.sharing import Item, TargetGroup, plan, without_load
 from benchwright.spec import BenchmarkSpec, cell_seconds, expand_matrix, parse_spec, spec_dict
 from benchwright.stages import FinishState, RunState
@@ -47,7 +47,7 @@ def _group(
     loads first and with what it shares (``shared``)."""
     first = group.items[0]
 
-    def state(item: Item, spec: BenchmarkSpec, shared: SharedData | None) -> dict[str, Any]:
+    def state(item: Item, spec: BenchmarkSpec, shared: SharedData | None, cells: int = 1) -> dict[str, Any]:
         return RunState(
             run_id=cell_run_id(run_id, index[(item.cell.cell_id, item.repeat)]),
             spec_name=name,
@@ -58,6 +58,7 @@ def _group(
             poll_seconds=poll,
             suite_run_id=run_id,  # the suite's FinishRun (after SummarizeSuite) finishes the run
             shared=shared.model_dump(mode="json") if shared else None,
+            target_cells=cells,
         ).model_dump(mode="json")
 
     cells: list[dict[str, Any]] = []
@@ -74,7 +75,9 @@ def _group(
                 runs_before=n if dataset.loads else 0,
             )
             cells.append(state(item, spec if loads or not dataset.loads else without_load(spec), shared))
-    return {"name": group.name, "target": state(first, first.cell.spec, None), "cells": cells}
+    # the target's expires-at covers every cell of its group (providers/aws/common.target_ttl_hours)
+    target = state(first, first.cell.spec, None, cells=len(group.items))
+    return {"name": group.name, "target": target, "cells": cells}
 
 
 def expand(event: dict[str, Any]) -> dict[str, Any]:
@@ -139,6 +142,14 @@ def suite_state(event: dict[str, Any]) -> FinishState:
     )
 
 
+def merged_warnings(warnings: list[RunWarning], cell_record: RunRecord) -> list[RunWarning]:
+    """The suite record's warnings with a cell record's (a refused sink write), each once, the cell's
+    run id in front; a cell's warning that has gone (the write succeeded later) is dropped."""
+    prefix = f"{cell_record.run_id}: "
+    kept = [w for w in warnings if not w.message.startswith(prefix)]
+    return kept + [w.model_copy(update={"message": prefix + w.message}) for w in cell_record.warnings]
+
+
 def summarize(event: dict[str, Any], state: FinishState, store: ResultStore) -> dict[str, Any]:
     """Merge the cells' records (RunGroups' results in ``event``) into the suite run's record;
     returns a small summary (no documents)."""
@@ -167,6 +178,7 @@ def summarize(event: dict[str, Any], state: FinishState, store: ResultStore) -> 
             )
             if cell_record.cost is not None:
                 costs.append(cell_record.cost)
+            record.warnings = merged_warnings(record.warnings, cell_record)
         if item.get("status") not in (SUCCEEDED, INVALID):
             errors.append(f"{item.get('run_id')}: {item.get('status')}")
     record.cost = combined_cost(costs) or record.cost

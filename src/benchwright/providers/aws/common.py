@@ -14,7 +14,14 @@ from typing import Any, TypeVar
 
 from benchwright.errors import BenchwrightError, ProvisioningFailed, RetryableProvisioningError
 from benchwright.providers.aws.config import AwsSettings
-from benchwright.providers.aws.names import EXPIRES_TAG, OWNER_TAG, RESOURCE_PREFIX, RUN_ID_TAG, STAGE_TAG
+from benchwright.providers.aws.names import (
+    EXPIRES_TAG,
+    OWNER_TAG,
+    RESOURCE_PREFIX,
+    RUN_ID_TAG,
+    STAGE_TAG,
+    SUITE_TIMEOUT_RUNS,
+)
 
 THROTTLING = {
     "Throttling",
@@ -77,6 +84,14 @@ class Clients:
                     client = session.client(service, region_name=region, config=cfg)
                     self._clients[service] = client
         return client
+
+
+def target_ttl_hours(settings: AwsSettings, cells: int) -> float:
+    """How long a target shared by ``cells`` suite cells may live: one run's ttl, plus max_run_hours
+    for each further cell up to what the suite execution's timeout allows (after that the execution
+    is over and the janitor may take it)."""
+    further = max(0, min(cells, SUITE_TIMEOUT_RUNS) - 1)
+    return settings.ttl_hours + further * settings.max_run_hours
 
 
 def lifecycle_tags(settings: AwsSettings, run_id: str, now: datetime | None = None) -> dict[str, str]:

@@ -63,6 +63,10 @@ class AwsSettings(EnvSettings):
     results_bucket: str = "benchwright-results"
     owner: str = "benchwright"
     ttl_hours: float = 12.0  # expires-at tag = creation + ttl; the janitor deletes what outlives it
+    max_run_hours: float = 8.0  # the Benchmark state machine's timeout (a suite's: x SUITE_TIMEOUT_RUNS)
+    # the janitor asks these whether the execution of an expired resource's run still runs
+    benchmark_state_machine: str | None = None
+    suite_state_machine: str | None = None
     subnet_ids: list[str] = Field(default_factory=list)  # private subnets, one or more per AZ
     security_group_ids: list[str] = Field(default_factory=list)  # on targets
     runner_security_group: str | None = None  # on runner tasks / instances (else security_group_ids)

@@ -24,6 +24,10 @@ MANAGED_TAG: Final = "benchwright:managed"
 # even where the ClientToken's own idempotency does not reach (another API endpoint, a stand-in).
 LAUNCH_TOKEN_TAG: Final = "benchwright:launch-token"
 
+# A suite execution may run this many times the stage's max_run_hours (the Suite state machine's
+# timeout); a target shared by a suite's cells must outlive that many cells (common.target_ttl_hours).
+SUITE_TIMEOUT_RUNS: Final = 6
+
 # Every DB instance / cluster / cache a run creates is named with this prefix (``resource_name``): the
 # stack's IAM lets runners read only the RDS-managed secrets of databases so named.
 RESOURCE_PREFIX: Final = "bw-"

@@ -20,12 +20,12 @@ from benchwright.providers.aws.common import aws_call, ignore_not_found, tag_lis
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
 from benchwright.providers.aws.targets.elasticache import redis_connection
 from benchwright.spec import Ec2Target as Ec2Spec
+from benchwright.spec.yugabytedb import yugabytedb_build
 
 TEMPLATES = {  # template -> (user-data file, port); the spec owns the node counts
     "yugabytedb-3node": ("yugabytedb_3node.sh", 5433),
     "redis-protocol": ("redis_protocol.sh", 6379),
 }
-YUGABYTEDB_BUILD = "b145"  # the build of Ec2Spec.yugabytedb_version's release
 YSQL_USER = YSQL_DATABASE = "yugabyte"  # what a fresh YugabyteDB cluster has
 # What a template's user-data downloads from outside AWS at boot (YugabyteDB's release tarball, a
 # git clone): impossible in a stage without a route to the internet (network.egress: endpoints).
@@ -160,7 +160,7 @@ class Ec2Target(AwsTarget[Ec2Spec]):
             "master_others": ",".join(f"{ip}:7100" for i, ip in enumerate(ips) if i != index),
             "replication_factor": str(self.spec.replication_factor),
             "yb_version": self.spec.yugabytedb_version,
-            "yb_build": YUGABYTEDB_BUILD,
+            "yb_build": yugabytedb_build(self.spec.yugabytedb_version),  # validated: a known release
             "master_flags": [],
             "tserver_flags": [f"--{k}={_flag_value(v)}" for k, v in settings],
             "port": str(self.default_port),
