@@ -14,7 +14,7 @@ import time
 from collections.abc import Mapping
 
 from benchwright.experiments.models import EVENT_GIVE_UP_S
-from benchwright.runner.plan import PhaseConfig, PlanContext, RunnerPlan
+from benchwright.runner.plan import DATASET_CHECK, DATASET_TARGET, PhaseConfig, PlanContext, RunnerPlan
 from benchwright.spec import BenchmarkSpec, enabled_phases, phase_seconds, workload_properties
 
 PHASES = ("load", "warmup", "run")
@@ -70,6 +70,16 @@ def _ycsb_load_share(props: dict[str, str], count: int, index: int) -> dict[str,
     return {"insertstart": str(offset), "insertcount": str(_split(total, count, index))}
 
 
+def _dataset_properties(spec: BenchmarkSpec) -> dict[str, str]:
+    """How the runner treats data on the target (runner/dataset.py): on an ``endpoint`` target it
+    resets only what Benchwright created; with several runners (one load split between them) it
+    neither resets nor checks, as no runner alone holds the dataset."""
+    out = {DATASET_TARGET: "endpoint"} if spec.target.provider == "endpoint" else {}
+    if spec.runner.count > 1:
+        out[DATASET_CHECK] = "off"
+    return out
+
+
 def _opt_float(value: str | None) -> float | None:
     if value in (None, ""):
         return None
@@ -100,6 +110,7 @@ def build_plan(
         props["threadcount"] = str(threads)
         if name == "load" and spec.workload.name == "ycsb":
             props.update(_ycsb_load_share(props, count, runner_index))
+        props.update(_dataset_properties(spec))
         if spec.events and name == measured:
             props.setdefault("client.give_up_s", f"{EVENT_GIVE_UP_S:g}")  # ride out the events' outages
         rate = p.target_rate or _opt_float(props.get("target"))

@@ -33,12 +33,14 @@ import redis
 from redis.exceptions import InvalidResponse
 
 from benchwright.errors import SpecError, TargetUnreachable
+from benchwright.runner.dataset import MARKER_KEY as DATASET_MARKER
 from benchwright.runner.drivers.base import Capability, KeyValueDriver, RedisCommandsDriver
 from benchwright.runner.drivers.redis_datatype import redis_datatype
 from benchwright.runner.event_loop import Channel
 from benchwright.runner.measure import Status
 
 SCANNABLE = ("hash", "string")
+
 READ_BUFFER = 65536
 try:  # redis-py's mapping of error replies to exception classes (NOAUTH -> AuthenticationError ...)
     from redis._parsers.base import BaseParser
@@ -287,7 +289,9 @@ class RedisDriver(KeyValueDriver, RedisCommandsDriver):
             self.command("FLUSHDB")
 
     def count(self, table: str) -> int:
-        return int(self.command("DBSIZE")) - (1 if int(self.command("EXISTS", self._index(table))) else 0)
+        """Records: the database's keys less the scan index and Benchwright's dataset marker."""
+        extra = int(self.command("EXISTS", self._index(table), DATASET_MARKER))
+        return int(self.command("DBSIZE")) - extra
 
     def read(self, table: str, key: str, fields: Sequence[str] | None) -> Status:
         k = self._key(table, key)

@@ -15,6 +15,7 @@ from itertools import chain, islice
 from typing import Any, ClassVar
 
 from benchwright.errors import CapabilityError, SpecError
+from benchwright.runner.dataset import DatasetIdentity
 from benchwright.runner.drivers.base import Capability, Driver
 from benchwright.runner.event_loop import Request
 from benchwright.runner.measure import Status
@@ -105,6 +106,18 @@ class Workload(ABC):
     def finish(self, driver: Driver, phase: str, result: Any) -> None:  # noqa: B027 - optional hook
         """Once per phase, in the parent, after the workers: verify (row counts, consistency
         conditions) and add workload figures to ``result.extra`` / ``result.validity``."""
+
+    def dataset(self, engine: str, phase: str) -> DatasetIdentity | None:
+        """The identity of the data this workload's load writes (``phase`` "load") or its run
+        expects (``phase`` "run"; a shape value None: whatever was loaded), runner/dataset.py: the
+        engine resets the target before the load, checks the data after it and before every run
+        phase. None: the workload keeps no data of its own between phases."""
+        return None
+
+    def sample_problems(self, driver: Driver, identity: DatasetIdentity) -> list[str]:
+        """After a load: what is wrong with one of this dataset's own records, read back (missing,
+        other field count or length, other type); empty when it matches."""
+        return []
 
 
 def split(total: int, parts: int, index: int) -> int:

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from benchwright.errors import SchemaMissing, SpecError
+from benchwright.runner.dataset import DatasetIdentity
 from benchwright.runner.drivers.base import Capability, Driver, SqlDriver
 from benchwright.runner.event_loop import Request
 from benchwright.runner.measure import Status
@@ -157,6 +158,12 @@ class OltpWorkload(Workload):
         row = db.fetchone(f"SELECT MAX(id) FROM {names[-1]}")
         if row is not None and row[0] is None:  # (no row at all: a driver without data, e.g. null)
             raise SchemaMissing(f"table {names[-1]} is empty: run the load phase first ({LOAD_HINT})")
+
+    def dataset(self, engine: str, phase: str) -> DatasetIdentity:
+        """sysbench's sbtest tables: how many, and the rows each holds (its ids run 1..table_size)."""
+        names = table_names(self.s.tables)
+        shape = {"tables": self.s.tables, "table_size": self.s.table_size}
+        return DatasetIdentity("oltp", tuple(names), dict.fromkeys(names, self.s.table_size), shape)
 
     def finish(self, driver: Driver, phase: str, result: Any) -> None:
         db = sql_driver(driver, self.name)

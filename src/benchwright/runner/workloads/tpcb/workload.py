@@ -23,6 +23,7 @@ from math import floor
 from typing import Any, ClassVar
 
 from benchwright.errors import SchemaMissing, SpecError
+from benchwright.runner.dataset import DatasetIdentity
 from benchwright.runner.drivers.base import Capability, Driver, SqlDriver
 from benchwright.runner.event_loop import Request
 from benchwright.runner.measure import Status, decode_histogram
@@ -116,6 +117,17 @@ class TpcbWorkload(Workload):
                 f"the pgbench tables were initialised with scale {loaded} but the run asks for scale "
                 f"{self.scale}: drop -s (the scale is read from pgbench_branches) or run `{LOAD_HINT} -s {self.scale}`",
             )
+
+    def dataset(self, engine: str, phase: str) -> DatasetIdentity:
+        """pgbench's tables at a scale. A run without ``tpcb.scale`` takes the loaded one (as
+        pgbench does): its identity leaves the scale (and the load's fillfactor) open."""
+        if phase != "load" and not self.scale_given:
+            return DatasetIdentity("tpcb", schema.TABLES, {}, {"scale": None, "fillfactor": None})
+        s = self.scale
+        rows = {"pgbench_branches": s, "pgbench_tellers": s * schema.TELLERS_PER_BRANCH,
+                "pgbench_accounts": s * schema.ACCOUNTS_PER_BRANCH}  # fmt: skip
+        fillfactor = self.fillfactor if phase == "load" else None
+        return DatasetIdentity("tpcb", schema.TABLES, rows, {"scale": s, "fillfactor": fillfactor})
 
     def finish(self, driver: Driver, phase: str, result: Any) -> None:
         db = sql_driver(driver, self.name)

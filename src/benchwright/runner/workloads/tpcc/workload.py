@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 from benchwright.errors import SchemaMissing, SpecError
+from benchwright.runner.dataset import DatasetIdentity
 from benchwright.runner.drivers.base import Capability, Driver, SqlDriver
 from benchwright.runner.event_loop import Request
 from benchwright.runner.measure import Status
@@ -105,6 +106,13 @@ class TpccWorkload(Workload):
                 f"the tables hold {loaded} warehouse(s) but the run asks for {self.warehouses}: "
                 f"run with --warehouses {loaded} or load again with --warehouses {self.warehouses}",
             )
+
+    def dataset(self, engine: str, phase: str) -> DatasetIdentity:
+        """TPC-C's nine tables at a number of warehouses; counted: the tables a run does not grow."""
+        w = self.warehouses
+        rows = {"warehouse": w, "district": 10 * w, "customer": 30_000 * w, "item": loader.ITEMS,
+                "stock": loader.ITEMS * w}  # fmt: skip
+        return DatasetIdentity("tpcc", TABLES, rows, {"warehouses": w})
 
     def finish(self, driver: Driver, phase: str, result: Any) -> None:
         db = sql_driver(driver, self.name)

@@ -20,9 +20,11 @@ from typing import Any
 
 from benchwright.errors import SchemaMissing, SpecError
 from benchwright.runner import compiled
+from benchwright.runner.dataset import DatasetIdentity
 from benchwright.runner.drivers.base import Capability, Driver, KeyValueDriver
 from benchwright.runner.event_loop import Request
 from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, register, requests_of, split
+from benchwright.runner.workloads.ycsb import dataset as ycsb_dataset
 from benchwright.runner.workloads.ycsb import generators as g
 from benchwright.runner.workloads.ycsb.properties import (
     MAX_RECORD_BYTES,
@@ -127,6 +129,15 @@ class YcsbWorkload(Workload):
                     "invalid",
                     f"{ok} of {self.settings.insertcount} inserts succeeded; {records} records in {self.settings.table}",
                 )
+
+    # -------------------------------------------------------------- the dataset
+    def dataset(self, engine: str, phase: str) -> DatasetIdentity | None:
+        return ycsb_dataset.identity(self.settings, self.properties, engine)
+
+    def sample_problems(self, driver: Driver, identity: DatasetIdentity) -> list[str]:
+        datatype = identity.shape.get("datatype")
+        key = self.key(self.settings.insertstart)
+        return ycsb_dataset.sample_problems(self.settings, driver, key, datatype)
 
     # -------------------------------------------------------------- the operations
     def operations(self, phase: str, driver: Driver, thread: ThreadInfo) -> Iterator[Operation]:

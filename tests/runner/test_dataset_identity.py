@@ -1,0 +1,167 @@
+"""Dataset identity on the real servers: cells that share one target measure only their own data.
+
+Per engine, three YCSB cells whose loads write different data (field count and length on SQL, the
+data type on Redis) run one after another on one database, in every order of the three. Each cell
+loads (as cells of different datasets do on a shared target) and runs workload C. In every order
+each cell is clean: its load is complete, no operation failed and every read found one of its own
+records. A run on data that is not the cell's is invalid with a reason naming what differed; with
+the reset removed the same orders are no longer clean (the mutation check).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import permutations
+
+import pytest
+
+from benchwright.errors import SpecError
+from benchwright.results import ResultDocument
+from benchwright.runner import dataset
+from benchwright.runner.drivers import new_driver
+from benchwright.runner.engine import PhaseConfig, run_phase
+from benchwright.runner.workloads.ycsb.properties import load_properties
+
+pytestmark = pytest.mark.servers
+RECORDS, OPERATIONS = 150, 300
+
+SQL_CELLS = {
+    "fc2-fl10": {"fieldcount": "2", "fieldlength": "10"},
+    "fc4-fl10": {"fieldcount": "4", "fieldlength": "10"},
+    "fc2-fl30": {"fieldcount": "2", "fieldlength": "30"},
+}
+REDIS_CELLS = {
+    "string": {"redis.datatype": "string", "fieldcount": "1", "fieldlength": "20"},
+    "hash": {"redis.datatype": "hash", "fieldcount": "3", "fieldlength": "20"},
+    "zset": {"redis.datatype": "zset", "fieldcount": "3", "fieldlength": "20"},
+}
+
+
+def _phase(engine: str, phase: str, conn: dict[str, str], cell: dict[str, str]) -> ResultDocument:
+    props = load_properties(
+        ["workloadc"], {"recordcount": str(RECORDS), "operationcount": str(OPERATIONS), **conn, **cell}
+    )
+    config = PhaseConfig(
+        workload="ycsb", phase=phase, engine=engine, properties=props, threads=2, processes=1, seed=7
+    )  # type: ignore[arg-type]
+    return run_phase(config)
+
+
+def _invalid(doc: ResultDocument) -> list[str]:
+    return sorted(f.code for f in doc.validity if f.severity == "invalid")
+
+
+def _cell(engine: str, conn: dict[str, str], cell: dict[str, str]) -> tuple[str, ...]:
+    """Load and run one cell; return its result class (the invalid codes of both phases), after
+    asserting its numbers are honest when it is clean."""
+    load = _phase(engine, "load", conn, cell)
+    run = _phase(engine, "run", conn, cell)
+    result = tuple(_invalid(load) + _invalid(run))
+    if result:
+        return result
+    assert load.operations["INSERT"].statuses == {"OK": RECORDS}  # the load is complete
+    assert load.extra["records_after_load"] == RECORDS
+    assert load.extra["dataset"]["shape"]["fieldcount"] == int(cell["fieldcount"])
+    reads = run.operations["READ"]
+    assert reads.operations == OPERATIONS
+    assert reads.statuses == {"OK": OPERATIONS}  # no ERROR, and every read found its record
+    assert run.extra["dataset"] == load.extra["dataset"]
+    return result
+
+
+def _every_order(engine: str, conn: dict[str, str], cells: dict[str, dict[str, str]]) -> dict[str, set]:
+    classes: dict[str, set] = {name: set() for name in cells}
+    for order in permutations(cells):
+        for name in order:
+            classes[name].add(_cell(engine, conn, cells[name]))
+    return classes
+
+
+@pytest.fixture
+def pg(pg_url: str) -> Iterator[dict[str, str]]:
+    yield {"postgres.url": pg_url}
+
+
+@pytest.fixture
+def my(mysql_url: str) -> Iterator[dict[str, str]]:
+    yield {"mysql.url": mysql_url}
+
+
+@pytest.mark.parametrize("engine", ["postgres", "mysql"])
+def test_sql_cells_are_clean_in_every_order(engine: str, request: pytest.FixtureRequest) -> None:
+    conn = request.getfixturevalue("pg" if engine == "postgres" else "my")
+    classes = _every_order(engine, conn, SQL_CELLS)
+    assert classes == {name: {()} for name in SQL_CELLS}
+
+
+def test_redis_cells_are_clean_in_every_order(redis_props: dict[str, str]) -> None:
+    classes = _every_order("redis", redis_props, REDIS_CELLS)
+    assert classes == {name: {()} for name in REDIS_CELLS}
+
+
+def test_a_run_on_another_cells_data_is_invalid_naming_what_differed(pg: dict[str, str]) -> None:
+    _phase("postgres", "load", pg, SQL_CELLS["fc2-fl10"])
+    run = _phase("postgres", "run", pg, SQL_CELLS["fc4-fl10"])  # its load skipped: shared data
+    assert _invalid(run) == [dataset.MISMATCH]
+    message = next(f.message for f in run.validity if f.code == dataset.MISMATCH)
+    assert "fieldcount: 2 on the target, 4 wanted" in message
+
+
+def test_a_redis_run_on_another_datatype_is_invalid(redis_props: dict[str, str]) -> None:
+    _phase("redis", "load", redis_props, REDIS_CELLS["string"])
+    run = _phase("redis", "run", redis_props, REDIS_CELLS["hash"])
+    message = next(f.message for f in run.validity if f.code == dataset.MISMATCH)
+    assert "datatype: 'string' on the target, 'hash' wanted" in message
+
+
+def test_without_the_reset_a_second_load_is_caught(
+    pg: dict[str, str], redis_props: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The mutation check: with the reset a no-op, loads land on the earlier dataset (the bug of
+    issue 24); the cells are then no longer clean, and the checks say why."""
+    monkeypatch.setattr(dataset, "clear", lambda *args: None)
+    _cell("postgres", pg, SQL_CELLS["fc2-fl10"])
+    assert _cell("postgres", pg, SQL_CELLS["fc4-fl10"]) != ()  # would be () with the reset
+    load = _phase("postgres", "load", pg, SQL_CELLS["fc2-fl30"])  # same columns, duplicate keys
+    message = next(f.message for f in load.validity if f.code == dataset.LOAD_MISMATCH)
+    assert "fieldlength=30 wanted" in message or "holds" in message
+
+    _cell("redis", redis_props, REDIS_CELLS["string"])
+    load = _phase("redis", "load", redis_props, REDIS_CELLS["hash"])  # WRONGTYPE on every insert
+    assert dataset.LOAD_MISMATCH in _invalid(load)
+
+
+def _sql(url: str) -> dict[str, str]:
+    return {"postgres.url": url, dataset.TARGET_PROPERTY: "endpoint"}
+
+
+def test_an_endpoint_table_benchwright_did_not_create_is_never_dropped(pg_url: str) -> None:
+    conn = _sql(pg_url)
+    driver = new_driver("postgres", conn)
+    driver.connect()
+    driver.execute(f"DROP TABLE IF EXISTS {dataset.MARKER_TABLE}")  # type: ignore[attr-defined]
+    driver.execute("DROP TABLE IF EXISTS usertable")  # type: ignore[attr-defined]
+    driver.execute("CREATE TABLE usertable (ycsb_key TEXT PRIMARY KEY, mine TEXT)")  # type: ignore[attr-defined]
+    driver.execute("INSERT INTO usertable VALUES ('k', 'users data')")  # type: ignore[attr-defined]
+    with pytest.raises(SpecError, match="table usertable exists on the endpoint target"):
+        _phase("postgres", "load", conn, SQL_CELLS["fc2-fl10"])
+    assert driver.fetchone("SELECT mine FROM usertable") == ("users data",)  # type: ignore[attr-defined]
+    driver.execute("DROP TABLE usertable")  # type: ignore[attr-defined]
+    driver.close()
+    _cell("postgres", conn, SQL_CELLS["fc2-fl10"])  # its own tables: loaded, then dropped by the next
+    assert _cell("postgres", conn, SQL_CELLS["fc4-fl10"]) == ()
+
+
+def test_an_endpoint_redis_database_with_foreign_keys_is_never_flushed(redis_props: dict[str, str]) -> None:
+    conn = {**redis_props, dataset.TARGET_PROPERTY: "endpoint"}
+    driver = new_driver("redis", conn)
+    driver.connect()
+    driver.command("FLUSHDB")  # type: ignore[attr-defined]
+    driver.command("SET", "someone:else", "1")  # type: ignore[attr-defined]
+    with pytest.raises(SpecError, match=r"Redis database .* holds 1 key.*someone:else"):
+        _phase("redis", "load", conn, REDIS_CELLS["hash"])
+    assert driver.command("GET", "someone:else") == b"1"  # type: ignore[attr-defined]
+    driver.command("DEL", "someone:else")  # type: ignore[attr-defined]
+    driver.close()
+    assert _cell("redis", conn, REDIS_CELLS["hash"]) == ()
+    assert _cell("redis", conn, REDIS_CELLS["string"]) == ()  # its own marker: flushed for the next
