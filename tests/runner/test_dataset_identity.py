@@ -165,3 +165,89 @@ def test_an_endpoint_redis_database_with_foreign_keys_is_never_flushed(redis_pro
     driver.close()
     assert _cell("redis", conn, REDIS_CELLS["hash"]) == ()
     assert _cell("redis", conn, REDIS_CELLS["string"]) == ()  # its own marker: flushed for the next
+
+
+# ---------------------------------------------------------------- workloads whose run makes the data
+SQL_INITS = {  # three scripts that create the same table with other columns
+    "v": ("CREATE TABLE IF NOT EXISTS bw_items (id INT, v VARCHAR(8))", "INSERT INTO bw_items (id, v) VALUES ({{int:1:9}}, 'a')"),
+    "wz": ("CREATE TABLE IF NOT EXISTS bw_items (id INT, w VARCHAR(8), z INT)", "INSERT INTO bw_items (id, w, z) VALUES ({{int:1:9}}, 'b', 2)"),
+    "q": ("CREATE TABLE IF NOT EXISTS bw_items (q INT)", "INSERT INTO bw_items (q) VALUES ({{int:1:9}})"),
+}  # fmt: skip
+
+
+def _script(engine: str, conn: dict[str, str], init: str, script: str) -> ResultDocument:
+    props = {**conn, "sql.init": init, "sql.script": script}
+    config = PhaseConfig(
+        workload="sql", phase="run", engine=engine, properties=props, processes=1, operation_count=20
+    )
+    return run_phase(config)
+
+
+@pytest.mark.parametrize("engine", ["postgres", "mysql"])
+def test_sql_scripts_with_other_inits_are_clean_in_every_order(
+    engine: str, request: pytest.FixtureRequest
+) -> None:
+    """A script's init with CREATE TABLE IF NOT EXISTS used to keep the previous cell's table."""
+    conn = request.getfixturevalue("pg" if engine == "postgres" else "my")
+    for order in permutations(SQL_INITS):
+        for name in order:
+            doc = _script(engine, conn, *SQL_INITS[name])
+            assert doc.operations["script"].statuses == {"OK": 20}, (order, name)
+            assert _invalid(doc) == [] and doc.extra["dataset"]["tables"] == ["bw_items"]
+
+
+def test_an_endpoint_table_a_script_found_is_not_owned(pg_url: str) -> None:
+    """The init's IF NOT EXISTS met the user's table: the script runs on it, and a later script with
+    another init never drops it."""
+    conn = _sql(pg_url)
+    driver = new_driver("postgres", conn)
+    driver.connect()
+    driver.execute(f"DROP TABLE IF EXISTS {dataset.MARKER_TABLE}")  # type: ignore[attr-defined]
+    driver.execute("DROP TABLE IF EXISTS bw_items")  # type: ignore[attr-defined]
+    driver.execute("CREATE TABLE bw_items (id INT, v VARCHAR(8))")  # type: ignore[attr-defined]
+    assert _script("postgres", conn, *SQL_INITS["v"]).operations["script"].statuses == {"OK": 20}
+    doc = _script("postgres", conn, *SQL_INITS["wz"])  # not dropped: the user's table has no w
+    assert doc.operations["script"].statuses == {"ERROR": 20}
+    assert driver.fetchone("SELECT count(*) FROM bw_items") == (20,)  # type: ignore[attr-defined]
+    driver.execute("DROP TABLE bw_items")  # type: ignore[attr-defined]
+    driver.close()
+
+
+REDISBENCH = {
+    "small": {"redisbench.datasize": "3", "redisbench.keyspace": "50"},
+    "large": {"redisbench.datasize": "300", "redisbench.keyspace": "50"},
+    "one-key": {"redisbench.datasize": "10", "redisbench.keyspace": "0"},
+}
+
+
+def _redisbench(conn: dict[str, str], cell: dict[str, str]) -> ResultDocument:
+    props = {**conn, **cell, "redisbench.tests": "set,get,lpush", "redisbench.requests": "200"}
+    return run_phase(
+        PhaseConfig(workload="redis-bench", phase="run", engine="redis", properties=props, processes=1)
+    )
+
+
+def test_redis_bench_cells_start_from_their_own_keys_in_every_order(redis_props: dict[str, str]) -> None:
+    import redis
+
+    client = redis.Redis(
+        host="127.0.0.1", port=int(redis_props["redis.port"]), password=redis_props["redis.password"],
+        db=int(redis_props["redis.db"]),
+    )  # fmt: skip
+    client.flushdb()
+    previous, pushes = None, 0
+    for order in permutations(REDISBENCH):
+        for name in order:
+            doc = _redisbench(redis_props, REDISBENCH[name])
+            assert _invalid(doc) == [] and all(set(op.statuses) == {"OK"} for op in doc.operations.values())
+            pushes = pushes + 200 if name == previous else 200  # the same keys again: kept
+            assert client.llen("mylist") == pushes  # the list holds this dataset's pushes only
+            previous = name
+            size = int(REDISBENCH[name]["redisbench.datasize"])
+            assert {len(client.get(k) or b"") for k in client.scan_iter("key:*")} == {size}
+    _cell("redis", redis_props, REDIS_CELLS["hash"])  # a YCSB load after redis-bench: its keys are gone
+    run = _phase("redis", "run", redis_props, REDIS_CELLS["hash"])
+    assert _invalid(run) == [] and client.dbsize() == RECORDS + 2  # records, the scan index, the marker
+    doc = _redisbench(redis_props, REDISBENCH["small"])  # and redis-bench after YCSB starts afresh
+    assert _invalid(doc) == [] and client.dbsize() <= 50 + 3
+    assert _invalid(_phase("redis", "run", redis_props, REDIS_CELLS["hash"])) == [dataset.MISMATCH]

@@ -22,7 +22,7 @@ them invalid flags (``load_mismatch``, ``dataset_mismatch``).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,8 +127,11 @@ def read_marker(driver: Driver) -> tuple[DatasetIdentity, bool, list[str]] | Non
     return identity, complete, [str(r[0]) for r in rows]
 
 
-def write_marker(driver: Driver, identity: DatasetIdentity, complete: bool) -> None:
-    """Say on the target what it holds (and that Benchwright owns its tables)."""
+def write_marker(
+    driver: Driver, identity: DatasetIdentity, complete: bool, owned: list[str] | None = None
+) -> None:
+    """Say on the target what it holds, and which tables Benchwright owns (``owned``; default: the
+    identity's tables, which a load creates)."""
     text = json.dumps(identity.as_dict(), sort_keys=True)
     if _is_redis(driver):
         payload = json.dumps({"identity": identity.as_dict(), "complete": complete}, sort_keys=True)
@@ -142,7 +145,7 @@ def write_marker(driver: Driver, identity: DatasetIdentity, complete: bool) -> N
         " identity TEXT NOT NULL, complete INTEGER NOT NULL)"
     )
     db.execute(f"DELETE FROM {MARKER_TABLE}")
-    for table in identity.tables:
+    for table in identity.tables if owned is None else owned:
         db.execute(
             f"INSERT INTO {MARKER_TABLE} (table_name, identity, complete) VALUES (%s, %s, %s)",
             (table, text, 1 if complete else 0),
@@ -181,6 +184,42 @@ def clear(
             )
     for table in [*sorted(mine), *identity.tables]:
         db.execute(f"DROP TABLE IF EXISTS {table}")
+
+
+def adopt(
+    driver: Driver, identity: DatasetIdentity, properties: Mapping[str, str], setup: Callable[[], None]
+) -> None:
+    """For a workload whose run phase makes its own data (a SQL script's init, redis-bench's keys):
+    another dataset Benchwright owns is cleared first, ``setup`` runs, and the marker then names this
+    dataset. Tables the init found already there are never owned (an endpoint user's tables stay
+    theirs), nor is a Redis database that held keys without a marker on an endpoint target."""
+    if not (_is_redis(driver) or _is_sql(driver)):
+        setup()
+        return
+    marker = read_marker(driver)
+    same = marker is not None and not identity.differences(marker[0])
+    if marker is not None and not same:
+        _drop_owned(driver, marker[2])
+    owned = set(marker[2]) if marker is not None and same else set()
+    if _is_redis(driver):
+        endpoint = properties.get(TARGET_PROPERTY) == "endpoint"
+        ours = marker is not None or int(driver.command("DBSIZE")) == 0 or not endpoint  # type: ignore[attr-defined]
+        setup()
+        if ours:
+            write_marker(driver, identity, complete=True)
+        return
+    db: SqlDriver = driver  # type: ignore[assignment]
+    existed = {t for t in identity.tables if t not in owned and db.table_exists(t)}
+    setup()
+    write_marker(driver, identity, complete=True, owned=sorted(owned | (set(identity.tables) - existed)))
+
+
+def _drop_owned(driver: Driver, owned: list[str]) -> None:
+    if _is_redis(driver):
+        driver.command("FLUSHDB")  # type: ignore[attr-defined]
+        return
+    for table in owned:
+        driver.execute(f"DROP TABLE IF EXISTS {table}")  # type: ignore[attr-defined]
 
 
 def _reset_redis(driver: Any, marked: bool, endpoint: bool, properties: Mapping[str, str]) -> None:

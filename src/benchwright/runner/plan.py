@@ -15,7 +15,6 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic.dataclasses import dataclass
 
-
 # Properties the stages add for runner/dataset.py (here, so the stages need not import the runner)
 DATASET_TARGET = "benchwright.dataset.target"  # "endpoint": reset only what Benchwright created
 DATASET_CHECK = "benchwright.dataset.check"  # "off": no reset and no checks (fan-out: one load, N runners)

@@ -116,10 +116,14 @@ def _set_up(
     found: list[str] = []
     notes: list[str] = []
     try:
-        if identity is not None and config.workload_phase == "load":
+        phase = config.workload_phase
+        if identity is not None and phase == "load":
             dataset.reset_for_load(probe, identity, config.properties)
-        workload.setup(probe, config.workload_phase)
-        if identity is not None and config.workload_phase != "load":
+        if identity is not None and phase == "run" and workload.dataset_in_run:
+            dataset.adopt(probe, identity, config.properties, lambda: workload.setup(probe, phase))
+        else:
+            workload.setup(probe, phase)
+        if identity is not None and phase == "run" and not workload.dataset_in_run:
             found, note = dataset.check_reuse(
                 probe, identity, lambda d: workload.sample_problems(d, identity)
             )

@@ -71,6 +71,9 @@ class Workload(ABC):
     # phases run only when the spec writes them (redis-bench: a SET pass as the load, GET as the run)
     optional_phases: ClassVar[tuple[str, ...]] = ()
     description: ClassVar[str] = ""
+    # the run phase's set-up makes the data (a SQL script's init, redis-bench's keys): the run adopts
+    # the target (runner/dataset.py ``adopt``) instead of checking that a load put its data there
+    dataset_in_run: ClassVar[bool] = False
 
     def __init__(self, properties: Mapping[str, str]) -> None:
         self.properties = dict(properties)

@@ -27,6 +27,7 @@ from typing import Any, ClassVar
 from benchwright.errors import CapabilityError, SpecError
 from benchwright.results import ResultDocument
 from benchwright.runner import compiled
+from benchwright.runner.dataset import DatasetIdentity
 from benchwright.runner.drivers.base import Capability, Driver, RedisCommandsDriver
 from benchwright.runner.event_loop import Request
 from benchwright.runner.measure import Status, decode_histogram, encode_histogram, new_histogram
@@ -108,6 +109,7 @@ class RedisBench(Workload):
     # a written load phase runs its own tests (phase properties: redisbench.tests: set), as the
     # article ran `-t set` to fill the keyspace and then `-t get` over it
     optional_phases: ClassVar[tuple[str, ...]] = ("load",)
+    dataset_in_run: ClassVar[bool] = True  # without a load phase, the run writes the keys
     description: ClassVar[str] = "redis-benchmark's tests (SET, GET, INCR, LPUSH ...) with -d/-r/-n/-P"
 
     def __init__(self, properties: dict[str, str]) -> None:
@@ -134,6 +136,15 @@ class RedisBench(Workload):
     @property
     def pipelines_per_test(self) -> int:
         return -(-self.requests // self.pipeline)
+
+    def dataset(self, engine: str, phase: str) -> DatasetIdentity:
+        """redis-benchmark's keys: how many random keys (-r) and the value size (-d) they hold."""
+        shape = {
+            "keyspace": self.keyspace,
+            "datasize": self.datasize,
+            "redis_db": self.properties.get("redis.db", "0"),
+        }
+        return DatasetIdentity("redis-bench", ("redis-bench keys",), {}, shape)
 
     def setup(self, driver: Driver, phase: str) -> None:
         if not isinstance(driver, RedisCommandsDriver):

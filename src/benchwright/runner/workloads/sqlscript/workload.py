@@ -15,6 +15,7 @@ One operation is one pass through the whole script.
 from __future__ import annotations
 
 import functools
+import hashlib
 import random
 import re
 import string
@@ -24,11 +25,13 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from benchwright.errors import SpecError
+from benchwright.runner.dataset import DatasetIdentity
 from benchwright.runner.drivers.base import Capability, Driver, SqlDriver
 from benchwright.runner.measure import Status
 from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, register
 from benchwright.runner.workloads.sqlscript.sqlkit import percentiles_ms, sql_driver, transaction
 
+CREATED = re.compile(r"create\s+table\s+(?:if\s+not\s+exists\s+)?[`\"]?(\w+)", re.IGNORECASE)
 PLACEHOLDER = re.compile(r"\{\{\s*([^}]*?)\s*\}\}")
 ALPHABET = string.ascii_letters + string.digits
 Maker = Callable[[random.Random], Any]
@@ -133,6 +136,7 @@ class SqlScriptWorkload(Workload):
     name: ClassVar[str] = "sql"
     requires: ClassVar[Capability] = Capability.SQL
     phases: ClassVar[tuple[str, ...]] = ("run",)
+    dataset_in_run: ClassVar[bool] = True  # the init makes the tables
     description: ClassVar[str] = "a file of SQL statements with random substitutions, N clients for T seconds"
 
     def __init__(self, properties: dict[str, str]) -> None:
@@ -149,6 +153,14 @@ class SqlScriptWorkload(Workload):
             "yes",
             "on",
         )
+
+    def dataset(self, engine: str, phase: str) -> DatasetIdentity:
+        """What the init sets up: the tables its CREATE TABLE statements name and a digest of its
+        text (the same init on an existing table keeps it; another init starts afresh)."""
+        text = "\n".join(sql for sql, _ in self.init)
+        tables = tuple(dict.fromkeys(m.group(1).lower() for m in CREATED.finditer(text)))
+        digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+        return DatasetIdentity("sql", tables, {}, {"init": digest})
 
     def setup(self, driver: Driver, phase: str) -> None:
         db = sql_driver(driver, self.name)
