@@ -10,8 +10,9 @@ step on the same loaded data, on the same server. Benchwright does the same:
   workload and the same load-phase properties once the run settings below are set aside (threads,
   target rate, operation count and mix, redis-benchmark tests and clients, TPC-C mix ...). The first
   cell of a dataset loads; the others run on that data, and their results say so (``SharedData``:
-  which cell loaded, how many cells ran on the data before). A load drops and recreates its tables,
-  so the datasets of a group follow one another on the one target.
+  which cell loaded, how many cells ran on the data before). A load resets the target for its own
+  dataset and a run checks that it finds its cell's data (runner/dataset.py), so the datasets of a
+  group follow one another on the one target.
 
 Conservative by design: a property not known to be a run setting is taken to shape the data (an
 extra load, never wrong data). Cells that change the target itself (``events``: failover, restart;

@@ -251,3 +251,45 @@ def test_redis_bench_cells_start_from_their_own_keys_in_every_order(redis_props:
     doc = _redisbench(redis_props, REDISBENCH["small"])  # and redis-bench after YCSB starts afresh
     assert _invalid(doc) == [] and client.dbsize() <= 50 + 3
     assert _invalid(_phase("redis", "run", redis_props, REDIS_CELLS["hash"])) == [dataset.MISMATCH]
+
+
+def test_native_tools_load_over_another_dataset_and_check_the_run(pg: dict[str, str]) -> None:
+    """sysbench prepare after another table size: the target is reset first (sysbench refuses an
+    existing table); a run of another size on the loaded tables is invalid naming the size."""
+    from benchwright.runner.workloads.external.native import run_native
+
+    def oltp(phase: str, size: int) -> ResultDocument:
+        props = {**pg, "oltp.test": "point_select", "oltp.tables": "1", "oltp.table_size": str(size)}
+        return run_native(
+            PhaseConfig(workload="oltp", phase=phase, engine="postgres", properties=props, max_seconds=1)
+        )  # type: ignore[arg-type]
+
+    for size in (300, 200):
+        load = oltp("load", size)
+        assert load.extra["rows"] == size and _invalid(load) == [], load.validity
+        assert load.extra["dataset"]["rows"] == {"sbtest1": size}
+        run = oltp("run", size)
+        assert _invalid(run) == [] and run.operations["oltp_point_select"].statuses.keys() == {"OK"}
+    run = oltp("run", 500)
+    message = next(f.message for f in run.validity if f.code == dataset.MISMATCH)
+    assert "table_size: 200 on the target, 500 wanted" in message
+
+
+def test_cli_ycsb_load_never_flushes_keys_it_did_not_write(redis_props: dict[str, str]) -> None:
+    """`benchwright ycsb load` points at the user's own Redis: keys without a marker stay."""
+    import subprocess
+    import sys
+
+    driver = new_driver("redis", redis_props)
+    driver.connect()
+    driver.command("FLUSHDB")  # type: ignore[attr-defined]
+    driver.command("SET", "their:key", "1")  # type: ignore[attr-defined]
+    flags = [f"-p{k}={v}" for k, v in redis_props.items()]
+    args = [sys.executable, "-m", "benchwright.cli", "ycsb", "load", "redis", *flags, "-P", "workloadc"]
+    done = subprocess.run([*args, "-p", "recordcount=50"], capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and f"Redis database {redis_props['redis.db']}" in done.stderr
+    assert driver.command("DBSIZE") == 1  # type: ignore[attr-defined]
+    driver.command("FLUSHDB")  # type: ignore[attr-defined]
+    driver.close()
+    done = subprocess.run([*args, "-p", "recordcount=50"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

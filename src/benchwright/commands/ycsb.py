@@ -17,7 +17,7 @@ from benchwright.report.ycsb_text import ycsb_summary
 from benchwright.runner.engine import PhaseConfig, ensure_complete, run_phase
 from benchwright.runner.fingerprint import stamp
 from benchwright.runner.floor import network_floor
-from benchwright.runner.plan import PlanContext
+from benchwright.runner.plan import DATASET_TARGET, PlanContext
 from benchwright.runner.workloads.base import check_capability
 from benchwright.runner.workloads.ycsb.properties import (
     core_settings,
@@ -118,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
         props["threadcount"] = str(args.threads)
     if args.target is not None:
         props["target"] = str(args.target)
+    if args.engine == "redis":  # the user's server: a load never flushes keys Benchwright did not write
+        props.setdefault(DATASET_TARGET, "endpoint")
     settings = core_settings(props)  # validates every key before anything connects
     for key in unknown_keys(props):
         print(f"benchwright: warning: {unknown_key_warning(key)}", file=sys.stderr)

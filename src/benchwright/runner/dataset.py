@@ -191,8 +191,8 @@ def adopt(
 ) -> None:
     """For a workload whose run phase makes its own data (a SQL script's init, redis-bench's keys):
     another dataset Benchwright owns is cleared first, ``setup`` runs, and the marker then names this
-    dataset. Tables the init found already there are never owned (an endpoint user's tables stay
-    theirs), nor is a Redis database that held keys without a marker on an endpoint target."""
+    dataset. Tables the init found already there are never owned (a user's tables stay theirs), nor
+    is a Redis database that held keys without a marker (a later load would flush them)."""
     if not (_is_redis(driver) or _is_sql(driver)):
         setup()
         return
@@ -202,8 +202,7 @@ def adopt(
         _drop_owned(driver, marker[2])
     owned = set(marker[2]) if marker is not None and same else set()
     if _is_redis(driver):
-        endpoint = properties.get(TARGET_PROPERTY) == "endpoint"
-        ours = marker is not None or int(driver.command("DBSIZE")) == 0 or not endpoint  # type: ignore[attr-defined]
+        ours = marker is not None or int(driver.command("DBSIZE")) == 0  # type: ignore[attr-defined]
         setup()
         if ours:
             write_marker(driver, identity, complete=True)

@@ -12,8 +12,7 @@ from typing import Any
 
 from benchwright.errors import TargetUnreachable
 from benchwright.results import ResultDocument
-from benchwright.runner import dataset
-from benchwright.runner.dataset import DatasetIdentity
+from benchwright.runner.dataset_guard import DatasetGuard
 from benchwright.runner.drivers import new_driver
 from benchwright.runner.engine.client_model import _loop_class, _wants_event_loop, default_processes
 from benchwright.runner.engine.config import NS, ProgressFn, WorkerReport
@@ -38,8 +37,8 @@ def run_phase(
     and connecting: events are timed from it)."""
     live = _check_period(progress, config)
     workload = workload_class(config.workload)(config.properties)
-    identity = _identity(workload, config)
-    server_version, endpoint, loop, checked = _set_up(workload, config, identity)
+    guard = DatasetGuard(workload, config)
+    server_version, endpoint, loop = _set_up(workload, config, guard)
     config, assignment, limits = _layout(config, workload, loop)
     pool = WorkerPool(config, assignment, limits, live is not None)
     pool.start(endpoint)
@@ -61,74 +60,23 @@ def run_phase(
     # ``config.processes`` is the number that ran: the document names it
     doc = build_document(config, collected, started_at, ended_at, runtime_s, server_version, endpoint)
     _flag_incomplete(doc, collected, len(assignment), pool.interrupted)
-    _note_dataset(doc, workload, config, identity, checked)
+    guard.note(doc)
     if not doc.aborted:
-        _finish(workload, config, doc, identity)
+        _finish(workload, config, doc, guard)
     return doc
 
 
-def _identity(workload: Workload, config: PhaseConfig) -> DatasetIdentity | None:
-    """The cell's dataset identity, when the engine keeps data and the checks are on."""
-    if config.engine not in dataset.ENGINES or config.properties.get(dataset.CHECK_PROPERTY) == "off":
-        return None
-    return workload.dataset(config.engine, config.workload_phase)
-
-
-def _note_dataset(
-    doc: ResultDocument,
-    workload: Workload,
-    config: PhaseConfig,
-    identity: DatasetIdentity | None,
-    checked: tuple[list[str], list[str]],
-) -> None:
-    """The identity in ``extra["dataset"]``; a run or warm-up on other data than its own is invalid."""
-    if identity is None:
-        if config.properties.get(dataset.CHECK_PROPERTY) == "off":
-            mine = workload.dataset(config.engine, config.workload_phase)
-            if mine is not None:
-                doc.extra["dataset"] = mine.as_dict()
-            doc.flag(
-                dataset.UNCHECKED,
-                "info",
-                "dataset reset and checks were off (several runners share one load)",
-            )
-        return
-    doc.extra["dataset"] = identity.as_dict()
-    found, notes = checked
-    for note in notes:
-        doc.flag(dataset.UNMARKED, "warning", note)
-    if found:
-        doc.flag(
-            dataset.MISMATCH, "invalid", "the data on the target is not this cell's: " + "; ".join(found)
-        )
-
-
 def _set_up(
-    workload: Workload, config: PhaseConfig, identity: DatasetIdentity | None
-) -> tuple[str | None, str, type[EventLoop] | None, tuple[list[str], list[str]]]:
+    workload: Workload, config: PhaseConfig, guard: DatasetGuard
+) -> tuple[str | None, str, type[EventLoop] | None]:
     """Set the phase up (schema, data) over one probe connection, which raises TargetUnreachable
-    naming the host before any worker starts. Before a load the target is reset for the cell's
-    dataset; before a run or warm-up its data is compared with the cell's identity. Returns the
-    server's version, the endpoint, the event loop the clients can run on (None: a thread each)
-    and what differs from the cell's dataset (empty: its own)."""
+    naming the host before any worker starts; ``guard`` resets, adopts or checks the target's data
+    around the workload's set-up. Returns the server's version, the endpoint and the event loop the
+    clients can run on (None: a thread each)."""
     probe = new_driver(config.engine, config.properties, 0)
     probe.connect()
-    found: list[str] = []
-    notes: list[str] = []
     try:
-        phase = config.workload_phase
-        if identity is not None and phase == "load":
-            dataset.reset_for_load(probe, identity, config.properties)
-        if identity is not None and phase == "run" and workload.dataset_in_run:
-            dataset.adopt(probe, identity, config.properties, lambda: workload.setup(probe, phase))
-        else:
-            workload.setup(probe, phase)
-        if identity is not None and phase == "run" and not workload.dataset_in_run:
-            found, note = dataset.check_reuse(
-                probe, identity, lambda d: workload.sample_problems(d, identity)
-            )
-            if note:
-                notes.append(note)
+        guard.before(probe, lambda: workload.setup(probe, config.workload_phase))
         server_version = probe.server_version()
         loop = (
             _loop_class(probe)
@@ -139,7 +87,7 @@ def _set_up(
         )
     finally:
         probe.close()
-    return server_version, probe.endpoint(), loop, (found, notes)
+    return server_version, probe.endpoint(), loop
 
 
 def _layout(
@@ -183,28 +131,15 @@ def _flag_incomplete(
         doc.flag("server_lost", "invalid", f"the run stopped early: {reasons[0]}")
 
 
-def _finish(
-    workload: Workload, config: PhaseConfig, doc: ResultDocument, identity: DatasetIdentity | None
-) -> None:
-    """The workload's closing checks (row counts, consistency) over a fresh connection; a server
-    still restarting after the phase gets ``client.give_up_s`` to come back. After a load, the data
-    is checked against the cell's identity; only data that passes is marked complete."""
+def _finish(workload: Workload, config: PhaseConfig, doc: ResultDocument, guard: DatasetGuard) -> None:
+    """The workload's closing checks (row counts, consistency) over a fresh connection, then the
+    check of a load's data (``guard``); a server still restarting after the phase gets
+    ``client.give_up_s`` to come back."""
     finisher = new_driver(config.engine, config.properties, 0)
     try:
         if _connect_within(finisher, float(config.properties.get("client.give_up_s") or 0)):
             workload.finish(finisher, config.workload_phase, doc)
-            if identity is not None and config.workload_phase == "load":
-                problems = dataset.check_load(
-                    finisher, identity, lambda d: workload.sample_problems(d, identity)
-                )
-                if problems:
-                    doc.flag(
-                        dataset.LOAD_MISMATCH,
-                        "invalid",
-                        "the loaded data is not what the load should write: " + "; ".join(problems),
-                    )
-                else:
-                    dataset.write_marker(finisher, identity, complete=True)
+            guard.after_load(finisher, doc)
         else:
             doc.flag(
                 "finish_skipped",

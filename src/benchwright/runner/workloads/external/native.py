@@ -17,7 +17,10 @@ from collections.abc import Mapping
 
 from benchwright.errors import SpecError
 from benchwright.results import ResultDocument
+from benchwright.runner.dataset_guard import DatasetGuard
+from benchwright.runner.drivers import new_driver
 from benchwright.runner.plan import PhaseConfig
+from benchwright.runner.workloads.base import workload_class
 from benchwright.runner.workloads.external import pgbench, redis_benchmark, sysbench
 from benchwright.runner.workloads.external.common import LineSink
 from benchwright.runner.workloads.redisbench.sequential import RedisBenchSettings
@@ -90,18 +93,56 @@ def run_native(
     phase: PhaseConfig, tool: str | None = None, echo: LineSink | None = None, run_id: str | None = None
 ) -> ResultDocument:
     """One phase measured by its workload's native tool (``tool`` overrides the default): the same
-    phase model the engine runs, so a plan's phase goes to either as it is."""
-    workload, engine, properties = phase.workload, phase.engine, phase.properties
-    threads, seconds, rate = phase.threads, phase.max_seconds, phase.target
-    tool = tool or DEFAULT_TOOL.get(workload)
-    if tool is None:
+    phase model the engine runs, so a plan's phase goes to either as it is. The target's data is
+    guarded as for the engine (runner/dataset_guard.py): reset before ``pgbench -i`` or ``sysbench
+    prepare``, checked after it, and checked (or adopted, for redis-benchmark) before a run."""
+    tool = _tool_for(phase, tool)  # a bad choice is refused before the target is touched
+    guard = _guard(phase)
+    doc = _run_tool(phase, tool, echo, run_id)
+    guard.note(doc)
+    if guard.identity is not None and phase.workload_phase == "load" and not doc.aborted:
+        driver = new_driver(phase.engine, phase.properties, 0)
+        driver.connect()
+        try:
+            guard.after_load(driver, doc)
+        finally:
+            driver.close()
+    return doc
+
+
+def _guard(phase: PhaseConfig) -> DatasetGuard:
+    """The phase's guard, its ``before`` done (the tool makes its own schema: no set-up here)."""
+    guard = DatasetGuard(workload_class(phase.workload)(phase.properties), phase)
+    if guard.identity is not None:
+        driver = new_driver(phase.engine, phase.properties, 0)
+        driver.connect()
+        try:
+            guard.before(driver, lambda: None)
+        finally:
+            driver.close()
+    return guard
+
+
+def _tool_for(phase: PhaseConfig, tool: str | None) -> str:
+    """The tool that measures the phase; SpecError naming the field for a choice that cannot run."""
+    chosen = tool or DEFAULT_TOOL.get(phase.workload)
+    if chosen is None:
         raise SpecError(
-            "workload", f"no native tool runs {workload!r} (tools exist for {', '.join(DEFAULT_TOOL)})"
+            "workload", f"no native tool runs {phase.workload!r} (tools exist for {', '.join(DEFAULT_TOOL)})"
         )
+    engines = {"pgbench": ("postgres",), "redis-benchmark": ("redis",), "sysbench": ("postgres", "mysql")}
+    if chosen not in engines:
+        raise SpecError("tool", f"unknown native tool {chosen!r} (pgbench, sysbench, redis-benchmark)")
+    if phase.engine not in engines[chosen]:
+        raise SpecError("engine", f"{chosen} drives {' or '.join(engines[chosen])}, not {phase.engine!r}")
+    return chosen
+
+
+def _run_tool(phase: PhaseConfig, tool: str, echo: LineSink | None, run_id: str | None) -> ResultDocument:
+    engine, properties = phase.engine, phase.properties
+    threads, seconds, rate = phase.threads, phase.max_seconds, phase.target
     password = os.environ.get("BENCHWRIGHT_DB_PASSWORD")
     if tool == "pgbench":
-        if engine != "postgres":
-            raise SpecError("engine", f"pgbench drives postgres, not {engine!r}")
         url = _url(properties, "postgres.url")
         return pgbench.run(
             pgbench_settings(properties, phase.workload_phase, threads, seconds, rate),
@@ -119,13 +160,11 @@ def run_native(
             run_id=run_id,
         )
     if tool == "redis-benchmark":
-        if engine != "redis":
-            raise SpecError("engine", f"redis-benchmark drives redis, not {engine!r}")
         conn = {k: v for k, v in properties.items() if k.startswith("redis.")}
         if password:
             conn["redis.password"] = password
         return redis_benchmark.run(redis_settings(properties, threads), conn, echo, run_id=run_id)
-    raise SpecError("tool", f"unknown native tool {tool!r} (pgbench, sysbench, redis-benchmark)")
+    raise AssertionError(tool)  # _tool_for refused it
 
 
 def _url(properties: Mapping[str, str], key: str) -> str:
