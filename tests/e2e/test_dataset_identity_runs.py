@@ -20,6 +20,7 @@ import pytest
 from benchwright.results import ResultDocument
 from benchwright.runs import CellResult, RunRecord
 from tests.conftest import PASSWORD, PG_PORT, USER
+from tests.judging import assert_numbers_hold
 
 pytestmark = [pytest.mark.servers, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,7 +34,9 @@ def run(tmp_path: Path, *args: str) -> RunRecord:
         env={**os.environ, "PYTHONPATH": str(ROOT / "src"), "BW_TEST_PW": PASSWORD, "COLUMNS": "200"},
     )  # fmt: skip
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    return RunRecord.model_validate_json((tmp_path / "out" / "run.json").read_text())
+    record = RunRecord.model_validate_json((tmp_path / "out" / "run.json").read_text())
+    assert_numbers_hold(record)
+    return record
 
 
 def failed(doc: ResultDocument) -> dict[str, int]:
