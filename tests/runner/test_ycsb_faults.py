@@ -80,7 +80,9 @@ def test_server_killed_mid_run_ends_the_run_with_a_flagged_partial_result(privat
     errors = sum(op.statuses.get("ERROR", 0) for op in doc.operations.values())
     assert errors > 0 and errors == doc.failed_total  # all in the -FAILED entries
     assert all(op.statuses.get("ERROR", 0) == 0 for name, op in doc.operations.items() if not is_failed(name))
-    assert doc.operations_total > errors  # the successes before the kill, counted apart from the failures
+    # the successes before the kill (it came after 100), counted apart from the failures; how many
+    # failures the reconnect window adds depends on the host's speed, so they are not compared
+    assert doc.operations_total > 100
     assert_honest(doc)
     assert doc.runtime_ms < 60_000  # it stopped on its own long before maxexecutiontime
     assert any(k.endswith("ConnectionError") for k in doc.extra["error_kinds"])
