@@ -17,6 +17,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from benchwright.failures import FAILED_SUFFIX as FAILED_SUFFIX
+from benchwright.failures import base_operation as base_operation
+from benchwright.failures import failed_name as failed_name
+from benchwright.failures import is_failed as is_failed
+from benchwright.schema_v1 import from_version_1
+
 SCHEMA_VERSION = 2  # 2: failed operations are their own entries (``READ-FAILED``), throughput is successes
 
 Severity = Literal["info", "warning", "invalid"]
@@ -32,26 +38,6 @@ class ValidityFlag(Model):
     code: str  # stable identifier, e.g. client_saturated, error_rate, too_short, throughput_collapse
     severity: Severity
     message: str
-
-
-# YCSB's name for an operation's failed attempts: READ -> READ-FAILED. Its statuses say why: ERROR
-# (the operation failed) or RETRY (a deadlock or serialization failure; the client re-ran it).
-FAILED_SUFFIX = "-FAILED"
-
-
-def failed_name(operation: str) -> str:
-    """The entry that holds ``operation``'s failures (YCSB's ``[READ-FAILED]``)."""
-    return operation + FAILED_SUFFIX
-
-
-def is_failed(name: str) -> bool:
-    """True for an entry of failed operations (``READ-FAILED``): never throughput."""
-    return name.endswith(FAILED_SUFFIX)
-
-
-def base_operation(name: str) -> str:
-    """``READ-FAILED`` -> ``READ``; any other name unchanged."""
-    return name[: -len(FAILED_SUFFIX)] if is_failed(name) else name
 
 
 class OperationSummary(Model):
@@ -413,70 +399,12 @@ class ResultDocument(Model):
         if version > SCHEMA_VERSION:
             raise ValueError(f"result document schema_version {version} is newer than this Benchwright")
         if version < 2:
-            raw = _from_version_1(raw)
+            raw = {**from_version_1(raw), "schema_version": SCHEMA_VERSION}
         return cls.model_validate(raw)
 
     @classmethod
     def read(cls, path: Path) -> ResultDocument:
         return cls.parse(path.read_text())
-
-
-def _from_version_1(raw: dict[str, Any]) -> dict[str, Any]:
-    """A version 1 document counted failed operations inside their operation's entry and in the
-    throughput. Read now, each failure count moves to its own -FAILED entry and the throughputs
-    count successes only. The failures' latencies stayed mixed into the entry's histogram (version 1
-    kept no separate one): the -FAILED entry has none, and an info flag says so."""
-    raw = dict(raw)
-    operations = {name: dict(entry) for name, entry in (raw.get("operations") or {}).items()}
-    runtime_s = float(raw.get("runtime_ms") or 0.0) / 1000
-    moved = failed_total = 0
-    for name in list(operations):
-        entry = operations[name]
-        statuses = dict(entry.get("statuses") or {})
-        unsuccessful = {k: int(statuses.pop(k)) for k in ("ERROR", "RETRY") if statuses.get(k)}
-        errors = sum(unsuccessful.values())
-        if not errors or is_failed(name):
-            continue
-        moved += errors
-        failed_total += unsuccessful.get("ERROR", 0)
-        count = int(entry.get("operations", 0))
-        entry.update(statuses=statuses, operations=count - errors)
-        entry["throughput"] = float(entry.get("throughput", 0.0)) * (count - errors) / count if count else 0.0
-        operations[failed_name(name)] = {
-            "operations": errors,
-            "statuses": unsuccessful,
-            "throughput": errors / runtime_s if runtime_s else 0.0,
-            **dict.fromkeys(("average_us", "min_us", "max_us", "p50_us", "p90_us", "p95_us"), 0.0),
-            **dict.fromkeys(("p99_us", "p999_us"), 0.0),
-        }
-    raw["operations"] = operations
-    raw["schema_version"] = SCHEMA_VERSION
-    intervals = []
-    for sample in raw.get("intervals") or []:
-        sample = dict(sample)
-        counted, errors = sum((sample.get("operations") or {}).values()), int(sample.get("errors", 0))
-        if errors and counted:
-            sample["throughput"] = float(sample.get("throughput", 0.0)) * max(0, counted - errors) / counted
-        intervals.append(sample)
-    raw["intervals"] = intervals
-    if moved:
-        total = int(raw.get("operations_total", 0))
-        raw["operations_total"] = total - moved
-        raw["failed_total"] = failed_total
-        raw["throughput"] = float(raw.get("throughput", 0.0)) * (total - moved) / total if total else 0.0
-        validity = list(raw.get("validity") or [])
-        validity.append(
-            {
-                "code": "failures_mixed_v1",
-                "severity": "info",
-                "message": f"written by an older Benchwright: the {moved:,} "
-                + ("failed operations'" if moved == failed_total else "failed or retried attempts'")
-                + " latencies are mixed into their operation's percentiles (throughput here counts "
-                "successes only)",
-            }
-        )
-        raw["validity"] = validity
-    return raw
 
 
 class RunnerOutput(Model):

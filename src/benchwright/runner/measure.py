@@ -30,7 +30,7 @@ from typing import Literal
 
 from hdrh.histogram import HdrHistogram
 
-from benchwright.results import base_operation, failed_name, is_failed
+from benchwright.failures import base_operation, failed_name, is_failed
 
 # The histogram side lives in runner/histograms.py; re-exported here for the modules that read both.
 from benchwright.runner.histograms import HIGHEST_US as HIGHEST_US
@@ -266,10 +266,8 @@ class Recorder:
             self.settle()  # what an event loop completed before this operation comes first
         if not self._lo <= end_ns < self._hi:
             self._open_interval(end_ns)
-        if status is _ERROR or status is _RETRY:
-            # an attempt that did not succeed (an error, or a deadlock the client re-runs): its own
-            # entry, histogram and count, never throughput (YCSB's READ-FAILED)
-            op = failed_name(op)
+        if status is _ERROR or status is _RETRY:  # failed, or re-run after a deadlock: never throughput
+            op = failed_name(op)  # its own entry, histogram and count (YCSB's READ-FAILED)
         buffer = self._pending.get(op)
         if buffer is None:
             buffer = self._pending[op] = []
@@ -368,9 +366,7 @@ class Recorder:
             n = len(latencies)
             series = self._series(op)
             counted = _clamped(Counter(latencies))
-            if is_failed(op):
-                # failed attempts: their own histogram and statuses, the interval's error count
-                # (retried ones are in its statuses only), nothing else
+            if is_failed(op):  # own histogram and statuses; the interval counts errors, nothing else
                 record_counts((series.histogram,), counted)
                 for (name, status), count in other_statuses.items():
                     if name == op:

@@ -92,6 +92,7 @@ def build_plan(
     run_id: str,
     cell_id: str,
     connection: Mapping[str, str],
+    *,
     runner_index: int = 0,
     seed: int | None = None,
     repeat: int = 0,
