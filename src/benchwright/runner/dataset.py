@@ -200,9 +200,9 @@ def drop_tables(db: Any, tables: list[str]) -> None:
             except Exception as exc:  # the engine's own error: a foreign key still points here
                 refused.append((table, exc))
         if len(refused) == len(pending):
-            table, exc = refused[0]
+            first, why = refused[0]
             raise SpecError(
-                "workload", f"cannot drop table {table} to reset the target: {str(exc).splitlines()[0]}"
+                "workload", f"cannot drop table {first} to reset the target: {str(why).splitlines()[0]}"
             ) from None
         pending = [table for table, _ in refused]
 
