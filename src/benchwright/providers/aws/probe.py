@@ -10,6 +10,8 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable
 
+from benchwright.runner.dataset import MARKER_TABLE
+
 # MySQL's own schemas: every other schema's base tables are the user's (pg_stat_user_tables' sense)
 MYSQL_SYSTEM_SCHEMAS = ("mysql", "information_schema", "performance_schema", "sys")
 
@@ -52,6 +54,8 @@ def postgres_rows(
         ).fetchall()
         total = 0
         for schema, table in tables:
+            if table == MARKER_TABLE:
+                continue  # Benchwright's dataset marker: not the user's data
             row = conn.execute(
                 sql.SQL("SELECT count(*) FROM {}.{}").format(sql.Identifier(schema), sql.Identifier(table))
             ).fetchone()
@@ -84,6 +88,8 @@ def mysql_rows(host: str, port: int, user: str, password: str, database: str, ti
             tables = [str(row[0]) for row in cur.fetchall()]
             total = 0
             for table in tables:
+                if table == MARKER_TABLE:
+                    continue  # Benchwright's dataset marker: not the user's data
                 cur.execute(f"SELECT count(*) FROM {_quoted(database)}.{_quoted(table)}")
                 row = cur.fetchone()
                 total += int(row[0]) if row else 0
