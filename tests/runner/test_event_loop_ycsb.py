@@ -14,6 +14,7 @@ import pytest
 import redis
 
 from benchwright.results import ResultDocument
+from benchwright.runner.dataset import MARKER_KEY
 from benchwright.runner.engine import PhaseConfig, run_phase
 from tests.runner.conftest import Background, kill_group, loop_build, ran_on, wait_for_sessions
 from tests.statuses import assert_honest, failures_of, statuses_of
@@ -85,6 +86,8 @@ def redis_dump(props: dict[str, str]) -> dict[bytes, Any]:
     )
     out: dict[bytes, Any] = {}
     for key in client.scan_iter(count=1000):
+        if key == MARKER_KEY.encode():
+            continue  # Benchwright's dataset marker: not a record
         kind = client.type(key)
         if kind == b"hash":
             out[key] = client.hgetall(key)
