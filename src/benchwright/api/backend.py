@@ -191,27 +191,21 @@ class CloudBackend:
 
     def record_url(self, run_id: str, expires_in: int) -> str | None:
         """A presigned GET for the run's record; None while the workflow has written none."""
-        s3 = self.client("s3")
-        key = RECORD_KEY.format(run_id=run_id)
-        try:
-            s3.head_object(Bucket=self.bucket, Key=key)
-        except s3.exceptions.ClientError:
-            return None
-        return str(
-            s3.generate_presigned_url(
-                "get_object", Params={"Bucket": self.bucket, "Key": key}, ExpiresIn=expires_in
-            )
-        )
+        return self._presigned(RECORD_KEY.format(run_id=run_id), expires_in)
 
     def report_url(self, run_id: str, expires_in: int) -> str | None:
         """A presigned GET for the run's HTML report: where the record says (``report`` as
         s3://<our bucket>/key), else the conventional key; None while there is no report."""
-        s3 = self.client("s3")
         key = REPORT_KEY.format(run_id=run_id)
         pointer = (self.record(run_id) or {}).get("report")
         prefix = f"s3://{self.bucket}/"
         if isinstance(pointer, str) and pointer.startswith(prefix):
             key = pointer.removeprefix(prefix)
+        return self._presigned(key, expires_in)
+
+    def _presigned(self, key: str, expires_in: int) -> str | None:
+        """A presigned GET for ``key`` in the results bucket; None when there is no such object."""
+        s3 = self.client("s3")
         try:
             s3.head_object(Bucket=self.bucket, Key=key)
         except s3.exceptions.ClientError:

@@ -166,18 +166,20 @@ MYSQL: dict[str, ValueType] = {
 }
 
 _YES_NO = ("yes", "no")
+# Redis's maxmemory-policy values (the rehearsal's cache parameter stand-in offers the same ones)
+REDIS_EVICTION_POLICIES = (
+    "volatile-lru",
+    "allkeys-lru",
+    "volatile-lfu",
+    "allkeys-lfu",
+    "volatile-random",
+    "allkeys-random",
+    "volatile-ttl",
+    "noeviction",
+)
 REDIS: dict[str, ValueType] = {
     "maxmemory": SIZE,
-    "maxmemory-policy": (
-        "volatile-lru",
-        "allkeys-lru",
-        "volatile-lfu",
-        "allkeys-lfu",
-        "volatile-random",
-        "allkeys-random",
-        "volatile-ttl",
-        "noeviction",
-    ),
+    "maxmemory-policy": REDIS_EVICTION_POLICIES,
     "maxmemory-samples": INT,
     "maxmemory-eviction-tenacity": INT,
     "maxclients": INT,

@@ -12,17 +12,10 @@ its transaction log, so persistence and replication tuning are not in its groups
 
 from __future__ import annotations
 
+from benchwright.spec.server_settings import REDIS_EVICTION_POLICIES
+
 YES_NO = ("yes", "no")
-POLICIES = (
-    "volatile-lru",
-    "allkeys-lru",
-    "volatile-lfu",
-    "allkeys-lfu",
-    "volatile-random",
-    "allkeys-random",
-    "volatile-ttl",
-    "noeviction",
-)
+POLICIES = REDIS_EVICTION_POLICIES
 INT = "integer"
 TEXT = "string"
 
