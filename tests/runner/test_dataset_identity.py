@@ -167,6 +167,18 @@ def test_an_endpoint_redis_database_with_foreign_keys_is_never_flushed(redis_pro
     assert _cell("redis", conn, REDIS_CELLS["string"]) == ()  # its own marker: flushed for the next
 
 
+def test_a_marker_key_benchwright_did_not_write_is_a_named_error(redis_props: dict[str, str]) -> None:
+    driver = new_driver("redis", redis_props)
+    driver.connect()
+    driver.command("FLUSHDB")  # type: ignore[attr-defined]
+    driver.command("SET", dataset.MARKER_KEY, "OK")  # type: ignore[attr-defined]
+    with pytest.raises(SpecError, match=r"key benchwright:dataset .* Benchwright did not write"):
+        _phase("redis", "load", redis_props, REDIS_CELLS["string"])
+    assert driver.command("GET", dataset.MARKER_KEY) == b"OK"  # type: ignore[attr-defined]
+    driver.command("FLUSHDB")  # type: ignore[attr-defined]
+    driver.close()
+
+
 # ---------------------------------------------------------------- workloads whose run makes the data
 SQL_INITS = {  # three scripts that create the same table with other columns
     "v": ("CREATE TABLE IF NOT EXISTS bw_items (id INT, v VARCHAR(8))", "INSERT INTO bw_items (id, v) VALUES ({{int:1:9}}, 'a')"),

@@ -110,8 +110,15 @@ def read_marker(driver: Driver) -> tuple[DatasetIdentity, bool, list[str]] | Non
         raw = driver.command("GETRANGE", MARKER_KEY, 0, -1) or None  # type: ignore[attr-defined]
         if raw is None:
             return None
-        data = json.loads(raw)
-        identity = DatasetIdentity.from_dict(data["identity"])
+        try:
+            data = json.loads(raw)
+            identity = DatasetIdentity.from_dict(data["identity"])
+        except (ValueError, TypeError, KeyError, AttributeError):
+            raise SpecError(
+                "workload",
+                f"the Redis key {MARKER_KEY} on the target holds a value Benchwright did not write "
+                f"({str(raw)[:40]!r}): delete the key or use another database",
+            ) from None
         return identity, bool(data.get("complete")), list(identity.tables)
     if not _is_sql(driver):
         return None
