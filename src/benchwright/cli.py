@@ -17,7 +17,6 @@ from types import FrameType
 
 from benchwright import __version__
 from benchwright.errors import BenchwrightError, SpecError
-from benchwright.results import redact_text
 
 # Each module has register(subparsers); the subcommand's handler is stored as args.handler.
 # command name -> the module that registers it. Only the module of the command being run is imported,
@@ -51,18 +50,53 @@ COMMANDS: dict[str, str] = {
     "cleanup": "benchwright.commands.cleanup",
 }
 COMMAND_MODULES = list(dict.fromkeys(COMMANDS.values()))
+# What `benchwright --help` lists, without importing a command module (each pulls pydantic, the
+# spec models or boto3): a test holds these lines equal to the help each module registers.
+SUMMARIES: dict[str, str] = {
+    "ycsb": "YCSB core workloads (load or run) against postgres, redis, mysql",
+    "tpcc": "TPC-C: load warehouses, run the five transactions (postgres, mysql)",
+    "tpcb": "pgbench-compatible TPC-B: init tables, run tpcb-like / simple-update / select-only",
+    "pgbench": "pgbench's command line, run by Benchwright (postgres)",
+    "oltp": "sysbench-style OLTP: prepare / run / cleanup sbtest tables (postgres, mysql)",
+    "sysbench": "sysbench's command line, run by Benchwright (mysql, pgsql)",
+    "sql": "run a SQL statement file from N clients for T seconds (postgres, mysql)",
+    "redis-bench": "redis-benchmark's tests natively (-h host -p port -t set,get -n -c -d -r -P -q --csv)",
+    "tool": "run a native tool (pgbench, sysbench, redis-benchmark, memtier) into a result",
+    "runner": "run one matrix cell's phases from a plan file (used by `run`)",
+    "validate": "validate a spec and print its matrix with an estimated duration",
+    "run": "run a spec locally: throwaway servers, runner, report, teardown",
+    "rehearse": "run a cloud spec through the whole AWS path locally (moto, runner container)",
+    "history": "past runs of a spec",
+    "show": "one stored run's summary",
+    "compare": "statistical verdict of run B against run A",
+    "table": "a stored result as its seed experiment's table",
+    "report": "write a run's HTML report",
+    "deploy": "deploy the service into your AWS account (cdk deploy)",
+    "destroy": "remove the deployed service (results bucket is kept)",
+    "submit": "submit a spec or suite file to the deployed API",
+    "status": "status, summary, validity and cost of a cloud run",
+    "results": "a cloud run's results and a link to its report",
+    "pull": "copy cloud runs' records into the local store",
+    "cleanup": "stop servers and runners a killed `benchwright run` left, and mark its run aborted",
+}
+ALIASES: dict[str, str] = {"redis-benchmark": "redis-bench"}  # alias -> the name it stands for
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The full parser, or (``only``) one with just the module that registers that command."""
+def build_parser(only: str | None = None, *, full: bool = False) -> argparse.ArgumentParser:
+    """The parser of one command (``only``: only its module is imported), of every command
+    (``full``: for tests and docs), or else the command list alone (--help, --version, a typo)."""
     parser = argparse.ArgumentParser(
         prog="benchwright", description="Benchmark databases end to end, honestly."
     )
     parser.add_argument("--version", action="version", version=f"benchwright {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    modules = [COMMANDS[only]] if only in COMMANDS else COMMAND_MODULES
-    for module in modules:
-        importlib.import_module(module).register(sub)
+    if full or only in COMMANDS:
+        for module in COMMAND_MODULES if full else [COMMANDS[str(only)]]:
+            importlib.import_module(module).register(sub)
+        return parser
+    for name, summary in SUMMARIES.items():
+        aliases = [alias for alias, of in ALIASES.items() if of == name]
+        sub.add_parser(name, help=summary, aliases=aliases, add_help=False)
     return parser
 
 
@@ -119,6 +153,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _reap_orphans(args.command)
         return int(args.handler(args) or 0)
     except BenchwrightError as exc:
+        from benchwright.results import redact_text
+
         print(f"benchwright: error: {redact_text(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
