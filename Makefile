@@ -24,11 +24,18 @@ image: bootstrap      ## the runner image (scripts/runner-image: podman or docke
 	then scripts/runner-image build >/dev/null || echo "make image: the build failed (see above): the rehearsal tests will say so"; \
 	else echo "make image: no podman or docker: the rehearsal tests (tests/rehearse) will skip"; fi
 
-test: servers image   ## every test: unit, runner (real servers), functions, state machines, infra, e2e, rehearsals
-	$(BIN)/pytest -q -p no:cacheprovider
+# The tier that needs no server runs on every core (pytest-xdist), with the shared servers' ports
+# pointed at a closed one: a test that reaches a server without its `servers` marker fails there.
+# The tiers with servers, containers and rehearsals share a machine badly and run one test at a time.
+FAST := not servers and not rehearse
+NO_SERVERS := BENCHWRIGHT_PG_PORT=9 BENCHWRIGHT_MYSQL_PORT=9 BENCHWRIGHT_REDIS_PORT=9
 
-test-fast:            ## tests that need no servers
-	$(BIN)/pytest -q -m "not servers and not rehearse"
+test: servers image   ## every test: unit, runner (real servers), functions, state machines, infra, e2e, rehearsals
+	$(NO_SERVERS) $(BIN)/pytest -q -p no:cacheprovider -m "$(FAST)" -n auto --durations=15
+	$(BIN)/pytest -q -p no:cacheprovider -m "not ($(FAST))" --durations=30
+
+test-fast:            ## tests that need no servers, on every core
+	$(NO_SERVERS) $(BIN)/pytest -q -p no:cacheprovider -m "$(FAST)" -n auto
 
 lint:                 ## ruff lint + format, mypy --strict, pylint's size rules
 	$(BIN)/ruff check .
