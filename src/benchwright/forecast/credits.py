@@ -231,8 +231,11 @@ def forecast_spec(spec: BenchmarkSpec) -> list[GroupForecast]:
 
 
 def item_forecasts(group: TargetGroup) -> dict[str, dict[str, Any]]:
-    """Each item's stored forecast, by its label (``<cell id> #<repeat>``); empty ones left out."""
+    """Each item's stored forecast, by its label (``<cell id> #<repeat>``), for a target with storage
+    or an instance class to forecast (an empty one says: no bucket predicted to move)."""
     if not group.items:
         return {}
     forecast = forecast_group(group)
-    return {item.label: found for item in group.items if (found := forecast.cell(item.label))}
+    if forecast.storage is None and forecast.instance_class is None:
+        return {}
+    return {item.label: forecast.cell(item.label) for item in group.items}

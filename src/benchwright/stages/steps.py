@@ -274,7 +274,7 @@ def _attach_forecast(cell: Any, forecast: dict[str, Any] | None) -> None:
     from benchwright.forecast.check import FORECAST_KEY
 
     doc = cell.measured
-    if doc is not None and forecast:
+    if doc is not None and forecast is not None:
         doc.extra[FORECAST_KEY] = forecast
 
 
