@@ -137,6 +137,9 @@ def test_the_exp3_example_predicts_the_small_gp2_drain_the_seed_author_hit() -> 
     drains = [f for f in findings(spec) if f.drains]
     assert len(drains) == 1 and drains[0].field == "target.storage"
     assert drains[0].message.startswith("gp2 100 GiB: baseline 300 IOPS")
+    # what the example's comments say: 5.4e6 / (3,000 - 300) = 2,000 s, inside the load
+    assert "drains after ~33 min" in drains[0].message and "load phase" in drains[0].message
+    assert "gp2 of >= 634 GiB" in drains[0].message
     groups = {g.storage.label: g for g in forecast_spec(spec) if g.storage is not None}
     assert groups["gp2 100 GiB"].gp2 is not None and groups["gp2 100 GiB"].gp2.drain is not None
     assert groups["gp2 1,000 GiB"].gp2 is None and groups["io1 100 GiB"].gp2 is None
