@@ -130,7 +130,7 @@ def findings(spec: BenchmarkSpec) -> list[Finding]:
     return out
 
 
-def check_credits(spec: BenchmarkSpec) -> list[Finding]:
+def check_credits(spec: BenchmarkSpec, prefix: str = "") -> list[Finding]:
     """The spec's findings; under ``validity.credits: refuse`` a predicted drain is a SpecError naming
     the field that decides it (nothing has been created yet)."""
     found = findings(spec)
@@ -138,7 +138,7 @@ def check_credits(spec: BenchmarkSpec) -> list[Finding]:
     if drains and spec.validity.credits == "refuse":
         first = drains[0]
         raise SpecError(
-            first.field,
+            prefix + first.field,
             f"{first.message}. Refused by validity.credits: refuse (set it to warn to run anyway)",
         )
     return found
