@@ -104,8 +104,10 @@ def _cpu_finding(forecast: GroupForecast) -> Finding | None:
     head = f"{name}: {t.vcpus} vCPU(s), CPU baseline {t.baseline:.0%}, {t.credits_per_hour:g} credits/h"
     if family in facts.UNLIMITED_FAMILIES:
         usd = run.surplus_credits / 60.0 * facts.RDS_SURPLUS_USD_PER_VCPU_HOUR
+        if usd < 0.01:  # a few minutes of phases: nothing worth saying
+            return None
         message = (
-            f"{head}, Unlimited mode: with every vCPU busy (the worst case) the run spends "
+            f"{head}, Unlimited mode: with every vCPU busy (the worst case) each target spends "
             f"~{run.surplus_credits:,.0f} surplus credits over {_duration(run.total_s)}, ~{usd:,.2f} USD "
             f"at {facts.RDS_SURPLUS_USD_PER_VCPU_HOUR} USD per vCPU-hour: a cost, not throttling"
         )
