@@ -148,6 +148,13 @@ def test_the_exp3_example_predicts_the_small_gp2_drain_the_seed_author_hit() -> 
     assert len(cells) == 4 and {c["BurstBalance"]["regime"] for c in cells} == {"exhausted"}
 
 
+def test_a_hint_on_the_load_does_not_make_a_second_dataset() -> None:
+    spec = rds_spec("hinted")
+    spec["matrix"] = {"workload.phases.load.expected_iops": [500, 2500]}
+    (group,) = forecast_spec(parse_spec(spec))
+    assert [s.phase for s in group.segments] == ["load", "run", "run"]  # one load, two runs
+
+
 def test_each_cell_state_carries_its_forecast_into_the_run() -> None:
     event = expand({"spec": io_spec({"type": "gp2", "size_gb": 100}, 2000), "run_id": "r-forecast"})
     ((cell,),) = [g["cells"] for g in event["groups"]]
