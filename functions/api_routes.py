@@ -164,6 +164,7 @@ def _with_tags(spec: Any, tags: dict[str, str]) -> Any:
 
 def _validate(request: SubmitRequest) -> list[dict[str, Any]]:
     """The benchmarks to start, each normalised, after the spec models have accepted them."""
+    from benchwright.forecast.advice import check_credits
     from benchwright.spec import parse_spec, parse_suite
 
     if request.suite is not None:
@@ -185,10 +186,12 @@ def _validate(request: SubmitRequest) -> list[dict[str, Any]]:
         for i, bench in enumerate(suite.benchmarks):
             _cloud_only(bench.target.provider, bench.runner.platform, f"benchmarks[{i}].")
             check_limits(bench, limits, f"benchmarks[{i}].")
+            check_credits(bench, f"benchmarks[{i}].")  # validity.credits: refuse, a drain predicted
         return [b.model_dump(mode="json") for b in suite.benchmarks]
     spec = parse_spec(_with_tags(request.spec, request.tags))
     _cloud_only(spec.target.provider, spec.runner.platform, "")
     check_limits(spec, _limits())
+    check_credits(spec)
     return [spec.model_dump(mode="json")]
 
 

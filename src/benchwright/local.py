@@ -421,6 +421,10 @@ def _run_groups(
 
         orch.after = after
 
+    from benchwright.forecast.credits import item_forecasts
+
+    forecasts = {label: f for group in groups for label, f in item_forecasts(group).items()}
+
     def make(item: Item) -> RunState:
         return RunState(
             run_id=run_id,
@@ -430,6 +434,7 @@ def _run_groups(
             parameters=item.cell.parameters,
             spec=item.cell.spec,
             poll_seconds=POLL_S,
+            credits_forecast=forecasts.get(item.label),
         )
 
     failed: list[CellOutcome] = []

@@ -83,7 +83,10 @@ def dataset_key(spec: BenchmarkSpec, cell_id: str) -> str:
         return _canonical({"own": cell_id})
     props = {k: v for k, v in workload_properties(spec, "load").items() if k.lower() not in RUN_SETTINGS}
     load = spec.workload.phases.load
-    shape = load.model_dump(mode="json", exclude={"threads", "target_rate"}) if load else None
+    # threads and rate are run settings; expected_iops is a hint for the credit forecast: none shapes data
+    shape = (
+        load.model_dump(mode="json", exclude={"threads", "target_rate", "expected_iops"}) if load else None
+    )
     return _canonical({"workload": spec.workload.name, "properties": props, "load": shape})
 
 

@@ -273,6 +273,17 @@ def test_invalid_spec_names_the_field(cloud: CloudBackend) -> None:
     assert body["field"] == "repeats"
 
 
+def test_a_predicted_drain_under_credits_refuse_is_refused_naming_the_field(cloud: CloudBackend) -> None:
+    spec = quickstart()
+    spec["target"]["storage"] = {"type": "gp2", "size_gb": 20}  # baseline 100 IOPS
+    spec["workload"]["phases"]["run"] = {"threads": 16, "duration_s": 3000, "expected_iops": 3000}
+    spec["validity"] = {"credits": "refuse"}  # 5.4e6 / 2,900 = 1,862 s: drains inside the run
+    status, body = call(event("POST", "/runs", {"spec": spec}))
+    assert (status, body["field"]) == (400, "target.storage"), body
+    status, body = call(event("POST", "/runs", {"suite": {"suite": "s", "benchmarks": [spec]}}))
+    assert (status, body["field"]) == (400, "benchmarks[0].target.storage"), body
+
+
 def test_openapi_document_is_up_to_date() -> None:
     checked_in = (ROOT / "docs" / "openapi.json").read_text()
     assert checked_in == api.openapi_json() + "\n", (

@@ -509,7 +509,9 @@ def _series(name: str, values: list[float], source: str) -> MetricSeries:
 RDS_SOURCE = "cloudwatch:AWS/RDS:DBInstanceIdentifier=bw-1"
 
 
-def judged(tmp_path: Path, series: list[MetricSeries], window_s: float) -> tuple[RunState, Any]:
+def judged(
+    tmp_path: Path, series: list[MetricSeries], window_s: float, forecast: dict[str, Any] | None = None
+) -> tuple[RunState, Any]:
     """Run the judge stage over one measured document and ``series``; returns the state and cell."""
     from datetime import timedelta
 
@@ -527,6 +529,7 @@ def judged(tmp_path: Path, series: list[MetricSeries], window_s: float) -> tuple
         result_pointers=[docs],
         metrics_pointer=metrics,
         window=MetricsWindow(start=EPOCH, end=EPOCH + timedelta(seconds=window_s)),
+        credits_forecast=forecast,
     )
     providers = Providers(
         target=fake_target,
@@ -557,6 +560,22 @@ def test_judge_labels_cloudwatch_credit_regimes_on_the_cell(tmp_path: Path) -> N
     assert not any("CPUUtilization" in f.message for f in cell.validity)
     assert ("too_short_for_cloudwatch", "warning") not in flags
     assert state.valid is False  # an exhausted balance invalidates the cell
+
+
+def test_judge_stores_the_cells_forecast_and_flags_a_drain_it_did_not_predict(tmp_path: Path) -> None:
+    """The forecast made before the run (RunState.credits_forecast) lands in the measured document,
+    where every later judgement reads it; the observed BurstBalance is held against it."""
+    forecast = {"BurstBalance": {"regime": "full", "start_pct": 100.0, "end_pct": 96.0, "assumed": False}}
+    _, cell = judged(tmp_path, [_series("BurstBalance", [100, 60, 30, 0], RDS_SOURCE)], 600, forecast)
+    assert cell.measured.extra["credits_forecast"] == forecast
+    (flag,) = [f for f in cell.validity if f.code == "credits_prediction_mismatch"]
+    assert (
+        flag.severity == "warning"
+        and "predicted full" in flag.message
+        and "observed exhausted" in flag.message
+    )
+    _, as_predicted = judged(tmp_path, [_series("BurstBalance", [100, 99, 97], RDS_SOURCE)], 600, forecast)
+    assert not [f for f in as_predicted.validity if f.code == "credits_prediction_mismatch"]
 
 
 def test_judge_warns_when_the_window_is_too_short_for_60_second_data(tmp_path: Path) -> None:

@@ -129,13 +129,14 @@ def _destroy(args: Any) -> int:
 
 
 def _submit(args: Any) -> int:
-    from benchwright.commands.validate import check_estimate, check_lifetimes
+    from benchwright.commands.validate import check_estimate, check_forecast, check_lifetimes
     from benchwright.spec import load_suite
 
     body = submit_body(args.spec)
     suite = load_suite(args.spec)
     check_estimate(suite, args.yes)
     check_lifetimes(suite, args.max_run_hours)  # a target group the janitor or a timeout would cut off
+    check_forecast(suite)  # validity.credits: refuse and a bucket predicted to drain
     if args.max_usd is not None:  # refused here, before the API creates anything
         from benchwright.experiments.budget import enforce
 

@@ -16,7 +16,7 @@ from rich.console import Console
 from benchwright.commands import Subparsers
 from benchwright.commands.compare import exit_code, invalid_cells
 from benchwright.commands.paths import output_dir
-from benchwright.commands.validate import add_budget_arguments, check_estimate
+from benchwright.commands.validate import add_budget_arguments, check_estimate, check_forecast
 from benchwright.errors import SpecError
 from benchwright.experiments.budget import enforce
 from benchwright.judge.compare import UNDECIDED
@@ -182,6 +182,7 @@ def handle(args: argparse.Namespace) -> int:
             benchmarks=[scale_down(b) for b in suite.benchmarks],
         )
     check_estimate(suite, args.yes)
+    check_forecast(suite)  # validity.credits: refuse and a bucket predicted to drain
     store = open_local_store(args.store)
     providers_for = _providers_factory(store)
     if args.max_cells is not None and args.max_cells < 1:

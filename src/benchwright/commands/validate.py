@@ -162,6 +162,7 @@ def show(suite: SuiteSpec, console: Console, budgets: list[SpecBudget] | None = 
         print_whole(console, Fitted(table))
         for warning in check_workload(spec):
             console.print(f"[yellow]warning:[/yellow] {spec.name}: {warning}", highlight=False)
+        show_forecast(spec, console)
         console.print(f"estimated duration: {fmt_duration(total)}", highlight=False)
         if budget is not None:
             cost = "free (local)" if spec.is_local else f"{budget.total_usd:,.2f} USD"
@@ -190,6 +191,26 @@ def show(suite: SuiteSpec, console: Console, budgets: list[SpecBudget] | None = 
             highlight=False,
         )
     return grand
+
+
+def show_forecast(spec: BenchmarkSpec, console: Console) -> None:
+    """The burst-credit forecast's findings (benchwright.forecast.advice), each naming its field."""
+    from benchwright.forecast.advice import findings
+
+    for found in findings(spec):
+        label = "warning" if found.drains else "note"
+        console.print(
+            f"[yellow]{label}:[/yellow] {spec.name}: {found.field}: {found.message}", highlight=False
+        )
+
+
+def check_forecast(suite: SuiteSpec) -> None:
+    """Refuse, before anything is created, a spec whose bucket is predicted to drain under
+    ``validity.credits: refuse`` (a SpecError naming the field)."""
+    from benchwright.forecast.advice import check_credits
+
+    for bench in suite.benchmarks:
+        check_credits(bench)
 
 
 LONG_RUN_S = 86_400.0  # an estimate over a day is more likely a mistake than a plan: it needs --yes
@@ -228,6 +249,7 @@ def handle(args: argparse.Namespace) -> int:
             cost = f"incomplete: at least {cost} (prices missing, above)"
         console.print(f"suite {suite.suite}: estimated cost {cost}", highlight=False)
     check_lifetimes(suite, args.max_run_hours, console)
+    check_forecast(suite)
     check_budget(budgets, args.max_usd)
     if args.max_usd is not None:
         console.print(f"within the budget of {args.max_usd:,.2f} USD", highlight=False)

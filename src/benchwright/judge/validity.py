@@ -172,6 +172,12 @@ def judge_cell(cell: CellResult, policy: ValidityPolicy | None = None) -> list[V
     for f in judge_credits(balances, policy.balance_floor_percent, policy.credit_floor):
         if not any(e.code == f.code and e.message == f.message for e in cell.validity):
             cell.validity.append(f)  # one flag per balance series: several may share a code
+    from benchwright.forecast.check import FORECAST_KEY, mismatch_flags
+
+    forecast = measured.extra.get(FORECAST_KEY) if measured is not None else None
+    for f in mismatch_flags(forecast, balances, policy.balance_floor_percent, policy.credit_floor):
+        if not any(e.code == f.code and e.message == f.message for e in cell.validity):
+            cell.validity.append(f)  # the observed regime against the one forecast before the run
     return cell.validity
 
 

@@ -28,18 +28,11 @@ from typing import Any
 
 import psutil
 
-GP2_BUCKET = 5_400_000.0
-GP2_BURST_IOPS = 3000.0
+from benchwright.forecast.facts import GP2_BUCKET, GP2_BURST_IOPS, T_CLASSES, gp2_baseline
+
 IO_UNIT = 16 * 1024
-# T3/T4g: (credits earned per hour, maximum balance, baseline utilisation per vCPU)
-T_CLASS = {
-    "micro": (12.0, 288.0, 0.10),
-    "small": (24.0, 576.0, 0.20),
-    "medium": (24.0, 576.0, 0.20),
-    "large": (36.0, 864.0, 0.30),
-    "xlarge": (96.0, 2304.0, 0.40),
-    "2xlarge": (192.0, 4608.0, 0.40),
-}
+# T3/T4g (forecast/facts.py, the one table): (credits earned per hour, maximum balance, baseline per vCPU)
+T_CLASS = {size: (t.credits_per_hour, t.max_balance, t.baseline) for size, t in T_CLASSES["t3"].items()}
 VCPUS = {
     "micro": 2,
     "small": 2,
@@ -50,10 +43,6 @@ VCPUS = {
     "4xlarge": 16,
     "8xlarge": 32,
 }
-
-
-def gp2_baseline(size_gb: float) -> float:
-    return min(16000.0, max(100.0, 3.0 * size_gb))
 
 
 @dataclass

@@ -26,6 +26,9 @@ class ValidityPolicy(JudgePolicy):
     # `benchwright run` exits 4 for a run that ended invalid; false: exit 0 for it (the status stays
     # "invalid" in the record, the report and the message: only the exit code is relaxed)
     fail_on_invalid: bool = True
+    # a burst bucket the forecast sees draining during the run (benchwright.forecast): `validate`,
+    # `run` and `submit` warn, or refuse the spec before anything is created
+    credits: Literal["warn", "refuse"] = "warn"
 
 
 class SlackSpec(StrictModel):

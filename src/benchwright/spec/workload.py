@@ -28,6 +28,9 @@ class PhaseSpec(StrictModel):
     target_rate: float | None = Field(default=None, gt=0)  # operations per second, all threads
     operation_count: int | None = Field(default=None, ge=1)
     duration_s: float | None = Field(default=None, gt=0, le=86400)
+    # the I/O per second this phase is expected to drive on the target's storage: a hint for the
+    # burst-credit forecast (benchwright.forecast.credits); never sent to the workload
+    expected_iops: float | None = Field(default=None, gt=0, le=1_000_000)
     properties: dict[str, Scalar] = Field(default_factory=dict)  # overrides for this phase only
 
 

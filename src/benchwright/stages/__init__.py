@@ -76,6 +76,9 @@ class RunState(FinishState):
     parameters: dict[str, Any] = Field(default_factory=dict)  # the matrix values of this cell
     shared: dict[str, Any] | None = None  # runs.SharedData: the target and loaded data it shares
     target_cells: int = 1  # the cells the target this state provisions serves (a suite's target group)
+    # the burst-credit forecast of this cell's measured phase (forecast/credits.py), made from the spec
+    # before anything was created; the judge stores it in the measured document and checks it
+    credits_forecast: dict[str, Any] | None = None
     # target
     target: dict[str, str] = Field(default_factory=dict)  # the Target's handle (ids, pid, port)
     target_status: str | None = None

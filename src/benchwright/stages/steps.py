@@ -235,6 +235,7 @@ def judge_results(state: RunState, providers: Providers) -> RunState:
     cell = load_cell(state, providers)
     attach(cell, state.event_log)  # what each event did to the measured phase
     _attach_operations(cell, state.operation_log)
+    _attach_forecast(cell, state.credits_forecast)
     judge_cell(cell, state.spec.validity)
     reconcile_flags(cell)
     _judge_cloud_metrics(state, cell)
@@ -265,6 +266,16 @@ def _attach_operations(cell: Any, log: list[dict[str, Any]]) -> None:
     doc = cell.measured
     if doc is not None and log:
         doc.timed_operations = [TimedOperation.model_validate(entry) for entry in log]
+
+
+def _attach_forecast(cell: Any, forecast: dict[str, Any] | None) -> None:
+    """The cell's burst-credit forecast into its measured document (``extra``), where the judge and
+    every later re-judgement read it (forecast/check.py)."""
+    from benchwright.forecast.check import FORECAST_KEY
+
+    doc = cell.measured
+    if doc is not None and forecast is not None:
+        doc.extra[FORECAST_KEY] = forecast
 
 
 def _judge_cloud_metrics(state: RunState, cell: Any) -> None:

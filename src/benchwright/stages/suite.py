@@ -45,7 +45,10 @@ def _group(
     provisions and tears down (the run id of its first cell, so the janitor's sweep of the suite run
     finds it), and ``cells``, each with the load switched off when another cell of its dataset
     loads first and with what it shares (``shared``)."""
+    from benchwright.forecast.credits import item_forecasts
+
     first = group.items[0]
+    forecasts = item_forecasts(group)  # made before anything is created; the judge holds it to account
 
     def state(item: Item, spec: BenchmarkSpec, shared: SharedData | None, cells: int = 1) -> dict[str, Any]:
         return RunState(
@@ -59,6 +62,7 @@ def _group(
             suite_run_id=run_id,  # the suite's FinishRun (after SummarizeSuite) finishes the run
             shared=shared.model_dump(mode="json") if shared else None,
             target_cells=cells,
+            credits_forecast=forecasts.get(item.label) if shared is not None else None,
         ).model_dump(mode="json")
 
     cells: list[dict[str, Any]] = []
@@ -94,6 +98,9 @@ def expand(event: dict[str, Any]) -> dict[str, Any]:
     if "spec" not in event:
         raise SpecError("spec", "the suite input needs the benchmark spec under 'spec'")
     spec = parse_spec(event["spec"])  # validate at the edge: nothing is created for a bad spec
+    from benchwright.forecast.advice import check_credits
+
+    check_credits(spec)  # validity.credits: refuse and a bucket predicted to drain
     run_id = str(event.get("run_id") or execution_name or new_run_id())
     poll = float(event["poll_seconds"]) if "poll_seconds" in event else poll_seconds_for(spec)
     cells = [(c, r) for c in expand_matrix(spec) for r in range(spec.repeats)]
