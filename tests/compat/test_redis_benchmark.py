@@ -3,7 +3,8 @@ against the same Redis database: same exit code, the same CSV header and rows (`
 `-q` lines, test for test.
 
 Left out by the mirror: redis-benchmark's timed `LPUSH (needed to benchmark LRANGE)` pass (the list
-is filled untimed, before the measured tests) and its live `rps=` line on a terminal."""
+is filled untimed, before the measured tests). Its live `rps=` line goes to stderr, not stdout, a line
+per second in a log, and not at all with -q (tests/runner/test_redisbench_redis.py)."""
 
 from __future__ import annotations
 

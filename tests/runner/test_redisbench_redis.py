@@ -5,6 +5,7 @@ restarted mid-run is survived, counted and flagged (on a private redis-server, n
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -276,3 +277,56 @@ def test_server_restarted_mid_run_is_survived_counted_and_flagged(
     assert any(k.startswith("SET:") for k in doc.extra["error_kinds"])
     # writes reached the new server: the restarted (empty, no persistence) server holds keys again
     assert redis.Redis(port=server.port).dbsize() > 0
+
+
+LIVE = re.compile(
+    r"[A-Z_]+: rps=(\d+\.\d) \(overall: (\d+\.\d)\) avg_msec=(\d+\.\d{3}) \(overall: (\d+\.\d{3})\)"
+)
+
+
+def _cli(redis_props: dict[str, str], *extra: str) -> subprocess.CompletedProcess[str]:
+    argv = [
+        sys.executable, "-m", "benchwright.cli", "redis-benchmark",
+        "-h", redis_props["redis.host"], "-p", redis_props["redis.port"],
+        "-a", redis_props["redis.password"], "--dbnum", redis_props["redis.db"], *extra,
+    ]  # fmt: skip
+    return subprocess.run(argv, capture_output=True, text=True, timeout=180, check=False)
+
+
+def _seconds(doc: dict[str, object], name: str) -> float:
+    op = doc["operations"][name]  # type: ignore[index]
+    return float(op["operations"]) / float(op["throughput"])
+
+
+@pytest.mark.slow
+def test_cli_prints_a_live_rps_line_per_second_of_each_test_on_stderr(
+    redis_props: dict[str, str], tmp_path: Path
+) -> None:
+    # given two tests of 80,000 requests from 2 clients (seconds each), printing to a log
+    out = tmp_path / "rb.json"
+    result = _cli(redis_props, "-t", "ping", "-n", "80000", "-c", "2", "--json", str(out))
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(out.read_text())
+    lines = [line for line in result.stderr.splitlines() if " rps=" in line]
+    assert "rps=" not in result.stdout and "\r" not in result.stderr  # not a terminal: plain lines
+    for name in ("PING_INLINE", "PING_MBULK"):
+        # then each test has one line per whole second it ran, with positive rates and latencies
+        mine = [line for line in lines if line.startswith(f"{name}: rps=")]
+        seconds = _seconds(doc, name)
+        assert seconds > 1.0, f"{name} ran {seconds:.2f} s: too short to show a live line"
+        assert len(mine) == int(seconds + 1e-3), (seconds, mine)
+        for line in mine:
+            found = LIVE.fullmatch(line)
+            assert found is not None, line
+            assert all(float(v) > 0 for v in found.groups()), line  # rps, overall, avg, overall avg
+    assert len(lines) == sum(int(_seconds(doc, n) + 1e-3) for n in ("PING_INLINE", "PING_MBULK"))
+
+
+@pytest.mark.slow
+def test_cli_prints_no_live_line_when_quiet_or_csv(redis_props: dict[str, str], tmp_path: Path) -> None:
+    for flag in ("-q", "--csv"):
+        out = tmp_path / f"rb{flag}.json"
+        result = _cli(redis_props, "-t", "ping_inline", "-n", "40000", "-c", "2", flag, "--json", str(out))
+        assert result.returncode == 0, result.stderr
+        assert _seconds(json.loads(out.read_text()), "PING_INLINE") > 1.0  # long enough to have shown one
+        assert "rps=" not in result.stderr + result.stdout

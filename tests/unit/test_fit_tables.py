@@ -71,3 +71,36 @@ def test_a_table_that_fits_is_printed_as_it_is(wide_run: RunRecord) -> None:
     )
     lines = out.getvalue().splitlines()
     assert sum("string" in line for line in lines) == sum(1 for row in view.grid() if "string" in row)
+
+
+def _column_values(text: str, column: int) -> list[str]:
+    """Each row's value in ``column`` of a boxed table, its folded lines joined (a row starts where
+    the first column, the row number, is filled)."""
+    values: list[str] = []
+    for line in text.splitlines():
+        fields = line.split("│")
+        if len(fields) < column + 2 or set(line) <= set("─┼│├┤└┘┴ "):
+            continue
+        if fields[1].strip():
+            values.append("")
+        if values:
+            values[-1] += fields[column + 1].strip()
+    return values
+
+
+@pytest.mark.parametrize("spec", ["exp2-redis-ycsb-datatypes.local.yaml", "exp4-redis-bench.local.yaml"])
+def test_validate_at_80_columns_on_a_terminal_shows_every_cell_id_whole(spec: str) -> None:
+    # given the example's matrix, wrapped to fit a terminal of 80 columns
+    from benchwright.commands.validate import matrix_table
+    from benchwright.report.fit import cell_texts
+    from benchwright.spec import load_suite
+
+    bench = load_suite(f"examples/{spec}").benchmarks[0]
+    table, _ = matrix_table(bench)
+    ids = [row[1] for row in cell_texts(table)[1]]
+    out = io.StringIO()
+    print_whole(Console(width=80, file=out, force_terminal=True, color_system=None), Fitted(table))
+    text = out.getvalue()
+    # then no id is cut to an ellipsis (which made ten ids read `redis.comma…`, ten identical rows)
+    assert "…" not in text and max(len(line) for line in text.splitlines()) <= 80
+    assert _column_values(text, 1) == ids and len(set(ids)) == len(ids) > 1

@@ -22,6 +22,7 @@ NOWHERE = ["-h", "127.0.0.1", "-p", "1", "-U", "nobody", "nodb"]
         (["pgbench", "-Z", *NOWHERE], "-Z"),
         (["pgbench", "--no-such-flag=3", *NOWHERE], "--no-such-flag=3"),
         (["pgbench", "-r", "-T", "1", *NOWHERE], "-r/--report-per-command"),
+        (["pgbench", "-r", "-T", "1", *NOWHERE], "`benchwright tool pgbench -- -r ...`"),
         (["pgbench", "-f", "x.sql", *NOWHERE], "-f/--file"),
         (["pgbench", "-C", *NOWHERE], "-C/--connect"),
         (["pgbench", "-i", "-c", "3", *NOWHERE], "--client"),

@@ -23,6 +23,7 @@ from benchwright.judge import compare_runs, judge_run
 from benchwright.judge.compare import UNDECIDED, compare_cell, higher_is_better, values_needed
 from benchwright.judge.compare import cell_values as values_of
 from benchwright.judge.stats import mean
+from benchwright.report.cell_names import short_ids
 from benchwright.report.fit import Fitted, print_whole
 from benchwright.report.text import VERDICT_STYLE, verdict_text
 from benchwright.report.units import fmt_latency, fmt_rate
@@ -75,6 +76,7 @@ def operations_table(
                              ("change", "right"), (f"{confidence:.0%} interval", "right"), ("verdict", "left")):  # fmt: skip
         table.add_column(heading, justify=justify, overflow="fold")  # type: ignore[arg-type]
     base = _group(baseline)
+    names = short_ids([*base, *_group(candidate)])  # shown short; cells are still matched by full id
     for cell_id, cells in _group(candidate).items():
         doc = cells[0].measured
         if doc is None:
@@ -94,7 +96,7 @@ def operations_table(
                 interval = f"{(c.low - 1) * 100:+.1f} .. {(c.high - 1) * 100:+.1f} %"
             kind = c.kind.replace("_", " ")
             table.add_row(
-                cell_id if i == 0 else "",
+                names[cell_id] if i == 0 else "",
                 op,
                 _fmt(name, mean(a)) if a else "-",
                 _fmt(name, mean(b)) if b else "-",

@@ -16,6 +16,7 @@ from benchwright.commands import Subparsers
 from benchwright.commands.show import add_store_argument, open_existing_store
 from benchwright.errors import SpecError
 from benchwright.providers.local.sqlite_store import StoreError
+from benchwright.report.cell_names import short_ids
 from benchwright.report.fit import Fitted, print_whole
 from benchwright.report.text import VERDICT_STYLE, status_style
 from benchwright.report.units import fmt_latency, fmt_rate
@@ -51,8 +52,9 @@ def handle(args: argparse.Namespace) -> int:
     table.add_column("started (UTC)", no_wrap=True)
     table.add_column("run", no_wrap=True, min_width=22)
     table.add_column("status", no_wrap=True)
+    names = short_ids(cells)  # the store's keys are the full ids; `show RUN` lists them
     for cell in shown:
-        table.add_column(f"{cell}\nops/s | p99", justify="right", overflow="fold", min_width=14)
+        table.add_column(f"{names[cell]}\nops/s | p99", justify="right", overflow="fold", min_width=14)
     table.add_column("verdict")
     for row in rows:
         values = []

@@ -99,7 +99,9 @@ def parser() -> ToolParser:
         "--report-per-command",
         "--report-latencies",
         takes_value=False,
-        why="per-statement latencies",
+        why="per-statement latencies need each statement timed, and the engine times a transaction as "
+        "one operation (its statements are sent by the compiled event loop); `benchwright tool "
+        "pgbench -- -r ...` runs the native pgbench and files its statement latencies",
     )
     for flags in (("-C", "--connect"), ("-v", "--vacuum-all"), ("--failures-detailed",), ("--show-script",)):
         refuse(p, *flags, takes_value=False)

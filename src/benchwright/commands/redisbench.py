@@ -14,6 +14,7 @@ import sys
 from benchwright.commands import Subparsers
 from benchwright.commands.literal import ToolParser, check_numbers, refuse, register_literal
 from benchwright.commands.paths import output_file
+from benchwright.commands.redisbench_live import LiveLines
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import ensure_complete
 from benchwright.runner.workloads.redisbench.buckets import format_buckets
@@ -162,20 +163,12 @@ def handle(argv: argparse.Namespace) -> int:
     args = parser().parse_args(argv.argv)
     check_numbers(args)
     settings = settings_of(args, args.processes)
-    pipeline = settings.pipeline
-
-    def progress(elapsed: float, ops: int, rate: float) -> None:
-        if sys.stderr.isatty():
-            print(
-                f"\rrps={rate * pipeline:.1f} requests={ops * pipeline} ({elapsed:.1f} s)   ",
-                end="",
-                file=sys.stderr,
-                flush=True,
-            )
-
-    doc = run_redis_bench(settings, args.engine, connection_of(args), progress=progress)
-    if sys.stderr.isatty():
-        print(file=sys.stderr)
+    lines = LiveLines(settings.pipeline, sys.stderr, sys.stderr.isatty())
+    live = None if args.quiet or args.csv else lines.for_test
+    try:
+        doc = run_redis_bench(settings, args.engine, connection_of(args), live=live)
+    finally:
+        lines.close()
     if args.json:
         doc.write(args.json)
     sys.stdout.write(csv_text(doc) if args.csv else summary_text(doc, args.quiet))

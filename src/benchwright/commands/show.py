@@ -172,7 +172,7 @@ def handle(args: argparse.Namespace) -> int:
     if args.json:
         print(record.model_dump_json(indent=1))
     else:
-        print_summary(record)
+        print_summary(record, legend=True)  # the short cell ids' full ids too
         from rich.console import Console
 
         from benchwright.report.experiments import text_tables

@@ -12,6 +12,7 @@ from rich.table import Table
 from benchwright.commands import Subparsers
 from benchwright.errors import SpecError
 from benchwright.experiments.budget import SpecBudget, check_budget, suite_budgets
+from benchwright.report.cell_names import cut_ids, short_ids
 from benchwright.report.fit import Fitted, print_whole
 from benchwright.spec import BenchmarkSpec, SuiteSpec, check_workload, expand_matrix, load_suite
 
@@ -116,13 +117,14 @@ def matrix_table(spec: BenchmarkSpec, budget: SpecBudget | None = None) -> tuple
         f"runner {spec.runner.platform} x{spec.runner.count}, {spec.repeats} repeat(s)"
     )
     table.add_column("#", justify="right")
-    table.add_column("cell")
+    cells = expand_matrix(spec)
+    names = short_ids(c.cell_id for c in cells)
+    table.add_column("cell")  # short ids (report.cell_names); folded, never cut, when too long
     table.add_column("phases")
     table.add_column("does")
     table.add_column("est. (all repeats)", justify="right")
     if budget is not None:
         table.add_column("est. USD (all repeats)", justify="right")
-    cells = expand_matrix(spec)
     seconds: dict[str, float] = {}
     notes: dict[str, str] = {}
     for item, share, note in item_seconds(plan([(c, r) for c in cells for r in range(spec.repeats)])):
@@ -131,7 +133,7 @@ def matrix_table(spec: BenchmarkSpec, budget: SpecBudget | None = None) -> tuple
     for i, cell in enumerate(cells, 1):
         row = [
             str(i),
-            cell.cell_id,
+            names[cell.cell_id],
             _phases(cell.spec),
             notes[cell.cell_id],
             fmt_duration(seconds[cell.cell_id]),
@@ -160,6 +162,8 @@ def show(suite: SuiteSpec, console: Console, budgets: list[SpecBudget] | None = 
         budget = budgets[n] if budgets else None
         table, total = matrix_table(spec, budget)
         print_whole(console, Fitted(table))
+        for short, full in cut_ids(short_ids(c.cell_id for c in expand_matrix(spec))).items():
+            console.print(f"cell {short}: {full}", highlight=False, soft_wrap=True)
         for warning in check_workload(spec):
             console.print(f"[yellow]warning:[/yellow] {spec.name}: {warning}", highlight=False)
         show_forecast(spec, console)

@@ -8,7 +8,9 @@ to nothing: at 80 columns p95, p99 and RunTime vanished and ``max`` was cut mid-
 - output that is not a terminal (a CI log, a pipe, a file): the table at the width it needs, since
   nothing there wraps lines for the reader (printed with ``print_whole``: rich crops lines to the
   console's width otherwise).
-A table whose text columns can wrap to fit (long cell ids) is printed wrapped on a terminal.
+A table whose text columns can wrap to fit (long cell ids) is printed wrapped on a terminal; a word
+too long for its column (a cell id has no blanks) is folded onto the next line, never cut with an
+ellipsis: ten cell ids cut to ``redis.comma…`` read as ten identical rows.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ class Fitted:
         elif not console.is_terminal:  # print it with crop=False (print_whole)
             yield from console.render(self.table, options.update(width=whole, max_width=whole))
         elif least <= options.max_width:  # wrapping its text columns keeps every value whole
-            yield self.table
+            yield folded(self.table)
         else:
             yield from vertical(self.table)
 
@@ -65,6 +67,14 @@ def needed_width(console: Console, options: ConsoleOptions, table: Table) -> tup
         numeric = all(NUMBER.match(v.strip()) for v in values if v.strip())
         least += max(word, longest if column.no_wrap or numeric else min(longest, WRAPPED_TEXT))
     return whole - full + least, whole
+
+
+def folded(table: Table) -> Table:
+    """``table`` with every column folding what does not fit instead of cropping it (rich's default
+    overflow is an ellipsis). Set on the table itself: a ``Fitted`` table is built to be printed."""
+    for column in table.columns:
+        column.overflow = "fold"
+    return table
 
 
 def print_whole(console: Console, renderable: object) -> None:

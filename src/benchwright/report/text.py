@@ -22,6 +22,7 @@ from rich.text import Text
 from benchwright.judge.compare import repeat_summary
 from benchwright.judge.validity import phase_flags
 from benchwright.outcome import shown_error, shown_status
+from benchwright.report.cell_names import short_ids
 from benchwright.report.fit import Fitted, print_whole
 from benchwright.report.table import SeedTable, seed_views
 from benchwright.report.units import fmt_latency, fmt_rate, fmt_share, fmt_unsuccessful
@@ -55,7 +56,9 @@ def cells_table(record: RunRecord, phase: str | None = None) -> Table:
     """One row per cell, repeat and operation of the measured phase (or ``phase``).
 
     The cell id already names its parameters (``threads=16``), so no column per parameter: at 80
-    columns those headings were cut to "workl…". Long ids wrap instead of being cut."""
+    columns those headings were cut to "workl…". Ids are shown short (report.cell_names: the
+    parameters that vary, abbreviated), and wrap instead of being cut."""
+    names = short_ids(c.cell_id for c in record.cells)
     repeats = max((c.repeat for c in record.cells), default=0) > 0
     table = Table(title=f"{record.spec_name}: {record.run_id}", title_justify="left", expand=False)
     table.add_column("cell", style="bold", overflow="fold")
@@ -71,7 +74,7 @@ def cells_table(record: RunRecord, phase: str | None = None) -> Table:
             continue
         first = True
         for op, ops, errors, avg, p95, p99 in operation_rows(doc):
-            cols = [cell.cell_id if first else ""]
+            cols = [names[cell.cell_id] if first else ""]
             if repeats:
                 cols.append(str(cell.repeat) if first else "")
             cols += [op, ops, errors, fmt_latency(avg), fmt_latency(p95), fmt_latency(p99)]
@@ -131,12 +134,13 @@ def repeats_table(record: RunRecord) -> Table | None:
     summary = repeat_summary(record)
     if not any(i.n > 1 for i in summary.values()):
         return None
+    names = short_ids(c.cell_id for c in record.cells)
     table = Table(title="repeats: mean ops/s, 95% CI", title_justify="left")
     for name, justify in (("cell", "left"), ("n", "right"), ("mean ops/s", "right"), ("95% CI", "right")):
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for cell_id, ci in summary.items():
         interval = "-" if math.isinf(ci.half_width) else f"{fmt_rate(ci.low)} - {fmt_rate(ci.high)}"
-        table.add_row(cell_id, str(ci.n), fmt_rate(ci.estimate), interval)
+        table.add_row(names.get(cell_id, cell_id), str(ci.n), fmt_rate(ci.estimate), interval)
     return table
 
 
@@ -155,13 +159,15 @@ def flags_lines(record: RunRecord) -> list[Text]:
     """One line per flag code and phase: a warning several cells raised is said once, naming the cells
     (the first cell's message stands for the others when their figures differ)."""
     grouped: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    names = short_ids(c.cell_id for c in record.cells)
     for cell in record.cells:
         seen: set[tuple[str, str]] = set()
         for phase, f in phase_flags(cell):  # each phase's own: a load's flag never hides the run's
             if (phase, f.code) in seen:
                 continue
             seen.add((phase, f.code))
-            where = cell.cell_id if cell.repeat == 0 else f"{cell.cell_id} r{cell.repeat}"
+            name = names[cell.cell_id]
+            where = name if cell.repeat == 0 else f"{name} r{cell.repeat}"
             grouped.setdefault((f.severity, f"{phase} {f.code}"), []).append((where, f.message))
     lines = []
     total = len(record.cells)
@@ -187,8 +193,26 @@ def measured_on_panels(record: RunRecord) -> list[Panel]:
     return panels
 
 
-def summary_renderable(record: RunRecord) -> Group:
+def cell_legend(record: RunRecord) -> Table | None:
+    """Each short cell id beside its full id, when one differs (``show``: the full ids are the
+    keys a user finds in the result and the store)."""
+    names = short_ids(c.cell_id for c in record.cells)
+    if all(short == full for full, short in names.items()):
+        return None
+    table = Table(title="cells", title_justify="left")
+    table.add_column("cell", style="bold", overflow="fold")
+    table.add_column("full id", overflow="fold")
+    for full, short in names.items():
+        table.add_row(short, full)
+    return table
+
+
+def summary_renderable(record: RunRecord, legend: bool = False) -> Group:
+    """The summary; ``legend`` adds the short cell ids' full ids (``show``)."""
     parts: list[Any] = [Fitted(cells_table(record))]
+    table = cell_legend(record) if legend else None
+    if table is not None:
+        parts.append(Fitted(table))
     parts += [Fitted(seed_table(view)) for view in seed_views(record)]
     repeats = repeats_table(record)
     if repeats is not None:
@@ -214,9 +238,9 @@ def summary_renderable(record: RunRecord) -> Group:
     return Group(*parts)
 
 
-def print_summary(record: RunRecord, console: Console | None = None) -> None:
+def print_summary(record: RunRecord, console: Console | None = None, legend: bool = False) -> None:
     """Print the run summary (tables, validity, verdict, cost, report path)."""
-    print_whole(console or Console(), summary_renderable(record))
+    print_whole(console or Console(), summary_renderable(record, legend))
 
 
 def render_summary(record: RunRecord, width: int = 120) -> str:
@@ -244,6 +268,7 @@ class RunProgress:
             console=console,
             transient=False,
         )
+        self.names = short_ids(cell for cell, _ in self.steps)
         self._overall: TaskID | None = None
         self._phase: TaskID | None = None
         self._expected_s: float | None = None
@@ -262,7 +287,8 @@ class RunProgress:
             self.progress.remove_task(self._phase)
         self._expected_s = expected_s
         total = math.ceil(expected_s) if expected_s else None
-        self._phase = self.progress.add_task(f"{cell_id} {phase}", total=total, detail="starting")
+        name = self.names.get(cell_id, cell_id)  # short: the bar's line must fit the terminal
+        self._phase = self.progress.add_task(f"{name} {phase}", total=total, detail="starting")
 
     def phase_callback(self, elapsed_s: float, operations: int, ops_per_s: float) -> None:
         if self._phase is not None:

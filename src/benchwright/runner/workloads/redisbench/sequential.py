@@ -4,7 +4,7 @@ the phases are folded into one ResultDocument (operations SET, GET ... side by s
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from benchwright.results import ResultDocument
@@ -43,11 +43,18 @@ def run_redis_bench(
     connection: Mapping[str, str],
     run_id: str | None = None,
     progress: ProgressFn | None = None,
+    live: Callable[[str], ProgressFn | None] | None = None,
 ) -> ResultDocument:
-    """Every test of ``settings`` in turn; raises CapabilityError before connecting to a non-Redis engine."""
+    """Every test of ``settings`` in turn; raises CapabilityError before connecting to a non-Redis engine.
+
+    ``live``, when given, makes each test's progress callback from the test's name (``set``,
+    ``lrange_100``), so a live line can name the test and start its figures afresh; it replaces
+    ``progress``."""
     check_capability(WORKLOAD, engine)
     docs = []
     for test in parse_tests(settings.tests):
+        if live is not None:
+            progress = live(test)
         config = PhaseConfig(
             workload=WORKLOAD,
             phase="run",
