@@ -39,6 +39,8 @@ THROTTLING = {
     "InternalError",
     "InternalFailure",
 }
+# An interface still attached to its (terminating) instance: delete or reuse it on a later poll.
+ENI_IN_USE = frozenset({"InvalidNetworkInterface.InUse", "InvalidNetworkInterfaceID.InUse"})
 NOT_FOUND_SUFFIXES = ("NotFound", "NotFoundFault", "NotFoundException", ".NotFound", "NoSuchKey")
 
 T = TypeVar("T")
@@ -112,9 +114,30 @@ def tag_list(tags: dict[str, str]) -> list[dict[str, str]]:
     return [{"Key": k, "Value": v} for k, v in tags.items()]
 
 
-def error_code(exc: Exception) -> str:
-    response = getattr(exc, "response", None) or {}
-    return str(response.get("Error", {}).get("Code", ""))
+def error_code(exc: BaseException | None) -> str:
+    """The AWS error code of a botocore error, or of the one ours wraps (``raise ... from exc``);
+    errors are told apart by this code, never by their message."""
+    while exc is not None:
+        response = getattr(exc, "response", None) or {}
+        code = str(response.get("Error", {}).get("Code", ""))
+        if code:
+            return code
+        exc = exc.__cause__
+    return ""
+
+
+def already_exists(exc: BaseException) -> bool:
+    """A create that found its resource already there (DBInstanceAlreadyExists,
+    ClusterAlreadyExistsFault...): a retried stage finding its own resource."""
+    code = error_code(exc)
+    return "AlreadyExists" in code and not isinstance(exc, RetryableProvisioningError)
+
+
+def in_state(exc: BaseException, *prefixes: str) -> bool:
+    """A call refused for its resource's current state (InvalidDBSnapshotState,
+    InvalidDBClusterSnapshotStateFault...): try again later."""
+    code = error_code(exc)
+    return code.startswith(prefixes) and "State" in code
 
 
 def is_not_found(exc: Exception) -> bool:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from benchwright.providers.aws.common import Clients, paginate
+from benchwright.providers.aws.common import Clients, is_not_found, paginate
 from benchwright.providers.aws.names import EXPIRES_TAG, OWNER_TAG, RESOURCE_PREFIX, RUN_ID_TAG
 from benchwright.providers.aws.targets.cache_params import ELASTICACHE, MEMORYDB, delete_group_later_ok
 from benchwright.providers.aws.targets.ec2 import delete_eni_later_ok
@@ -236,7 +236,7 @@ def delete(clients: Clients, resource: Resource) -> bool:
         else:
             return False
     except ClientError as exc:
-        return "NotFound" in str(exc)
+        return is_not_found(exc)
     return True
 
 

@@ -9,7 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from benchwright.errors import ProvisioningFailed
-from benchwright.providers.aws.common import aws_call, ignore_not_found, is_not_found, tag_list
+from benchwright.providers.aws.common import (
+    already_exists,
+    aws_call,
+    ignore_not_found,
+    is_not_found,
+    tag_list,
+)
 from benchwright.providers.aws.targets.base import ServiceStatus
 from benchwright.providers.aws.targets.rds import (
     FAILED_STATES,
@@ -178,5 +184,5 @@ def _create_ignoring_exists(call: Any, what: str = "aurora", **kwargs: Any) -> N
     try:
         aws_call(what, call, **kwargs)
     except ProvisioningFailed as exc:
-        if "AlreadyExists" not in str(exc):
+        if not already_exists(exc):
             raise

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from benchwright.errors import ProvisioningFailed, RetryableProvisioningError
-from benchwright.providers.aws.common import aws_call, is_not_found, tag_list
+from benchwright.errors import ProvisioningFailed
+from benchwright.providers.aws.common import already_exists, aws_call, is_not_found, tag_list
 from benchwright.spec import Scalar
 
 
@@ -101,7 +101,7 @@ def create_group(
     try:
         aws_call(f"{api.label} parameter group {name}", getattr(client, api.create), **create)
     except ProvisioningFailed as exc:
-        if "AlreadyExists" not in str(exc) or isinstance(exc, RetryableProvisioningError):
+        if not already_exists(exc):
             raise
     for key, value in sorted(settings.items()):
         text = setting_value(value)

@@ -16,7 +16,14 @@ from string import Template
 from typing import Any
 
 from benchwright.errors import ProvisioningFailed, SpecError
-from benchwright.providers.aws.common import aws_call, ignore_not_found, tag_list
+from benchwright.providers.aws.common import (
+    ENI_IN_USE,
+    aws_call,
+    error_code,
+    ignore_not_found,
+    is_not_found,
+    tag_list,
+)
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
 from benchwright.providers.aws.targets.elasticache import redis_connection
 from benchwright.spec import Ec2Target as Ec2Spec
@@ -368,8 +375,8 @@ def delete_eni_later_ok(ec2: Any, eni: str) -> bool:
         ec2.delete_network_interface(NetworkInterfaceId=eni)
         return True
     except ClientError as exc:
-        if "NotFound" in str(exc):
+        if is_not_found(exc):
             return True
-        if "InvalidNetworkInterface.InUse" in str(exc) or "in use" in str(exc).lower():
+        if error_code(exc) in ENI_IN_USE:
             return False
         raise

@@ -6,7 +6,13 @@ import re
 from typing import Any
 
 from benchwright.errors import ProvisioningFailed, SpecError
-from benchwright.providers.aws.common import aws_call, ignore_not_found, is_not_found, tag_list
+from benchwright.providers.aws.common import (
+    already_exists,
+    aws_call,
+    ignore_not_found,
+    is_not_found,
+    tag_list,
+)
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
 from benchwright.providers.aws.targets.cache_params import (
     ELASTICACHE,
@@ -67,7 +73,7 @@ class ElastiCacheTarget(AwsTarget[ElastiCacheSpec]):
         try:
             aws_call(f"elasticache replication group {self.name}", client.create_replication_group, **args)
         except ProvisioningFailed as exc:
-            if "AlreadyExists" not in str(exc):
+            if not already_exists(exc):
                 raise
         return {"name": self.name, **({"parameter_group": group} if group else {})}
 

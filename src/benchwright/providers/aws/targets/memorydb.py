@@ -5,7 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from benchwright.errors import ProvisioningFailed
-from benchwright.providers.aws.common import aws_call, ignore_not_found, is_not_found, tag_list
+from benchwright.providers.aws.common import (
+    already_exists,
+    aws_call,
+    ignore_not_found,
+    is_not_found,
+    tag_list,
+)
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
 from benchwright.providers.aws.targets.cache_params import (
     MEMORYDB,
@@ -51,7 +57,7 @@ class MemoryDbTarget(AwsTarget[MemoryDbSpec]):
         try:
             aws_call(f"memorydb cluster {self.name}", client.create_cluster, **args)
         except ProvisioningFailed as exc:
-            if "AlreadyExists" not in str(exc):
+            if not already_exists(exc):
                 raise
         return {"name": self.name, **({"parameter_group": group} if group else {})}
 

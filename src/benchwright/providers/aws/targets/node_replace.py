@@ -31,7 +31,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from benchwright.providers.aws.common import aws_call, error_code, is_not_found, translate
+from benchwright.providers.aws.common import ENI_IN_USE, aws_call, error_code, is_not_found, translate
 from benchwright.providers.aws.names import RUN_ID_TAG
 from benchwright.providers.aws.targets.operations import OperationFailed
 from benchwright.providers.base import probe_or_none
@@ -134,7 +134,7 @@ class NodeReplace:
         try:
             reservation = self.ec2.run_instances(ClientToken=token, **args)
         except ClientError as exc:  # still attached to the terminated instance: the next poll tries again
-            if "InUse" in error_code(exc) or "in use" in str(exc).lower():
+            if error_code(exc) in ENI_IN_USE:
                 return progress
             raise translate(
                 exc, f"node_replace: RunInstances on {progress['eni']}", fatal=OperationFailed

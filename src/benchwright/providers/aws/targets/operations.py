@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from benchwright.errors import ProvisioningFailed
-from benchwright.providers.aws.common import aws_call, ignore_not_found, is_not_found, tag_list
+from benchwright.providers.aws.common import aws_call, ignore_not_found, in_state, is_not_found, tag_list
 from benchwright.providers.base import probe_or_none
 
 if TYPE_CHECKING:
@@ -360,7 +360,7 @@ class SqlOperations:
         except ClientError as exc:
             if is_not_found(exc):
                 return True
-            if "InvalidDB" in str(exc) and "State" in str(exc):  # still being taken
+            if in_state(exc, "InvalidDBSnapshot", "InvalidDBClusterSnapshot"):  # still being taken
                 return False
             raise
         return True

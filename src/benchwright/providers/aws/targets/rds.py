@@ -8,8 +8,15 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from benchwright.errors import ProvisioningFailed, RetryableProvisioningError
-from benchwright.providers.aws.common import aws_call, ignore_not_found, is_not_found, tag_list
+from benchwright.errors import ProvisioningFailed
+from benchwright.providers.aws.common import (
+    already_exists,
+    aws_call,
+    ignore_not_found,
+    in_state,
+    is_not_found,
+    tag_list,
+)
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus, storage_text
 from benchwright.providers.base import Credentials
 from benchwright.spec import AuroraTarget as AuroraSpec
@@ -111,7 +118,7 @@ class RdsTarget(ManagedSqlTarget[RdsSpec]):
                 Tags=tag_list(tags),
             )
         except ProvisioningFailed as exc:
-            if "AlreadyExists" not in str(exc) or isinstance(exc, RetryableProvisioningError):
+            if not already_exists(exc):
                 raise
         params = [
             {"ParameterName": k, "ParameterValue": str(v), "ApplyMethod": "pending-reboot"}
@@ -173,7 +180,7 @@ class RdsTarget(ManagedSqlTarget[RdsSpec]):
         try:
             aws_call(f"rds instance {name}", rds.create_db_instance, **args)
         except ProvisioningFailed as exc:
-            if not isinstance(exc.__cause__, ClientError) or "AlreadyExists" not in str(exc):
+            if not isinstance(exc.__cause__, ClientError) or not already_exists(exc):
                 raise  # a re-run of this stage finds its own instance: that is success
         handle = {"name": name, "engine": self.engine}
         if group:
@@ -259,6 +266,6 @@ def delete_parameter_group_later_ok(rds: Any, group: str, cluster: bool = False)
     except ClientError as exc:
         if is_not_found(exc):
             return True
-        if "InvalidDBParameterGroupState" in str(exc):
+        if in_state(exc, "InvalidDBParameterGroup"):
             return False
         raise
