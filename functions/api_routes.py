@@ -6,7 +6,8 @@ and response models, the Step Functions / S3 backend) does not import powertools
 Documented outcomes, never a 500 for anything the caller sends:
 400 malformed JSON or an invalid spec (``field`` names the culprit), 401 an event without an IAM
 identity, 404 unknown route or run id, 413 a body over 256 KiB, 422 a body or parameter that does
-not fit the schema, 409 cancelling a run that already finished is reported as ALREADY_FINISHED (200).
+not fit the schema, 429 a submission over the caller's daily quota (``api.max_runs_per_day``,
+benchwright.api.quota), 409 cancelling a run that already finished is reported as ALREADY_FINISHED (200).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from benchwright.api.models import (
     SubmitRequest,
     SubmitResponse,
 )
+from benchwright.api.quota import QuotaExceeded, reserve
 from benchwright.errors import SpecError
 from benchwright.providers.aws.config import ApiSettings
 from benchwright.runs import new_run_id
@@ -111,6 +113,11 @@ class Forbidden(Exception):
 @on_error(Forbidden)
 def _forbidden(exc: Forbidden) -> Response[str]:
     return error(403, "forbidden", f"run {exc.args[0]!r} was submitted by another identity")
+
+
+@on_error(QuotaExceeded)
+def _over_quota(exc: QuotaExceeded) -> Response[str]:
+    return error(429, "quota_exceeded", str(exc), "api.max_runs_per_day")
 
 
 MAX_RUNS_PER_REQUEST = 20  # a suite POST starts one execution per benchmark: bounded
@@ -218,13 +225,20 @@ def _cloud_only(provider: str, platform: str, prefix: str) -> None:
 @resolver.post(
     "/runs",
     summary="Submit a benchmark spec or a suite (one run per benchmark)",
-    responses={201: OpenAPIResponse(description="started"), **ERRORS},
+    responses={
+        201: OpenAPIResponse(description="started"),
+        **ERRORS,
+        429: {"description": "the caller's runs today would exceed the stage's api.max_runs_per_day"},
+    },
 )
 def submit(request: Annotated[SubmitRequest, Body()]) -> Response[str]:
     started: list[StartedRun] = []
     owner = caller()
-    for spec in _validate(request):
-        run_id = new_run_id()
+    specs = _validate(request)
+    run_ids = [new_run_id() for _ in specs]
+    cloud = backend()  # the quota's count lives in the results bucket, beside the runs' owners
+    reserve(cloud.client("s3"), cloud.bucket, owner, run_ids, ApiSettings.from_env().api_max_runs_per_day)
+    for spec, run_id in zip(specs, run_ids, strict=True):
         backend().set_owner(run_id, owner)
         payload: dict[str, Any]
         if spec.get("matrix") or int(spec.get("repeats", 1)) > 1:

@@ -1,9 +1,15 @@
-"""ValidateSpec: Validate the cell's spec at the workflow's edge; a bad spec fails before anything exists."""
+"""ValidateSpec: Validate the cell's spec at the workflow's edge; a bad spec fails before anything exists.
+
+The spec goes through ``parse_spec`` first, the one door of the CLI, the API and the suite's
+ExpandMatrix: its raw-data guards (no secret written in the spec, text fit to store) run before the
+model sees the data. An execution started directly (not through the API) is held to them too.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from benchwright.spec import parse_spec
 from functions._common import logger, metrics, run_stage, tracer
 
 
@@ -11,4 +17,5 @@ from functions._common import logger, metrics, run_stage, tracer
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    parse_spec(event.get("spec"), prefix="spec")  # SpecError naming the field, never the value
     return run_stage("validate_spec", event)

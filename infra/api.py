@@ -63,6 +63,7 @@ class Api(Construct):
                     api_endpoint_cidrs=",".join(stage.api.endpoint_cidrs) or None,
                     api_instance_types=",".join(stage.api.instance_types) or None,
                     max_run_hours=str(stage.max_run_hours),
+                    api_max_runs_per_day=str(stage.api.max_runs_per_day),
                 ),
                 "POWERTOOLS_SERVICE_NAME": "benchwright-api",
             },
@@ -88,6 +89,7 @@ class Api(Construct):
         )
         storage.results.grant_read(self.function)
         storage.results.grant_put(self.function)
+        storage.results.grant_delete(self.function, "quota/*")  # a refused request's own quota markers
         teardown.grant_invoke(self.function)
         janitor.grant_invoke(self.function)
 

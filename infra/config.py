@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from benchwright.api.quota import DEFAULT_MAX_RUNS_PER_DAY
 from benchwright.errors import SpecError
 
 # Commercial regions that offer every service the stack uses (ECS Fargate, Step Functions,
@@ -153,10 +154,12 @@ class ApiLimitsConfig(_Model):
     """What a spec submitted through the API may ask of this account (benchwright.api.limits):
     ``endpoint_cidrs`` an endpoint target's addresses must lie in (none: endpoint targets refused
     with cloud runners; link-local and metadata addresses are refused always), and the instance
-    classes, node types and instance types it may start (shell patterns; empty: the defaults)."""
+    classes, node types and instance types it may start (shell patterns; empty: the defaults), and
+    how many runs one caller (IAM identity) may start per UTC day (benchwright.api.quota)."""
 
     endpoint_cidrs: list[str] = Field(default_factory=list, max_length=20)
     instance_types: list[str] = Field(default_factory=list, max_length=100)
+    max_runs_per_day: int = Field(default=DEFAULT_MAX_RUNS_PER_DAY, ge=1, le=10000)
 
     @field_validator("endpoint_cidrs")
     @classmethod

@@ -67,6 +67,9 @@ def acknowledgments(stack: BenchwrightStack) -> dict[str, str]:
     acks[iam5.format("Resource::*")] = WILDCARD_RESOURCES
     bucket = _logical(stack, stack.storage.results)
     acks[iam5.format(f"Resource::<{bucket}.Arn>/*")] = "objects inside our own results bucket"
+    acks[iam5.format(f"Resource::<{bucket}.Arn>/quota/*")] = (
+        "the API deletes a refused request's own per-caller quota markers (benchwright.api.quota)"
+    )
     for fn in [*stack.workflow.functions.values(), stack.api.function]:
         acks[iam5.format(f"Resource::<{_logical(stack, fn)}.Arn>:*")] = (
             "invoke permission on the function's versions/aliases (CDK grant_invoke)"

@@ -60,6 +60,8 @@ class Storage(Construct):
                     abort_incomplete_multipart_upload_after=cdk.Duration.days(2),
                 ),
                 s3.LifecycleRule(id="plans", prefix="plans/", expiration=cdk.Duration.days(14)),
+                # the API's per-caller daily run quota (benchwright.api.quota): a day's markers
+                s3.LifecycleRule(id="quota", prefix="quota/", expiration=cdk.Duration.days(2)),
             ],
             removal_policy=cdk.RemovalPolicy.RETAIN,
         )

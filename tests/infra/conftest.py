@@ -11,7 +11,11 @@ import pytest
 from tests.infra.test_stack import SUITE, _with_node, synth
 
 ADMINS = ["bench-admin", "arn:aws:iam::123456789012:role/perf-lead"]
-API_LIMITS = {"endpoint_cidrs": ["10.20.0.0/16"], "instance_types": ["db.t4g.*", "cache.t4g.*"]}
+API_LIMITS = {
+    "endpoint_cidrs": ["10.20.0.0/16"],
+    "instance_types": ["db.t4g.*", "cache.t4g.*"],
+    "max_runs_per_day": 7,
+}
 
 
 @pytest.fixture(scope="session")

@@ -295,11 +295,30 @@ def test_the_api_gets_the_stages_limits(stack: Any) -> None:
         if f["Properties"]["Handler"] == "functions.api.handler"
     )  # fmt: skip
     variables = fn["Properties"]["Environment"]["Variables"]
-    names = [ApiSettings.env_name(n) for n in ("api_endpoint_cidrs", "api_instance_types", "max_run_hours")]
+    fields = ("api_endpoint_cidrs", "api_instance_types", "max_run_hours", "api_max_runs_per_day")
+    names = [ApiSettings.env_name(n) for n in fields]
     settings = ApiSettings.from_env({n: variables[n] for n in names})
     assert settings.api_endpoint_cidrs == API_LIMITS["endpoint_cidrs"]
     assert settings.api_instance_types == API_LIMITS["instance_types"]
     assert settings.max_run_hours == 8
+    assert settings.api_max_runs_per_day == API_LIMITS["max_runs_per_day"]
+
+
+def test_the_api_deletes_only_its_quota_markers_which_expire(stack: Any) -> None:
+    """benchwright.api.quota: a refused request deletes its own markers (quota/ only); a day's
+    markers expire by lifecycle."""
+    _, doc = stack
+    deletes = [
+        s for p in resources(doc, "AWS::IAM::Policy").values() if "ApiFunction" in json.dumps(p.get("Properties", {}).get("Roles", []))
+        for s in p["Properties"]["PolicyDocument"]["Statement"]
+        if any(a.startswith("s3:DeleteObject") for a in (s["Action"] if isinstance(s["Action"], list) else [s["Action"]]))
+    ]  # fmt: skip
+    assert deletes and all("/quota/*" in json.dumps(s["Resource"]) for s in deletes), deletes
+    buckets = [
+        b for b in resources(doc, "AWS::S3::Bucket").values() if "VersioningConfiguration" in b["Properties"]
+    ]
+    rules = {r.get("Id"): r for r in buckets[0]["Properties"]["LifecycleConfiguration"]["Rules"]}
+    assert rules["quota"]["Prefix"] == "quota/" and rules["quota"]["ExpirationInDays"] == 2
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from benchwright.results import text_secret
+
 Engine = Literal["postgres", "mysql", "redis"]
 Scalar = str | int | float | bool
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
@@ -35,13 +37,22 @@ def _numeric(annotation: Any) -> bool:
     return any(_numeric(a) for a in get_args(annotation))
 
 
+def shown(value: Any, limit: int = 80) -> str:
+    """A refused value as an error message may repeat it: its repr, cut to ``limit``, unless it may hold
+    a credential (``user:password@host``, a ``password=`` pair, a webhook), which is never repeated."""
+    text = str(value)
+    if "@" in text or text_secret(text):
+        return "(the value is not repeated: it may hold a credential)"
+    return repr(text[:limit])
+
+
 def matching(regex: re.Pattern[str], what: str) -> Any:
     """A field validator: the value (or each item of a list) must match ``regex``."""
 
     def check(cls: Any, value: Any) -> Any:
         for item in value if isinstance(value, list) else [value]:
             if item is not None and not regex.match(str(item)):
-                raise ValueError(f"{str(item)[:80]!r} is not {what}")
+                raise ValueError(f"{shown(item)} is not {what}")
         return value
 
     return classmethod(check)

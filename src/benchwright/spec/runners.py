@@ -12,7 +12,7 @@ from typing import Literal, NamedTuple
 from pydantic import Field, field_validator, model_validator
 
 from benchwright.errors import SpecError
-from benchwright.spec._base import AZ_ID_RE, AZ_NAME_RE, EC2_TYPE_RE, StrictModel, matching
+from benchwright.spec._base import AZ_ID_RE, AZ_NAME_RE, EC2_TYPE_RE, StrictModel, matching, shown
 
 # vCPU -> the least and most memory (MiB) a Fargate task of that size may have (AWS's valid pairs).
 FARGATE_MEMORY_MB: dict[float, tuple[int, int]] = {
@@ -100,7 +100,9 @@ class RunnerSpec(StrictModel):
     @classmethod
     def _placement(cls, v: str) -> str:
         if v not in ("same-az", "other-az") and not (AZ_NAME_RE.match(v) or AZ_ID_RE.match(v)):
-            raise ValueError(f"{v!r}: use same-az, other-az, an AZ name (eu-west-1a) or an AZ id (euw1-az1)")
+            raise ValueError(
+                f"{shown(v)}: use same-az, other-az, an AZ name (eu-west-1a) or an AZ id (euw1-az1)"
+            )
         return v
 
     @model_validator(mode="after")

@@ -19,6 +19,8 @@ import re
 from collections.abc import Mapping
 from typing import Literal
 
+from benchwright.spec._base import shown
+
 Kind = Literal["postgres", "mysql", "redis", "cache", "yugabytedb", "none"]
 Scalar = str | int | float | bool
 
@@ -389,7 +391,7 @@ def check_settings(kind: Kind, settings: Mapping[str, Scalar]) -> dict[str, Scal
         if not text.isprintable():
             raise SettingError(raw, "a value must be one line without control characters")
         if not _value_ok(allowed[name], value):
-            raise SettingError(raw, f"{text!r} is not {_describe(allowed[name])}")
+            raise SettingError(raw, f"{shown(text)} is not {_describe(allowed[name])}")
         written[name] = raw
         out[name] = value
     return out

@@ -24,6 +24,7 @@ from benchwright.spec._base import (
     Scalar,
     StrictModel,
     matching,
+    shown,
 )
 from benchwright.spec.server_settings import SettingError, check_settings, settings_kind
 from benchwright.spec.yugabytedb import yugabytedb_build
@@ -88,9 +89,9 @@ class EndpointTarget(_TargetBase):
         for i, h in enumerate(hosts):
             host, _, port = h.rpartition(":")
             if not host or not port.isdigit() or not 0 < int(port) < 65536:
-                raise ValueError(f"hosts[{i}] {h[:80]!r} must be host:port")
+                raise ValueError(f"hosts[{i}] {shown(h)} must be host:port")
             if len(host) > 253 or not HOST_RE.match(host):
-                raise ValueError(f"hosts[{i}] {h[:80]!r}: the host must be a DNS name or an IP address")
+                raise ValueError(f"hosts[{i}] {shown(h)}: the host must be a DNS name or an IP address")
         return hosts
 
     @field_validator("password_env")
@@ -140,7 +141,7 @@ class RdsStorage(StrictModel):
 def _instance_class(prefix: str, *also: str) -> Any:
     def check(cls: Any, v: str) -> str:
         if v not in also and not re.match(rf"^{re.escape(prefix)}[a-z0-9-]+\.[a-z0-9]+$", v):
-            raise ValueError(f"{v!r} is not an instance class of the form {prefix}FAMILY.SIZE")
+            raise ValueError(f"{shown(v)} is not an instance class of the form {prefix}FAMILY.SIZE")
         return v
 
     return classmethod(check)
@@ -244,7 +245,7 @@ class ElastiCacheTarget(_TargetBase):
     @classmethod
     def _az(cls, v: str) -> str:
         if not (AZ_NAME_RE.match(v) or AZ_ID_RE.match(v)):
-            raise ValueError(f"{v!r} is not an AZ name (eu-west-1a) or AZ id (euw1-az1)")
+            raise ValueError(f"{shown(v)} is not an AZ name (eu-west-1a) or AZ id (euw1-az1)")
         return v
 
     @model_validator(mode="after")

@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from benchwright.api.quota import DEFAULT_MAX_RUNS_PER_DAY
 from benchwright.providers.aws.names import METRICS_NAMESPACE
 
 PREFIX = "BENCHWRIGHT_"
@@ -116,6 +117,9 @@ class ApiSettings(EnvSettings):
     api_endpoint_cidrs: list[str] = []
     api_instance_types: list[str] = []  # empty: benchwright.api.limits.DEFAULT_INSTANCE_TYPES
     max_run_hours: float = 8
+    api_max_runs_per_day: int = Field(
+        default=DEFAULT_MAX_RUNS_PER_DAY, ge=1
+    )  # per caller (benchwright.api.quota)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> ApiSettings:
