@@ -49,6 +49,7 @@ COMMANDS: dict[str, str] = {
     "results": "benchwright.commands.cloud",
     "pull": "benchwright.commands.pull",
     "cleanup": "benchwright.commands.cleanup",
+    "site": "benchwright.commands.site",
 }
 COMMAND_MODULES = list(dict.fromkeys(COMMANDS.values()))
 
