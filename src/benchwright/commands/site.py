@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from benchwright.commands import Subparsers
 from benchwright.commands.show import add_store_argument, open_existing_store
@@ -24,6 +25,11 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--out", type=Path, required=True, metavar="DIR", help="where to write the site")
     p.add_argument("--nights", type=int, default=365, help="newest N runs per benchmark (default 365)")
     p.add_argument("--title", default="Benchwright nightly", help="the site's title")
+    p.add_argument("--digest", action="store_true", help="print the morning digest (one per suite)")
+    p.add_argument("--slack", action="store_true",
+                   help="post the digest to Slack (webhook in $BENCHWRIGHT_SLACK_WEBHOOK)")  # fmt: skip
+    p.add_argument("--site-url", default=None, metavar="URL",
+                   help="the site's address the digest links to (default: the index's path)")  # fmt: skip
     p.set_defaults(handler=handle)
 
 
@@ -41,4 +47,22 @@ def handle(args: argparse.Namespace) -> int:
             raise StoreError(f"{store.path}: no runs to build a site from")
         built = write_site(store, args.out, args.nights, args.title)
     print(f"site: {built.pages} benchmark page(s) from {built.runs} run(s): {built.index}")
+    if args.digest or args.slack:
+        from benchwright.site.digest import digests
+
+        messages = digests(built.judged, args.site_url or str(built.index))
+        for message in messages:
+            if args.digest:
+                print("\n" + "\n".join(_plain(block) for block in message["blocks"]))
+            if args.slack:
+                from benchwright.providers.local.notify import SlackNotifier
+
+                SlackNotifier().post(message)
     return 0
+
+
+def _plain(block: dict[str, Any]) -> str:
+    """A Block Kit block as terminal text."""
+    if "text" in block:
+        return str(block["text"]["text"])
+    return " ".join(str(e.get("text", "")) for e in block.get("elements", []))

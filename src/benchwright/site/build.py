@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchwright.providers.local.sqlite_store import SQLiteResultStore
-from benchwright.site.nights import Benchmark, benchmarks
+from benchwright.site.digest import Judged
+from benchwright.site.nights import benchmarks
 from benchwright.site.pages import benchmark_page, cell_views, index_page, slug
 
 DEFAULT_NIGHTS = 365
@@ -21,7 +22,7 @@ class Built:
     index: Path
     pages: int
     runs: int
-    benchmarks: list[Benchmark]
+    judged: list[Judged]  # each benchmark with its cells' verdicts: what the digest reads
 
 
 def write_site(
@@ -41,4 +42,5 @@ def write_site(
         (out / "bench" / f"{slug(bench.name)}.html").write_text(page, encoding="utf-8")
     index = out / "index.html"
     index.write_text(index_page(judged, title), encoding="utf-8")
-    return Built(index, len(benches), sum(len(b.runs) for b in benches), benches)
+    runs = sum(len(b.runs) for b in benches)
+    return Built(index, len(benches), runs, [Judged(bench, views) for bench, views in judged])
