@@ -131,16 +131,17 @@ def chart(spec: Chart, dots: dict[tuple[str, float], Dot], marks: Sequence[Mark]
         out.append(f'<g class="mark {m.kind}" data-night="{_date(m.x)}"><title>{escape(m.title)}</title>'
                    f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{TOP}" y2="{TOP + ph}"/>'
                    f'<text x="{x + 3:.1f}" y="{TOP + (10 if m.kind == "change" else 22)}">{escape(m.label)}</text></g>')  # fmt: skip
+    blank = Dot(True, None, "")
     for s in spec.series:
-        pts = sorted(p for p in s.points if math.isfinite(p[1]))
-        line = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in pts)
+        pts = sorted((px(x), py(y), x) for x, y in s.points if math.isfinite(y))
+        line = " ".join(f"{a:.1f},{b:.1f}" for a, b, _ in pts)
         out.append(f'<g class="series" data-name="{escape(s.name)}"><polyline fill="none" stroke="{s.color}" '
                    f'stroke-width="1.5" points="{line}"/>')  # fmt: skip
-        for x, y in pts:
-            d = dots.get((s.name, x)) or Dot(True, None, "")
-            fill = s.color if d.valid else "#bbb"
-            dot = (f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{fill}" class="{"ok" if d.valid else "invalid"}" '
-                   f'data-night="{_date(x)}"><title>{d.title}</title></circle>')  # fmt: skip
+        ok = f'r="3" fill="{s.color}" class="ok"'
+        for a, b, x in pts:
+            d = dots.get((s.name, x), blank)
+            look = ok if d.valid else 'r="3" fill="#bbb" class="invalid"'
+            dot = f'<circle cx="{a:.1f}" cy="{b:.1f}" {look} data-night="{_date(x)}"><title>{d.title}</title></circle>'
             out.append(f'<a href="{escape(d.link)}">{dot}</a>' if d.link else dot)
         out.append("</g>")
     out.append("</svg>")
