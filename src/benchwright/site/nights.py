@@ -137,16 +137,9 @@ def _night(run: RunSummary, repeats: list[_Repeat], prints: dict[str, tuple[Fing
     )
 
 
-def _benchmark(store: SQLiteResultStore, name: str, nights: int, site_dir: Path | None) -> Benchmark:
-    bench = Benchmark(name)
-    for run_id, started, status, report, extra in reversed(store.read(RUNS_SQL, (name, nights))):
-        suite, cost, suite_run = json.loads(extra)
-        if suite_run is not None:  # an AWS suite's cell record: its suite's record holds the cell
-            continue
-        bench.runs.append(RunSummary(run_id, datetime.fromisoformat(started), status, cost,
-                                     report_link(report, site_dir), suite))  # fmt: skip
-    ids = [r.run_id for r in bench.runs]
-    repeats: dict[str, dict[str, dict[int, _Repeat]]] = {rid: {} for rid in ids}  # run -> cell -> repeat
+def _repeats(store: SQLiteResultStore, ids: list[str]) -> dict[str, dict[str, dict[int, _Repeat]]]:
+    """run -> cell (the document's order) -> repeat -> its figures, for ``ids``."""
+    repeats: dict[str, dict[str, dict[int, _Repeat]]] = {rid: {} for rid in ids}
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start : start + CHUNK]
         marks = ",".join("?" * len(chunk))
@@ -155,18 +148,25 @@ def _benchmark(store: SQLiteResultStore, name: str, nights: int, site_dir: Path 
             repeats[rid].setdefault(cid, {})[rep] = _Repeat(
                 True, 0.0, 0, 0, None, cost, per_dollar, fingerprint
             )
-        rows = store.read(CELLS_SQL.format(marks=marks), [ALL_OPERATIONS, *chunk])
-        for rid, cid, rep, valid, tput, ok, failed, p99 in rows:
+        for rid, cid, rep, valid, tput, ok, failed, p99 in store.read(
+            CELLS_SQL.format(marks=marks), [ALL_OPERATIONS, *chunk]
+        ):
             found = repeats[rid].get(cid, {}).get(rep)
             if found is not None:
-                found.valid, found.throughput, found.ok, found.failed, found.p99_us = (
-                    bool(valid),
-                    tput,
-                    ok,
-                    failed,
-                    p99,
-                )
-                found.measured = True
+                found.valid, found.throughput, found.ok, found.failed = bool(valid), tput, ok, failed
+                found.p99_us, found.measured = p99, True
+    return repeats
+
+
+def _benchmark(store: SQLiteResultStore, name: str, nights: int, site_dir: Path | None) -> Benchmark:
+    bench = Benchmark(name)
+    for run_id, started, status, report, extra in reversed(store.read(RUNS_SQL, (name, nights))):
+        suite, cost, suite_run = json.loads(extra)
+        if suite_run is not None:  # an AWS suite's cell record: its suite's record holds the cell
+            continue
+        bench.runs.append(RunSummary(run_id, datetime.fromisoformat(started), status, cost,
+                                     report_link(report, site_dir), suite))  # fmt: skip
+    repeats = _repeats(store, [r.run_id for r in bench.runs])
     prints: dict[str, tuple[Fingerprint, str]] = {}
     for run in bench.runs:
         invalid = False
