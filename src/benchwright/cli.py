@@ -48,6 +48,7 @@ COMMANDS: dict[str, str] = {
     "results": "benchwright.commands.cloud",
     "pull": "benchwright.commands.pull",
     "cleanup": "benchwright.commands.cleanup",
+    "site": "benchwright.commands.site",
 }
 COMMAND_MODULES = list(dict.fromkeys(COMMANDS.values()))
 # What `benchwright --help` lists, without importing a command module (each pulls pydantic, the
@@ -71,6 +72,7 @@ SUMMARIES: dict[str, str] = {
     "compare": "statistical verdict of run B against run A",
     "table": "a stored result as its seed experiment's table",
     "report": "write a run's HTML report",
+    "site": "a static site across nights",
     "deploy": "deploy the service into your AWS account (cdk deploy)",
     "destroy": "remove the deployed service (results bucket is kept)",
     "submit": "submit a spec or suite file to the deployed API",

@@ -84,6 +84,12 @@ class SlackNotifier(Notifier):
         log.info("posted run %s to Slack", record.run_id)
         return True
 
+    def post(self, message: dict[str, Any]) -> bool:
+        """Post a message built elsewhere (the morning digest: benchwright.site.digest)."""
+        send(self._webhook(), message, self.timeout_s)
+        log.info("posted %s to Slack", str(message.get("text", ""))[:80])
+        return True
+
 
 def send(url: str, message: dict[str, Any], timeout_s: int = 10) -> None:
     """POST one message; NotifyFailed (never naming the URL) unless Slack answers 200."""

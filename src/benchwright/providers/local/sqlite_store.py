@@ -16,11 +16,12 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from benchwright.errors import BenchwrightError
 from benchwright.providers.base import ResultStore
@@ -437,6 +438,13 @@ class SQLiteResultStore(ResultStore):
                 (run_id, cell_id, repeat, phase),
             )
         )
+
+    def read(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
+        """A read-only query over the broken-out tables, for views that need other columns than the
+        listings here (the nightly site: benchwright.site.nights)."""
+        if not sql.lstrip().upper().startswith(("SELECT", "WITH")):
+            raise ValueError("SQLiteResultStore.read runs SELECT queries only")
+        return list(self._conn.execute(sql, params))
 
     def table_counts(self) -> dict[str, int]:
         """Row counts per table (diagnostics and the migration test)."""
