@@ -43,7 +43,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 # A test that takes one of these reaches the shared servers: it is a ``servers`` test wherever it lives.
-SERVER_FIXTURES = frozenset({"pg_url", "mysql_url", "redis_props"})
+# ``aws_world`` (and ``world`` on top of it) logs in to the shared PostgreSQL: the stand-in RDS target.
+SERVER_FIXTURES = frozenset({"pg_url", "mysql_url", "redis_props", "aws_world"})
 # The moto AWS account of the workflow tests (``aws_world``, ``world``), shared by the function,
 # state machine, runner and infra suites: one plugin module, no suite imports another's fixtures.
 pytest_plugins = ["tests.aws_world"]

@@ -14,7 +14,7 @@ import pytest
 
 from tests.compat.side_by_side import run_mirror, run_native, shapes
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.servers]  # `connection` asks for pg_url or mysql_url by name
 OMITTED = (
     "sysbench ",
     "    reconnects:",
