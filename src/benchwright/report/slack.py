@@ -38,6 +38,12 @@ def _cut(text: str, limit: int = SECTION_LIMIT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def link_block(label: str, title: str, location: str) -> dict[str, Any]:
+    """A context line linking ``location``: a link when it is a URL, else the path as code."""
+    link = f"<{location}|{title}>" if location.startswith(("http://", "https://")) else f"`{location}`"
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": _cut(f"{label}: {link}", 1900)}]}
+
+
 def _verdict_line(record: RunRecord) -> str:
     v = record.verdict
     if v is None:
@@ -124,14 +130,7 @@ def build_message(record: RunRecord, report_location: str | None = None) -> dict
     blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": _cut(f"*Validity*\n{validity}")}})
     location = report_location or record.report
     if location:
-        link = (
-            f"<{location}|open the report>"
-            if location.startswith(("http://", "https://"))
-            else f"`{location}`"
-        )
-        blocks.append(
-            {"type": "context", "elements": [{"type": "mrkdwn", "text": _cut(f"Report: {link}", 1900)}]}
-        )
+        blocks.append(link_block("Report", "open the report", location))
     verdict = record.verdict.kind.replace("_", " ") if record.verdict else "not compared"
     text = f"{record.spec_name} {record.run_id}: {headline or status}, verdict {verdict}"
     # the status as a coloured bar (an attachment: Block Kit itself has no colour)

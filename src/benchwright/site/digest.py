@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from benchwright.report.slack import SECTION_LIMIT, _cut
+from benchwright.report.slack import SECTION_LIMIT, _cut, link_block
 from benchwright.report.units import fmt_latency, fmt_rate
 from benchwright.site.nights import Benchmark
 from benchwright.site.pages import CellView, summary
@@ -82,14 +82,7 @@ def digest(suite: str, items: Sequence[Judged], site_link: str | None) -> dict[s
                                      "text": _lines("Benchmarks", [_bench_line(i) for i in items], "none")}},
     ]  # fmt: skip
     if site_link:
-        link = (
-            f"<{site_link}|open the nightly site>"
-            if site_link.startswith(("http://", "https://"))
-            else f"`{site_link}`"
-        )
-        blocks.append(
-            {"type": "context", "elements": [{"type": "mrkdwn", "text": _cut(f"Site: {link}", 1900)}]}
-        )
+        blocks.append(link_block("Site", "open the nightly site", site_link))
     return {"text": _cut(f"{suite} night of {night}: {head}", 3000), "blocks": blocks}
 
 
