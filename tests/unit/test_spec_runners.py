@@ -115,3 +115,17 @@ def test_an_ec2_runner_has_its_instance_type_and_no_fargate_size() -> None:
     assert runner.ec2_instance_type == "c6i.8xlarge"
     with pytest.raises(SpecError, match="instance_type"):
         _ = RunnerSpec(platform="fargate").ec2_instance_type
+
+
+def test_the_default_measured_runner_passes_the_apis_default_allow_list_and_a_narrower_one_refuses_it() -> (
+    None
+):
+    """The filled-in type is held to the stage's api.instance_types like a written one."""
+    from benchwright.api.limits import ApiLimits, check_limits
+
+    measured = parse_spec(spec({}))
+    assert (measured.runner.cls, measured.runner.size.instance_type) == ("measured", "c6i.large")
+    check_limits(measured, ApiLimits())
+    with pytest.raises(SpecError, match=r"c6i\.large is not in the stage.s api\.instance_types") as caught:
+        check_limits(measured, ApiLimits(instance_types=("db.*", "m6i.*")))
+    assert caught.value.field == "runner.size.instance_type"
