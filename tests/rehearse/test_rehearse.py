@@ -85,6 +85,41 @@ def test_one_cell_rds_postgres_end_to_end(runner_image: str, tmp_path: Path) -> 
     assert_handlers_ran_from_the_asset(execution)
 
 
+def test_a_measured_runner_runs_on_one_pinned_ec2_instance_in_the_targets_az(
+    runner_image: str, tmp_path: Path
+) -> None:
+    """Issue 27 part 1: a spec that names no runner class is measured. LaunchRunner starts one EC2
+    instance of the default pinned type; the rehearsal's EC2 runs its user-data's ``docker run`` line
+    with the runner image; the result is labelled measured on that type, in the target's AZ, and the
+    cost prices that instance, not Fargate."""
+    import yaml
+
+    path = rds_spec(tmp_path, name="rehearse-measured")
+    spec = yaml.safe_load(path.read_text())
+    spec["runner"] = {"placement": "same-az"}
+    path.write_text(yaml.safe_dump(spec, sort_keys=False))
+    out = tmp_path / "out"
+    outcome = rehearse(path, out, image=runner_image, timeout_s=600)
+    record = one_record(outcome)
+    assert record["status"] == "succeeded", record.get("error")
+    run = documents(record)["run"]
+    assert run["operations_total"] > 0 and run["runtime_ms"] >= 7000
+    fp = run["fingerprint"]
+    assert (fp["runner_class"], fp["runner_platform"], fp["instance_type"]) == (
+        "measured",
+        "ec2",
+        "c6i.large",
+    )
+    assert fp["target_az_id"] and fp["runner_az_id"] == fp["target_az_id"]  # placement: same-az
+    items = record["cells"][0]["cost"]["items"]
+    assert items.get("ec2 runner 1 x c6i.large", 0) > 0, items
+    assert not any(item.startswith("fargate") for item in items)
+    execution = json.loads((out / "execution.json").read_text())
+    (container,) = execution["containers"]  # one runner, one host
+    assert container["exit_code"] == 0 and "--plan" in container["args"], container
+    assert_clean(outcome)
+
+
 def assert_handlers_ran_from_the_asset(execution: dict[str, Any]) -> None:
     """Every invocation ran in a sandbox process of its own (not this one), from the built asset of
     these sources, and the warm sandboxes were reused (fewer cold starts than invocations)."""

@@ -19,7 +19,7 @@ from benchwright.errors import (
     RetryableIngestError,
     RunnerFailed,
 )
-from tests.aws_world import World, rds_spec, run_input, ysql_at_world, yugabyte_spec
+from tests.aws_world import REGION, World, rds_spec, run_input, ysql_at_world, yugabyte_spec
 
 # Executions here run real runners one after another (up to four in a test): a minute or two on a quiet
 # machine, several on a loaded one. The project's 300 s per test would fail them for being slow; this
@@ -97,6 +97,36 @@ def test_happy_path_runs_every_stage_in_order_and_leaves_nothing(world: World) -
         Bucket=world.settings.results_bucket, Key="runs/happy-1/report.html"
     )
     assert html["ContentType"].startswith("text/html") and b"happy-1" in html["Body"].read()
+
+
+def test_a_measured_run_launches_one_pinned_ec2_runner_in_the_targets_az_and_labels_it(world: World) -> None:
+    """Issue 27 part 1: a spec that names no runner class is measured: LaunchRunner starts one EC2
+    instance of the default pinned type in the target's AZ (the real runner, from its user-data),
+    the result's fingerprint says measured on that type, and the cost prices that instance."""
+    spec = rds_spec("rds-measured")
+    spec["runner"] = {"placement": "same-az"}
+    result = world.execute("benchmark", run_input(spec, "measured-1"))
+
+    assert result["status"] == "SUCCEEDED", (result["error"], result["cause"], world.calls)
+    assert world.runner_runs == 1  # the real runner, started from the instance's docker run line
+    reservations = world.clients("ec2").describe_instances(
+        Filters=[{"Name": "tag:benchwright:run-id", "Values": ["measured-1"]}]
+    )["Reservations"]
+    runners = [i for r in reservations for i in r["Instances"]]
+    assert [(i["InstanceType"], i["Placement"]["AvailabilityZone"]) for i in runners] == [
+        ("c6i.large", f"{REGION}a")
+    ]
+    record = run_record(world, "measured-1")
+    fingerprint = record["cells"][0]["phases"]["run"]["fingerprint"]
+    assert (fingerprint["runner_class"], fingerprint["runner_platform"], fingerprint["instance_type"]) == (
+        "measured",
+        "ec2",
+        "c6i.large",
+    )
+    assert fingerprint["runner_az"] == f"{REGION}a"
+    assert record["cells"][0]["cost"]["items"].get("ec2 runner 1 x c6i.large", 0) > 0
+    assert not any(k.startswith("fargate") for k in record["cells"][0]["cost"]["items"])
+    assert world.leftovers("measured-1") == []
 
 
 def test_a_run_is_judged_against_the_s3_history(world: World) -> None:

@@ -251,3 +251,52 @@ def test_storage_in_words() -> None:
     assert storage_text("gp2", 100, None) == "gp2 100 GiB"
     assert storage_text("gp3", 400, 12000) == "gp3 400 GiB 12000 IOPS"
     assert storage_text("gp3", 400, 12000, 500) == "gp3 400 GiB 12000 IOPS 500 MiB/s"
+
+
+def test_a_smoke_and_a_measured_run_of_one_spec_get_no_verdict_against_each_other() -> None:
+    """Issue 27 part 1: the class comes from the spec (runner.class), the plan context labels it, and
+    the comparison is cut on it, saying why, even when the smoke run looks much faster or slower."""
+    from benchwright.spec import parse_spec
+    from benchwright.spec.model import spec_dict
+
+    base = spec_dict(load_spec(EXAMPLES / "exp3-rds-mysql-storage.aws.yaml"))
+    base["runner"] = {"placement": "same-az"}  # no class: measured by default
+    facts: dict[str, str | None] = {"target_az": "eu-west-1a", "target_class": "db.m5.large"}
+    labelled = {}
+    for cls in ("measured", "smoke"):
+        spec = parse_spec({**base, "runner": {**base["runner"], "class": cls}} if cls == "smoke" else base)
+        context = plan_context(spec, facts)
+        labelled[cls] = fingerprint(
+            runner_class=context.runner_class,
+            runner_platform=context.runner_platform,
+            instance_type=context.instance_type if cls == "measured" else "fargate, host unknown",
+            spec_digest=context.spec_digest,
+        )
+    assert (labelled["measured"].runner_class, labelled["measured"].instance_type) == (
+        "measured",
+        "c6i.large",
+    )
+    assert (labelled["smoke"].runner_class, labelled["smoke"].runner_platform) == ("smoke", "fargate")
+    assert labelled["smoke"].key() != labelled["measured"].key()
+
+    history = [
+        _stamped(
+            make_run("s", f"h{i}", [("c1", {}, noisy_series(2000, 60, seed=i))],
+                     started_at=EPOCH.replace(day=1 + i), seed=i),
+            labelled["measured"],
+        )
+        for i in range(5)
+    ]  # fmt: skip
+    smoke = _stamped(
+        make_run(
+            "s", "smoke", [("c1", {}, noisy_series(1200, 60, seed=40))], started_at=EPOCH.replace(day=20)
+        ),
+        labelled["smoke"],
+    )
+    verdict = compare_with_history(smoke, history)
+    assert verdict.kind not in ("faster", "slower", "no_change"), verdict.message
+    assert verdict.message.startswith("fingerprint changed: runner_class measured -> smoke"), verdict.message
+    assert "runner_platform ec2 -> fargate" in verdict.fingerprint_changes
+    explicit = compare_runs(smoke, history[-1])
+    assert explicit.kind == "no_history"
+    assert explicit.message.startswith("fingerprint changed: runner_class measured -> smoke")

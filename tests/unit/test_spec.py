@@ -297,8 +297,55 @@ def test_more_than_one_redis_shard_is_refused_until_the_runner_speaks_redis_clus
 
 
 def test_cloud_target_needs_a_cloud_runner() -> None:
-    with pytest.raises(SpecError, match="cloud runner"):
-        parse_spec(spec_with(target=RDS))
+    with pytest.raises(SpecError, match=r"runner\.platform: a rds target needs a cloud runner"):
+        parse_spec(spec_with(target=RDS, runner={"platform": "local"}))
+
+
+def test_a_cloud_targets_runner_is_measured_on_pinned_ec2_unless_the_spec_says_otherwise() -> None:
+    """Issue 27: the default is the number one can trust; Fargate is asked for (class smoke)."""
+    runner = parse_spec(spec_with(target=RDS, runner=None)).runner
+    assert (runner.cls, runner.platform, runner.ec2_instance_type) == ("measured", "ec2", "c6i.large")
+    pinned = parse_spec(spec_with(target=RDS, runner={"instance_type": "m6i.xlarge"})).runner
+    assert (pinned.cls, pinned.size.instance_type, pinned.instance_type) == (
+        "measured",
+        "m6i.xlarge",
+        "m6i.xlarge",
+    )
+    smoke = parse_spec(spec_with(target=RDS, runner={"class": "smoke"})).runner
+    assert (smoke.cls, smoke.platform, smoke.size.instance_type) == ("smoke", "fargate", None)
+    assert parse_spec(spec_with(target=RDS, runner={"platform": "fargate"})).runner.cls == "smoke"
+    # an endpoint is still reached from a local runner unless a class is named
+    endpoint = {"provider": "endpoint", "engine": "postgres", "hosts": ["127.0.0.1:15432"]}
+    assert parse_spec(spec_with(target=endpoint, runner=None)).runner.cls == "local"
+    with pytest.raises(SpecError, match="a local runner has no class"):
+        parse_spec(spec_with(runner={"class": "measured", "platform": "local"}))
+
+
+def test_both_spellings_of_the_runner_type_are_one_spec_and_dump_as_written() -> None:
+    """runner.instance_type is kept in size.instance_type; a filled-in default or a platform that
+    follows from the class is not dumped, so a matrix may vary runner.class alone."""
+    from benchwright.spec import expand_matrix
+    from benchwright.spec.model import spec_dict
+    from benchwright.stages.context import spec_digest
+
+    top = parse_spec(spec_with(target=RDS, runner={"instance_type": "m6i.xlarge"}))
+    nested = parse_spec(
+        spec_with(target=RDS, runner={"platform": "ec2", "size": {"instance_type": "m6i.xlarge"}})
+    )
+    assert spec_digest(top) == spec_digest(nested)
+    assert spec_dict(top)["runner"] == {"class": "measured", "size": {"instance_type": "m6i.xlarge"}}
+    default = parse_spec(spec_with(target=RDS, runner=None))
+    assert spec_dict(default)["runner"] == {"class": "measured"}
+    assert spec_digest(default) == spec_digest(
+        parse_spec(spec_with(target=RDS, runner={"platform": "ec2", "size": {"instance_type": "c6i.large"}}))
+    )
+    cells = expand_matrix(
+        parse_spec({**spec_with(target=RDS, runner=None), "matrix": {"runner.class": ["measured", "smoke"]}})
+    )
+    assert [(c.spec.runner.cls, c.spec.runner.platform, c.spec.runner.size.instance_type) for c in cells] == [
+        ("measured", "ec2", "c6i.large"),
+        ("smoke", "fargate", None),
+    ]
 
 
 def test_fan_out_refuses_a_load_it_cannot_split_before_anything_is_created() -> None:

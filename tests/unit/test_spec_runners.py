@@ -74,7 +74,13 @@ def test_the_default_fargate_size_is_the_stacks_task_definition() -> None:
         ({"platform": "fargate", "size": {"cpu": 4, "memory_mb": 32768}}, "8192-30720 MiB"),
         ({"platform": "fargate", "size": {"cpu": 3}}, "not a Fargate size"),
         ({"platform": "fargate", "size": {"instance_type": "c6i.large"}}, "for platform ec2"),
-        ({"platform": "ec2"}, "needs size.instance_type"),
+        ({"platform": "ec2", "size": {"instance_type": "t3.large"}}, "burstable"),
+        ({"class": "smoke", "platform": "ec2"}, "class smoke runs on platform fargate"),
+        ({"class": "measured", "platform": "fargate"}, "class measured runs on platform ec2"),
+        ({"class": "smoke", "instance_type": "c6i.large"}, "instance_type is for a measured runner"),
+        ({"instance_type": "c6i.large", "size": {"instance_type": "m6i.large"}}, "disagree"),
+        ({"instance_type": "c6i large"}, "not an EC2 instance type"),
+        ({"class": "fast"}, "'measured' or 'smoke'"),
         ({"platform": "ec2", "size": {"instance_type": "c6i.large", "memory_mb": 8192}}, "are for Fargate"),
         ({"platform": "fargate", "placement": "any"}, "use same-az, other-az"),
         ({"platform": "fargate", "placement": ""}, "use same-az, other-az"),
@@ -84,7 +90,13 @@ def test_the_default_fargate_size_is_the_stacks_task_definition() -> None:
         "over-4-vcpu-max",
         "odd-cpu",
         "fargate-instance-type",
-        "ec2-unsized",
+        "ec2-burstable",
+        "smoke-on-ec2",
+        "measured-on-fargate",
+        "smoke-pinned",
+        "two-types",
+        "bad-type",
+        "bad-class",
         "ec2-fargate-size",
         "placement-any",
         "placement-empty",
@@ -103,3 +115,17 @@ def test_an_ec2_runner_has_its_instance_type_and_no_fargate_size() -> None:
     assert runner.ec2_instance_type == "c6i.8xlarge"
     with pytest.raises(SpecError, match="instance_type"):
         _ = RunnerSpec(platform="fargate").ec2_instance_type
+
+
+def test_the_default_measured_runner_passes_the_apis_default_allow_list_and_a_narrower_one_refuses_it() -> (
+    None
+):
+    """The filled-in type is held to the stage's api.instance_types like a written one."""
+    from benchwright.api.limits import ApiLimits, check_limits
+
+    measured = parse_spec(spec({}))
+    assert (measured.runner.cls, measured.runner.size.instance_type) == ("measured", "c6i.large")
+    check_limits(measured, ApiLimits())
+    with pytest.raises(SpecError, match=r"c6i\.large is not in the stage.s api\.instance_types") as caught:
+        check_limits(measured, ApiLimits(instance_types=("db.*", "m6i.*")))
+    assert caught.value.field == "runner.size.instance_type"

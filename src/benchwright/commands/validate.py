@@ -107,6 +107,15 @@ def _phases(spec: BenchmarkSpec) -> str:
     return " ".join(parts)
 
 
+def _runner_words(spec: BenchmarkSpec) -> str:
+    """local, or the class and what it runs on (measured ec2 c6i.large, smoke fargate 2 vCPU / 4 GB)."""
+    from benchwright.experiments.runner_classes import runs_on
+
+    if spec.runner.platform == "local":
+        return "local"
+    return f"{spec.runner.cls} ({runs_on(spec.runner)})"
+
+
 def matrix_table(spec: BenchmarkSpec, budget: SpecBudget | None = None) -> tuple[Table, float]:
     """The cells, what each provisions, loads or shares (benchwright.sharing), and their estimates."""
     from benchwright.sharing import item_seconds, plan
@@ -114,7 +123,7 @@ def matrix_table(spec: BenchmarkSpec, budget: SpecBudget | None = None) -> tuple
     target = spec.target
     table = Table(
         title=f"{spec.name}: {target.engine} on {target.provider}, workload {spec.workload.name}, "
-        f"runner {spec.runner.platform} x{spec.runner.count}, {spec.repeats} repeat(s)"
+        f"runner {_runner_words(spec)} x{spec.runner.count}, {spec.repeats} repeat(s)"
     )
     table.add_column("#", justify="right")
     cells = expand_matrix(spec)
@@ -156,6 +165,25 @@ def price_table(budget: SpecBudget) -> Table:
     return table
 
 
+def class_table(budget: SpecBudget) -> Table:
+    """Both runner classes priced (experiments/runner_classes.py): the chosen one marked."""
+    table = Table(title=f"{budget.name}: runner classes (all cells and repeats)")
+    table.add_column("class")
+    table.add_column("runs on")
+    table.add_column("runner USD", justify="right")
+    table.add_column("spec USD", justify="right")
+    table.add_column("")
+    for c in budget.classes:
+        mark = "chosen" if c.chosen else ""
+        if c.why_not:
+            table.add_row(c.runner_class, "-", "-", "-", f"not priced: {c.why_not}")
+            continue
+        usd = "?" if c.missing else f"{c.runner_usd:,.2f}"
+        total = "?" if c.missing else f"{c.total_usd:,.2f}"
+        table.add_row(c.runner_class, c.runs_on, usd, total, mark)
+    return table
+
+
 def show(suite: SuiteSpec, console: Console, budgets: list[SpecBudget] | None = None) -> float:
     grand = 0.0
     for n, spec in enumerate(suite.benchmarks):
@@ -175,6 +203,8 @@ def show(suite: SuiteSpec, console: Console, budgets: list[SpecBudget] | None = 
             console.print(f"estimated cost: {cost}", highlight=False)
             if not spec.is_local:
                 console.print(price_table(budget))
+            if budget.classes:
+                console.print(class_table(budget))
             if budget.unreachable:
                 from benchwright.providers.aws.pricelist import copy_provenance
 
@@ -244,7 +274,7 @@ def handle(args: argparse.Namespace) -> int:
             benchmarks=[scale_down(b) for b in suite.benchmarks],
         )
     console = Console()
-    budgets = suite_budgets(suite, args.prices)
+    budgets = suite_budgets(suite, args.prices, both_classes=True)
     total = show(suite, console, budgets)
     if len(suite.benchmarks) > 1:
         total = sum(b.total_usd for b in budgets)

@@ -34,6 +34,7 @@ from benchwright.providers.aws.pricelist import (
 )
 
 if TYPE_CHECKING:
+    from benchwright.experiments.runner_classes import ClassCost
     from benchwright.spec import BenchmarkSpec, SuiteSpec
 
 CACHE_ENV = "BENCHWRIGHT_PRICE_CACHE"
@@ -55,6 +56,7 @@ class SpecBudget:
     name: str
     cells: list[CellCost]
     unreachable: str | None = None  # why the Price List API could not be asked (the copy answered)
+    classes: list[ClassCost] = field(default_factory=list)  # both runner classes (validate only)
 
     @property
     def total_usd(self) -> float:
@@ -150,12 +152,19 @@ def check_budget(budgets: list[SpecBudget], max_usd: float | None) -> None:
         )
 
 
-def suite_budgets(suite: SuiteSpec, prices_dir: str | None = None) -> list[SpecBudget]:
+def suite_budgets(
+    suite: SuiteSpec, prices_dir: str | None = None, both_classes: bool = False
+) -> list[SpecBudget]:
+    """Each benchmark's budget; ``both_classes``: with its runner priced on both classes too."""
+    from benchwright.experiments.runner_classes import class_costs
+
     budgets = []
     for spec in suite.benchmarks:
         prices = price_list(spec, prices_dir)
         budget = estimate_spec(spec, prices)
         budget.unreachable = prices.unreachable if isinstance(prices, FallbackPriceList) else None
+        if both_classes:
+            budget.classes = class_costs(spec, budget, prices)
         budgets.append(budget)
     return budgets
 

@@ -84,13 +84,30 @@ class BenchmarkSpec(StrictModel):
                 raise ValueError(f"{path}: cannot be varied in a matrix")
         return matrix
 
+    @model_validator(mode="before")
+    @classmethod
+    def _measured_by_default(cls, data: Any) -> Any:
+        """A cloud target's runner that names neither class nor platform is a measured one (a pinned
+        EC2 instance): the default is the number one can trust, Fargate is asked for (issue 27)."""
+        if not isinstance(data, dict):
+            return data
+        target, runner = data.get("target"), data.get("runner", {})
+        if not (isinstance(target, dict) and isinstance(runner, dict)):
+            return data
+        named = {"class", "runner_class", "platform"} & set(runner)
+        if target.get("provider") in CLOUD_PROVIDERS and not named:
+            data = {**data, "runner": {**runner, "class": "measured"}}
+        return data
+
     @model_validator(mode="after")
     def _placement(self) -> BenchmarkSpec:
         provider = self.target.provider
         if provider == "local" and self.runner.platform != "local":
             raise ValueError("runner.platform: a local target is reachable only from a local runner")
         if provider in CLOUD_PROVIDERS and self.runner.platform == "local":
-            raise ValueError(f"runner.platform: a {provider} target needs a cloud runner (fargate | ec2)")
+            raise ValueError(
+                f"runner.platform: a {provider} target needs a cloud runner (class measured | smoke)"
+            )
         slack = self.notify.slack if self.notify is not None else None
         arn = slack.webhook_secret_arn if slack is not None else None
         if arn is not None and not self.is_local and not slack_secret_allowed(arn):

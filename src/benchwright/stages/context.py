@@ -15,16 +15,18 @@ from benchwright.spec import BenchmarkSpec
 # the spec sections that change what is measured; name, description, notify, tags, repeats and
 # validity do not (they name, tell, label, repeat or judge the same measurement)
 DIGEST_SECTIONS = ("target", "runner", "workload", "events", "operations")
-# the runner's class by platform until the spec can say it (issue 27 part 1): Fargate's hosts are
-# not documented and vary, so its runs are cheap checks, never measured against an EC2 runner's
-RUNNER_CLASS = {"local": "local", "ec2": "measured", "fargate": "smoke"}
+# runner.class is not digested: it follows from the platform (spec/runners.py), which is, and the
+# fingerprint's key carries the class itself; `class: measured` and `platform: ec2` are one spec
+NOT_DIGESTED: dict[str, Any] = {"runner": {"runner_class"}}
 
 
 def spec_digest(spec: BenchmarkSpec) -> str:
     """A short stable digest of the spec's measuring sections, defaults left out: a field this
     version adds with its default leaves the digest of an older spec unchanged, and so does
     writing out a default explicitly."""
-    data: dict[str, Any] = spec.model_dump(mode="json", exclude_defaults=True, include=set(DIGEST_SECTIONS))
+    data: dict[str, Any] = spec.model_dump(
+        mode="json", exclude_defaults=True, include=set(DIGEST_SECTIONS), exclude=NOT_DIGESTED
+    )
     text = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
@@ -33,7 +35,7 @@ def plan_context(spec: BenchmarkSpec, target_facts: dict[str, str | None]) -> Pl
     """The plan's context for one cell: the spec's side and the target's (``fingerprint_facts``)."""
     platform = spec.runner.platform
     return PlanContext(
-        runner_class=RUNNER_CLASS.get(platform, "smoke"),
+        runner_class=spec.runner.cls,  # Fargate (smoke) runs are never compared with measured ones
         runner_platform=platform,
         instance_type=spec.runner.size.instance_type if platform == "ec2" else None,
         spec_digest=spec_digest(spec),

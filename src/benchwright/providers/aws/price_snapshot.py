@@ -1,5 +1,7 @@
 """Make the cached price list that ships with benchwright (providers/aws/price_list.json): price every
-given spec, in its own region, and keep exactly the Price List rows the answers came from.
+given spec, in its own region, on both runner classes (what ``validate`` shows), and the default
+measured runner's type in every region a spec names, and keep exactly the Price List rows the
+answers came from.
 
     python -m benchwright.providers.aws.price_snapshot --from tests/data/pricing \\
         --date 2026-11-24 examples/*.aws.yaml > src/benchwright/providers/aws/price_list.json
@@ -40,6 +42,7 @@ class Recorder:
 def snapshot(specs: Sequence[str], source: str, date: str, how: str) -> dict[str, Any]:
     """Price every spec file (every cell) and return the packaged copy's content."""
     from benchwright.experiments.budget import estimate_spec, region_of
+    from benchwright.experiments.runner_classes import class_costs
     from benchwright.providers.aws.common import Clients
     from benchwright.providers.aws.config import AwsSettings
     from benchwright.spec import load_suite
@@ -55,7 +58,10 @@ def snapshot(specs: Sequence[str], source: str, date: str, how: str) -> dict[str
                 else ExcerptPriceList.from_directory(source, region)
             )
             recorder = Recorder(prices)
-            missing += estimate_spec(spec, prices).missing
+            budget = estimate_spec(spec, prices)
+            missing += budget.missing
+            missing += [m for c in class_costs(spec, budget, prices) for m in c.missing]
+            missing += _default_runner(prices, region)
             for service, found in recorder.rows.items():
                 rows.setdefault(service, [])
                 rows[service] += [r for r in found if r not in rows[service]]
@@ -63,6 +69,19 @@ def snapshot(specs: Sequence[str], source: str, date: str, how: str) -> dict[str
         raise SystemExit("prices missing: " + "; ".join(sorted(set(missing))))
     provenance = _provenance(source, rows)
     return {"date": date, "how": how, "sources": provenance, "services": dict(sorted(rows.items()))}
+
+
+def _default_runner(prices: PriceList, region: str) -> list[str]:
+    """Price the default measured runner's type (a spec that names none runs on it)."""
+    from benchwright.providers.aws.pricelist import PriceNotFound
+    from benchwright.providers.aws.pricing import AwsPriceBook
+    from benchwright.spec.runners import DEFAULT_RUNNER_INSTANCE_TYPE
+
+    try:
+        AwsPriceBook(prices).ec2_hourly(DEFAULT_RUNNER_INSTANCE_TYPE)
+    except PriceNotFound:
+        return [f"ec2 {DEFAULT_RUNNER_INSTANCE_TYPE} in {region}"]
+    return []
 
 
 def _provenance(source: str, rows: dict[str, list[str]]) -> dict[str, Any]:
