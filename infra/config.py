@@ -17,8 +17,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from benchwright.api.quota import DEFAULT_MAX_RUNS_PER_DAY
 from benchwright.errors import SpecError
+from benchwright.providers.aws.config import DEFAULT_MAX_RUNS_PER_DAY
 
 # Commercial regions that offer every service the stack uses (ECS Fargate, Step Functions,
 # EventBridge Scheduler, Timestream for InfluxDB or LiveAnalytics). Kept as data so a typo fails fast.

@@ -17,7 +17,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 PREFIX = "quota/"
-DEFAULT_MAX_RUNS_PER_DAY = 50
 MAX_PAGES = 20  # list pages of 1,000 keys: bounds the count at 20,000 markers (the limit is lower)
 
 

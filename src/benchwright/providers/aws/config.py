@@ -15,7 +15,6 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchwright.api.quota import DEFAULT_MAX_RUNS_PER_DAY
 from benchwright.providers.aws.names import METRICS_NAMESPACE
 
 PREFIX = "BENCHWRIGHT_"
@@ -101,6 +100,9 @@ class AwsSettings(EnvSettings):
 
     def runner_security_groups(self) -> list[str]:
         return [self.runner_security_group] if self.runner_security_group else list(self.security_group_ids)
+
+
+DEFAULT_MAX_RUNS_PER_DAY = 50  # runs one caller may start per UTC day (benchwright.api.quota)
 
 
 class ApiSettings(EnvSettings):
