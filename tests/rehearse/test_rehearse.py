@@ -276,6 +276,9 @@ def test_a_run_that_exhausts_burst_credits_is_labelled_as_experiment_3s(
     exhausted = [f for f in cell["validity"] if f["code"] == "credits_exhausted"]
     assert exhausted and all(f["severity"] == "invalid" for f in exhausted), cell["validity"]
     assert any("BurstBalance" in f["message"] for f in exhausted)
+    # db.t3.micro runs in Unlimited mode: its empty CPU credit balance cost money, it did not throttle
+    surplus = [f for f in cell["validity"] if f["code"] == "credits_surplus"]
+    assert surplus and all(f["severity"] == "warning" and "CPUCreditBalance" in f["message"] for f in surplus)
     assert_clean(outcome)
 
 

@@ -9,6 +9,7 @@ import pytest
 from benchwright.judge import ValidityPolicy, compare_runs, compare_with_history, judge_document, judge_run
 from benchwright.judge.changepoint import find_collapse, segment
 from benchwright.judge.compare import repeat_summary
+from benchwright.judge.credits import judge_credits
 from benchwright.judge.stats import mean_ci, t_cdf, t_quantile, welch_difference
 from benchwright.report.sample import EPOCH, make_document, make_run, noisy_series, step_series
 from benchwright.results import MetricPoint, MetricSeries
@@ -126,6 +127,29 @@ def test_a_drained_burst_balance_in_cell_metrics_invalidates_the_cell() -> None:
     judge_run(run, {"collapse_drop": 0.4, "unknown_spec_field": 1})
     (flag,) = [f for f in run.cells[0].validity if f.code == "credits_exhausted"]
     assert flag.severity == "invalid" and "BurstBalance" in flag.message and "0.5%" in flag.message
+
+
+def _cpu_credits(values: list[float]) -> MetricSeries:
+    points = [MetricPoint(t=60.0 * i, value=v) for i, v in enumerate(values)]
+    return MetricSeries(name="CPUCreditBalance", unit="Count", source="cloudwatch:AWS/RDS", points=points)
+
+
+@pytest.mark.parametrize(
+    ("target_class", "code", "severity", "says"),
+    [
+        ("db.t3.micro", "credits_surplus", "warning", "db.t3.micro runs in Unlimited mode"),
+        ("db.t4g.medium", "credits_surplus", "warning", "billed for surplus CPU credits"),
+        ("db.t2.small", "credits_exhausted", "invalid", "db.t2.small was throttled to its CPU baseline"),
+        (None, "credits_exhausted", "invalid", "throttled to its CPU baseline (a T class in Standard mode)"),
+    ],
+)
+def test_an_empty_cpu_credit_balance_is_judged_by_the_class_s_credit_mode(
+    target_class: str | None, code: str, severity: str, says: str
+) -> None:
+    """RDS runs T3/T4g in Unlimited mode: a drained balance kept the speed and cost money (a warning);
+    a T2 in Standard mode was throttled, so the measurement is of its baseline (invalid)."""
+    (flag,) = judge_credits([_cpu_credits([120, 40, 0.0])], target_class=target_class)
+    assert (flag.code, flag.severity) == (code, severity) and says in flag.message, flag
 
 
 def test_policy_rejects_nonsense_values() -> None:

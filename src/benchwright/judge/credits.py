@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Literal
 
+from benchwright.forecast.facts import UNLIMITED_FAMILIES, t_class
 from benchwright.results import MetricSeries, Severity, ValidityFlag
 
 PERCENT_BALANCES = frozenset({"BurstBalance", "EBSIOBalance%", "EBSByteBalance%"})
@@ -56,28 +57,48 @@ def credit_regime(
     return "full"
 
 
+def unlimited(instance_class: str | None) -> bool:
+    """T3, T3a and T4g run in Unlimited mode on RDS (always) and on EC2 (by default): an empty CPU
+    credit balance is billed as surplus credits, never throttled. T2 (Standard) is throttled."""
+    found = t_class(instance_class) if instance_class else None
+    return found is not None and found[0] in UNLIMITED_FAMILIES
+
+
 def judge_credits(
-    series: Iterable[MetricSeries], balance_floor_percent: float = 5.0, credit_floor: float = 1.0
+    series: Iterable[MetricSeries],
+    balance_floor_percent: float = 5.0,
+    credit_floor: float = 1.0,
+    target_class: str | None = None,
 ) -> list[ValidityFlag]:
-    """One flag per balance series with points: ``credits_<regime>``, naming the metric and source."""
+    """One flag per balance series with points: ``credits_<regime>``, naming the metric and source.
+    An empty CPU credit balance on an Unlimited class (``target_class``) kept its speed: it is
+    ``credits_surplus``, a warning about cost, not an invalid measurement."""
     flags: list[ValidityFlag] = []
     for s in series:
         name = balance_name(s)
         if name is None or not s.points:
             continue
         regime = credit_regime(s, balance_floor_percent, credit_floor)
+        code, severity = f"credits_{regime}", _SEVERITY[regime]
         message = f"{s.name} ({s.source}): credit regime {regime}"
         if regime == "exhausted":
             low = min(p.value for p in s.points)
             at = next(p.t for p in s.points if p.value == low)
             unit = "%" if name in PERCENT_BALANCES else ""
-            what = (
-                "the instance was throttled to its CPU baseline"
-                if name in COUNT_BALANCES
-                else "the volume ran out of burst credits and ran at its baseline"
-            )
+            if name not in COUNT_BALANCES:
+                what = "the volume ran out of burst credits and ran at its baseline"
+            elif unlimited(target_class):
+                code, severity = "credits_surplus", "warning"
+                what = (
+                    f"{target_class} runs in Unlimited mode, so it kept its speed and was billed "
+                    "for surplus CPU credits, which this run's cost does not include"
+                )
+            elif target_class:
+                what = f"{target_class} was throttled to its CPU baseline"
+            else:
+                what = "the instance was throttled to its CPU baseline (a T class in Standard mode)"
             message += f", fell to {low:.1f}{unit} at t={at:.0f} s: {what}"
-        flags.append(ValidityFlag(code=f"credits_{regime}", severity=_SEVERITY[regime], message=message))
+        flags.append(ValidityFlag(code=code, severity=severity, message=message))
     return flags
 
 

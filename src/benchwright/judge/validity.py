@@ -169,7 +169,10 @@ def judge_cell(cell: CellResult, policy: ValidityPolicy | None = None) -> list[V
         if not any((e.code, e.message) == (f.code, f.message) for e in cell.validity):
             cell.validity.append(f)
     balances = [*cell.metrics, *(measured.metrics if measured else [])]
-    for f in judge_credits(balances, policy.balance_floor_percent, policy.credit_floor):
+    fingerprint = measured.fingerprint if measured is not None else None
+    target_class = fingerprint.target_class if fingerprint is not None else None
+    credits = judge_credits(balances, policy.balance_floor_percent, policy.credit_floor, target_class)
+    for f in credits:
         if not any(e.code == f.code and e.message == f.message for e in cell.validity):
             cell.validity.append(f)  # one flag per balance series: several may share a code
     from benchwright.forecast.check import FORECAST_KEY, mismatch_flags
