@@ -292,6 +292,11 @@ def build_table(
         cells[key] = Value(statistics.fmean(values) if values else None, len(values), values)
     repeats = max((len(v.values) for v in cells.values()), default=0)
     notes = [f"{m.label}: {m.source}" for m in chosen if m.kind != "rate" or m.scope == "phase"]
+    from benchwright.report.monthly_table import notes as monthly_notes
+    from benchwright.report.monthly_table import wants_monthly
+
+    if wants_monthly([m.name for m in chosen]):  # each configuration's price lines and their rows
+        notes += monthly_notes(runs)
     if repeats > 1:
         notes.insert(0, f"figures are means over up to {repeats} repeats or cells sharing a row")
     phase_name = phase or (found[0].doc.phase if found else "run")
