@@ -246,3 +246,21 @@ def test_the_report_has_the_monthly_section_only_for_aws_targets() -> None:
     assert "| total $/mo |\n|---:|\n| - |" in render(
         build_table([local], metrics=["monthly_total_usd"]), "md"
     )
+
+
+def test_an_ebs_magnetic_volume_bills_its_io_requests_per_million() -> None:
+    rows = [
+        row("T2M", "Compute Instance", 0.0116, "Hrs", instanceType="t2.micro", operatingSystem="Linux",
+            tenancy="Shared", preInstalledSw="NA", capacitystatus="Used"),
+        row("STD", "Storage", 0.05, "GB-Mo", volumeApiName="standard"),
+        row("STDIO", "System Operation", 0.00000005, "IOs", usagetype="EBS:VolumeIOUsage"),
+    ]  # fmt: skip
+    monthly = MonthlyPricer(ExcerptPriceList({"AmazonEC2": {"PriceList": rows}}, "us-east-1", FIXTURE))
+    target = Ec2Target.model_validate({"provider": "ec2", "engine": "redis", "template": "redis-protocol",
+        "instance_type": "t2.micro", "volume": {"type": "standard", "size_gb": 100}})  # fmt: skip
+    price = monthly.price(target, io_per_s=10.0)
+    assert price is not None
+    assert price.part_usd("disk") == pytest.approx(5.0)  # 0.05 x 100
+    assert price.part_usd("io") == pytest.approx(10.0 * SECONDS_PER_MONTH * 0.00000005)  # 1.314 USD
+    assert "0.05 USD per million requests" in price.lines[-1].source
+    assert price.total == pytest.approx(8.468 + 5.0 + 1.314)

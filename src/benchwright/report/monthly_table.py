@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, cast
 from pydantic import ValidationError
 
 from benchwright.errors import SpecError
-from benchwright.providers.aws.monthly import MonthlyPrice, MonthlyPricer, Part
 from benchwright.runs import CellResult, RunRecord
-from benchwright.spec.targets import TargetSpec
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the AWS price code is imported when a monthly metric is asked for
+    from benchwright.providers.aws.monthly import MonthlyPrice, MonthlyPricer, Part
     from benchwright.report.table import SeedTable
     from benchwright.report.table_metrics import Fact
+    from benchwright.spec.targets import TargetSpec
 
 MONTHLY_METRICS = ("monthly_server_usd", "monthly_disk_usd", "monthly_io_usd", "monthly_total_usd")
 SECTION_METRICS = [*MONTHLY_METRICS, "ops_per_monthly_usd"]
@@ -28,6 +28,7 @@ IO_NAMES = (("ReadIOPS", "VolumeReadOps"), ("WriteIOPS", "VolumeWriteOps"))
 
 @cache
 def _pricer(region: str) -> MonthlyPricer:
+    from benchwright.providers.aws.monthly import MonthlyPricer
     from benchwright.providers.aws.pricelist import PackagedPriceList, packaged_copy
 
     data = packaged_copy()
@@ -81,7 +82,7 @@ def _cell_targets(spec_json: str) -> dict[str, tuple[str, TargetSpec]] | None:
 
 def part_getter(part: str | None) -> Callable[[Fact], float | None]:
     """A table metric: one part of the monthly price (None: the total)."""
-    which = cast(Part, part)
+    which = cast("Part | None", part)
 
     def get(f: Fact) -> float | None:
         price = monthly_price(f.run, f.cell)
@@ -101,12 +102,11 @@ def ops_per_monthly_usd(f: Fact) -> float | None:
     return f.doc.throughput / total
 
 
-def wants_monthly(names: Sequence[str]) -> bool:
-    return any(n in SECTION_METRICS for n in names)
-
-
-def notes(runs: Sequence[RunRecord]) -> list[str]:
-    """One note per configuration: every line with where its price came from, or what is missing."""
+def notes(runs: Sequence[RunRecord], metrics: Sequence[str] = SECTION_METRICS) -> list[str]:
+    """When ``metrics`` has a monthly one: a note per configuration, every line with where its
+    price came from, or what is missing."""
+    if not any(n in SECTION_METRICS for n in metrics):
+        return []
     out: dict[str, str] = {}
     for run in runs:
         for cell in run.cells:

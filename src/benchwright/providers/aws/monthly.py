@@ -331,10 +331,11 @@ class MonthlyPricer:
                 return n * mibps * usd, f"{src}; {n} x {mibps:g} MiB/s-month above the 125 gp3 includes"
 
             self.line(out, "io", f"gp3 throughput {n} x {mibps:g} MiB/s", throughput)
-        if v.type == "standard":
-            self._io_requests(
-                out, "AmazonEC2", f"{p}EBS:VolumeIOUsage", io_per_s * n if io_per_s else io_per_s
-            )
+        if v.type == "standard" and n > 1:  # one series per run does not tell the nodes' volumes apart
+            item, why = "magnetic I/O requests", "not priced: one I/O series for several nodes' volumes"
+            out.lines.append(MonthlyLine("io", item, None, why))
+        elif v.type == "standard":
+            self._io_requests(out, "AmazonEC2", f"{p}EBS:VolumeIOUsage", io_per_s)
 
     def _aurora(self, t: AuroraTarget, out: MonthlyPrice, _io: float | None) -> None:
         engine, optimized = AURORA_ENGINE[t.engine], t.storage_type == "aurora-iopt1"
