@@ -104,6 +104,15 @@ def test_multi_az_takes_the_multi_az_rows() -> None:
     assert "2 x" not in price.lines[0].source
 
 
+def test_multi_az_without_either_row_is_not_priced_naming_both() -> None:
+    price = pricer(SINGLE_ROWS[:1]).price(rds({"type": "gp2", "size_gb": 100}, multi_az=True))
+    assert price is not None
+    disk = next(line for line in price.lines if line.part == "disk")
+    assert disk.usd is None and price.total is None
+    assert disk.source.startswith("not priced: no Multi-AZ row, nor a Single-AZ one: no on-demand price")
+    assert "volumeType=General Purpose" in disk.source
+
+
 def test_multi_az_without_its_rows_is_twice_single_az_and_says_so() -> None:
     price = pricer(SINGLE_ROWS).price(rds({"type": "gp2", "size_gb": 100}, multi_az=True))
     assert price is not None
@@ -264,3 +273,15 @@ def test_an_ebs_magnetic_volume_bills_its_io_requests_per_million() -> None:
     assert price.part_usd("io") == pytest.approx(10.0 * SECONDS_PER_MONTH * 0.00000005)  # 1.314 USD
     assert "0.05 USD per million requests" in price.lines[-1].source
     assert price.total == pytest.approx(8.468 + 5.0 + 1.314)
+
+
+def test_a_cache_cluster_is_its_nodes_for_730_hours() -> None:
+    from benchwright.spec.targets import ElastiCacheTarget
+
+    monthly = MonthlyPricer(PackagedPriceList("eu-west-1"))
+    target = ElastiCacheTarget.model_validate({"provider": "elasticache", "engine": "redis", "engine_version": "7.1",
+        "node_type": "cache.r7g.xlarge", "replicas": 1, "availability_zone": "eu-west-1a"})  # fmt: skip
+    price = monthly.price(target)
+    assert price is not None and price.configuration == "elasticache 2 x cache.r7g.xlarge"
+    assert price.part_usd("server") == pytest.approx(2 * 0.485 * 730)  # 708.10
+    assert price.part_usd("disk") == 0.0 and price.total == pytest.approx(708.10)

@@ -40,6 +40,7 @@ Part = Literal["server", "disk", "io"]
 PARTS: tuple[Part, ...] = ("server", "disk", "io")
 SECONDS_PER_MONTH = HOURS_PER_MONTH * 3600
 HOURS_NOTE = f"{HOURS_PER_MONTH:g} h/month (AWS's convention for a month)"
+IO2_FIRST_TIER = 32000  # EBS io2 bills provisioned IOPS in tiers; the list's first row is the first tier
 # RDS gp3 includes 125 MiB/s below 400 GB and 500 MiB/s from 400 GB on
 RDS_GP3_FREE_MIBPS = ((400, 500.0), (0, 125.0))
 MULTI_AZ_DOC = (
@@ -187,7 +188,10 @@ class MonthlyPricer:
         except PriceNotFound:
             if not multi_az:
                 raise
-        usd, source = self.row("AmazonRDS", deploymentOption="Single-AZ", **attributes)
+        try:
+            usd, source = self.row("AmazonRDS", deploymentOption="Single-AZ", **attributes)
+        except PriceNotFound as exc:
+            raise PriceNotFound(f"no Multi-AZ row, nor a Single-AZ one: {exc}") from None
         return 2 * usd, f"2 x {source} (the list has no Multi-AZ row; {MULTI_AZ_DOC})"
 
     def _rds(self, t: RdsTarget, out: MonthlyPrice, io_per_s: float | None) -> None:
@@ -318,6 +322,10 @@ class MonthlyPricer:
                 return n * iops * usd, f"{src}; {n} x {iops:g} IOPS-month"
 
             self.line(out, "io", f"provisioned IOPS {n} x {iops:g}", piops)
+            if v.type == "io2" and iops > IO2_FIRST_TIER:
+                out.notes.append(
+                    f"io2 IOPS above {IO2_FIRST_TIER:,} are billed at lower tiers: all priced at the first"
+                )
         mibps = float(v.throughput_mbps or 0) - GP3_FREE_MIBPS
         if v.type == "gp3" and mibps > 0:
 
@@ -382,3 +390,5 @@ class MonthlyPricer:
             return nodes * usd * HOURS_PER_MONTH, f"{src}; {nodes} x {HOURS_NOTE}"
 
         self.line(out, "server", f"{nodes} x {t.node_type}", hourly)
+        if isinstance(t, MemoryDbTarget):
+            out.notes.append("data written: billed per GB written, usage not in this monthly price")
