@@ -285,3 +285,11 @@ def test_a_cache_cluster_is_its_nodes_for_730_hours() -> None:
     assert price is not None and price.configuration == "elasticache 2 x cache.r7g.xlarge"
     assert price.part_usd("server") == pytest.approx(2 * 0.485 * 730)  # 708.10
     assert price.part_usd("disk") == 0.0 and price.total == pytest.approx(708.10)
+
+
+def test_a_stored_spec_that_no_longer_validates_says_so_instead_of_a_price() -> None:
+    record = exp3_run("exp3-old")
+    record.spec = {**EXP3, "target": {**EXP3["target"], "instance_class": "m5.large"}}  # no "db." prefix
+    table = build_table([record], metrics=["monthly_total_usd"])
+    assert all(v.mean is None for v in table.cells.values())
+    assert "exp3-old: its stored spec no longer validates: no monthly price" in table.notes

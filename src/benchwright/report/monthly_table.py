@@ -49,11 +49,16 @@ def io_rate(cell: CellResult) -> float | None:
     return total
 
 
+def _on_aws(run: RunRecord) -> bool:
+    """The run's target is one AWS bills (not local, not an endpoint)."""
+    target = (run.spec or {}).get("target") or {}
+    return isinstance(target, dict) and target.get("provider") not in (None, "local", "endpoint")
+
+
 def monthly_price(run: RunRecord, cell: CellResult) -> MonthlyPrice | None:
     """The cell's configuration priced per month; None for a target AWS does not bill, or a stored
     spec that no longer validates."""
-    target = (run.spec or {}).get("target") or {}
-    if not isinstance(target, dict) or target.get("provider") in (None, "local", "endpoint"):
+    if not _on_aws(run):
         return None
     targets = _cell_targets(json.dumps(run.spec, default=str))  # key order kept: it names the cells
     found = targets.get(cell.cell_id, targets.get("default")) if targets else None
@@ -109,6 +114,8 @@ def notes(runs: Sequence[RunRecord], metrics: Sequence[str] = SECTION_METRICS) -
         return []
     out: dict[str, str] = {}
     for run in runs:
+        if _on_aws(run) and _cell_targets(json.dumps(run.spec, default=str)) is None:
+            out[run.run_id] = f"{run.run_id}: its stored spec no longer validates: no monthly price"
         for cell in run.cells:
             price = monthly_price(run, cell)
             if price is None or price.configuration in out:
