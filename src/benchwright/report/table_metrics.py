@@ -267,7 +267,7 @@ _METRICS = [
         "ops_per_monthly_usd",
         "ops/s per $/mo",
         "phase",
-        "number",
+        "rate",
         _ops_per_monthly_usd,
         "the phase's ops/s per monthly dollar of its configuration",
     ),
