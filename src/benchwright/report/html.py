@@ -153,6 +153,16 @@ def seed_tables(record: RunRecord) -> list[Any]:
         return []
 
 
+def monthly_table(record: RunRecord) -> Any:
+    """The monthly price of each configuration (report.monthly_table), for runs on AWS targets."""
+    from benchwright.report.monthly_table import monthly_section
+
+    try:
+        return monthly_section(record)
+    except Exception:  # a price table the data cannot fill is left out, the report is not lost
+        return None
+
+
 def _facts(facts: dict[str, Any]) -> list[tuple[str, str]]:
     return [(str(k), redact_text(str(v))) for k, v in facts.items() if v not in (None, "", [], {})]
 
@@ -218,6 +228,7 @@ def context(record: RunRecord, history: Sequence[RunRecord] = (), max_points: in
         "phases": _phases(record),
         "repeats": repeats_rows(record),
         "seed_tables": seed_tables(record),
+        "monthly_table": monthly_table(record),
         "distribution": figures.distribution_chart(record),
         "experiments": experiment_context(record),
         "sweeps": figures.sweep_charts(record),

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from benchwright.errors import SpecError
+from benchwright.report import monthly_table
 from benchwright.report.table_metrics import (
     DEFAULT_METRICS,
     DIMENSIONS,
@@ -292,6 +293,7 @@ def build_table(
         cells[key] = Value(statistics.fmean(values) if values else None, len(values), values)
     repeats = max((len(v.values) for v in cells.values()), default=0)
     notes = [f"{m.label}: {m.source}" for m in chosen if m.kind != "rate" or m.scope == "phase"]
+    notes += monthly_table.notes(runs, [m.name for m in chosen])  # each configuration's price rows
     if repeats > 1:
         notes.insert(0, f"figures are means over up to {repeats} repeats or cells sharing a row")
     phase_name = phase or (found[0].doc.phase if found else "run")

@@ -165,6 +165,23 @@ def _ops_per_usd(f: Fact) -> float | None:
     return cost.ops_per_dollar or f.doc.operations_total / cost.total
 
 
+def _monthly(part: str | None) -> Callable[[Fact], float | None]:
+    """A part of the cell's configuration's monthly price (report/monthly_table.py)."""
+
+    def get(f: Fact) -> float | None:
+        from benchwright.report.monthly_table import part_getter
+
+        return part_getter(part)(f)
+
+    return get
+
+
+def _ops_per_monthly_usd(f: Fact) -> float | None:
+    from benchwright.report.monthly_table import ops_per_monthly_usd
+
+    return ops_per_monthly_usd(f)
+
+
 def _floor(attr: str) -> Callable[[Fact], float | None]:
     """The network floor taken before the measured phase (None for the other phases)."""
 
@@ -176,6 +193,7 @@ def _floor(attr: str) -> Callable[[Fact], float | None]:
 
 
 HIST = "the phase's HdrHistogram"
+MONTH = "the configuration's monthly price (packaged price list, 730 h/month)"
 FLOOR = "round trips of SELECT 1 / PING on one connection before the run phase"
 _METRICS = [
     Metric("operations", "operations", "operation", "count", _op("operations"), "operations completed"),
@@ -236,6 +254,23 @@ _METRICS = [
     Metric("floor_p99", "floor p99", "phase", "latency", _floor("p99_us"), f"p99 of the {FLOOR}"),
     Metric("usd", "USD", "phase", "usd", _usd, "the cell's cost estimate"),
     Metric("ops_per_usd", "ops/USD", "phase", "rate", _ops_per_usd, "operations / the cell's cost"),
+    *(
+        Metric(f"monthly_{p}_usd", f"{label} $/mo", "phase", "usd", _monthly(p), f"{MONTH}: {what}")
+        for p, label, what in (
+            ("server", "server", "instances / nodes"),
+            ("disk", "disk", "storage GB-month"),
+            ("io", "IOPS", "provisioned IOPS, gp3 throughput, magnetic I/O requests"),
+        )
+    ),
+    Metric("monthly_total_usd", "total $/mo", "phase", "usd", _monthly(None), f"{MONTH}: total"),
+    Metric(
+        "ops_per_monthly_usd",
+        "ops/s per $/mo",
+        "phase",
+        "rate",
+        _ops_per_monthly_usd,
+        "the phase's ops/s per monthly dollar of its configuration",
+    ),
 ]
 METRICS: dict[str, Metric] = {m.name: m for m in _METRICS}
 ALIASES = {
@@ -254,6 +289,8 @@ GROUPS = {
     "cloud": ["cpu", "read_iops", "write_iops", "burst", "credit"],
     "ycsb": ["operations", "throughput", "avg", "min", "max", "p95", "p99"],
     "floor": ["floor_p50", "floor_p99"],
+    # the seeds' price tables (experiments 3 and 4): server, disk, provisioned IOPS, total per month
+    "monthly_usd": ["monthly_server_usd", "monthly_disk_usd", "monthly_io_usd", "monthly_total_usd"],
 }
 
 # What each workload's seed publishes, when --metric is not given.
