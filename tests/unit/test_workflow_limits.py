@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import time
 from pathlib import Path
 from typing import Any
 
+import boto3
 import pytest
 import yaml
+from moto import mock_aws
 
 from benchwright.cli import main
 from benchwright.errors import SpecError
@@ -17,6 +20,8 @@ from benchwright.spec import load_suite
 from benchwright.stages.workflow_limits import (
     CELL_HEAD,
     CELL_TAIL,
+    EVENTS_PER_EXECUTION,
+    EVENTS_PER_ITERATION,
     EVENTS_PER_STATE,
     GROUP_HEAD,
     GROUP_TAIL,
@@ -80,6 +85,64 @@ def test_each_path_follows_the_asls_transitions(path: tuple[str, ...]) -> None:
 @pytest.mark.parametrize("loop", [TARGET_POLL, RUNNER_POLL, OPERATIONS_POLL])
 def test_each_poll_loop_closes_in_the_asl(loop: tuple[str, ...]) -> None:
     assert loop[0] in _next(loop[-1])
+
+
+def executed_events(asl: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The event types of one execution of ``asl`` by moto's Step Functions interpreter."""
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(key, "testing")
+    monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+    with mock_aws(config={"stepfunctions": {"execute_state_machine": True}}):
+        sfn = boto3.client("stepfunctions", region_name="us-east-1")
+        machine = sfn.create_state_machine(
+            name="kinds", definition=json.dumps(asl), roleArn="arn:aws:iam::123456789012:role/sfn"
+        )["stateMachineArn"]
+        arn = sfn.start_execution(stateMachineArn=machine, input=json.dumps({"a": 1}))["executionArn"]
+        deadline = time.monotonic() + 30
+        while (status := sfn.describe_execution(executionArn=arn)["status"]) == "RUNNING":
+            assert time.monotonic() < deadline, "the execution did not end"
+            time.sleep(0.05)  # moto's interpreter runs in a thread; polled until it ends
+        assert status == "SUCCEEDED"
+        return [e["type"] for e in sfn.get_execution_history(executionArn=arn)["events"]]
+
+
+def test_events_per_state_type_as_an_interpreter_records_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pass, Choice, Wait, a Map of three iterations and Succeed: the table's counts (a Task's five are
+    Entered, Scheduled, Started, Succeeded, Exited: Lambda is not run here)."""
+    asl = {
+        "StartAt": "P",
+        "States": {
+            "P": {"Type": "Pass", "Result": [1, 2, 3], "ResultPath": "$.items", "Next": "C"},
+            "C": {
+                "Type": "Choice",
+                "Choices": [{"Variable": "$.a", "NumericEquals": 1, "Next": "W"}],
+                "Default": "W",
+            },
+            "W": {"Type": "Wait", "Seconds": 0, "Next": "M"},
+            "M": {
+                "Type": "Map",
+                "ItemsPath": "$.items",
+                "ItemProcessor": {"StartAt": "I", "States": {"I": {"Type": "Pass", "End": True}}},
+                "ResultPath": "$.r",
+                "Next": "S",
+            },
+            "S": {"Type": "Succeed"},
+        },
+    }
+    kinds = executed_events(asl, monkeypatch)
+    per = EVENTS_PER_STATE
+    iterations = 3 * (EVENTS_PER_ITERATION + per["Pass"])
+    expected = (
+        EVENTS_PER_EXECUTION
+        + per["Pass"]
+        + per["Choice"]
+        + per["Wait"]
+        + per["Map"]
+        + iterations
+        + per["Succeed"]
+    )
+    assert len(kinds) == expected == 26
+    assert kinds.count("MapIterationStarted") == kinds.count("MapIterationSucceeded") == 3
 
 
 def suite_file(tmp_path: Path, **bench: Any) -> Path:
