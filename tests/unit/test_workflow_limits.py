@@ -161,9 +161,9 @@ def test_one_cell_counts_by_hand(tmp_path: Path) -> None:
     found = estimate(load_suite(path).benchmarks[0])
     # cell: 900 provisioning + 300 run + 600 teardown + 3 = 1803 s -> poll ceil(1803/14) = 129 s;
     # provisioning 900/129 -> 7 polls, the run 300/129 -> 3 polls, 9 events each (Wait, Task, Choice).
-    # execution 2 + top 5+4+5+2+2; group: iteration 2 + ProvisionTarget 5 + RunCells 4 + Teardown 5
-    # + 2 + 2, one cell iteration 2; cell: iteration 2 + 2+2+5+5 + 4x5+2+5+5+2+2
-    assert found.history_events == 20 + 22 + 52 + 9 * (7 + 3) == 184
+    # execution 2 + top 5+4+5+2+2; group: its RunGroups iteration 2 + ProvisionTarget 5 + RunCells 4
+    # + Teardown 5 + 2 + 2; cell: its RunCells iteration 2 + 2+2+5+5 + 4x5+2+5+5+2+2
+    assert found.history_events == 20 + 20 + 52 + 9 * (7 + 3) == 182
     assert (found.cells, found.groups) == (1, 1)
     assert 1000 < found.payload_bytes < 10_000
 

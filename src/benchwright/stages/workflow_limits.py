@@ -139,9 +139,10 @@ def cell_events(spec: BenchmarkSpec, poll_s: float, first: bool) -> int:
     return n
 
 
-def group_events(provider: str, cells: int, poll_s: float) -> int:
-    """One target group, without its cells: its iteration, provisioning polls, RunCells and teardown."""
-    n = EVENTS_PER_ITERATION + events(GROUP_HEAD) + events(GROUP_TAIL) + EVENTS_PER_ITERATION * cells
+def group_events(provider: str, poll_s: float) -> int:
+    """One target group, without its cells (each counts its own RunCells iteration): its RunGroups
+    iteration, provisioning polls, RunCells and teardown."""
+    n = EVENTS_PER_ITERATION + events(GROUP_HEAD) + events(GROUP_TAIL)
     return n + polls(PROVISION_S.get(provider, 0.0), poll_s) * events(TARGET_POLL)
 
 
@@ -163,7 +164,7 @@ def estimate(spec: BenchmarkSpec) -> Estimate:
     total = EVENTS_PER_EXECUTION + events(TOP_PATH)
     cells = 0
     for group in groups:
-        total += group_events(group.items[0].cell.spec.target.provider, len(group.items), poll_s)
+        total += group_events(group.items[0].cell.spec.target.provider, poll_s)
         first = True
         for dataset in group.datasets:
             for n, item in enumerate(dataset.items):
