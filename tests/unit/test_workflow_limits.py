@@ -35,6 +35,7 @@ from benchwright.stages.workflow_limits import (
     TOP_PATH,
     check_suite,
     estimate,
+    events,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -241,3 +242,22 @@ def test_validate_refuses_it_with_exit_2_and_prints_the_estimate(
     fits = suite_file(small)
     assert main(["validate", str(fits), "--prices", str(ROOT / "tests" / "data" / "pricing")]) == 0
     assert "history events of 25,000" in capsys.readouterr().out
+
+
+def test_the_paths_reproduce_a_rehearsed_suite_history() -> None:
+    """A two-cell suite rehearsed through moto (tests/data/rehearsal_suite_history.json: each event's
+    type and state): with the poll loops at the counts it made, the paths give its event count."""
+    recorded = json.loads((ROOT / "tests" / "data" / "rehearsal_suite_history.json").read_text())
+    entered = [name for _, name in recorded["events"] if name]
+    groups, cells = entered.count("ProvisionTarget"), entered.count("JoinTarget")
+    assert (recorded["status"], groups, cells) == ("SUCCEEDED", 1, 2)
+    by_paths = (
+        EVENTS_PER_EXECUTION
+        + events(TOP_PATH)
+        + groups * (EVENTS_PER_ITERATION + events(GROUP_HEAD) + events(GROUP_TAIL))
+        + entered.count("WaitForTarget") * events(TARGET_POLL)
+        + cells * (EVENTS_PER_ITERATION + events(CELL_HEAD) + events(CELL_TAIL))
+        + entered.count("StartClock") * events(("StartClock",))
+        + entered.count("WaitForRunner") * events(RUNNER_POLL)
+    )
+    assert by_paths == len(recorded["events"]) == 173
