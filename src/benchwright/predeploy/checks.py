@@ -127,7 +127,7 @@ def deploy_plan(root: Path, stage: Any) -> Result:
     found = plan(docs, influx)
     lines = found.describe()
     lines.append(
-        f"fixed monthly cost, idle: ~{found.fixed_usd:.2f} USD at us-east-1 list prices (docs/deploy.md); "
+        f"fixed monthly cost, idle: ~{found.fixed_usd:.2f} USD at us-east-1 list prices (benchwright/predeploy/template.py); "
         "Lambda, Step Functions, API Gateway, Scheduler, S3 and logs are billed per use"
     )
     lines += [f"  {line}" for line in found.lines]

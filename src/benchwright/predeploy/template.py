@@ -20,6 +20,8 @@ HOURS_PER_MONTH = 730.0
 # type -> (USD per month for one, what it is); docs/deploy.md's table holds the same figures
 MONTHLY_USD: dict[str, tuple[float, str]] = {
     "AWS::EC2::NatGateway": (0.045 * HOURS_PER_MONTH, "NAT gateway (0.045 USD an hour, plus 0.045 USD/GB)"),
+    # the NAT gateway's Elastic IP: AWS bills every public IPv4 address (not in docs/deploy.md's table)
+    "AWS::EC2::EIP": (0.005 * HOURS_PER_MONTH, "public IPv4 address (0.005 USD an hour)"),
     "AWS::SecretsManager::Secret": (0.40, "secret (0.40 USD a month)"),
     "AWS::KMS::Key": (1.00, "KMS key (1 USD a month)"),
     "AWS::CloudWatch::Alarm": (0.10, "CloudWatch alarm (0.10 USD a month)"),
