@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import stat
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from benchwright.predeploy.asset_imports import IMPORT_ALL, alone
 from infra.bundling import LocalPipBundler, lambda_requirements, source_hash
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,7 +92,6 @@ def test_source_hash_changes_with_the_code(tmp_path: Path) -> None:
 # The asset built once for this module's slow tests: the real bundler (real pip) with wheels for this
 # interpreter instead of the Lambda's (3.12 is not installable here).
 _HERE = f"{sys.version_info.major}.{sys.version_info.minor}"
-_ALONE_ENV = {"PATH": "/usr/bin:/bin", "AWS_DEFAULT_REGION": "us-east-1", "POWERTOOLS_SERVICE_NAME": "t"}
 
 
 @pytest.fixture(scope="module")
@@ -100,15 +99,6 @@ def local_asset(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("asset")
     assert LocalPipBundler(python_version=_HERE).try_bundle(str(out)) is True
     return out
-
-
-def _alone(asset: Path, script: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """``script`` in a fresh interpreter whose only imports are the stdlib and ``asset`` (`python -I -S`:
-    no venv, no site-packages, no checkout, no node_modules), as Lambda imports its code."""
-    return subprocess.run(
-        [sys.executable, "-I", "-S", "-c", f"import sys; sys.path.insert(0, sys.argv[1]); {script}", str(asset), *args],
-        capture_output=True, text=True, timeout=300, check=False, cwd=asset.parent, env=_ALONE_ENV,
-    )  # fmt: skip
 
 
 @pytest.mark.slow
@@ -122,7 +112,7 @@ def test_the_asset_alone_renders_the_report(local_asset: Path) -> None:
         "print(a.uplot().version, str(a.VENDOR_DIR).startswith(sys.argv[1]), len(html), 'var uPlot=function' in html,"
         " pymysql.__file__.startswith(sys.argv[1]))"
     )
-    done = _alone(local_asset, script)
+    done = alone(local_asset, script)
     assert done.returncode == 0, done.stderr[-3000:]
     version, in_asset, size, inlined, pymysql_in_asset = done.stdout.split()
     assert (version, in_asset, inlined) == ("1.6.32", "True", "True") and int(size) > 50_000
@@ -130,39 +120,11 @@ def test_the_asset_alone_renders_the_report(local_asset: Path) -> None:
 
 
 # Every module of functions/ and every handler the stack names, then what handlers import lazily on
-# their paths: the Slack client (FinishRun's notification) and a MySQL spec's validation (the API and
-# ValidateSpec), which must not need MySQLdb. Each line names the module it proves.
-_IMPORT_ALL = """
-import importlib, pathlib, json
-from functions import HANDLERS, JANITOR_HANDLER
-asset = pathlib.Path(sys.argv[1])
-modules = sorted("functions." + p.stem for p in (asset / "functions").glob("*.py") if p.stem != "__init__")
-for name in modules:
-    module = importlib.import_module(name)
-    print("module", name, module.__file__.startswith(sys.argv[1]))
-for target in [*HANDLERS.values(), JANITOR_HANDLER, "functions.api.handler"]:
-    mod, func = target.rsplit(".", 1)
-    print("handler", target, callable(getattr(importlib.import_module(mod), func)))
-import benchwright.providers.aws.notify, benchwright.providers.local.notify  # FinishRun's notifier
-from slack_sdk.webhook import WebhookClient
-print("slack", WebhookClient.__module__, sys.modules["slack_sdk"].__file__.startswith(sys.argv[1]))
-from benchwright.spec import load_spec
-spec = load_spec(sys.argv[2])
-from benchwright.spec import check_workload
-check_workload(spec)
-print("mysql-spec", spec.target.engine, "MySQLdb" in sys.modules)
-try:
-    import MySQLdb
-    print("mysqldb present")
-except ImportError:
-    print("mysqldb absent")
-"""
-
-
+# their paths: benchwright.predeploy.asset_imports.IMPORT_ALL, which `benchwright deploy --check` runs too.
 @pytest.mark.slow
 def test_every_handler_imports_from_the_asset_alone(local_asset: Path) -> None:
     """A package a handler needs but the asset lacks fails here, at build time, not on the first night."""
-    done = _alone(local_asset, _IMPORT_ALL, str(ROOT / "examples" / "exp3-rds-mysql-storage.aws.yaml"))
+    done = alone(local_asset, IMPORT_ALL, str(ROOT / "examples" / "exp3-rds-mysql-storage.aws.yaml"))
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.splitlines()
     modules = [line.split() for line in lines if line.startswith("module ")]

@@ -121,6 +121,12 @@ def _print(doc: dict[str, Any]) -> None:
 
 
 def _deploy(args: Any) -> int:
+    if getattr(args, "check", False):  # offline: nothing is deployed (benchwright.predeploy.checks)
+        from rich.console import Console
+
+        from benchwright.predeploy.checks import main
+
+        return main(ROOT, args.config, Console())
     return _cdk(["deploy", "--require-approval", "broadening"], args.config)
 
 
@@ -169,6 +175,14 @@ def register(subparsers: Subparsers) -> None:
         p.add_argument("--config", help="stage settings file (YAML/JSON, see docs/deploy.md)")
         if name == "destroy":
             p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+        else:
+            p.add_argument(
+                "--check",
+                action="store_true",
+                help="deploy nothing: run every offline check a deploy needs (stage settings, the nightly "
+                "suite against Step Functions' limits, the Lambda asset's imports, synth with cdk-nag and "
+                "cfn-lint) and print what the deploy would create and its fixed monthly cost",
+            )
         p.set_defaults(handler=handler)
     for name, handler, help_text, arg in (
         ("submit", _submit, "submit a spec or suite file to the deployed API", "spec"),

@@ -284,6 +284,10 @@ def handle(args: argparse.Namespace) -> int:
         console.print(f"suite {suite.suite}: estimated cost {cost}", highlight=False)
     check_lifetimes(suite, args.max_run_hours, console)
     check_forecast(suite)
+    from benchwright.stages.workflow_limits import check_suite  # Step Functions' limits, estimated
+
+    for found in check_suite(suite):
+        console.print(f"workflow limits: {found.describe()}", highlight=False)
     check_budget(budgets, args.max_usd)
     if args.max_usd is not None:
         console.print(f"within the budget of {args.max_usd:,.2f} USD", highlight=False)

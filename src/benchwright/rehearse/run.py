@@ -37,6 +37,7 @@ from benchwright.rehearse.containers import Containers
 from benchwright.rehearse.eventbridge import deliver, status_event
 from benchwright.rehearse.hooks import Faults, Hooks, configure_moto
 from benchwright.rehearse.lambda_pool import PRICES_ENV, FunctionConfig, LambdaPool, lambda_environment
+from benchwright.rehearse.limits import measure
 from benchwright.rehearse.prepare import check_cloud, quick_suite, route_slack, spec_json, standin_adjustments
 from benchwright.rehearse.resources import LEAK_KINDS, snapshot
 from benchwright.rehearse.slack import SlackReceiver
@@ -71,6 +72,7 @@ class Outcome:
     # the same executions with every Wait as written: the extra polls of the capped Waits taken out
     # (a projection from the history, rehearse/transitions.py); equal to the above without a cap
     transitions_per_cell_as_written: float | None = None
+    limits: dict[str, Any] = field(default_factory=dict)  # rehearse/limits.py: measured against the quotas
 
     @property
     def leaked(self) -> bool:
@@ -337,6 +339,11 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
             )
         records = read_records(account, account.bucket)
         after = snapshot(account, before)
+        limits = measure(
+            executions,
+            [(i.function, i.seconds) for i in hooks.invocations],
+            {name: fn.timeout_s for name, fn in account.functions.items()},
+        )
     finally:
         stack.close()
         cleaned = hooks.cleanup() if hooks is not None else containers.remove_all()
@@ -362,6 +369,7 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
         standins=sorted(set(hooks.standin_engines)) + notes,
         region=region,
         rehearsal_id=rehearsal_id,
+        limits=limits,
     )
     _write(outcome, hooks, asset)
     return outcome
@@ -439,6 +447,7 @@ def _write(outcome: Outcome, hooks: Hooks, asset: Asset) -> None:
                     "cells": cells,
                 },
                 "events": outcome.events,
+                "limits": outcome.limits,
                 "containers": [  # what ECS / EC2 started: the image's ENTRYPOINT unless entrypoint is set
                     {
                         "resource": resource,

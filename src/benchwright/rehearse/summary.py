@@ -7,6 +7,7 @@ import json
 
 from rich.console import Console
 
+from benchwright.rehearse.limits import describe
 from benchwright.rehearse.resources import LEAK_KINDS
 from benchwright.rehearse.run import Outcome
 from benchwright.report.text import print_summary
@@ -32,6 +33,8 @@ def print_outcome(outcome: Outcome, console: Console) -> None:
         f"${cost['step_functions']:.6f} + Lambda ${cost['lambda']:.6f}",
         highlight=False,
     )
+    if outcome.limits:  # rehearse/limits.py: the quotas a deploy would meet, measured
+        console.print(describe(outcome.limits), highlight=False, soft_wrap=True)
     asset = workflow.get("lambda_asset") or {}
     if asset:
         console.print(

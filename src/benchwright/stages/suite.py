@@ -85,6 +85,17 @@ def _group(
 
 
 def expand(event: dict[str, Any]) -> dict[str, Any]:
+    """:func:`expanded`, refused when the state is over the workflow's budget (``MAX_STATE_BYTES``)."""
+    result = expanded(event)
+    size = len(json.dumps(result))
+    if size > MAX_STATE_BYTES:
+        raise SpecError(
+            "matrix", f"the expanded cells take {size} bytes, over the {MAX_STATE_BYTES} state budget"
+        )
+    return result
+
+
+def expanded(event: dict[str, Any]) -> dict[str, Any]:
     """``{"spec": {...}, "run_id"?, "poll_seconds"?}`` -> the same plus ``groups``: per target group
     (benchwright.sharing) the run state that provisions its target and its cells' run states.
 
@@ -115,11 +126,6 @@ def expand(event: dict[str, Any]) -> dict[str, Any]:
         "suite_spec": spec_dict(spec),
         "groups": groups,
     }
-    size = len(json.dumps(result))
-    if size > MAX_STATE_BYTES:
-        raise SpecError(
-            "matrix", f"the expanded cells take {size} bytes, over the {MAX_STATE_BYTES} state budget"
-        )
     return result
 
 

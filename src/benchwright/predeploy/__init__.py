@@ -1,0 +1,1 @@
+"""`benchwright deploy --check`: everything that can be checked before a deploy, offline, in a checkout."""
