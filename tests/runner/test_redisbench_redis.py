@@ -326,7 +326,8 @@ def test_cli_prints_a_live_rps_line_per_second_of_each_test_on_stderr(
 def test_cli_prints_no_live_line_when_quiet_or_csv(redis_props: dict[str, str], tmp_path: Path) -> None:
     for flag in ("-q", "--csv"):
         out = tmp_path / f"rb{flag}.json"
-        result = _cli(redis_props, "-t", "ping_inline", "-n", "40000", "-c", "2", flag, "--json", str(out))
+        # 200,000 requests: over 1 s even on a quiet, fast host (40,000 took 0.9 s on one: no line due)
+        result = _cli(redis_props, "-t", "ping_inline", "-n", "200000", "-c", "2", flag, "--json", str(out))
         assert result.returncode == 0, result.stderr
         assert _seconds(json.loads(out.read_text()), "PING_INLINE") > 1.0  # long enough to have shown one
         assert "rps=" not in result.stderr + result.stdout
