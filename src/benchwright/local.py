@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from benchwright.errors import BenchwrightError
-from benchwright.experiments.schedule import said
+from benchwright.stages.schedule import said
 from benchwright.local_watch import (
     POLL_S,
     LogTail,
@@ -231,7 +231,7 @@ class Orchestrator:
 
     def _watch_runner(self, state: RunState, label: str) -> RunState:
         """Poll the runner and echo its log; the check_runner stage issues the spec's events
-        (experiments/schedule.py) and this shows them. The check_operations stage follows."""
+        (stages/schedule.py) and this shows them. The check_operations stage follows."""
         p = self.providers
         tail = LogTail([Path(h.log_pointer) for h in state.runners if h.log_pointer])
         phases = state.spec.workload.phases

@@ -26,7 +26,6 @@ from typing import Any
 from benchwright.errors import SpecError
 from benchwright.results import text_secret
 
-MAX_PROPERTY_FILE = 256 * 1024
 MAX_CELLS = 1000  # local; a cloud spec is further held to the workflow's Map limit
 CLOUD_MAX_CELLS = 64  # statemachines/suite.asl.json: the Map state's MaxConcurrency-bounded fan-out
 SECRET_WORDS = {
@@ -175,7 +174,8 @@ def read_spec_file(entry: Any, root: Path | None, field: str, what: str, limit: 
 
 def read_property_file(entry: str, root: Path, field: str) -> dict[str, str]:
     """One property file named in a spec (``read_spec_file``'s rule), parsed."""
-    from benchwright.runner.workloads.ycsb.properties import parse_property_text
+    # deferred: importing the ycsb package registers every workload (runner/workloads/__init__.py)
+    from benchwright.runner.workloads.ycsb.properties import MAX_PROPERTY_FILE, parse_property_text
 
     text = read_spec_file(entry, root, field, "property file", MAX_PROPERTY_FILE)
     return parse_property_text(text, entry)

@@ -236,7 +236,7 @@ def test_calls_moto_cannot_show_are_granted_too(template: dict[str, Any], module
 def test_every_event_call_is_granted_to_check_runner_on_tagged_resources_only(
     template: dict[str, Any],
 ) -> None:
-    """CheckRunner issues a spec's events (experiments/schedule.py) with the calls of
+    """CheckRunner issues a spec's events (stages/schedule.py) with the calls of
     providers/aws/targets/events.py: each one must be in its role, bound to the run tag. The moto
     world's runner finishes before CheckRunner's first poll, so the recording above cannot show them."""
     import re

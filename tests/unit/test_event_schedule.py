@@ -1,4 +1,4 @@
-"""The due-event logic both orchestrators share (experiments/schedule.py), on an injected clock:
+"""The due-event logic both orchestrators share (stages/schedule.py), on an injected clock:
 when an event is due, what the state keeps between polls (a Lambda sees only the state), how long the
 workflow waits, and what is logged when the phase ends first or the call fails. No sleeps."""
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
-from benchwright.experiments.schedule import (
+from benchwright.stages.schedule import (
     MIN_WAIT_S,
     NOT_ISSUED,
     START_DELAY_S,

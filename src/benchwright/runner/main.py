@@ -220,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, _raise_interrupt)
     docs: list[ResultDocument] = []
-    started: dict[str, datetime] = {}  # the workflow times events from these (experiments/schedule.py)
+    started: dict[str, datetime] = {}  # the workflow times events from these (stages/schedule.py)
 
     def write(error: str | None) -> None:
         write_output(out, plan, docs, error, started)

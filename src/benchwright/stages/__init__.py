@@ -88,7 +88,7 @@ class RunState(FinishState):
     runner_status: str | None = None
     runner_deadline: datetime | None = None
     result_pointers: list[str] = Field(default_factory=list)
-    event_log: list[dict[str, Any]] = Field(default_factory=list)  # events issued (experiments/schedule.py)
+    event_log: list[dict[str, Any]] = Field(default_factory=list)  # events issued (stages/schedule.py)
     measured_started_at: datetime | None = None  # the measured phase's start, as the runner wrote it
     steady_poll_seconds: float | None = None  # poll_seconds outside an event's approach (schedule.py)
     operation_log: list[dict[str, Any]] = Field(default_factory=list)  # operation benchmarks timed

@@ -19,6 +19,7 @@ from benchwright.spec import LocalTarget, TargetSpec, cell_seconds, check_worklo
 from benchwright.stages import RunState, utcnow
 from benchwright.stages.context import plan_context
 from benchwright.stages.plan import build_plan, fanout_start_at
+from benchwright.stages.schedule import close_pending_events, issue_due_events
 
 READY_TIMEOUT_S = {
     "local": 120.0,
@@ -129,10 +130,8 @@ def launch_runner(state: RunState, providers: Providers) -> RunState:
 
 
 def check_runner(state: RunState, providers: Providers) -> RunState:
-    """Poll once; issue the spec's events that are due (experiments/schedule.py); when every runner
+    """Poll once; issue the spec's events that are due (stages/schedule.py); when every runner
     has finished, record result pointers and the measured window."""
-    from benchwright.experiments.schedule import issue_due_events
-
     statuses = [providers.launcher.status(h) for h in state.runners]
     running = any(s in ("starting", "running") for s in statuses)
     if running and state.runner_deadline and utcnow() > state.runner_deadline:
@@ -354,9 +353,7 @@ def price_run(state: RunState, providers: Providers) -> RunState:
 
 def teardown(state: RunState, providers: Providers) -> RunState:
     """Stop runners still going and delete the target; runs on every path, safe to repeat. Events
-    still pending are logged as not issued (experiments/schedule.py: close_pending_events)."""
-    from benchwright.experiments.schedule import close_pending_events
-
+    still pending are logged as not issued (stages/schedule.py: close_pending_events)."""
     state = close_pending_events(state)
     problems: list[str] = []
     for handle in state.runners:

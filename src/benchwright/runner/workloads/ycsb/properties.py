@@ -16,6 +16,7 @@ from pathlib import Path
 
 from benchwright.errors import PropertyFileError, SpecError
 
+MAX_PROPERTY_FILE = 256 * 1024  # a property file is settings, not data (the one file rule: specguard)
 MAX_RECORD_BYTES = 1 << 16  # ycsb.workload.VALUE_POOL: values are slices of a pool this long
 PACKAGED = ("workloada", "workloadb", "workloadc", "workloadd", "workloade", "workloadf")
 DISTRIBUTIONS = ("uniform", "zipfian", "latest", "hotspot", "sequential", "exponential")
@@ -66,7 +67,6 @@ def packaged_path(name: str) -> Path | None:
 
 def parse_property_file(path: Path, display: str | None = None) -> dict[str, str]:
     """A property file named on the command line (``-P``) or packaged: regular, small, UTF-8."""
-    from benchwright.specguard import MAX_PROPERTY_FILE
     from benchwright.yamlload import read_text
 
     shown = display or str(path)
