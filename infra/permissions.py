@@ -50,7 +50,7 @@ DELETE = [
     "ec2:TerminateInstances", "ec2:DeleteNetworkInterface", "ecs:StopTask",
 ]  # fmt: skip
 # The actions of a spec's events (providers/aws/targets/events.py), issued by CheckRunner while the
-# runner measures (experiments/schedule.py): only on resources that carry a run tag, like DELETE.
+# runner measures (stages/schedule.py): only on resources that carry a run tag, like DELETE.
 EVENTS = [
     "rds:RebootDBInstance", "rds:FailoverDBCluster", "rds:ModifyDBInstance",
     "elasticache:TestFailover", "elasticache:RebootCacheCluster", "elasticache:ModifyReplicationGroup",
