@@ -58,7 +58,6 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     stray.sweep(print)
 
 
-@pytest.hookimpl(trylast=True)  # after tests/rehearse/conftest.py has marked its tests ``rehearse``
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that uses a server fixture ``servers``, so the marker is true by construction:
     ``make test-fast`` (``-m "not servers"``) then never reaches for a server that is not running.
@@ -70,7 +69,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if SERVER_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.servers)
-        group = "rehearsals" if item.get_closest_marker("rehearse") else "shared-servers"
+        rehearsal = item.get_closest_marker("rehearse") or item.nodeid.startswith("tests/rehearse/")
+        group = "rehearsals" if rehearsal else "shared-servers"
         item.add_marker(pytest.mark.xdist_group(group))
 
 
