@@ -13,7 +13,7 @@ from moto import mock_aws
 
 from benchwright.errors import ProvisioningFailed, RetryableProvisioningError
 from benchwright.providers.aws.common import already_exists, aws_call, error_code, in_state, is_not_found
-from benchwright.providers.aws.targets.ec2 import delete_eni_later_ok
+from benchwright.providers.aws.deletion import delete_eni_later_ok
 
 
 @pytest.fixture

@@ -14,11 +14,19 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from benchwright.providers.aws.common import Clients, is_not_found, paginate
+from benchwright.providers.aws.common import Clients, paginate
+from benchwright.providers.aws.deletion import (
+    delete_db_cluster,
+    delete_db_instance,
+    delete_db_snapshot,
+    delete_eni_later_ok,
+    delete_parameter_group_later_ok,
+    gone_ok,
+    stop_task,
+    terminate_instances,
+)
 from benchwright.providers.aws.names import EXPIRES_TAG, OWNER_TAG, RESOURCE_PREFIX, RUN_ID_TAG
 from benchwright.providers.aws.targets.cache_params import ELASTICACHE, MEMORYDB, delete_group_later_ok
-from benchwright.providers.aws.targets.ec2 import delete_eni_later_ok
-from benchwright.providers.aws.targets.rds import delete_parameter_group_later_ok
 
 
 @dataclass(frozen=True)
@@ -58,7 +66,8 @@ def _rds(clients: Clients) -> Iterator[Resource]:
             rds.list_tags_for_resource(ResourceName=db["DBInstanceArn"])["TagList"]
         )
         if _ours(tags) and db.get("DBInstanceStatus") != "deleting":
-            yield Resource("rds-instance", db["DBInstanceIdentifier"], tags)
+            member = {"cluster": db["DBClusterIdentifier"]} if db.get("DBClusterIdentifier") else {}
+            yield Resource("rds-instance", db["DBInstanceIdentifier"], tags, member)
     for cluster in paginate(rds, "describe_db_clusters", "DBClusters"):
         tags = _kv(cluster.get("TagList")) or _kv(
             rds.list_tags_for_resource(ResourceName=cluster["DBClusterArn"])["TagList"]
@@ -197,68 +206,53 @@ def leftovers(clients: Clients, run_id: str, services: list[str] | None = None) 
 
 
 # ---------------------------------------------------------------- deleting
+Deleter = Callable[[Clients, str, dict[str, str]], bool]
+
+# Each kind the listers find, with its one deletion path (deletion.py, cache_params.py), in the order
+# a run's resources are deleted: what runs first, then the targets, then what they use (interfaces,
+# parameter groups), which AWS refuses while still in use.
+KINDS: dict[str, Deleter] = {
+    "ecs-task": lambda c, i, x: stop_task(c("ecs"), x["cluster"], i, "benchwright janitor"),
+    "ec2-instance": lambda c, i, x: terminate_instances(c("ec2"), [i]),
+    "rds-instance": lambda c, i, x: delete_db_instance(c("rds"), i, cluster_member="cluster" in x),
+    "rds-cluster": lambda c, i, x: delete_db_cluster(c("rds"), i),
+    "rds-snapshot": lambda c, i, x: delete_db_snapshot(c("rds"), i),
+    "rds-cluster-snapshot": lambda c, i, x: delete_db_snapshot(c("rds"), i, cluster=True),
+    "elasticache-replication-group": lambda c, i, x: gone_ok(
+        c("elasticache").delete_replication_group, ReplicationGroupId=i
+    ),
+    "memorydb-cluster": lambda c, i, x: gone_ok(c("memorydb").delete_cluster, ClusterName=i),
+    "ec2-network-interface": lambda c, i, x: delete_eni_later_ok(c("ec2"), i),
+    "rds-parameter-group": lambda c, i, x: delete_parameter_group_later_ok(c("rds"), i),
+    "rds-cluster-parameter-group": lambda c, i, x: delete_parameter_group_later_ok(c("rds"), i, cluster=True),
+    "elasticache-parameter-group": lambda c, i, x: delete_group_later_ok(ELASTICACHE, c("elasticache"), i),
+    "memorydb-parameter-group": lambda c, i, x: delete_group_later_ok(MEMORYDB, c("memorydb"), i),
+}
+ORDER: tuple[str, ...] = tuple(KINDS)
+
+
 def delete(clients: Clients, resource: Resource) -> bool:
-    """Delete one resource; True when it is gone or going. Already gone counts as success."""
+    """Delete one resource through its kind's path; True when it is gone or going (already gone
+    included), False when AWS refused (the next sweep finds it again by its tags)."""
     from botocore.exceptions import ClientError
 
-    kind, rid = resource.kind, resource.id
     try:
-        if kind == "rds-instance":
-            clients("rds").delete_db_instance(
-                DBInstanceIdentifier=rid, SkipFinalSnapshot=True, DeleteAutomatedBackups=True
-            )
-        elif kind == "rds-cluster":
-            clients("rds").delete_db_cluster(DBClusterIdentifier=rid, SkipFinalSnapshot=True)
-        elif kind == "rds-snapshot":
-            clients("rds").delete_db_snapshot(DBSnapshotIdentifier=rid)
-        elif kind == "rds-cluster-snapshot":
-            clients("rds").delete_db_cluster_snapshot(DBClusterSnapshotIdentifier=rid)
-        elif kind == "rds-parameter-group":
-            return delete_parameter_group_later_ok(clients("rds"), rid)
-        elif kind == "rds-cluster-parameter-group":
-            return delete_parameter_group_later_ok(clients("rds"), rid, cluster=True)
-        elif kind == "elasticache-replication-group":
-            clients("elasticache").delete_replication_group(ReplicationGroupId=rid)
-        elif kind == "memorydb-cluster":
-            clients("memorydb").delete_cluster(ClusterName=rid)
-        elif kind == "elasticache-parameter-group":
-            return delete_group_later_ok(ELASTICACHE, clients("elasticache"), rid)
-        elif kind == "memorydb-parameter-group":
-            return delete_group_later_ok(MEMORYDB, clients("memorydb"), rid)
-        elif kind == "ec2-instance":
-            clients("ec2").terminate_instances(InstanceIds=[rid])
-        elif kind == "ec2-network-interface":
-            return delete_eni_later_ok(clients("ec2"), rid)
-        elif kind == "ecs-task":
-            clients("ecs").stop_task(
-                cluster=resource.extra["cluster"], task=rid, reason="benchwright janitor"
-            )
-        else:
-            return False
-    except ClientError as exc:
-        return is_not_found(exc)
-    return True
+        deleter = KINDS[resource.kind]
+    except KeyError:
+        raise ValueError(f"no deletion path for resource kind {resource.kind!r}") from None
+    try:
+        return deleter(clients, resource.id, resource.extra)
+    except ClientError:
+        return False
+
+
+def in_deletion_order(resources: list[Resource]) -> list[Resource]:
+    return sorted(resources, key=lambda r: ORDER.index(r.kind))
 
 
 def delete_run(clients: Clients, run_id: str) -> list[Resource]:
     """Delete everything of one run (instances before their parameter groups); returns what remains."""
-    order = [
-        "ecs-task",
-        "ec2-instance",
-        "rds-instance",
-        "rds-cluster",
-        "rds-snapshot",
-        "rds-cluster-snapshot",
-        "elasticache-replication-group",
-        "memorydb-cluster",
-        "ec2-network-interface",
-        "rds-parameter-group",
-        "rds-cluster-parameter-group",
-        "elasticache-parameter-group",
-        "memorydb-parameter-group",
-    ]
-    found = sorted(leftovers(clients, run_id), key=lambda r: order.index(r.kind) if r.kind in order else 99)
-    for resource in found:
+    for resource in in_deletion_order(leftovers(clients, run_id)):
         with contextlib.suppress(Exception):
             delete(clients, resource)
     return leftovers(clients, run_id)
@@ -277,23 +271,7 @@ def of_run(resource_run_id: str | None, run_id: str) -> bool:
 def sweep_run(clients: Clients, run_id: str, dry_run: bool = False) -> SweepReport:
     """Delete, now, everything tagged with one run (and its suite cells), expired or not: what the
     API's cancel asks for, since a stopped execution never reaches its own Teardown."""
-    order = [
-        "ecs-task",
-        "ec2-instance",
-        "rds-instance",
-        "rds-cluster",
-        "rds-snapshot",
-        "rds-cluster-snapshot",
-        "elasticache-replication-group",
-        "memorydb-cluster",
-        "ec2-network-interface",
-        "rds-parameter-group",
-        "rds-cluster-parameter-group",
-        "elasticache-parameter-group",
-        "memorydb-parameter-group",
-    ]
-    found = [r for r in find(clients) if of_run(r.run_id, run_id)]
-    found.sort(key=lambda r: order.index(r.kind) if r.kind in order else len(order))
+    found = in_deletion_order([r for r in find(clients) if of_run(r.run_id, run_id)])
     report = SweepReport()
     for resource in found:
         label = f"{resource.kind}:{resource.id}"

@@ -13,8 +13,9 @@ from typing import Any
 
 from benchwright.errors import ProvisioningFailed, RetryableProvisioningError, RunnerFailed, SpecError
 from benchwright.providers.aws import placement as placement_mod
-from benchwright.providers.aws.common import Clients, aws_call, ignore_not_found, lifecycle_tags, tag_list
+from benchwright.providers.aws.common import Clients, aws_call, lifecycle_tags, tag_list
 from benchwright.providers.aws.config import AwsSettings
+from benchwright.providers.aws.deletion import named, stop_task, terminate_instances
 from benchwright.providers.aws.names import LAUNCH_TOKEN_TAG
 from benchwright.providers.aws.s3 import S3Artifacts
 from benchwright.providers.aws.userdata import runner_user_data
@@ -307,14 +308,13 @@ class AwsRunnerLauncher(RunnerLauncher):
 
     def stop(self, handle: RunnerHandle) -> None:
         if handle.details.get("kind", "fargate") == "ec2":
-            ignore_not_found(
-                "ec2 terminate (runner)", self.clients("ec2").terminate_instances, InstanceIds=[handle.id]
-            )
+            named("ec2 terminate (runner)", terminate_instances, self.clients("ec2"), [handle.id])
             return
-        ignore_not_found(
+        named(
             "ecs stop_task",
-            self.clients("ecs").stop_task,
-            cluster=self.config.ecs_cluster,
-            task=handle.id,
-            reason="benchwright teardown",
+            stop_task,
+            self.clients("ecs"),
+            self.config.ecs_cluster,
+            handle.id,
+            "benchwright teardown",
         )

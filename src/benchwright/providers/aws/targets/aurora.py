@@ -12,15 +12,19 @@ from benchwright.errors import ProvisioningFailed
 from benchwright.providers.aws.common import (
     already_exists,
     aws_call,
-    ignore_not_found,
     is_not_found,
     tag_list,
+)
+from benchwright.providers.aws.deletion import (
+    delete_db_cluster,
+    delete_db_instance,
+    delete_parameter_group_later_ok,
+    named,
 )
 from benchwright.providers.aws.targets.base import ServiceStatus
 from benchwright.providers.aws.targets.rds import (
     FAILED_STATES,
     ManagedSqlTarget,
-    delete_parameter_group_later_ok,
     parameter_family,
 )
 from benchwright.spec import AuroraTarget as AuroraSpec
@@ -157,18 +161,9 @@ class AuroraTarget(ManagedSqlTarget[AuroraSpec]):
         rds = self.clients("rds")
         self._delete_operations()
         for index in range(int(self.handle.get("instances", self.instance_count))):
-            ignore_not_found(
-                f"aurora instance {self.instance_name(index)}",
-                rds.delete_db_instance,
-                DBInstanceIdentifier=self.instance_name(index),
-                SkipFinalSnapshot=True,
-            )
-        ignore_not_found(
-            f"aurora cluster {self.name}",
-            rds.delete_db_cluster,
-            DBClusterIdentifier=self.name,
-            SkipFinalSnapshot=True,
-        )
+            member = self.instance_name(index)
+            named(f"aurora instance {member}", delete_db_instance, rds, member, cluster_member=True)
+        named(f"aurora cluster {self.name}", delete_db_cluster, rds, self.name)
         if self.handle.get("cluster_parameter_group"):
             delete_parameter_group_later_ok(rds, self.handle["cluster_parameter_group"], cluster=True)
 

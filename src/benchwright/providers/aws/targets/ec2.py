@@ -17,13 +17,10 @@ from typing import Any
 
 from benchwright.errors import ProvisioningFailed, SpecError
 from benchwright.providers.aws.common import (
-    ENI_IN_USE,
     aws_call,
-    error_code,
-    ignore_not_found,
-    is_not_found,
     tag_list,
 )
+from benchwright.providers.aws.deletion import delete_eni_later_ok, named, terminate_instances
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
 from benchwright.providers.aws.targets.elasticache import redis_connection
 from benchwright.spec import Ec2Target as Ec2Spec
@@ -326,8 +323,7 @@ class Ec2Target(AwsTarget[Ec2Spec]):
             from benchwright.providers.aws.targets.node_replace import launched_replacements
 
             ids += [i for i in launched_replacements(self) if i not in ids]  # also one a lost step made
-        if ids:
-            ignore_not_found(f"ec2 instances {self.name}", ec2.terminate_instances, InstanceIds=ids)
+        named(f"ec2 instances {self.name}", terminate_instances, ec2, ids)
         for eni in [e for e in self.handle.get("enis", "").split(",") if e]:
             delete_eni_later_ok(ec2, eni)
 
@@ -365,18 +361,3 @@ def presplit_properties(values: list[str] | None) -> dict[str, str]:
         "postgres.primary_key": "PRIMARY KEY (YCSB_KEY ASC)",
         "postgres.ddl_suffix": f"SPLIT AT VALUES ({quoted})",
     }
-
-
-def delete_eni_later_ok(ec2: Any, eni: str) -> bool:
-    """An interface stays attached until its instance has terminated; the janitor retries by tag."""
-    from botocore.exceptions import ClientError
-
-    try:
-        ec2.delete_network_interface(NetworkInterfaceId=eni)
-        return True
-    except ClientError as exc:
-        if is_not_found(exc):
-            return True
-        if error_code(exc) in ENI_IN_USE:
-            return False
-        raise

@@ -9,10 +9,10 @@ from benchwright.errors import ProvisioningFailed, SpecError
 from benchwright.providers.aws.common import (
     already_exists,
     aws_call,
-    ignore_not_found,
     is_not_found,
     tag_list,
 )
+from benchwright.providers.aws.deletion import gone_ok, named
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
 from benchwright.providers.aws.targets.cache_params import (
     ELASTICACHE,
@@ -115,8 +115,9 @@ class ElastiCacheTarget(AwsTarget[ElastiCacheSpec]):
 
     def _delete(self) -> None:
         client = self.clients("elasticache")
-        ignore_not_found(
+        named(
             f"elasticache replication group {self.name}",
+            gone_ok,
             client.delete_replication_group,
             ReplicationGroupId=self.name,
         )

@@ -8,10 +8,10 @@ from benchwright.errors import ProvisioningFailed
 from benchwright.providers.aws.common import (
     already_exists,
     aws_call,
-    ignore_not_found,
     is_not_found,
     tag_list,
 )
+from benchwright.providers.aws.deletion import gone_ok, named
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
 from benchwright.providers.aws.targets.cache_params import (
     MEMORYDB,
@@ -102,7 +102,7 @@ class MemoryDbTarget(AwsTarget[MemoryDbSpec]):
 
     def _delete(self) -> None:
         client = self.clients("memorydb")
-        ignore_not_found(f"memorydb cluster {self.name}", client.delete_cluster, ClusterName=self.name)
+        named(f"memorydb cluster {self.name}", gone_ok, client.delete_cluster, ClusterName=self.name)
         group = self.handle.get("parameter_group")
         if group:
             delete_group_later_ok(MEMORYDB, client, group)

@@ -27,7 +27,13 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from benchwright.errors import ProvisioningFailed
-from benchwright.providers.aws.common import aws_call, ignore_not_found, in_state, is_not_found, tag_list
+from benchwright.providers.aws.common import aws_call, is_not_found, tag_list
+from benchwright.providers.aws.deletion import (
+    delete_db_cluster,
+    delete_db_instance,
+    delete_db_snapshot,
+    named,
+)
 from benchwright.providers.base import probe_or_none
 
 if TYPE_CHECKING:
@@ -337,33 +343,23 @@ class SqlOperations:
         left: list[str] = []
         restored = ids["restored"]
         if self.cluster and name != "scale_out":
-            ignore_not_found(f"aurora instance {restored}-0", self.rds.delete_db_instance,
-                             DBInstanceIdentifier=f"{restored}-0", SkipFinalSnapshot=True)  # fmt: skip
-            ignore_not_found(f"aurora cluster {restored}", self.rds.delete_db_cluster,
-                             DBClusterIdentifier=restored, SkipFinalSnapshot=True)  # fmt: skip
+            named(
+                f"aurora instance {restored}-0",
+                delete_db_instance,
+                self.rds,
+                f"{restored}-0",
+                cluster_member=True,
+            )
+            named(f"aurora cluster {restored}", delete_db_cluster, self.rds, restored)
         else:
-            extra = {} if self.cluster else {"DeleteAutomatedBackups": True}
-            ignore_not_found(f"rds instance {restored}", self.rds.delete_db_instance,
-                             DBInstanceIdentifier=restored, SkipFinalSnapshot=True, **extra)  # fmt: skip
+            named(f"rds instance {restored}", delete_db_instance, self.rds, restored)
         if name == "snapshot_restore" and not self._delete_snapshot(ids["snapshot"]):
             left.append(ids["snapshot"])
         return left
 
     def _delete_snapshot(self, snapshot: str) -> bool:
-        from botocore.exceptions import ClientError
-
-        try:
-            if self.cluster:
-                self.rds.delete_db_cluster_snapshot(DBClusterSnapshotIdentifier=snapshot)
-            else:
-                self.rds.delete_db_snapshot(DBSnapshotIdentifier=snapshot)
-        except ClientError as exc:
-            if is_not_found(exc):
-                return True
-            if in_state(exc, "InvalidDBSnapshot", "InvalidDBClusterSnapshot"):  # still being taken
-                return False
-            raise
-        return True
+        """False while the snapshot is still being taken (the janitor deletes it later, by tag)."""
+        return delete_db_snapshot(self.rds, snapshot, cluster=self.cluster)
 
 
 def delete_operation_resources(target: ManagedSqlTarget[Any], cluster: bool) -> None:

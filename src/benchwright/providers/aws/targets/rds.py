@@ -12,11 +12,10 @@ from benchwright.errors import ProvisioningFailed
 from benchwright.providers.aws.common import (
     already_exists,
     aws_call,
-    ignore_not_found,
-    in_state,
     is_not_found,
     tag_list,
 )
+from benchwright.providers.aws.deletion import delete_db_instance, delete_parameter_group_later_ok, named
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus, storage_text
 from benchwright.providers.base import Credentials
 from benchwright.spec import AuroraTarget as AuroraSpec
@@ -241,31 +240,7 @@ class RdsTarget(ManagedSqlTarget[RdsSpec]):
     def _delete(self) -> None:
         rds = self.clients("rds")
         self._delete_operations()
-        ignore_not_found(
-            f"rds instance {self.name}",
-            rds.delete_db_instance,
-            DBInstanceIdentifier=self.name,
-            SkipFinalSnapshot=True,
-            DeleteAutomatedBackups=True,
-        )
+        named(f"rds instance {self.name}", delete_db_instance, rds, self.name)
         group = self.handle.get("parameter_group")
         if group:
             delete_parameter_group_later_ok(rds, group)
-
-
-def delete_parameter_group_later_ok(rds: Any, group: str, cluster: bool = False) -> bool:
-    """Delete a parameter group; while its instance is still deleting AWS refuses: the janitor
-    (the group is tagged with expires-at) finishes the job. Returns whether it is gone."""
-    from botocore.exceptions import ClientError
-
-    call = rds.delete_db_cluster_parameter_group if cluster else rds.delete_db_parameter_group
-    key = "DBClusterParameterGroupName" if cluster else "DBParameterGroupName"
-    try:
-        call(**{key: group})
-        return True
-    except ClientError as exc:
-        if is_not_found(exc):
-            return True
-        if in_state(exc, "InvalidDBParameterGroup"):
-            return False
-        raise
