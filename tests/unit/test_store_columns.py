@@ -10,17 +10,17 @@ from benchwright.providers.local.sqlite_store import CURRENT_VERSION, SQLiteResu
 from benchwright.site.nights import benchmarks
 from benchwright.site.sample import Plan, fingerprint, history
 
-COLUMNS = {"runs": ("suite", "cost_total", "suite_run_id"),
+COLUMNS = {"runs": ("suite", "cost_total", "suite_run_id", "noise"),
            "cells": ("cost", "ops_per_dollar", "fingerprint", "context")}  # fmt: skip
 READ = {
-    "runs": "SELECT run_id, suite, cost_total, suite_run_id FROM runs ORDER BY run_id",
+    "runs": "SELECT run_id, suite, cost_total, suite_run_id, noise FROM runs ORDER BY run_id",
     "cells": "SELECT run_id, cell_id, repeat, cost, ops_per_dollar, fingerprint, context FROM cells "
     "ORDER BY run_id, cell_id, repeat",
 }
 
 
 def _saved(path: Path) -> None:
-    records = history([Plan("a", context_at=2), Plan("b", cells=("x",))], nights=4)
+    records = history([Plan("a", context_at=2, aa=True), Plan("b", cells=("x",))], nights=4)
     records[0].suite_run_id = "suite-1"  # an AWS suite's cell record
     records[1].cost = None
     with SQLiteResultStore(path) as store:
@@ -34,6 +34,7 @@ def test_save_writes_the_columns(tmp_path: Path) -> None:
         runs = store.read(READ["runs"])
         cells = store.read(READ["cells"])
     assert {r[1] for r in runs} == {"nightly"}
+    assert sorted(r[4] or "-" for r in runs) == ["-"] * 4 + ["aa"] * 4  # the spec's noise: aa
     assert sum(r[3] == "suite-1" for r in runs) == 1
     assert sum(r[2] is None for r in runs) == 1 and {r[2] for r in runs} - {None} == {0.84, 1.68}
     keys = {c[6] for c in cells}

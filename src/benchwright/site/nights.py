@@ -37,6 +37,7 @@ class Night:
     fingerprint: Fingerprint | None
     report: str | None  # a link relative to the site, or a URL; None when the run kept no report
     context: str = "unknown"  # fingerprint.key(): nights of different keys are never one level
+    aa: bool = False  # the spec said ``noise: aa``: its first two repeats are an A/A pair
 
 
 @dataclass
@@ -47,6 +48,7 @@ class RunSummary:
     cost: float | None
     report: str | None
     suite: str | None
+    noise: str | None = None  # the spec's ``noise`` setting (repeats | aa), None when not written
 
 
 @dataclass
@@ -74,7 +76,7 @@ def report_link(location: str | None, site_dir: Path | None) -> str | None:
 
 # the run's suite, cost and suite run id are columns (store schema 3): no document is parsed
 RUNS_SQL = """
-SELECT run_id, started_at, status, report, suite, cost_total, suite_run_id
+SELECT run_id, started_at, status, report, suite, cost_total, suite_run_id, noise
 FROM runs WHERE spec_name = ? AND status != 'running' ORDER BY started_at DESC LIMIT ?
 """
 # per cell and repeat of those runs, in the document's order (insertion): validity, cost, fingerprint
@@ -126,6 +128,7 @@ def _night(run: RunSummary, repeats: list[_Repeat], prints: dict[str, Fingerprin
         fingerprint=prints[text] if text else None,
         report=run.report,
         context=repeats[0].context or "unknown",
+        aa=run.noise == "aa" and len(values) >= 2,
     )
 
 
@@ -147,13 +150,13 @@ def _repeats(store: SQLiteResultStore, ids: list[str]) -> dict[str, dict[str, di
 
 def _benchmark(store: SQLiteResultStore, name: str, nights: int, site_dir: Path | None) -> Benchmark:
     bench = Benchmark(name)
-    for run_id, started, status, report, suite, cost, suite_run in reversed(
+    for run_id, started, status, report, suite, cost, suite_run, noise in reversed(
         store.read(RUNS_SQL, (name, nights))
     ):
         if suite_run is not None:  # an AWS suite's cell record: its suite's record holds the cell
             continue
         bench.runs.append(RunSummary(run_id, datetime.fromisoformat(started), status, cost,
-                                     report_link(report, site_dir), suite))  # fmt: skip
+                                     report_link(report, site_dir), suite, noise))  # fmt: skip
     repeats = _repeats(store, [r.run_id for r in bench.runs])
     prints: dict[str, Fingerprint] = {}
     for run in bench.runs:

@@ -325,7 +325,7 @@ class SQLiteResultStore(ResultStore):
                 conn.execute(f"DELETE FROM {table} WHERE run_id = ?", (record.run_id,))
             conn.execute(
                 "INSERT INTO runs (run_id, spec_name, status, started_at, ended_at, document, verdict,"
-                " report, error, suite, cost_total, suite_run_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " report, error, suite, cost_total, suite_run_id, noise) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.run_id,
                     record.spec_name,

@@ -1,6 +1,6 @@
 """Store schema version 3: the few document fields a year of nights needs, kept as columns.
 
-The nightly site reads each run's suite and cost and each cell's cost and measured-phase fingerprint
+The nightly site reads each run's suite, cost and noise setting and each cell's cost and measured-phase fingerprint
 for every run of a year. Extracting them from the JSON documents took a third of the site's build
 (issue 26), so they are written at save time and, for an older store, filled once by the migration.
 ``context`` is ``Fingerprint.key()``: nights of different keys are never one level.
@@ -18,6 +18,7 @@ SCHEMA_V3 = (
     "ALTER TABLE runs ADD COLUMN suite TEXT",
     "ALTER TABLE runs ADD COLUMN cost_total REAL",
     "ALTER TABLE runs ADD COLUMN suite_run_id TEXT",
+    "ALTER TABLE runs ADD COLUMN noise TEXT",  # the spec's noise: (repeats | aa), None when unset
     "ALTER TABLE cells ADD COLUMN cost REAL",
     "ALTER TABLE cells ADD COLUMN ops_per_dollar REAL",
     "ALTER TABLE cells ADD COLUMN fingerprint TEXT",  # the measured ("run") phase's, as JSON
@@ -26,9 +27,11 @@ SCHEMA_V3 = (
 MEASURED_PHASE = "run"
 
 
-def run_columns(record: RunRecord) -> tuple[str | None, float | None, str | None]:
-    """(suite tag, total cost, suite run id) of a run, as the runs table keeps them."""
-    return record.tags.get("suite"), record.cost.total if record.cost else None, record.suite_run_id
+def run_columns(record: RunRecord) -> tuple[str | None, float | None, str | None, str | None]:
+    """(suite tag, total cost, suite run id, the spec's noise) of a run, as the runs table keeps them."""
+    noise = record.spec.get("noise")
+    return (record.tags.get("suite"), record.cost.total if record.cost else None, record.suite_run_id,
+            noise if isinstance(noise, str) else None)  # fmt: skip
 
 
 def cell_columns(cell: CellResult) -> tuple[float | None, float | None, str | None, str | None]:
@@ -47,7 +50,8 @@ def cell_columns(cell: CellResult) -> tuple[float | None, float | None, str | No
 # fingerprint (a store holds few), not once per cell
 _RUNS_FILL = """
 UPDATE runs SET suite = json_extract(document, '$.tags.suite'),
-    cost_total = json_extract(document, '$.cost.total'), suite_run_id = json_extract(document, '$.suite_run_id')
+    cost_total = json_extract(document, '$.cost.total'), suite_run_id = json_extract(document, '$.suite_run_id'),
+    noise = json_extract(document, '$.spec.noise')
 """
 _CELLS_READ = """
 SELECT r.run_id, json_extract(e.value, '$.cell_id'), json_extract(e.value, '$.repeat'),
