@@ -9,7 +9,8 @@ before ruptures can place it, so tonight is judged on its own against the level 
 a 99.9 % prediction interval and by at least compare's min_effect, it is alarmed that night (with
 the 95 % interval of the step); the next nights, still away from the old level, say "still at the
 level of" that night, until ruptures finds the change point there. With 1-2 earlier nights the
-verdict is provisional, against the noise floor the night's repeats give.
+verdict is provisional, against a noise floor from the context's nights: their repeats' spread, or,
+for a spec with ``noise: aa``, the A/A pairs (the same config twice a night), stated as such.
 """
 
 from __future__ import annotations
@@ -198,15 +199,39 @@ def repeat_floor(nights: Sequence[Night]) -> float | None:
     return math.sqrt(sum(cvs) / len(cvs)) if cvs else None
 
 
+def aa_floor(nights: Sequence[Night]) -> tuple[float, int] | None:
+    """The noise between two runs of one config, relative, from the A/A pairs (each ``noise: aa``
+    night's first two repeats) of ``nights``: one run's standard deviation, sqrt(mean(d^2) / 2) with
+    d the pair's difference over its mean; with how many pairs it rests on."""
+    squares = []
+    for night in nights:
+        if night.aa and len(night.repeats) >= 2:
+            a, b = night.repeats[0], night.repeats[1]
+            if a + b > 0:
+                squares.append(((a - b) / ((a + b) / 2)) ** 2)
+    return (math.sqrt(sum(squares) / len(squares) / 2), len(squares)) if squares else None
+
+
+def _floor(nights: Sequence[Night], last: Night) -> tuple[float, str] | None:
+    """The noise floor for a provisional verdict, per context (``nights`` are tonight's context's), and
+    where it comes from: the A/A pairs when the spec asks for them, else all the repeats."""
+    if last.aa:
+        pairs = aa_floor(nights)
+        return (pairs[0], f"{pairs[1]} A/A pair(s) on this context (noise: aa)") if pairs else None
+    floor = repeat_floor(nights)
+    return (floor, "repeats") if floor is not None else None
+
+
 def _provisional(nights: Sequence[Night], earlier: list[int], last: Night) -> Tonight:
-    floor = repeat_floor([nights[i] for i in earlier] + [last])
+    found = _floor([nights[i] for i in earlier] + [last], last)
     n = len(earlier)
     base = mean([nights[i].throughput for i in earlier])
     change = last.throughput / base - 1 if base > 0 else 0.0
-    if floor is None:
+    if found is None:
         return Tonight("none", f"no verdict: {n} earlier night(s) and no repeats to give a noise floor")
+    floor, source = found
     noise = FLOOR_SIGMAS * floor
-    why = f"noise floor +-{noise:.1%} from repeats" + (
+    why = f"noise floor +-{noise:.1%} from {source}" + (
         f", smallest change {MIN_STEP:.0%}" if noise < MIN_STEP else ""
     )
     if abs(change) > max(noise, MIN_STEP):

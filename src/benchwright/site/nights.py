@@ -3,19 +3,17 @@ read from the store `show`, `table` and `history` read (SQLite, or a records fil
 
 One point per run and cell: the mean over the cell's repeats of the measured phase, with the repeats
 kept for the noise floor. An invalid cell stays in the series, marked, so a page can grey it. The
-figures come from the store's broken-out tables (as `history` reads them) and only the cost and
-fingerprint from the document, by SQLite's JSON functions: a year of nights is read without
-parsing one whole record.
+figures come from the store's broken-out tables (as `history` reads them) and the cost and
+fingerprint from the columns store schema 3 writes at save time: a year of nights is read without
+parsing one document.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from benchwright.providers.local.sqlite_store import ALL_OPERATIONS, SQLiteResultStore
 from benchwright.results import Fingerprint
@@ -39,6 +37,7 @@ class Night:
     fingerprint: Fingerprint | None
     report: str | None  # a link relative to the site, or a URL; None when the run kept no report
     context: str = "unknown"  # fingerprint.key(): nights of different keys are never one level
+    aa: bool = False  # the spec said ``noise: aa``: its first two repeats are an A/A pair
 
 
 @dataclass
@@ -49,6 +48,7 @@ class RunSummary:
     cost: float | None
     report: str | None
     suite: str | None
+    noise: str | None = None  # the spec's ``noise`` setting (repeats | aa), None when not written
 
 
 @dataclass
@@ -74,26 +74,22 @@ def report_link(location: str | None, site_dir: Path | None) -> str | None:
     return Path(os.path.relpath(path.resolve(), site_dir.resolve())).as_posix()
 
 
-# one json_extract with several paths parses a document once (SQLite before 3.45 keeps no parse)
+# the run's suite, cost and suite run id are columns (store schema 3): no document is parsed
 RUNS_SQL = """
-SELECT run_id, started_at, status, report, json_extract(document, '$.tags.suite', '$.cost.total', '$.suite_run_id')
+SELECT run_id, started_at, status, report, suite, cost_total, suite_run_id, noise
 FROM runs WHERE spec_name = ? AND status != 'running' ORDER BY started_at DESC LIMIT ?
 """
-# per cell and repeat of those runs: validity, the measured phase's figures (the broken-out tables)
+# per cell and repeat of those runs, in the document's order (insertion): validity, cost, fingerprint
+# and the measured phase's figures (the broken-out tables)
 CELLS_SQL = """
-SELECT c.run_id, c.cell_id, c.repeat, c.valid, s.throughput, s.operations, s.errors,
+SELECT c.run_id, c.cell_id, c.repeat, c.valid, c.cost, c.ops_per_dollar, c.fingerprint, c.context,
+       s.throughput, s.operations, s.errors,
        (SELECT MAX(o.p99_us) FROM phase_summaries o WHERE o.run_id = c.run_id AND o.cell_id = c.cell_id
           AND o.repeat = c.repeat AND o.phase = s.phase AND o.operation != s.operation AND o.operations > 0)
 FROM cells c JOIN phase_summaries s
   ON s.run_id = c.run_id AND s.cell_id = c.cell_id AND s.repeat = c.repeat AND s.phase = 'run'
      AND s.operation = ?
-WHERE c.run_id IN ({marks})
-"""
-# what the tables do not hold: each cell's cost and the measured phase's fingerprint (from the document)
-EXTRA_SQL = """
-SELECT r.run_id, json_extract(r.document, e.fullkey || '.cell_id', e.fullkey || '.repeat',
-    e.fullkey || '.cost.total', e.fullkey || '.cost.ops_per_dollar', e.fullkey || '.phases.run.fingerprint')
-FROM runs r, json_each(r.document, '$.cells') e WHERE r.run_id IN ({marks})
+WHERE c.run_id IN ({marks}) ORDER BY c.rowid
 """
 
 
@@ -104,23 +100,21 @@ class _Repeat:
     ok: int
     failed: int
     p99_us: float | None
-    cost: float | None = None
-    per_dollar: float | None = None
-    fingerprint: dict[str, Any] | None = None  # as stored; validated once per distinct one (_night)
-    measured: bool = False  # the tables hold its measured ("run") phase
+    cost: float | None
+    per_dollar: float | None
+    fingerprint: str | None  # as stored (JSON); validated once per distinct one (_night)
+    context: str | None  # its key(), written at save time
 
 
-def _night(run: RunSummary, repeats: list[_Repeat], prints: dict[str, tuple[Fingerprint, str]]) -> Night:
+def _night(run: RunSummary, repeats: list[_Repeat], prints: dict[str, Fingerprint]) -> Night:
     values = tuple(r.throughput for r in repeats)
     p99s = [r.p99_us for r in repeats if r.p99_us]
     ok, failed = sum(r.ok for r in repeats), sum(r.failed for r in repeats)
     costs = [r.cost for r in repeats if r.cost is not None]
     per_dollar = [r.per_dollar for r in repeats if r.per_dollar is not None]
-    raw = repeats[0].fingerprint
-    text = repr(raw) if raw else None  # a cache key (one store writes its fields in one order)
-    if raw and text and text not in prints:  # validated and keyed once per distinct fingerprint
-        fingerprint = Fingerprint.model_validate(raw)
-        prints[text] = (fingerprint, fingerprint.key())
+    text = repeats[0].fingerprint
+    if text and text not in prints:  # validated once per distinct fingerprint
+        prints[text] = Fingerprint.model_validate_json(text)
     return Night(
         run_id=run.run_id,
         at=run.at,
@@ -131,47 +125,44 @@ def _night(run: RunSummary, repeats: list[_Repeat], prints: dict[str, tuple[Fing
         error_rate=failed / (ok + failed) if ok + failed else 0.0,
         cost=sum(costs) if costs else None,
         ops_per_dollar=sum(per_dollar) / len(per_dollar) if per_dollar else None,
-        fingerprint=prints[text][0] if text else None,
+        fingerprint=prints[text] if text else None,
         report=run.report,
-        context=prints[text][1] if text else "unknown",
+        context=repeats[0].context or "unknown",
+        aa=run.noise == "aa" and len(values) >= 2,
     )
 
 
 def _repeats(store: SQLiteResultStore, ids: list[str]) -> dict[str, dict[str, dict[int, _Repeat]]]:
-    """run -> cell (the document's order) -> repeat -> its figures, for ``ids``."""
+    """run -> cell (the document's order) -> repeat -> its figures, for the cells whose measured
+    ("run") phase the tables hold."""
     repeats: dict[str, dict[str, dict[int, _Repeat]]] = {rid: {} for rid in ids}
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start : start + CHUNK]
         marks = ",".join("?" * len(chunk))
-        for rid, extra in store.read(EXTRA_SQL.format(marks=marks), chunk):
-            cid, rep, cost, per_dollar, fingerprint = json.loads(extra)
-            repeats[rid].setdefault(cid, {})[rep] = _Repeat(
-                True, 0.0, 0, 0, None, cost, per_dollar, fingerprint
-            )
-        for rid, cid, rep, valid, tput, ok, failed, p99 in store.read(
+        for rid, cid, rep, valid, cost, per_dollar, fingerprint, context, tput, ok, failed, p99 in store.read(
             CELLS_SQL.format(marks=marks), [ALL_OPERATIONS, *chunk]
         ):
-            found = repeats[rid].get(cid, {}).get(rep)
-            if found is not None:
-                found.valid, found.throughput, found.ok, found.failed = bool(valid), tput, ok, failed
-                found.p99_us, found.measured = p99, True
+            repeats[rid].setdefault(cid, {})[rep] = _Repeat(
+                bool(valid), tput, ok, failed, p99, cost, per_dollar, fingerprint, context
+            )
     return repeats
 
 
 def _benchmark(store: SQLiteResultStore, name: str, nights: int, site_dir: Path | None) -> Benchmark:
     bench = Benchmark(name)
-    for run_id, started, status, report, extra in reversed(store.read(RUNS_SQL, (name, nights))):
-        suite, cost, suite_run = json.loads(extra)
+    for run_id, started, status, report, suite, cost, suite_run, noise in reversed(
+        store.read(RUNS_SQL, (name, nights))
+    ):
         if suite_run is not None:  # an AWS suite's cell record: its suite's record holds the cell
             continue
         bench.runs.append(RunSummary(run_id, datetime.fromisoformat(started), status, cost,
-                                     report_link(report, site_dir), suite))  # fmt: skip
+                                     report_link(report, site_dir), suite, noise))  # fmt: skip
     repeats = _repeats(store, [r.run_id for r in bench.runs])
-    prints: dict[str, tuple[Fingerprint, str]] = {}
+    prints: dict[str, Fingerprint] = {}
     for run in bench.runs:
         invalid = False
         for cid, by_repeat in repeats[run.run_id].items():  # the document's cell order
-            measured = [by_repeat[k] for k in sorted(by_repeat) if by_repeat[k].measured]
+            measured = [by_repeat[k] for k in sorted(by_repeat)]
             if measured:
                 night = _night(run, measured, prints)
                 invalid = invalid or not night.valid

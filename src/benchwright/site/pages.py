@@ -7,6 +7,7 @@ only: a page opens from a directory, a bucket or a presigned URL with no other o
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,6 +29,16 @@ METRICS: list[tuple[str, str, Callable[[Night], float | None]]] = [
     ("cost per night", "USD", lambda n: n.cost),
     ("operations per dollar", "ops/$", lambda n: n.ops_per_dollar),
 ]
+
+
+def repeat_band(night: Night) -> tuple[float, float]:
+    """The spread of a night's repeats (min, max); NaN when it had one repeat (no band there)."""
+    if len(night.repeats) < 2:
+        return math.nan, math.nan
+    return min(night.repeats), max(night.repeats)
+
+
+BANDED = {"throughput"}  # the metrics whose repeats the store keeps per night
 RANK = {"alarm": 0, "provisional": 1, "still": 2, "none": 3, "steady": 4}
 
 
@@ -131,18 +142,29 @@ def benchmark_page(bench: Benchmark, views: list[CellView], site_title: str) -> 
     for title, unit, value in METRICS:
         chart, unit_html = Chart(title, "night", unit), str(escape(unit))
         dots: dict[tuple[str, float], svg.Dot] = {}
+        bands: dict[str, svg.Band] = {}
         for v, nights, xs, labels in per_cell:
             pts = []
+            band: svg.Band = []
             for n, x, label in zip(nights, xs, labels, strict=True):
                 y = value(n)
                 if y is None:
                     continue
                 pts.append((x, y))
-                dots[(v.cell_id, x)] = svg.Dot(n.valid, _link(n.report), f"{label}{y:.4g} {unit_html}")
+                text = f"{label}{y:.4g} {unit_html}"
+                if title in BANDED:
+                    lo, hi = repeat_band(n)
+                    band.append((x, lo, hi))
+                    text += f" (repeats {lo:.4g} to {hi:.4g})" if math.isfinite(lo) else ""
+                dots[(v.cell_id, x)] = svg.Dot(n.valid, _link(n.report), text)
             if pts:
                 chart.series.append(ChartSeries(v.cell_id, pts, markers=True, color=v.color))
+                bands[v.cell_id] = band
         if chart.series:
-            figures.append((f"{title} ({unit}), one line per cell", svg.chart(chart, dots, marks)))
+            words = ", the band the min to max of its repeats" if title in BANDED else ""
+            figures.append(
+                (f"{title} ({unit}), one line per cell{words}", svg.chart(chart, dots, marks, bands))
+            )
     return render("site_benchmark.html.j2", site_title=site_title, bench=bench, views=views, figures=figures,
                   listed=listed, runs=list(reversed(bench.runs[-30:])), link=_link,
                   fmt_rate=fmt_rate, fmt_latency=fmt_latency)  # fmt: skip

@@ -31,6 +31,7 @@ class Plan:
     context_at: int | None = None
     invalid: tuple[int, ...] = ()
     repeats: int = 2
+    aa: bool = False  # the spec says ``noise: aa`` (its first two repeats are an A/A pair)
 
 
 def fingerprint(engine_version: str) -> Fingerprint:
@@ -66,5 +67,6 @@ def history(plans: list[Plan], nights: int, seed: int = 0, first: datetime = FIR
             records.append(RunRecord(run_id=f"{at:%Y%m%d-%H%M%S}-{p:06x}", spec_name=plan.name, status=status,  # type: ignore[arg-type]
                                      started_at=at, ended_at=at + timedelta(minutes=10), cells=cells,
                                      cost=CostEstimate(total=0.42 * len(cells), source="generated"),
-                                     tags={"suite": "nightly"}))  # fmt: skip
+                                     tags={"suite": "nightly"},
+                                     spec={"noise": "aa"} if plan.aa else {}))  # fmt: skip
     return records

@@ -97,10 +97,32 @@ def sparkline(values: Sequence[float | None], valid: Sequence[bool], color: str,
     )
 
 
-def chart(spec: Chart, dots: dict[tuple[str, float], Dot], marks: Sequence[Mark]) -> Markup:
-    """One metric over the nights: a line per series, a dot per night (linked, greyed when invalid)."""
+Band = list[tuple[float, float, float]]  # (x, low, high) per night: the spread of its repeats
+
+
+def _runs(band: Band) -> list[Band]:
+    """A band split where a night has no spread to show (one repeat): no area is drawn across it."""
+    out: list[Band] = [[]]
+    for x, lo, hi in sorted(band):
+        if math.isfinite(lo) and math.isfinite(hi):
+            out[-1].append((x, lo, hi))
+        elif out[-1]:
+            out.append([])
+    return [r for r in out if len(r) >= 2]
+
+
+def chart(
+    spec: Chart,
+    dots: dict[tuple[str, float], Dot],
+    marks: Sequence[Mark],
+    bands: dict[str, Band] | None = None,
+) -> Markup:
+    """One metric over the nights: a line per series, a dot per night (linked, greyed when invalid),
+    and, where ``bands`` has the series, the min-max of each night's repeats as a shaded area."""
+    bands = bands or {}
     xs = [x for s in spec.series for x, _ in s.points]
     ys = [y for s in spec.series for _, y in s.points if math.isfinite(y)]
+    ys += [v for b in bands.values() for _, lo, hi in b for v in (lo, hi) if math.isfinite(v)]
     if not xs or not ys:
         return Markup(f'<p class="muted">{escape(spec.title)}: no nights with this figure</p>')
     x0, x1 = min(xs), max(xs)
@@ -131,6 +153,13 @@ def chart(spec: Chart, dots: dict[tuple[str, float], Dot], marks: Sequence[Mark]
         out.append(f'<g class="mark {m.kind}" data-night="{_date(m.x)}"><title>{escape(m.title)}</title>'
                    f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{TOP}" y2="{TOP + ph}"/>'
                    f'<text x="{x + 3:.1f}" y="{TOP + (10 if m.kind == "change" else 22)}">{escape(m.label)}</text></g>')  # fmt: skip
+    for s in spec.series:
+        for run in _runs(bands.get(s.name, [])):
+            upper = " ".join(f"{px(x):.1f},{py(hi):.1f}" for x, _, hi in run)
+            lower = " ".join(f"{px(x):.1f},{py(lo):.1f}" for x, lo, _ in reversed(run))
+            out.append(f'<polygon class="band" data-name="{escape(s.name)}" fill="{s.color}" fill-opacity="0.18" '
+                       f'stroke="none" points="{upper} {lower}"><title>{escape(s.name)}: min to max of the '
+                       "night's repeats</title></polygon>")  # fmt: skip
     blank = Dot(True, None, "")
     for s in spec.series:
         pts = sorted((px(x), py(y), x) for x, y in s.points if math.isfinite(y))

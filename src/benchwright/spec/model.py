@@ -8,9 +8,9 @@ dump re-validates to the same spec wherever it travels.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from benchwright.experiments.models import EventSpec, OperationName
 from benchwright.spec._base import NAME_RE, StrictModel
@@ -36,7 +36,7 @@ def _check_zip(values: list[Any]) -> None:
             raise ValueError(f"zip[{i}]: every entry names the same paths ({', '.join(sorted(keys))})")
         keys = set(entry)
         for path in entry:
-            if path.split(".")[0] in ("name", "matrix", "repeats"):
+            if path.split(".")[0] in ("name", "matrix", "repeats", "noise"):
                 raise ValueError(f"zip[{i}].{path}: cannot be varied in a matrix")
 
 
@@ -48,6 +48,9 @@ class BenchmarkSpec(StrictModel):
     workload: WorkloadSpec
     matrix: dict[str, list[Any]] = Field(default_factory=dict)
     repeats: int = Field(default=1, ge=1, le=100)
+    # where the site's provisional verdict (1-2 earlier nights) takes its noise floor: the spread of all
+    # repeats, or ``aa``: each night's first two repeats, the same config run twice, as an A/A pair
+    noise: Literal["repeats", "aa"] = "repeats"
     validity: ValidityPolicy = Field(default_factory=ValidityPolicy)
     notify: NotifySpec = Field(default_factory=NotifySpec)
     tags: dict[str, str] = Field(default_factory=dict)
@@ -59,6 +62,17 @@ class BenchmarkSpec(StrictModel):
     def _name(cls, v: str) -> str:
         if not NAME_RE.match(v):
             raise ValueError("use letters, digits, '.', '_' and '-' (at most 80 characters)")
+        return v
+
+    @field_validator("noise")
+    @classmethod
+    def _noise(cls, v: str, info: ValidationInfo) -> str:
+        repeats = info.data.get("repeats", 1)  # validated before noise (field order)
+        if v == "aa" and repeats < 2:
+            raise ValueError(
+                f"aa measures the noise floor from an A/A pair, the same config twice a night; "
+                f"set repeats to 2 or more (it is {repeats})"
+            )
         return v
 
     @field_validator("tags")
@@ -80,7 +94,7 @@ class BenchmarkSpec(StrictModel):
             if is_zip(path):
                 _check_zip(values)
                 continue
-            if path.split(".")[0] in ("name", "matrix", "repeats"):
+            if path.split(".")[0] in ("name", "matrix", "repeats", "noise"):
                 raise ValueError(f"{path}: cannot be varied in a matrix")
         return matrix
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from benchwright.errors import BenchwrightError
 from benchwright.providers.base import ResultStore
+from benchwright.providers.local.store_columns import cell_columns, migrate_to_3, run_columns
 from benchwright.runs import RunRecord
 
 STORE_ENV = "BENCHWRIGHT_STORE"
@@ -133,27 +134,33 @@ def _migrate_to_2(conn: sqlite3.Connection) -> None:
             "UPDATE runs SET verdict = ?, report = ?, error = ? WHERE run_id = ?",
             (record.verdict.kind if record.verdict else None, record.report, record.error, record.run_id),
         )
-        _insert_children(conn, record)
+        _insert_children(conn, record, version=2)  # version 3 adds its columns and fills them
 
 
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     1: lambda conn: None,  # created by _migrate itself (executescript would commit mid-transaction)
     2: _migrate_to_2,
+    3: migrate_to_3,  # the site's columns (store_columns.py)
 }
 CURRENT_VERSION = max(MIGRATIONS)
 
 
-def _insert_children(conn: sqlite3.Connection, record: RunRecord) -> None:
+def _insert_children(conn: sqlite3.Connection, record: RunRecord, version: int = 3) -> None:
     rid = record.run_id
     for cell in record.cells:
         key = (rid, cell.cell_id, cell.repeat)
         valid = not any(f.severity == "invalid" for f in cell.validity) and all(
             d.valid for d in cell.phases.values()
         )
-        conn.execute(
-            "INSERT OR REPLACE INTO cells VALUES (?, ?, ?, ?, ?)",
-            (*key, json.dumps(cell.parameters, sort_keys=True, default=str), int(valid)),
-        )
+        row = (*key, json.dumps(cell.parameters, sort_keys=True, default=str), int(valid))
+        if version >= 3:
+            conn.execute(
+                "INSERT OR REPLACE INTO cells (run_id, cell_id, repeat, parameters, valid, cost, ops_per_dollar,"
+                " fingerprint, context) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*row, *cell_columns(cell)),
+            )
+        else:
+            conn.execute("INSERT OR REPLACE INTO cells VALUES (?, ?, ?, ?, ?)", row)
         conn.executemany(
             "INSERT INTO validity VALUES (?, ?, ?, ?, ?, ?, ?)",
             [(*key, "", f.code, f.severity, f.message) for f in cell.validity],
@@ -318,7 +325,7 @@ class SQLiteResultStore(ResultStore):
                 conn.execute(f"DELETE FROM {table} WHERE run_id = ?", (record.run_id,))
             conn.execute(
                 "INSERT INTO runs (run_id, spec_name, status, started_at, ended_at, document, verdict,"
-                " report, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " report, error, suite, cost_total, suite_run_id, noise) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     record.run_id,
                     record.spec_name,
@@ -329,6 +336,7 @@ class SQLiteResultStore(ResultStore):
                     record.verdict.kind if record.verdict else None,
                     record.report,
                     record.error,
+                    *run_columns(record),
                 ),
             )
             _insert_children(conn, record)
