@@ -2,6 +2,7 @@
 
 from benchwright.runner.workloads import (
     oltp,  # noqa: F401
+    pgscript,  # noqa: F401
     redisbench,  # noqa: F401
     sqlscript,  # noqa: F401
     tpcb,  # noqa: F401
