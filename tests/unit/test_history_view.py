@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 from rich.console import Console
