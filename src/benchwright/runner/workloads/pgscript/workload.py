@@ -30,7 +30,8 @@ from benchwright.runner.measure import Status
 from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, register
 from benchwright.runner.workloads.pgscript import expr
 from benchwright.runner.workloads.pgscript.script import VARIABLE, Command, Script, parse_script
-from benchwright.runner.workloads.sqlscript.sqlkit import sql_driver
+from benchwright.runner.workloads.sqlscript.sqlkit import require_tables, sql_driver
+from benchwright.runner.workloads.tpcb import schema
 from benchwright.runner.workloads.tpcb.workload import loaded_scale
 
 PROTOCOLS = ("simple", "extended", "prepared")
@@ -79,6 +80,12 @@ class PgbenchScriptWorkload(Workload):
         # per thread: [script][command] -> [nanoseconds, executions, failures]
         self._timings: list[list[list[list[int]]]] = []
         self.statement_figures: list[list[list[int]]] = []
+
+    def setup(self, driver: Driver, phase: str) -> None:
+        """With a built-in script in the mix (no ``pgscript.scale``): pgbench's tables must be there,
+        named before any client starts, as the tpcb workload names them."""
+        if self.scale is None:
+            require_tables(sql_driver(driver, self.name), schema.RUN_TABLES, "benchwright pgbench -i")
 
     def operations(self, phase: str, driver: Driver, thread: ThreadInfo) -> Iterator[Operation]:
         db = sql_driver(driver, self.name)
