@@ -133,3 +133,43 @@ def test_validate_shows_the_short_ids(
     rows = [line for line in text.splitlines() if line.startswith("│")]
     assert [row.split("│")[2].strip() for row in rows] == [short_ids(full)[f] for f in full]
     assert "group=zset,fields=10,fieldlen=1024" in text and not any(f in text for f in full)
+
+
+def test_the_html_report_shows_short_ids_with_the_full_ones_in_titles_and_a_legend(ardb_run: object) -> None:
+    from html import escape
+
+    from benchwright.report.html import render_html
+
+    page = render_html(ardb_run)  # type: ignore[arg-type]
+    names = short_ids(ARDB)
+    for full, short in names.items():
+        assert f'title="{escape(full)}">{escape(short)}</td>' in page, short  # the results table
+        assert f'<td class="l">{escape(short)}</td><td class="l">{escape(full)}</td>' in page  # legend
+        assert f'<td class="l">{escape(full)}</td><td>' not in page  # never a full id as a row's name
+
+
+def test_slack_names_cells_by_their_short_ids(ardb_run: object) -> None:
+    from benchwright.report.slack import headline_rows
+
+    rows = headline_rows(ardb_run)  # type: ignore[arg-type]
+    assert [row.split("`")[1] for row in rows] == [short_ids(ARDB)[full] for full in ARDB]
+    assert not any(full in row for row in rows for full in ARDB)
+
+
+def test_table_by_cell_shows_short_ids_with_a_legend_and_csv_keeps_the_full_ids(ardb_run: object) -> None:
+    from benchwright.report.table import build_table, render
+
+    table = build_table([ardb_run], rows=["cell"], metrics=["throughput"])  # type: ignore[list-item]
+    names = short_ids(ARDB)
+    text = render(table, "md")
+    for full, short in names.items():
+        assert f"| {short} |" in text and f"- cell {short}: {full}" in text
+    html = render(table, "html")
+    assert all(
+        f"<td>{short}</td>" in html and f"cell {short}: {full}" in html for full, short in names.items()
+    )
+    csv = render(table, "csv")
+    assert all(full in csv for full in ARDB) and not any(f"\n{short}," in csv for short in names.values())
+    across = render(build_table([ardb_run], rows=["operation"], cols="cell", metrics=["throughput"]), "md")  # type: ignore[list-item]
+    assert all(f"cell={short}" in across for short in names.values())
+    assert not any(f"cell={full}" in across for full in ARDB)

@@ -36,7 +36,8 @@ KNOWN: tuple[frozenset[str], ...] = tuple(
         " runner.workloads.redisbench runner.workloads.redisbench.workload runner.workloads.sqlscript"
         " runner.workloads.sqlscript.workload runner.workloads.tpcb runner.workloads.tpcb.workload"
         " runner.workloads.tpcc runner.workloads.tpcc.workload runner.workloads.ycsb"
-        " runner.workloads.ycsb.stream runner.workloads.ycsb.workload",
+        " runner.workloads.ycsb.stream runner.workloads.ycsb.workload"
+        " runner.workloads.pgscript.workload",  # a registered workload joins the registry's circle
     )
 )
 

@@ -24,6 +24,10 @@ SMALL_RUN: dict[str, dict[str, str]] = {
     "tpcc": {"tpcc.warehouses": "1"},
     "tpcb": {"tpcb.scale": "1"},
     "oltp": {"oltp.test": "point_select", "tables": "1", "table_size": "100"},
+    "pgbench-script": {
+        "pgscript.scripts": '[["a.sql", 1, "\\\\set x random(1, 10)\\nSELECT :x;\\n"]]',
+        "pgscript.per_statement": "true",
+    },
 }
 EXPECTED = {
     "ycsb": Capability.KEY_VALUE,
@@ -32,6 +36,7 @@ EXPECTED = {
     "tpcc": Capability.SQL,
     "tpcb": Capability.SQL,
     "oltp": Capability.SQL,
+    "pgbench-script": Capability.SQL,
 }
 
 

@@ -1,12 +1,14 @@
 """`benchwright history NAME`: past runs of a spec, newest first, one line each.
 
 Per run: start time, status, headline throughput and worst p99 per matrix cell (first repeat of
-the measured phase; "!" marks an invalid cell), and the verdict against the runs before it.
+the measured phase; "!" marks an invalid cell), and the verdict against the runs before it. Every
+cell is shown: below the width the table needs, a terminal gets one record per run.
 """
 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from rich import box
 from rich.console import Console
@@ -20,8 +22,6 @@ from benchwright.report.cell_names import short_ids
 from benchwright.report.fit import Fitted, print_whole
 from benchwright.report.text import VERDICT_STYLE, status_style
 from benchwright.report.units import fmt_latency, fmt_rate
-
-MAX_CELL_COLUMNS = 6
 
 
 def register(sub: Subparsers) -> None:
@@ -40,30 +40,33 @@ def handle(args: argparse.Namespace) -> int:
         if not rows:
             known = ", ".join(store.spec_names()) or "none yet"
             raise StoreError(f"{store.path}: no runs of spec {args.name!r} (specs with runs: {known})")
+    print_history(Console(), args.name, rows)
+    return 0
+
+
+def print_history(console: Console, name: str, rows: list[Any]) -> None:
+    """Every cell a column, headed by its short id; a table too wide for a terminal turns to one
+    record per run (report/fit.py), and a log gets it at its full width: no cell is left out."""
     cells: list[str] = []
     for row in rows:
         cells += [c for c in row.cells if c not in cells]
-    console = Console()
-    # started 16 + run 22 + status 9 + verdict 10 + gaps; a cell column needs ~16 ("12,345 | 1.2 ms")
-    fits = max(1, (console.width - 60) // 16) if console.is_terminal else MAX_CELL_COLUMNS  # a log: all
-    shown = cells[: min(MAX_CELL_COLUMNS, fits)]
-    table = Table(title=f"history of {args.name} (newest first)", title_justify="left", box=box.SIMPLE_HEAD,
+    table = Table(title=f"history of {name} (newest first)", title_justify="left", box=box.SIMPLE_HEAD,
                   pad_edge=False, padding=(0, 1, 0, 0))  # fmt: skip
     table.add_column("started (UTC)", no_wrap=True)
     table.add_column("run", no_wrap=True, min_width=22)
     table.add_column("status", no_wrap=True)
     names = short_ids(cells)  # the store's keys are the full ids; `show RUN` lists them
-    for cell in shown:
-        table.add_column(f"{names[cell]}\nops/s | p99", justify="right", overflow="fold", min_width=14)
+    for cell in cells:
+        table.add_column(f"{names[cell]}\nops/s | p99", justify="right", no_wrap=True)  # whole, or records
     table.add_column("verdict")
     for row in rows:
         values = []
-        for cell in shown:
+        for cell in cells:
             if cell not in row.cells:
                 values.append("-")
                 continue
             ops, p99, valid = row.cells[cell]
-            values.append(f"{fmt_rate(ops)} | {fmt_latency(p99)}{'' if valid else ' !'}")
+            values.append(cell_value(ops, p99, valid))
         verdict = row.verdict or "-"
         table.add_row(
             row.started_at.strftime("%Y-%m-%d %H:%M"),
@@ -73,8 +76,8 @@ def handle(args: argparse.Namespace) -> int:
             f"[{VERDICT_STYLE.get(verdict, '')}]{verdict.replace('_', ' ')}[/]" if row.verdict else "-",
         )
     print_whole(console, Fitted(table))
-    if len(cells) > len(shown):
-        console.print(
-            f"({len(cells) - len(shown)} more cells not shown; `benchwright show RUN` has them all)"
-        )
-    return 0
+
+
+def cell_value(ops: float, p99: float, valid: bool) -> str:
+    """One cell of one run: its headline ops/s and worst p99, "!" when the cell was invalid."""
+    return f"{fmt_rate(ops)} | {fmt_latency(p99)}{'' if valid else ' !'}"

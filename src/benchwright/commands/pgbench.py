@@ -3,9 +3,10 @@
 A script written for pgbench runs with the binary name swapped: `-i [-I STEPS] [-s N] [-F N]`, the
 connection as pgbench takes it (`-h HOST -p PORT -U USER DBNAME`, else $PGHOST, $PGPORT, $PGUSER,
 $PGDATABASE; the password from $PGPASSWORD or ~/.pgpass, read by libpq), and the run's
-`-c -j -T -t -P -R -L -M/--protocol -S -N -b -n --progress-timestamp --random-seed`. Streams as
-pgbench's: init messages, the pre-run vacuum and progress lines on stderr; the summary on stdout.
-A pgbench flag the mirror does not implement (-f, -r, -C, -l ...) is refused by name, exit 1.
+`-c -j -T -t -P -R -L -M/--protocol -S -N -b NAME[@W] -f FILE[@W] -D -r -n --progress-timestamp
+--random-seed`. Streams as pgbench's: init messages, the pre-run vacuum and progress lines on stderr;
+the summary on stdout. A pgbench flag the mirror does not implement (-C, -l ...) is refused by name,
+exit 1. Scripts: commands/pgbench_scripts.py.
 """
 
 from __future__ import annotations
@@ -17,15 +18,16 @@ import time
 from urllib.parse import quote
 
 from benchwright import __version__
-from benchwright.commands import Subparsers
+from benchwright.commands import Subparsers, pgbench_scripts
 from benchwright.commands.literal import ToolParser, check_numbers, refuse, register_literal
 from benchwright.commands.paths import output_file
 from benchwright.commands.sql import run_and_write
 from benchwright.errors import SpecError, UsageError
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PeriodProgress, PhaseConfig
+from benchwright.runner.workloads.pgscript.report import summary_lines as script_summary_lines
 from benchwright.runner.workloads.tpcb.pgbench_format import init_lines, progress_line, summary_lines
-from benchwright.runner.workloads.tpcb.workload import DEFAULT_INIT_STEPS, SCRIPTS, init_steps
+from benchwright.runner.workloads.tpcb.workload import DEFAULT_INIT_STEPS, init_steps
 
 PROG = "benchwright pgbench"
 DEFAULT_TRANSACTIONS = 10  # pgbench: -t 10 when neither -t nor -T is given
@@ -40,10 +42,10 @@ RUN_ONLY = (
     "rate",
     "latency_limit",
     "protocol",
-    "select_only",
-    "skip_some_updates",
-    "builtin",
+    "scripts",
     "progress_timestamp",
+    "report_per_command",
+    "define",
 )
 
 
@@ -72,9 +74,25 @@ def parser() -> ToolParser:
     refuse(p, "--unlogged-tables", takes_value=False)
 
     run = p.add_argument_group("benchmarking options")
-    run.add_argument("-b", "--builtin", metavar="NAME", help="tpcb-like | simple-update | select-only")
-    run.add_argument("-N", "--skip-some-updates", action="store_true", help="-b simple-update")
-    run.add_argument("-S", "--select-only", action="store_true", help="-b select-only")
+    script = pgbench_scripts.ScriptArg
+    run.add_argument(
+        "-b", "--builtin", action=script, dest="scripts", metavar="NAME[@W]", help="built-in script"
+    )
+    run.add_argument(
+        "-f", "--file", action=script, dest="scripts", metavar="FILENAME[@W]", help="script file"
+    )
+    run.add_argument("-D", "--define", action="append", metavar="VARNAME=VALUE", help="a script variable")
+    run.add_argument(
+        "-r",
+        "--report-per-command",
+        "--report-latencies",
+        action="store_true",
+        help="each command's mean latency and failures (timed in the client)",
+    )
+    run.add_argument(
+        "-N", "--skip-some-updates", action=script, dest="scripts", nargs=0, help="-b simple-update"
+    )
+    run.add_argument("-S", "--select-only", action=script, dest="scripts", nargs=0, help="-b select-only")
     run.add_argument("-c", "--client", type=int, metavar="NUM", help="number of clients (default 1)")
     run.add_argument("-j", "--jobs", type=int, metavar="NUM", help="worker processes (default 1)")
     run.add_argument(
@@ -90,23 +108,10 @@ def parser() -> ToolParser:
     run.add_argument(
         "--json", type=output_file, metavar="PATH", help="(Benchwright) write the result document"
     )
-    refuse(
-        p, "-f", "--file", why="custom scripts: use `benchwright sql -f` or `benchwright tool pgbench -- ...`"
-    )
-    refuse(
-        p,
-        "-r",
-        "--report-per-command",
-        "--report-latencies",
-        takes_value=False,
-        why="per-statement latencies need each statement timed, and the engine times a transaction as "
-        "one operation (its statements are sent by the compiled event loop); `benchwright tool "
-        "pgbench -- -r ...` runs the native pgbench and files its statement latencies",
-    )
     for flags in (("-C", "--connect"), ("-v", "--vacuum-all"), ("--failures-detailed",), ("--show-script",)):
         refuse(p, *flags, takes_value=False)
     refuse(p, "--verbose-errors", takes_value=False)
-    for flags in (("-D", "--define"), ("--aggregate-interval",), ("--log-prefix",), ("--max-tries",)):
+    for flags in (("--aggregate-interval",), ("--log-prefix",), ("--max-tries",)):
         refuse(p, *flags)
     refuse(p, "--sampling-rate")
     refuse(p, "-l", "--log", takes_value=False, why="per-transaction logs: use --json for the full histogram")
@@ -150,7 +155,8 @@ def mode_check(opts: argparse.Namespace) -> None:
     """pgbench's rule: init-only options need -i, benchmarking options refuse it."""
     given = [name for name in RUN_ONLY if getattr(opts, name) not in (None, False)]
     if opts.initialize and given:
-        flags = ", ".join(f"--{name.replace('_', '-')}" for name in given)
+        named = {"scripts": "/".join(dict.fromkeys(kind for kind, _ in opts.scripts or []))}
+        flags = ", ".join(named.get(name) or f"--{name.replace('_', '-')}" for name in given)
         raise UsageError(f"{PROG}: {flags}: cannot be used in initialization (-i) mode")
     given = [name for name in INIT_ONLY if getattr(opts, name) not in (None, False)]
     if not opts.initialize and given:
@@ -185,29 +191,6 @@ def initialize(opts: argparse.Namespace, props: dict[str, str]) -> int:
     return 0
 
 
-def _script(opts: argparse.Namespace) -> str:
-    """The one built-in script asked for (pgbench's unique-prefix names accepted); a mix of
-    scripts (several of -b/-S/-N, NAME@WEIGHT) is refused: the mirror runs one script."""
-    chosen: list[str] = []
-    if opts.builtin:
-        name, _, weight = opts.builtin.partition("@")
-        if weight:
-            raise UsageError(f"{PROG}: -b {opts.builtin}: script weights are not implemented (one script)")
-        matches = [s for s in SCRIPTS if s.startswith(name)]
-        if name == "list":
-            raise UsageError(f"{PROG}: -b list: available builtin scripts: {', '.join(SCRIPTS)}")
-        if len(matches) != 1:
-            raise UsageError(
-                f"{PROG}: -b {name}: {'ambiguous' if matches else 'no'} builtin script "
-                f"(one of {', '.join(SCRIPTS)})"
-            )
-        chosen.append(matches[0])
-    chosen += ["select-only"] * opts.select_only + ["simple-update"] * opts.skip_some_updates
-    if len(chosen) > 1:
-        raise UsageError(f"{PROG}: -b/-S/-N: one script at a time (a weighted mix is not implemented)")
-    return chosen[0] if chosen else "tpcb-like"
-
-
 def _seed(opts: argparse.Namespace) -> int | None:
     seed = getattr(opts, "random_seed", None)
     if seed in (None, "time", "rand"):
@@ -226,17 +209,22 @@ def benchmark(opts: argparse.Namespace, props: dict[str, str]) -> int:
     clients = opts.client if opts.client is not None else 1
     if clients < 1:
         raise UsageError(f"{PROG}: -c: invalid number of clients: {clients}")
-    if opts.scale is not None:
+    chosen = pgbench_scripts.chosen_scripts(opts)
+    if opts.scale is not None and any(c.builtin for c in chosen):
         _say(f"{PROG}: warning: scale option ignored, using count from pgbench_branches table")
-    script = _script(opts)
-    props["tpcb.script"] = script
-    props["tpcb.protocol"] = opts.protocol or "simple"
+    script = pgbench_scripts.one_builtin(chosen, opts)
+    if script is not None:
+        props.update({"tpcb.script": script, "tpcb.protocol": opts.protocol or "simple"})
+    else:
+        props.update(pgbench_scripts.script_properties(chosen, opts))
+        if opts.report_per_command and all(c.builtin for c in chosen):
+            _say(pgbench_scripts.EXECUTOR_NOTE)
     if not opts.no_vacuum:
         vacuum(props)
     per_client = None if opts.time is not None else (opts.transactions or DEFAULT_TRANSACTIONS)
     jobs = min(clients, opts.jobs or 1)
     config = PhaseConfig(
-        workload="tpcb",
+        workload="tpcb" if script is not None else "pgbench-script",
         phase="run",
         engine="postgres",
         properties=props,
@@ -259,7 +247,8 @@ def benchmark(opts: argparse.Namespace, props: dict[str, str]) -> int:
     doc = run_and_write(config, opts.json, live)
     print(header(doc))
     stddev = bool(opts.progress or opts.rate or opts.latency_limit is not None)
-    for line in summary_lines(doc, clients, jobs, per_client, opts.latency_limit, stddev):
+    lines = summary_lines if script is not None else script_summary_lines
+    for line in lines(doc, clients, jobs, per_client, opts.latency_limit, stddev):
         print(line)
     return 0
 

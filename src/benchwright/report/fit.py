@@ -63,10 +63,15 @@ def needed_width(console: Console, options: ConsoleOptions, table: Table) -> tup
         values = [row[i] for row in rows]
         longest = max((len(line) for v in values for line in v.splitlines()), default=0)
         word = max((len(w) for w in heading.split()), default=0)
-        full += max(longest, len(heading))
+        full += max(longest, _widest_line(column.header))  # a heading of two lines is as wide as its wider
         numeric = all(NUMBER.match(v.strip()) for v in values if v.strip())
         least += max(word, longest if column.no_wrap or numeric else min(longest, WRAPPED_TEXT))
     return whole - full + least, whole
+
+
+def _widest_line(header: object) -> int:
+    text = Text.from_markup(header).plain if isinstance(header, str) else str(header)
+    return max((len(line) for line in text.splitlines()), default=0)
 
 
 def folded(table: Table) -> Table:

@@ -25,6 +25,7 @@ from benchwright.judge.validity import own_flags
 from benchwright.outcome import invalid_cells, invalid_headline, shown_error, shown_status
 from benchwright.report import figures, templating
 from benchwright.report.assets import uplot
+from benchwright.report.cell_names import short_ids
 from benchwright.report.experiments import html_context as experiment_context
 from benchwright.report.measured_on import measured_on
 from benchwright.report.units import fmt_latency, fmt_rate, fmt_share, fmt_unsuccessful
@@ -221,12 +222,15 @@ def context(record: RunRecord, history: Sequence[RunRecord] = (), max_points: in
     """Everything the template shows, as plain values."""
     buckets = max(1, max_points // 2)
     measured = next((c.measured for c in record.cells if c.measured), None)
+    short = short_ids(c.cell_id for c in record.cells)  # shown; the full id in each title and the legend
     return {
         "record": record,
         **_head(record),
+        "short": short,
+        "cell_legend": [(s, full) for full, s in short.items() if s != full],
         "flags": flag_rows(record),
         "phases": _phases(record),
-        "repeats": repeats_rows(record),
+        "repeats": [[short.get(row[0], row[0]), *row[1:]] for row in repeats_rows(record)],
         "seed_tables": seed_tables(record),
         "monthly_table": monthly_table(record),
         "distribution": figures.distribution_chart(record),

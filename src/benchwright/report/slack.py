@@ -11,6 +11,7 @@ from typing import Any
 
 from benchwright.judge.validity import phase_flags
 from benchwright.outcome import invalid_cells, invalid_headline, shown_error, shown_status
+from benchwright.report.cell_names import short_ids
 from benchwright.report.measured_on import floor_short
 from benchwright.report.units import fmt_latency, fmt_rate, fmt_ratio, fmt_share
 from benchwright.results import redact_text
@@ -60,8 +61,10 @@ def _verdict_line(record: RunRecord) -> str:
 def headline_rows(record: RunRecord) -> list[str]:
     """One line per cell (repeat 0 unless it is missing): successful ops/s, the worst p99 and the share
     of operations that failed, and, when the verdict
-    compared throughput, the number before and the change next to it."""
+    compared throughput, the number before and the change next to it. Cells are named by their
+    short ids (report.cell_names); the linked report spells out the full ones."""
     rows = []
+    names = short_ids(c.cell_id for c in record.cells)
     before = (
         {c.cell_id: c for c in record.verdict.cells}
         if record.verdict and record.verdict.metric == "throughput"
@@ -83,7 +86,7 @@ def headline_rows(record: RunRecord) -> list[str]:
         errors = f", {fmt_share(doc.failed(), doc.attempted)}% failed" if doc.failed() else ""
         floor = f", {floor_short(doc.network_floor)}" if doc.network_floor is not None else ""
         rows.append(
-            f"`{cell.cell_id}`  {fmt_rate(doc.throughput)} ops/s{change}, p99 {fmt_latency(p99)}{floor}"
+            f"`{names[cell.cell_id]}`  {fmt_rate(doc.throughput)} ops/s{change}, p99 {fmt_latency(p99)}{floor}"
             f"{errors}{mark}"
         )
     return rows

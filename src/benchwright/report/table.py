@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from benchwright.errors import SpecError
 from benchwright.report import monthly_table
+from benchwright.report.cell_names import short_ids
 from benchwright.report.table_metrics import (
     DEFAULT_METRICS,
     DIMENSIONS,
@@ -343,10 +344,14 @@ def render(table: SeedTable, fmt: Format = "md") -> str:
         doc = {"title": table.title, "rows": rows, "units": units, "notes": table.notes}
         return json.dumps(doc, indent=1)
     grid = table.grid()
+    legend = _short_cells(table, heads, grid)
     if fmt == "html":
         from benchwright.report import templating
 
-        return templating.render("seed_table.html.j2", title=table.title, heads=heads, grid=grid) + "\n"
+        return (
+            templating.render("seed_table.html.j2", title=table.title, heads=heads, grid=grid, notes=legend)
+            + "\n"
+        )
     numeric = [False] * len(table.rows) + [True] * (len(heads) - len(table.rows))
     lines = [
         "| " + " | ".join(heads) + " |",
@@ -354,9 +359,28 @@ def render(table: SeedTable, fmt: Format = "md") -> str:
         *("| " + " | ".join(str(v) for v in line) + " |" for line in grid),
     ]
     out = f"{table.title}\n\n" + "\n".join(lines) + "\n"
-    if table.notes:
-        out += "\n" + "\n".join(f"- {n}" for n in table.notes) + "\n"
+    if table.notes or legend:
+        out += "\n" + "\n".join(f"- {n}" for n in [*table.notes, *legend]) + "\n"
     return out
+
+
+def _short_cells(table: SeedTable, heads: list[str], grid: list[list[Any]]) -> list[str]:
+    """Show a ``cell`` dimension's ids short (report.cell_names), in place, for the formats people
+    read (md, html); csv and json keep the full ids, the key. Returns the legend: each short id
+    with its full id."""
+    names: dict[str, str] = {}
+    if "cell" in table.rows:
+        i = table.rows.index("cell")
+        names = short_ids(rk[i] for rk in table.row_keys)
+        for line in grid:
+            line[i] = names.get(line[i], line[i])
+    if table.cols == ["cell"]:
+        names = short_ids(ck[0] for ck in table.col_keys if ck)
+        for n, head in enumerate(heads):
+            for full, short in names.items():
+                if head.startswith(f"cell={full}"):
+                    heads[n] = f"cell={short}" + head[len(f"cell={full}") :]
+    return [f"cell {short}: {full}" for full, short in names.items() if short != full]
 
 
 # ---------------------------------------------------------------- each seed's views of one run

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from benchwright.runner.measure import RecorderExport
 
@@ -31,4 +32,5 @@ class WorkerReport:
     failure_windows: list[tuple[int, float, float | None, int]] = field(default_factory=list)
     aborted_reason: str | None = None
     setup_error: str | None = None
+    workload_figures: dict[str, Any] = field(default_factory=dict)  # Workload.worker_figures
     event_loop: str = ""  # the model of the event loop its connections shared (EventLoop.model); "": threads

@@ -62,6 +62,7 @@ def run_phase(
     _flag_incomplete(doc, collected, len(assignment), pool.interrupted)
     guard.note(doc)
     if not doc.aborted:
+        workload.absorb_worker_figures([r.workload_figures for r in collected])
         _finish(workload, config, doc, guard)
     return doc
 

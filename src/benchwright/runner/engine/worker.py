@@ -148,6 +148,7 @@ def _worker_main(  # pylint: disable=too-many-positional-arguments  # process en
             failure_windows=clients.failure_windows(),
             aborted_reason=clients.reasons[0] if clients.reasons else None,
             event_loop=event_loop,
+            workload_figures=workload.worker_figures(),
         )
     )
 

@@ -8,3 +8,4 @@ from benchwright.runner.workloads import (
     tpcc,  # noqa: F401
     ycsb,  # noqa: F401
 )
+from benchwright.runner.workloads.pgscript import workload as pgscript  # noqa: F401

@@ -106,6 +106,14 @@ class Workload(ABC):
         """Seconds the phase may run, or None."""
         return None
 
+    def worker_figures(self) -> dict[str, Any]:
+        """What a worker process measured besides the operations (pgbench -r's per-statement sums),
+        sent back in its report; picklable. Empty by default."""
+        return {}
+
+    def absorb_worker_figures(self, figures: list[dict[str, Any]]) -> None:  # noqa: B027 - optional hook
+        """In the parent, before ``finish``: every worker's ``worker_figures``."""
+
     def finish(self, driver: Driver, phase: str, result: Any) -> None:  # noqa: B027 - optional hook
         """Once per phase, in the parent, after the workers: verify (row counts, consistency
         conditions) and add workload figures to ``result.extra`` / ``result.validity``."""
