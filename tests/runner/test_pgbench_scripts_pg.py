@@ -53,3 +53,16 @@ def test_the_drawn_values_reach_the_server_once_per_transaction(
     assert len(rows) == 30
     assert {v for v, _ in rows} <= {15, 18, 21, 24, 27} and len({v for v, _ in rows}) > 1
     assert all(w == (v + 1) // 2 for v, w in rows)  # integer division, on positive values
+
+
+def test_a_run_with_failed_transactions_exits_2_as_pgbench_does(
+    pg_url: str, password: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "fails.sql"
+    script.write_text("\\set d random(0, 1)\nSELECT 1 / :d;\n")  # division by zero about half the time
+    argv = ["pgbench", "-f", str(script), "-c", "1", "-t", "40", "-n", "--random-seed", "7"]
+    assert main([*argv, *command(pg_url)]) == 2
+    captured = capsys.readouterr()
+    failed = int(captured.err.split("benchwright: ", 2)[-1].split(" transaction(s) failed")[0])
+    processed = int(captured.out.split("actually processed: ")[1].split("/")[0])
+    assert 0 < failed < 40 and processed == 40 - failed  # a failed transaction is never throughput

@@ -250,7 +250,19 @@ def benchmark(opts: argparse.Namespace, props: dict[str, str]) -> int:
     lines = summary_lines if script is not None else script_summary_lines
     for line in lines(doc, clients, jobs, per_client, opts.latency_limit, stddev):
         print(line)
-    return 0
+    return failed_exit(doc)
+
+
+def failed_exit(doc: ResultDocument) -> int:
+    """pgbench's exit status for a run with errors: 2. pgbench stops a client at its first error;
+    the mirror rolls the transaction back, counts it failed (never as throughput) and goes on, but
+    a script checking ``$?`` must still see that the run was not clean."""
+    if not doc.failed_total:
+        return 0
+    _say(
+        f"benchwright: {doc.failed_total} transaction(s) failed (counted apart from the processed ones); exit 2"
+    )
+    return 2
 
 
 def header(doc: ResultDocument) -> str:
