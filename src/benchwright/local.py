@@ -22,7 +22,6 @@ from rich.console import Console
 from rich.markup import escape
 
 from benchwright.errors import BenchwrightError
-from benchwright.stages.schedule import said
 from benchwright.local_watch import (
     POLL_S,
     LogTail,
@@ -42,6 +41,7 @@ from benchwright.sharing import Dataset, Item, TargetGroup, plan, without_load
 from benchwright.spec import BenchmarkSpec, Cell, SuiteSpec, enabled_phases, expand_matrix
 from benchwright.spec.workload import PHASE_NAMES
 from benchwright.stages import STAGE_ORDER, RunState, stage_function, utcnow
+from benchwright.stages.schedule import said
 
 __all__ = ["QUICK_PROPERTIES", "RunOutcome", "run_spec", "run_suite", "scale_down"]
 DEFAULT_ROOT = Path("benchwright-results")

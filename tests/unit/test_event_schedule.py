@@ -9,6 +9,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
+from benchwright.providers.base import Credentials, Providers, RunnerHandle, Target, TargetStatus
+from benchwright.results import RunnerOutput
+from benchwright.spec import TargetSpec
+from benchwright.stages import RunState
 from benchwright.stages.schedule import (
     MIN_WAIT_S,
     NOT_ISSUED,
@@ -16,10 +20,6 @@ from benchwright.stages.schedule import (
     EventSchedule,
     issue_due_events,
 )
-from benchwright.providers.base import Credentials, Providers, RunnerHandle, Target, TargetStatus
-from benchwright.results import RunnerOutput
-from benchwright.spec import TargetSpec
-from benchwright.stages import RunState
 
 T0 = datetime(2026, 11, 24, 4, 0, 0, tzinfo=UTC)  # the measured phase's start, as the runner wrote it
 
