@@ -14,6 +14,7 @@ and hands the password to its drivers and tools through that same environment va
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -25,7 +26,7 @@ from typing import Any
 
 from benchwright.errors import BenchwrightError, SpecError, TargetUnreachable
 from benchwright.results import ResultDocument, RunnerOutput
-from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV
+from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV, SPILL_ENV
 from benchwright.runner.fingerprint import stamp
 from benchwright.runner.floor import network_floor
 from benchwright.runner.plan import PhaseConfig, RunnerPlan
@@ -145,15 +146,33 @@ def write_output(
             Bucket=bucket, Key=key, Body=payload.encode(), ContentType="application/json"
         )
         return
-    path = Path(out)
+    try:
+        _write_atomically(Path(out), payload)
+    except OSError:
+        spill = os.environ.get(SPILL_ENV)
+        if not spill:
+            raise
+        _write_atomically(Path(spill), payload)  # --out is full or gone: the spill keeps the phases
+
+
+def _write_atomically(path: Path, payload: str) -> None:
+    """A rename over the old output, so a reader never sees half a file; no ``.tmp`` is left behind."""
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(payload)
-    tmp.replace(path)
+    try:
+        tmp.write_text(payload)
+        tmp.replace(path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def emit(event: RunnerEvent) -> None:
-    """One progress event, one JSON line on stdout (the orchestrator reads it with ``RunnerEvent``)."""
-    print(event.line(), flush=True)
+    """One progress event, one JSON line on stdout (the orchestrator reads it with ``RunnerEvent``).
+    A log that cannot be written (its disk is full) costs the progress line, never the phase."""
+    try:
+        print(event.line(), flush=True)
+    except OSError:  # and from now on to nowhere: an unflushable stdout at exit would fail the runner
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115  # lives as long as the process
 
 
 def _progress_printer(phase: str, every_s: float = 2.0) -> Any:
@@ -244,7 +263,8 @@ def run(args: argparse.Namespace) -> int:
             try:  # the workers run already: a failed write must not leave them unjoined
                 write(None)
             except Exception as exc:  # said on stderr; the phase's first start stands
-                print(f"warning: the measured start of {name} was not written: {exc}", file=sys.stderr)
+                with contextlib.suppress(OSError):  # the log's disk may be the full one
+                    print(f"warning: the measured start of {name} was not written: {exc}", file=sys.stderr)
 
         floor, no_floor = network_floor(phase)
         stats = StatsProbe(phase.engine, phase.properties).start()
