@@ -450,6 +450,7 @@ class World:
             cell_id=plan["cell_id"],
             runner_index=plan.get("runner_index", 0),
             documents=[ResultDocument.parse(d) for d in docs],
+            exit_code=0,  # the completion marker a runner that finished writes last
         )
         bucket, key = handle["result_pointer"][5:].split("/", 1)
         self.clients("s3").put_object(Bucket=bucket, Key=key, Body=output.model_dump_json().encode())

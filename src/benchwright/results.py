@@ -422,6 +422,13 @@ class RunnerOutput(Model):
     # phase -> when the runner started it (UTC), written as each phase starts: the cloud workflow
     # times a spec's events from the measured phase's start without reading the runner's log
     started: dict[str, datetime] = Field(default_factory=dict)
+    # the completion marker: the runner's exit code, in its last write only. None: the runner has
+    # not finished, or never will (killed, its host stopped): never read as a success
+    exit_code: int | None = None
+
+    @property
+    def completed(self) -> bool:
+        return self.exit_code == 0
 
     @classmethod
     def parse(cls, data: str | bytes | dict[str, Any]) -> RunnerOutput:

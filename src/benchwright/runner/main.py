@@ -129,8 +129,11 @@ def write_output(
     docs: list[ResultDocument],
     error: str | None,
     started: dict[str, datetime] | None = None,
+    exit_code: int | None = None,
 ) -> None:
-    """All documents so far and when each phase started, atomically (a local rename; one PUT on S3)."""
+    """All documents so far and when each phase started, atomically (a local rename; one PUT on S3).
+    ``exit_code`` is the completion marker: set only by the last write, so an output without it is
+    a runner that did not finish (killed, or its host went away)."""
     output = RunnerOutput(
         run_id=plan.run_id,
         cell_id=plan.cell_id,
@@ -138,6 +141,7 @@ def write_output(
         documents=docs,
         error=error,
         started=dict(started or {}),
+        exit_code=exit_code,
     )
     payload = output.model_dump_json()
     if out.startswith("s3://"):
@@ -241,14 +245,14 @@ def run(args: argparse.Namespace) -> int:
     docs: list[ResultDocument] = []
     started: dict[str, datetime] = {}  # the workflow times events from these (experiments/schedule.py)
 
-    def write(error: str | None) -> None:
-        write_output(out, plan, docs, error, started)
+    def write(error: str | None, exit_code: int | None = None) -> None:
+        write_output(out, plan, docs, error, started, exit_code)
 
     write(None)
     try:
         resolve_secret()
     except BenchwrightError as exc:
-        write(f"{type(exc).__name__}: {exc}")
+        write(f"{type(exc).__name__}: {exc}", exc.exit_code)
         raise
     for phase in plan.phases:
         if not args.quiet:
@@ -272,10 +276,10 @@ def run(args: argparse.Namespace) -> int:
             progress = None if args.quiet else _progress_printer(phase.phase)
             doc = measure_phase(phase, plan.run_id, progress, clock_started)
         except KeyboardInterrupt:
-            write(f"interrupted before phase {phase.phase} produced a result")
+            write(f"interrupted before phase {phase.phase} produced a result", 130)
             return 130
         except BenchwrightError as exc:
-            write(f"{type(exc).__name__}: {exc}")
+            write(f"{type(exc).__name__}: {exc}", exc.exit_code)
             emit(RunnerEvent(event="phase_failed", phase=phase.phase, message=str(exc)))
             return exc.exit_code
         doc.run_id, doc.cell, doc.phase = plan.run_id, plan.cell_id, phase.phase
@@ -289,8 +293,9 @@ def run(args: argparse.Namespace) -> int:
                              ops_per_s=doc.throughput, aborted=doc.aborted))  # fmt: skip
         if doc.aborted:
             reasons = "; ".join(f.message for f in doc.validity if f.severity == "invalid")
-            write(f"phase {phase.phase} aborted: {reasons}")
+            write(f"phase {phase.phase} aborted: {reasons}", EXIT_ABORTED)
             return EXIT_ABORTED
+    write(None, 0)  # the completion marker, written last
     return 0
 
 
