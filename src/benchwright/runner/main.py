@@ -25,15 +25,17 @@ from pathlib import Path
 from typing import Any
 
 from benchwright.errors import BenchwrightError, SpecError, TargetUnreachable
-from benchwright.results import ResultDocument, RunnerOutput
+from benchwright.results import IntervalSample, ResultDocument
 from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV, SPILL_ENV
 from benchwright.runner.fingerprint import stamp
 from benchwright.runner.floor import network_floor
 from benchwright.runner.plan import PhaseConfig, RunnerPlan
 from benchwright.runner.progress import RunnerEvent
+from benchwright.runner_output import PartialPhase, RunnerOutput
 
 EXIT_ABORTED = 3
-LATE_START_TOLERANCE_S = 1.0  # a release this much after start_at is no longer "together"
+LATE_START_TOLERANCE_S = 1.0
+FLUSH_S = 2.0  # the phase in progress is rewritten to the output this often (one PUT on S3)  # a release this much after start_at is no longer "together"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -130,6 +132,7 @@ def write_output(
     error: str | None,
     started: dict[str, datetime] | None = None,
     exit_code: int | None = None,
+    partial: PartialPhase | None = None,
 ) -> None:
     """All documents so far and when each phase started, atomically (a local rename; one PUT on S3).
     ``exit_code`` is the completion marker: set only by the last write, so an output without it is
@@ -142,6 +145,7 @@ def write_output(
         error=error,
         started=dict(started or {}),
         exit_code=exit_code,
+        partial=partial,
     )
     payload = output.model_dump_json()
     if out.startswith("s3://"):
@@ -190,6 +194,40 @@ def _progress_printer(phase: str, every_s: float = 2.0) -> Any:
                              ops_per_s=rate))  # fmt: skip
 
     return show
+
+
+def interval_flusher(
+    phase: PhaseConfig, partial: PartialPhase, flush: Callable[[], None], printer: Any
+) -> Any:
+    """The engine's live periods (one per interval) as ``partial``'s intervals, the output rewritten
+    with them every ``FLUSH_S``: a runner killed mid-phase leaves what it measured until then."""
+    from benchwright.runner.engine import Period, PeriodProgress
+
+    last = [0.0]
+
+    def on_period(period: Period) -> None:
+        totals = period.totals
+        ops = totals.operations
+        partial.intervals.append(
+            IntervalSample(
+                t=round(period.end_s, 3),
+                operations=dict(totals.counts),
+                errors=totals.failed,
+                throughput=ops / period.seconds if period.seconds else 0.0,
+                p50_us=float(totals.histogram.get_value_at_percentile(50)) if ops else 0.0,
+                p99_us=float(totals.histogram.get_value_at_percentile(99)) if ops else 0.0,
+                max_us=float(totals.histogram.get_max_value()) if ops else 0.0,
+            )
+        )
+        if period.end_s - last[0] >= FLUSH_S:
+            last[0] = period.end_s
+            try:
+                flush()
+            except Exception as exc:  # the phase goes on: its document is written when it ends
+                with contextlib.suppress(OSError):
+                    print(f"warning: intervals not flushed: {exc}", file=sys.stderr)
+
+    return PeriodProgress(phase.interval_s, on_period, printer)
 
 
 def _raise_interrupt(signum: int, frame: Any) -> None:
@@ -245,8 +283,10 @@ def run(args: argparse.Namespace) -> int:
     docs: list[ResultDocument] = []
     started: dict[str, datetime] = {}  # the workflow times events from these (experiments/schedule.py)
 
+    flushed: list[PartialPhase] = []  # the phase in progress, as far as its intervals were flushed
+
     def write(error: str | None, exit_code: int | None = None) -> None:
-        write_output(out, plan, docs, error, started, exit_code)
+        write_output(out, plan, docs, error, started, exit_code, flushed[-1] if flushed else None)
 
     write(None)
     try:
@@ -273,7 +313,12 @@ def run(args: argparse.Namespace) -> int:
         floor, no_floor = network_floor(phase)
         stats = StatsProbe(phase.engine, phase.properties).start()
         try:
-            progress = None if args.quiet else _progress_printer(phase.phase)
+            printer = None if args.quiet else _progress_printer(phase.phase)
+            flushed[:] = [PartialPhase(
+                phase=phase.phase, workload=phase.workload, engine=phase.engine, started_at=started[phase.phase],
+                latency="response_time" if phase.target else "service_time", interval_s=phase.interval_s,
+            )]  # fmt: skip
+            progress = interval_flusher(phase, flushed[0], lambda: write(None), printer)
             doc = measure_phase(phase, plan.run_id, progress, clock_started)
         except KeyboardInterrupt:
             write(f"interrupted before phase {phase.phase} produced a result", 130)
@@ -287,6 +332,7 @@ def run(args: argparse.Namespace) -> int:
         stamp(doc, plan.context, floor, no_floor)
         flag_late_start(plan, phase, doc)
         docs.append(doc)
+        flushed.clear()  # the phase's own document replaces what was flushed of it
         write(None)
         if not args.quiet:
             emit(RunnerEvent(event="phase_done", phase=phase.phase, operations=doc.operations_total,

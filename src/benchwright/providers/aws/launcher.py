@@ -25,9 +25,10 @@ from benchwright.providers.base import (
     RunnerStatus,
     Target,
 )
-from benchwright.results import ResultDocument, RunnerOutput
+from benchwright.results import ResultDocument
 from benchwright.runner.entry import AZ_ENV, AZ_ID_ENV, SECRET_ARN_ENV, runner_arguments
 from benchwright.runner.plan import RunnerPlan
+from benchwright.runner_output import RunnerOutput
 from benchwright.spec.runners import RunnerSpec
 
 CAPACITY_REASONS = ("RESOURCE", "Capacity", "capacity", "throttl", "AGENT")
@@ -322,7 +323,7 @@ class AwsRunnerLauncher(RunnerLauncher):
 
     def results(self, handle: RunnerHandle) -> list[ResultDocument]:
         output = self.output(handle)
-        return output.documents if output is not None else []
+        return output.kept_documents() if output is not None else []
 
     def stop(self, handle: RunnerHandle) -> None:
         if handle.details.get("kind", "fargate") == "ec2":

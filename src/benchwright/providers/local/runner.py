@@ -27,9 +27,10 @@ from benchwright.providers.base import (
     Target,
 )
 from benchwright.providers.local.pidfiles import register_process, unregister_process
-from benchwright.results import ResultDocument, RunnerOutput
+from benchwright.results import ResultDocument
 from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV, SPILL_ENV, runner_argv
 from benchwright.runner.plan import RunnerPlan
+from benchwright.runner_output import RunnerOutput
 
 _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
 
@@ -168,7 +169,7 @@ class SubprocessLauncher(RunnerLauncher):
 
     def results(self, handle: RunnerHandle) -> list[ResultDocument]:
         output = self.output(handle)
-        return output.documents if output is not None else []
+        return output.kept_documents() if output is not None else []
 
     def failure(self, handle: RunnerHandle) -> str | None:
         proc = self._proc(handle)
