@@ -29,6 +29,7 @@ from benchwright.results import IntervalSample, ResultDocument
 from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV, SPILL_ENV
 from benchwright.runner.fingerprint import stamp
 from benchwright.runner.floor import network_floor
+from benchwright.runner.host_lock import MeasuringLock, flag_concurrent
 from benchwright.runner.plan import PhaseConfig, RunnerPlan
 from benchwright.runner.progress import RunnerEvent
 from benchwright.runner_output import PartialPhase, RunnerOutput
@@ -312,6 +313,8 @@ def run(args: argparse.Namespace) -> int:
 
         floor, no_floor = network_floor(phase)
         stats = StatsProbe(phase.engine, phase.properties).start()
+        # the measured phase says whether another benchmark measured on this host meanwhile
+        host = MeasuringLock(plan.run_id, plan.cell_id, phase.phase).start() if phase.phase == "run" else None
         try:
             printer = None if args.quiet else _progress_printer(phase.phase)
             flushed[:] = [PartialPhase(
@@ -327,7 +330,11 @@ def run(args: argparse.Namespace) -> int:
             write(f"{type(exc).__name__}: {exc}", exc.exit_code)
             emit(RunnerEvent(event="phase_failed", phase=phase.phase, message=str(exc)))
             return exc.exit_code
+        finally:
+            overlaps = host.finish() if host is not None else []
         doc.run_id, doc.cell, doc.phase = plan.run_id, plan.cell_id, phase.phase
+        if host is not None:
+            flag_concurrent(doc, host, overlaps)
         doc.server_stats = stats.finish()
         stamp(doc, plan.context, floor, no_floor)
         flag_late_start(plan, phase, doc)
