@@ -88,9 +88,12 @@ class RunnerOutput(Model):
         """The finished phases' documents, and the phase in progress as far as it was flushed (a
         runner that did not finish it): what the launchers hand on, so nothing measured is lost."""
         done = {d.phase for d in self.documents}
-        if self.partial is None or self.partial.phase in done or not self.partial.intervals:
+        # a runner that ended on its own (a completion marker, whatever its code) said what its
+        # phase came to: the flushed intervals stand in only for one that was killed
+        partial = self.partial
+        if self.exit_code is not None or partial is None or partial.phase in done or not partial.intervals:
             return list(self.documents)
-        return [*self.documents, self.partial.document()]
+        return [*self.documents, partial.document()]
 
     @property
     def completed(self) -> bool:
