@@ -431,6 +431,8 @@ class World:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PG", "BENCHWRIGHT_", "AWS_"))}
         env.update(ENV)
         env.update(task_env)
+        if "BENCHWRIGHT_HOST_LOCK_DIR" in os.environ:  # this test process's own (tests/conftest.py)
+            env["BENCHWRIGHT_HOST_LOCK_DIR"] = os.environ["BENCHWRIGHT_HOST_LOCK_DIR"]
         env["AWS_ENDPOINT_URL"] = self.endpoint
         argv = [sys.executable, *argv[1:]] if argv[0] == "python3" else argv
         done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=RUNNER_TIMEOUT_S)
@@ -450,6 +452,7 @@ class World:
             cell_id=plan["cell_id"],
             runner_index=plan.get("runner_index", 0),
             documents=[ResultDocument.parse(d) for d in docs],
+            exit_code=0,  # the completion marker a runner that finished writes last
         )
         bucket, key = handle["result_pointer"][5:].split("/", 1)
         self.clients("s3").put_object(Bucket=bucket, Key=key, Body=output.model_dump_json().encode())

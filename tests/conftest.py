@@ -12,10 +12,17 @@ import random
 import secrets
 import signal
 import socket
+import tempfile
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+
+# Each test process measures on its own: runners of one pytest process see each other through this
+# directory (runner/host_lock.py), never those of another process of the same session (pytest-xdist
+# workers) or of another checkout's tests on the machine, which would make their phases
+# "concurrent_benchmark". tests/unit/test_host_lock.py points it elsewhere to make them meet.
+os.environ["BENCHWRIGHT_HOST_LOCK_DIR"] = tempfile.mkdtemp(prefix="bw-host-lock-")
 
 PG_PORT = int(os.environ.get("BENCHWRIGHT_PG_PORT", "15432"))
 MYSQL_PORT = int(os.environ.get("BENCHWRIGHT_MYSQL_PORT", "13306"))

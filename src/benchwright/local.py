@@ -32,6 +32,7 @@ from benchwright.local_watch import (
     wait_until,
 )
 from benchwright.providers.base import Providers
+from benchwright.providers.local.fallback_artifacts import FallbackArtifacts, write_run_files
 from benchwright.providers.local.fallback_store import FallbackStore
 from benchwright.providers.local.pidfiles import register_run, unregister_run
 from benchwright.quick import QUICK_PROPERTIES, scale_down  # re-exported: callers import them from here
@@ -291,6 +292,7 @@ class RunOutcome:
     report: Path | None
     interrupted: bool = False
     warnings: list[str] = field(default_factory=list)
+    lost: list[str] = field(default_factory=list)  # files the run could not write (a full out_dir)
 
 
 def run_spec(  # pylint: disable=too-many-positional-arguments,too-many-locals  # issue 10 item 6 (shared-targets)
@@ -314,6 +316,8 @@ def run_spec(  # pylint: disable=too-many-positional-arguments,too-many-locals  
     warnings: list[str] = []
     store = FallbackStore(providers.store, out_dir, warnings.append)
     providers.store = store
+    artifacts = FallbackArtifacts(providers.artifacts)
+    providers.artifacts = artifacts
     cells: list[Cell] = expand_matrix(spec)
     order = [(c, r) for c in cells for r in range(spec.repeats)][:max_cells]
     if only is not None:
@@ -369,14 +373,13 @@ def run_spec(  # pylint: disable=too-many-positional-arguments,too-many-locals  
         if callable(stop_all):
             stop_all()
     final = providers.store.get_run(run_id) or record
-    try:
-        (out_dir / "run.json").write_text(final.model_dump_json(indent=1))
-    except OSError as exc:
-        warnings.append(f"{out_dir / 'run.json'} not written ({exc})")
+    write_run_files(final, out_dir, providers.launcher, artifacts)
+    if artifacts.summary():
+        warnings.append(str(artifacts.summary()))
     unregister_run(run_id)
     report = Path(final.report) if final.report else None
     warnings = list(dict.fromkeys([*orch.warnings, *warnings, *run_state.warnings]))
-    return RunOutcome(final, out_dir, report, interrupted, warnings)
+    return RunOutcome(final, out_dir, report, interrupted, warnings, lost=list(artifacts.lost))
 
 
 def _open_record(providers: Providers, spec: BenchmarkSpec, run_id: str, resumed: bool) -> RunRecord:

@@ -30,6 +30,7 @@ EXIT_FAILED = 1  # a run failed (or a bad spec, a store problem: any error)
 EXIT_FAIL_ON = 3  # a --fail-on condition held (a regression, an invalid candidate)
 EXIT_INVALID = 4  # the run finished but some cell is invalid (validity.fail_on_invalid, --allow-invalid)
 EXIT_NO_VERDICT = 5  # --fail-on regression, and no verdict is possible (too few earlier runs)
+EXIT_FILES = 6  # the run is in the store, but files of its output directory were not written (disk full)
 EXIT_INTERRUPTED = 130  # Ctrl-C
 
 

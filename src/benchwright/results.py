@@ -407,31 +407,6 @@ class ResultDocument(Model):
         return cls.parse(path.read_text())
 
 
-class RunnerOutput(Model):
-    """What one runner writes to its result location (a file, or one S3 object): the documents of
-    the phases done so far, rewritten after every phase, and the error that stopped it, if any.
-
-    The runner writes it, and both launchers (local subprocess, ECS/EC2) read it through this one
-    model, so the two sides cannot disagree about its shape."""
-
-    run_id: str
-    cell_id: str
-    runner_index: int = 0
-    documents: list[ResultDocument] = Field(default_factory=list)
-    error: str | None = None
-    # phase -> when the runner started it (UTC), written as each phase starts: the cloud workflow
-    # times a spec's events from the measured phase's start without reading the runner's log
-    started: dict[str, datetime] = Field(default_factory=dict)
-
-    @classmethod
-    def parse(cls, data: str | bytes | dict[str, Any]) -> RunnerOutput:
-        raw = json.loads(data) if isinstance(data, (str, bytes)) else dict(data)
-        docs = raw.get("documents")
-        if isinstance(docs, list):  # each document goes through its own version check
-            raw["documents"] = [ResultDocument.parse(d) if isinstance(d, dict) else d for d in docs]
-        return cls.model_validate(raw)
-
-
 def as_number(value: Any) -> float | None:
     """A server counter or a matrix parameter as a float, or None when it is not a number (booleans
     are not: ``True`` is a switch, not 1)."""
@@ -492,3 +467,13 @@ def redact(properties: dict[str, str]) -> dict[str, str]:
     return {
         k: ("***" if _SECRET_KEYS.search(k) and v else redact_text(str(v))) for k, v in properties.items()
     }
+
+
+def __getattr__(name: str) -> Any:
+    """``RunnerOutput`` and ``PartialPhase`` live in benchwright.runner_output (this module was full);
+    the old import path still works."""
+    if name in ("RunnerOutput", "PartialPhase"):
+        from benchwright import runner_output
+
+        return getattr(runner_output, name)
+    raise AttributeError(name)

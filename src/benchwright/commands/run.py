@@ -23,6 +23,7 @@ from benchwright.judge.compare import UNDECIDED
 from benchwright.outcome import (
     BROKEN,
     EXIT_FAILED,
+    EXIT_FILES,
     EXIT_INTERRUPTED,
     EXIT_INVALID,
     EXIT_NO_VERDICT,
@@ -44,6 +45,7 @@ EXIT_CODES = """exit codes:
        (--fail-on invalid names it: 3)
   5    --fail-on regression, and no verdict was possible: too few earlier runs (the message says
        how many it needs and how many it has)
+  6    the run is in the store, but files of its output directory were not written (a full disk)
   130  interrupted (Ctrl-C)
 """
 
@@ -195,7 +197,7 @@ def handle(args: argparse.Namespace) -> int:
 
 def _report(outcomes: list[Any], args: argparse.Namespace, console: Console, store: Any = None) -> int:
     """Each run's summary, warnings and directory; the exit code (EXIT_CODES: 130 Ctrl-C, 1 failed,
-    4 invalid, 3 --fail-on, 5 no verdict for --fail-on regression)."""
+    4 invalid, 3 --fail-on, 5 no verdict for --fail-on regression, 6 files of --out not written)."""
     code = EXIT_OK
     for outcome in outcomes:
         record = outcome.record
@@ -208,6 +210,15 @@ def _report(outcomes: list[Any], args: argparse.Namespace, console: Console, sto
             code = EXIT_INTERRUPTED
         elif code == EXIT_OK:
             code = _exit_code(record, args, console, store)
+        if code == EXIT_OK and getattr(outcome, "lost", None):
+            console.print(
+                f"[red]exit {EXIT_FILES}:[/] {record.spec_name}: {len(outcome.lost)} file(s) of "
+                f"{outcome.out_dir} not written; its results are in the store (`benchwright show "
+                f"{record.run_id}`)",
+                highlight=False,
+                soft_wrap=True,
+            )
+            code = EXIT_FILES
     return code
 
 

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchwright.judge.changepoint import find_collapse
 from benchwright.judge.credits import judge_credits
+from benchwright.judge.stall import stall_threshold, stalls_of
 from benchwright.results import IntervalSample, MetricSeries, ResultDocument, ValidityFlag
 from benchwright.runs import CellResult, RunRecord
 
@@ -34,6 +35,8 @@ class ValidityPolicy(BaseModel):
     cloud_min_duration_s: float = Field(default=120.0, ge=0.0)  # with CloudWatch metrics (60 s points)
     collapse_drop: float = Field(default=0.3, gt=0.0, lt=1.0)  # later level this far below the earlier one
     collapse_min_segment_s: float = Field(default=5.0, gt=0.0)  # shortest level worth calling a level
+    # no operation completed for longer than this in the measured phase: "stall" (judge/stall.py)
+    max_stall_s: float = Field(default=5.0, gt=0.0)
     # the runner flags a saturated client as a warning; "invalid" makes the judge invalidate the cell
     client_saturation: Literal["invalid", "warning"] = "warning"
     balance_floor_percent: float = Field(default=5.0, ge=0.0)  # BurstBalance & co. below this: drained
@@ -115,6 +118,24 @@ def judge_document(
     collapse = throughput_collapse(doc, policy)
     if collapse:
         doc.flag("throughput_collapse", "invalid", collapse)
+    stall = stall_message(doc, policy)
+    if stall:
+        # during a spec's events (failover, reboot) an outage is what is measured (doc.availability)
+        doc.flag("stall", "warning" if doc.availability and doc.availability.events else "invalid", stall)
+
+
+def stall_message(doc: ResultDocument, policy: ValidityPolicy | None = None) -> str | None:
+    """Each stretch of the measured phase in which no operation completed for longer than the
+    policy's ``max_stall_s``, with its seconds; None when there is none."""
+    policy = policy or ValidityPolicy()
+    stalls = stalls_of(doc, policy.max_stall_s)
+    if not stalls:
+        return None
+    threshold = stall_threshold(doc, policy.max_stall_s)
+    return (
+        "; ".join(s.describe() for s in stalls)
+        + f": the server (or the path to it) stalled, longer than validity.max_stall_s ({threshold:g} s)"
+    )
 
 
 def _replace(

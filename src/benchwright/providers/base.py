@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any, Generic, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeVar
 
-from benchwright.results import MetricSeries, ResultDocument, RunnerOutput, redact_text
+from benchwright.results import MetricSeries, ResultDocument, redact_text
 from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV
 from benchwright.runner.plan import RunnerPlan
+from benchwright.runner_output import RunnerOutput
 
 if TYPE_CHECKING:  # runs.py is written by the store+report engineer; imported lazily to avoid cycles
     from benchwright.runs import CellResult, CostEstimate, RunRecord

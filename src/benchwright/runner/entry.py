@@ -16,6 +16,9 @@ RUNNER_MODULE: Final = "benchwright.runner.main"
 # The database secret reaches a runner only through its environment, never its arguments or plan:
 PASSWORD_ENV: Final = "BENCHWRIGHT_DB_PASSWORD"  # the password itself (local runs)
 SECRET_ARN_ENV: Final = "BENCHWRIGHT_DB_SECRET_ARN"  # a Secrets Manager secret the runner reads (AWS)
+# A second place for the runner's output on another filesystem (the local launcher puts it next to the
+# result store): a full --out then loses no measured phase (providers/local/runner.py reads the newer).
+SPILL_ENV: Final = "BENCHWRIGHT_RUNNER_SPILL"
 # Where the runner really is (AWS launchers set them; the result's host.availability_zone(_id)):
 AZ_ENV: Final = "BENCHWRIGHT_AZ"
 AZ_ID_ENV: Final = "BENCHWRIGHT_AZ_ID"

@@ -14,6 +14,7 @@ and hands the password to its drivers and tools through that same environment va
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import signal
@@ -24,15 +25,18 @@ from pathlib import Path
 from typing import Any
 
 from benchwright.errors import BenchwrightError, SpecError, TargetUnreachable
-from benchwright.results import ResultDocument, RunnerOutput
-from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV
+from benchwright.results import IntervalSample, ResultDocument
+from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV, SPILL_ENV
 from benchwright.runner.fingerprint import stamp
 from benchwright.runner.floor import network_floor
+from benchwright.runner.host_lock import MeasuringLock, flag_concurrent
 from benchwright.runner.plan import PhaseConfig, RunnerPlan
 from benchwright.runner.progress import RunnerEvent
+from benchwright.runner_output import PartialPhase, RunnerOutput
 
 EXIT_ABORTED = 3
-LATE_START_TOLERANCE_S = 1.0  # a release this much after start_at is no longer "together"
+LATE_START_TOLERANCE_S = 1.0
+FLUSH_S = 2.0  # the phase in progress is rewritten to the output this often (one PUT on S3)  # a release this much after start_at is no longer "together"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -128,8 +132,12 @@ def write_output(
     docs: list[ResultDocument],
     error: str | None,
     started: dict[str, datetime] | None = None,
+    exit_code: int | None = None,
+    partial: PartialPhase | None = None,
 ) -> None:
-    """All documents so far and when each phase started, atomically (a local rename; one PUT on S3)."""
+    """All documents so far and when each phase started, atomically (a local rename; one PUT on S3).
+    ``exit_code`` is the completion marker: set only by the last write, so an output without it is
+    a runner that did not finish (killed, or its host went away)."""
     output = RunnerOutput(
         run_id=plan.run_id,
         cell_id=plan.cell_id,
@@ -137,6 +145,8 @@ def write_output(
         documents=docs,
         error=error,
         started=dict(started or {}),
+        exit_code=exit_code,
+        partial=partial,
     )
     payload = output.model_dump_json()
     if out.startswith("s3://"):
@@ -145,15 +155,33 @@ def write_output(
             Bucket=bucket, Key=key, Body=payload.encode(), ContentType="application/json"
         )
         return
-    path = Path(out)
+    try:
+        _write_atomically(Path(out), payload)
+    except OSError:
+        spill = os.environ.get(SPILL_ENV)
+        if not spill:
+            raise
+        _write_atomically(Path(spill), payload)  # --out is full or gone: the spill keeps the phases
+
+
+def _write_atomically(path: Path, payload: str) -> None:
+    """A rename over the old output, so a reader never sees half a file; no ``.tmp`` is left behind."""
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(payload)
-    tmp.replace(path)
+    try:
+        tmp.write_text(payload)
+        tmp.replace(path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def emit(event: RunnerEvent) -> None:
-    """One progress event, one JSON line on stdout (the orchestrator reads it with ``RunnerEvent``)."""
-    print(event.line(), flush=True)
+    """One progress event, one JSON line on stdout (the orchestrator reads it with ``RunnerEvent``).
+    A log that cannot be written (its disk is full) costs the progress line, never the phase."""
+    try:
+        print(event.line(), flush=True)
+    except OSError:  # and from now on to nowhere: an unflushable stdout at exit would fail the runner
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115  # lives as long as the process
 
 
 def _progress_printer(phase: str, every_s: float = 2.0) -> Any:
@@ -167,6 +195,40 @@ def _progress_printer(phase: str, every_s: float = 2.0) -> Any:
                              ops_per_s=rate))  # fmt: skip
 
     return show
+
+
+def interval_flusher(
+    phase: PhaseConfig, partial: PartialPhase, flush: Callable[[], None], printer: Any
+) -> Any:
+    """The engine's live periods (one per interval) as ``partial``'s intervals, the output rewritten
+    with them every ``FLUSH_S``: a runner killed mid-phase leaves what it measured until then."""
+    from benchwright.runner.engine import Period, PeriodProgress
+
+    last = [0.0]
+
+    def on_period(period: Period) -> None:
+        totals = period.totals
+        ops = totals.operations
+        partial.intervals.append(
+            IntervalSample(
+                t=round(period.end_s, 3),
+                operations=dict(totals.counts),
+                errors=totals.failed,
+                throughput=ops / period.seconds if period.seconds else 0.0,
+                p50_us=float(totals.histogram.get_value_at_percentile(50)) if ops else 0.0,
+                p99_us=float(totals.histogram.get_value_at_percentile(99)) if ops else 0.0,
+                max_us=float(totals.histogram.get_max_value()) if ops else 0.0,
+            )
+        )
+        if period.end_s - last[0] >= FLUSH_S:
+            last[0] = period.end_s
+            try:
+                flush()
+            except Exception as exc:  # the phase goes on: its document is written when it ends
+                with contextlib.suppress(OSError):
+                    print(f"warning: intervals not flushed: {exc}", file=sys.stderr)
+
+    return PeriodProgress(phase.interval_s, on_period, printer)
 
 
 def _raise_interrupt(signum: int, frame: Any) -> None:
@@ -222,14 +284,16 @@ def run(args: argparse.Namespace) -> int:
     docs: list[ResultDocument] = []
     started: dict[str, datetime] = {}  # the workflow times events from these (stages/schedule.py)
 
-    def write(error: str | None) -> None:
-        write_output(out, plan, docs, error, started)
+    flushed: list[PartialPhase] = []  # the phase in progress, as far as its intervals were flushed
+
+    def write(error: str | None, exit_code: int | None = None) -> None:
+        write_output(out, plan, docs, error, started, exit_code, flushed[-1] if flushed else None)
 
     write(None)
     try:
         resolve_secret()
     except BenchwrightError as exc:
-        write(f"{type(exc).__name__}: {exc}")
+        write(f"{type(exc).__name__}: {exc}", exc.exit_code)
         raise
     for phase in plan.phases:
         if not args.quiet:
@@ -244,33 +308,47 @@ def run(args: argparse.Namespace) -> int:
             try:  # the workers run already: a failed write must not leave them unjoined
                 write(None)
             except Exception as exc:  # said on stderr; the phase's first start stands
-                print(f"warning: the measured start of {name} was not written: {exc}", file=sys.stderr)
+                with contextlib.suppress(OSError):  # the log's disk may be the full one
+                    print(f"warning: the measured start of {name} was not written: {exc}", file=sys.stderr)
 
         floor, no_floor = network_floor(phase)
         stats = StatsProbe(phase.engine, phase.properties).start()
+        # the measured phase says whether another benchmark measured on this host meanwhile
+        host = MeasuringLock(plan.run_id, plan.cell_id, phase.phase).start() if phase.phase == "run" else None
         try:
-            progress = None if args.quiet else _progress_printer(phase.phase)
+            printer = None if args.quiet else _progress_printer(phase.phase)
+            flushed[:] = [PartialPhase(
+                phase=phase.phase, workload=phase.workload, engine=phase.engine, started_at=started[phase.phase],
+                latency="response_time" if phase.target else "service_time", interval_s=phase.interval_s,
+            )]  # fmt: skip
+            progress = interval_flusher(phase, flushed[0], lambda: write(None), printer)
             doc = measure_phase(phase, plan.run_id, progress, clock_started)
         except KeyboardInterrupt:
-            write(f"interrupted before phase {phase.phase} produced a result")
+            write(f"interrupted before phase {phase.phase} produced a result", 130)
             return 130
         except BenchwrightError as exc:
-            write(f"{type(exc).__name__}: {exc}")
+            write(f"{type(exc).__name__}: {exc}", exc.exit_code)
             emit(RunnerEvent(event="phase_failed", phase=phase.phase, message=str(exc)))
             return exc.exit_code
+        finally:
+            overlaps = host.finish() if host is not None else []
         doc.run_id, doc.cell, doc.phase = plan.run_id, plan.cell_id, phase.phase
+        if host is not None:
+            flag_concurrent(doc, host, overlaps)
         doc.server_stats = stats.finish()
         stamp(doc, plan.context, floor, no_floor)
         flag_late_start(plan, phase, doc)
         docs.append(doc)
+        flushed.clear()  # the phase's own document replaces what was flushed of it
         write(None)
         if not args.quiet:
             emit(RunnerEvent(event="phase_done", phase=phase.phase, operations=doc.operations_total,
                              ops_per_s=doc.throughput, aborted=doc.aborted))  # fmt: skip
         if doc.aborted:
             reasons = "; ".join(f.message for f in doc.validity if f.severity == "invalid")
-            write(f"phase {phase.phase} aborted: {reasons}")
+            write(f"phase {phase.phase} aborted: {reasons}", EXIT_ABORTED)
             return EXIT_ABORTED
+    write(None, 0)  # the completion marker, written last
     return 0
 
 

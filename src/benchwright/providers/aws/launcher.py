@@ -26,9 +26,10 @@ from benchwright.providers.base import (
     RunnerStatus,
     Target,
 )
-from benchwright.results import ResultDocument, RunnerOutput
+from benchwright.results import ResultDocument
 from benchwright.runner.entry import AZ_ENV, AZ_ID_ENV, SECRET_ARN_ENV, runner_arguments
 from benchwright.runner.plan import RunnerPlan
+from benchwright.runner_output import RunnerOutput
 from benchwright.spec.runners import RunnerSpec
 
 CAPACITY_REASONS = ("RESOURCE", "Capacity", "capacity", "throttl", "AGENT")
@@ -254,7 +255,14 @@ class AwsRunnerLauncher(RunnerLauncher):
         if last != "STOPPED":
             return "running"
         codes = [c.get("exitCode") for c in task.get("containers", [])]
-        return "succeeded" if codes and all(code == 0 for code in codes) else "failed"
+        exited_0 = bool(codes) and all(code == 0 for code in codes)
+        return "succeeded" if exited_0 and self._completed(handle) else "failed"
+
+    def _completed(self, handle: RunnerHandle) -> bool:
+        """The runner's completion marker (``RunnerOutput.exit_code``, written last) says it ended 0.
+        That the output exists proves nothing: the runner writes it before its first phase."""
+        output = self.output(handle)
+        return output is not None and output.completed
 
     def _describe_task(self, handle: RunnerHandle) -> dict[str, Any] | None:
         response = aws_call(
@@ -277,7 +285,8 @@ class AwsRunnerLauncher(RunnerLauncher):
             return "starting"
         if states[0] == "running":
             return "running"
-        return "succeeded" if self.artifacts.exists(handle.result_pointer) else "failed"
+        # an instance has no container exit code to read: the runner's own marker is its exit code
+        return "succeeded" if self._completed(handle) else "failed"
 
     def failure(self, handle: RunnerHandle) -> str | None:
         output = self.output(handle)
@@ -285,12 +294,23 @@ class AwsRunnerLauncher(RunnerLauncher):
         if handle.details.get("kind", "fargate") == "ec2":
             if output is None:
                 return "runner instance ended without a result"
-            return f"runner instance {handle.id}{said}" if said else None
+            if output.exit_code is None:
+                return (
+                    f"runner instance {handle.id} ended before its runner finished (no completion "
+                    f"marker: the runner was killed or its instance stopped){said}"
+                )
+            return (
+                f"runner instance {handle.id}: the runner exited with {output.exit_code}{said}"
+                if not output.completed
+                else None
+            )
         task = self._describe_task(handle)
         if task is None:
             return f"runner task {handle.id} not found"
         codes = [c.get("exitCode") for c in task.get("containers", [])]
         stopped = f"{task.get('stopCode', '')} {task.get('stoppedReason', '')} exit codes {codes}".strip()
+        if output is None or output.exit_code is None:
+            said += " (the runner wrote no completion marker: it did not finish)"
         return stopped + said
 
     def output(self, handle: RunnerHandle) -> RunnerOutput | None:
@@ -304,7 +324,7 @@ class AwsRunnerLauncher(RunnerLauncher):
 
     def results(self, handle: RunnerHandle) -> list[ResultDocument]:
         output = self.output(handle)
-        return output.documents if output is not None else []
+        return output.kept_documents() if output is not None else []
 
     def stop(self, handle: RunnerHandle) -> None:
         if handle.details.get("kind", "fargate") == "ec2":

@@ -42,9 +42,7 @@ class DirectoryArtifacts(ArtifactStore):
         if ".." in Path(key).parts or Path(key).is_absolute():
             raise ValueError(f"artifact key {key!r} would leave {self.root}")
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(json.dumps(data, default=str))
-        tmp.replace(path)
+        _replace(path, json.dumps(data, default=str))
         return str(path)
 
     def get_json(self, pointer: str) -> Any:
@@ -54,10 +52,20 @@ class DirectoryArtifacts(ArtifactStore):
         """``<out dir>/report.html``: the run's directory is already its own."""
         path = self.root / "report.html"
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".html.tmp")
-        tmp.write_text(html, encoding="utf-8")
-        tmp.replace(path)
+        _replace(path, html)
         return str(path)
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write by rename, so no reader sees half a file; a write that fails (a full disk) leaves neither
+    a partial file nor its ``.tmp``."""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 class FreePriceBook(PriceBook):
@@ -102,11 +110,16 @@ def local_providers(
     from benchwright.providers.local.hostmetrics import ProcMetricsSource
     from benchwright.providers.local.runner import SubprocessLauncher
 
+    store = store if store is not None else open_local_store()
+    store_path = getattr(store, "path", None)
+    # the runners' second place for their output, on the store's filesystem: a full out_dir loses
+    # nothing the store has room for (providers/local/runner.py)
+    spill = Path(store_path).parent / "spill" if isinstance(store_path, (str, Path)) else None
     return Providers(
         target=local_target,
-        launcher=SubprocessLauncher(out_dir),
+        launcher=SubprocessLauncher(out_dir, spill),
         metrics=ProcMetricsSource(interval),
-        store=store if store is not None else open_local_store(),
+        store=store,
         notifier=notifier if notifier is not None else SilentNotifier(),
         prices=FreePriceBook(),
         artifacts=DirectoryArtifacts(out_dir),

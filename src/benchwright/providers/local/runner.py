@@ -27,9 +27,10 @@ from benchwright.providers.base import (
     Target,
 )
 from benchwright.providers.local.pidfiles import register_process, unregister_process
-from benchwright.results import ResultDocument, RunnerOutput
-from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV, runner_argv
+from benchwright.results import ResultDocument
+from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV, SPILL_ENV, runner_argv
 from benchwright.runner.plan import RunnerPlan
+from benchwright.runner_output import RunnerOutput
 
 _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
 
@@ -50,24 +51,47 @@ def child_environment(credentials: Credentials) -> dict[str, str]:
 
 
 class SubprocessLauncher(RunnerLauncher):
-    def __init__(self, work_dir: Path) -> None:
+    """``spill_root``: a directory on another filesystem than ``work_dir`` (next to the result store),
+    where the runner keeps its output when ``work_dir`` is full, and where a runner's files go when
+    ``work_dir`` cannot take them at launch. ``spilled`` names the outputs read from there."""
+
+    def __init__(self, work_dir: Path, spill_root: Path | None = None) -> None:
         self.work_dir = Path(work_dir)
+        self.spill_root = spill_root
+        self.spilled: set[str] = set()
+
+    def _cell_dir(self, root: Path, plan: RunnerPlan) -> Path:
+        return root / _safe(plan.cell_id) / f"repeat-{plan.repeat}"
 
     def launch(self, plan: RunnerPlan, credentials: Credentials, target: Target) -> RunnerHandle:
-        cell_dir = self.work_dir / _safe(plan.cell_id) / f"repeat-{plan.repeat}"
-        cell_dir.mkdir(parents=True, exist_ok=True)
         stem = f"runner-{plan.runner_index}"
+        spill_dir = self._cell_dir(self.spill_root / plan.run_id, plan) if self.spill_root else None
+        cell_dir = self._cell_dir(self.work_dir, plan)
+        try:
+            cell_dir.mkdir(parents=True, exist_ok=True)
+            (cell_dir / f"{stem}-plan.json").write_text(plan.model_dump_json(indent=1))
+        except OSError:
+            if spill_dir is None:
+                raise
+            cell_dir = spill_dir  # the output directory is full: this runner's files go to the spill
+            self.spilled.add(str(cell_dir / f"{stem}-result.json"))
+            cell_dir.mkdir(parents=True, exist_ok=True)
+            (cell_dir / f"{stem}-plan.json").write_text(plan.model_dump_json(indent=1))
         plan_path = cell_dir / f"{stem}-plan.json"
         out_path = cell_dir / f"{stem}-result.json"
         log_path = cell_dir / f"{stem}.log"
-        plan_path.write_text(plan.model_dump_json(indent=1))
+        env = child_environment(credentials)
+        details = {"pid": "", "run_id": plan.run_id}
+        if spill_dir is not None and spill_dir != cell_dir:
+            spill_dir.mkdir(parents=True, exist_ok=True)
+            env[SPILL_ENV] = details["spill"] = str(spill_dir / f"{stem}-result.json")
         with open(log_path, "ab") as log:
             proc = subprocess.Popen(
                 runner_command(plan_path, out_path),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                env=child_environment(credentials),
+                env=env,
                 start_new_session=True,
             )
         _CHILDREN[proc.pid] = proc
@@ -78,7 +102,7 @@ class SubprocessLauncher(RunnerLauncher):
             result_pointer=str(out_path),
             log_pointer=str(log_path),
             launched_at=datetime.now(UTC),
-            details={"pid": str(proc.pid), "run_id": plan.run_id},
+            details={**details, "pid": str(proc.pid)},
         )
 
     def _proc(self, handle: RunnerHandle) -> subprocess.Popen[bytes] | None:
@@ -122,19 +146,30 @@ class SubprocessLauncher(RunnerLauncher):
         unregister_process(handle.details.get("run_id", ""), "runner", proc.pid)
 
     def output(self, handle: RunnerHandle) -> RunnerOutput | None:
-        """What the runner wrote so far; None before its first write (it writes before any phase)."""
+        """What the runner wrote so far; None before its first write (it writes before any phase).
+        The newer of its output and its spill (written when the output's disk was full)."""
+        found = []
+        for where in (handle.result_pointer, handle.details.get("spill")):
+            with contextlib.suppress(OSError):
+                if where:
+                    found.append((Path(where).stat().st_mtime_ns, where))
+        if not found:
+            return None
+        _, where = max(found)
+        if where != handle.result_pointer:
+            self.spilled.add(handle.result_pointer)
         try:
-            text = Path(handle.result_pointer).read_text()
+            text = Path(where).read_text()
         except OSError:
             return None
         try:
             return RunnerOutput.parse(text)
         except ValueError as exc:
-            raise RunnerFailed(f"runner output {handle.result_pointer} is unreadable: {exc}") from None
+            raise RunnerFailed(f"runner output {where} is unreadable: {exc}") from None
 
     def results(self, handle: RunnerHandle) -> list[ResultDocument]:
         output = self.output(handle)
-        return output.documents if output is not None else []
+        return output.kept_documents() if output is not None else []
 
     def failure(self, handle: RunnerHandle) -> str | None:
         proc = self._proc(handle)
