@@ -10,7 +10,7 @@ from ``charts.PALETTE``); this module only places it. The viewBox scales to the 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -111,6 +111,21 @@ def _runs(band: Band) -> list[Band]:
     return [r for r in out if len(r) >= 2]
 
 
+def _band_polygons(
+    spec: Chart, bands: dict[str, Band], px: Callable[[float], float], py: Callable[[float], float]
+) -> list[str]:
+    """Each series' band (the min-max of a night's repeats) as shaded polygons, one per unbroken run."""
+    out: list[str] = []
+    for s in spec.series:
+        for run in _runs(bands.get(s.name, [])):
+            upper = " ".join(f"{px(x):.1f},{py(hi):.1f}" for x, _, hi in run)
+            lower = " ".join(f"{px(x):.1f},{py(lo):.1f}" for x, lo, _ in reversed(run))
+            out.append(f'<polygon class="band" data-name="{escape(s.name)}" fill="{s.color}" fill-opacity="0.18" '
+                       f'stroke="none" points="{upper} {lower}"><title>{escape(s.name)}: min to max of the '
+                       "night's repeats</title></polygon>")  # fmt: skip
+    return out
+
+
 def chart(
     spec: Chart,
     dots: dict[tuple[str, float], Dot],
@@ -153,13 +168,7 @@ def chart(
         out.append(f'<g class="mark {m.kind}" data-night="{_date(m.x)}"><title>{escape(m.title)}</title>'
                    f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{TOP}" y2="{TOP + ph}"/>'
                    f'<text x="{x + 3:.1f}" y="{TOP + (10 if m.kind == "change" else 22)}">{escape(m.label)}</text></g>')  # fmt: skip
-    for s in spec.series:
-        for run in _runs(bands.get(s.name, [])):
-            upper = " ".join(f"{px(x):.1f},{py(hi):.1f}" for x, _, hi in run)
-            lower = " ".join(f"{px(x):.1f},{py(lo):.1f}" for x, lo, _ in reversed(run))
-            out.append(f'<polygon class="band" data-name="{escape(s.name)}" fill="{s.color}" fill-opacity="0.18" '
-                       f'stroke="none" points="{upper} {lower}"><title>{escape(s.name)}: min to max of the '
-                       "night's repeats</title></polygon>")  # fmt: skip
+    out += _band_polygons(spec, bands, px, py)
     blank = Dot(True, None, "")
     for s in spec.series:
         pts = sorted((px(x), py(y), x) for x, y in s.points if math.isfinite(y))
