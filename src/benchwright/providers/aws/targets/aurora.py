@@ -17,6 +17,7 @@ from benchwright.providers.aws.common import (
     tag_list,
 )
 from benchwright.providers.aws.targets.base import ServiceStatus
+from benchwright.providers.aws.targets.monitoring import monitoring_args
 from benchwright.providers.aws.targets.rds import (
     FAILED_STATES,
     ManagedSqlTarget,
@@ -107,6 +108,7 @@ class AuroraTarget(ManagedSqlTarget[AuroraSpec]):
             }
             if index == 0 and self.spec.availability_zone:
                 args["AvailabilityZone"] = self.spec.availability_zone
+            args |= monitoring_args(self.spec.monitoring, self.config.monitoring_role_arn)
             _create_ignoring_exists(
                 rds.create_db_instance, what=f"aurora instance {args['DBInstanceIdentifier']}", **args
             )
@@ -152,6 +154,10 @@ class AuroraTarget(ManagedSqlTarget[AuroraSpec]):
             ("AWS/RDS", {"DBInstanceIdentifier": self.instance_name(0)}),
             ("AWS/RDS", {"DBClusterIdentifier": self.name}),
         ]
+
+    def monitored_instances(self) -> list[str]:
+        """The writer (instance 0, where the run's load lands): its OS and DB-load series."""
+        return [self.instance_name(0)]
 
     def _delete(self) -> None:
         rds = self.clients("rds")
