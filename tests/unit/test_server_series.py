@@ -278,3 +278,44 @@ def test_the_report_lines_the_server_series_up_with_the_clients_seconds() -> Non
         "10-11 s: 300 ops/s" in html and "os.disk.queue (enhanced_monitoring:bw-db) rose 1 -&gt; 15" in html
     )
     assert 'id="server-per-second"' not in render_html(make_run("m", "r", [("c", {}, [1000.0] * 22)]))
+
+
+def test_monitoring_is_priced_from_the_measured_document_size_and_pi_at_its_free_tier() -> None:
+    from pathlib import Path
+
+    from benchwright.providers.aws.pricelist import ExcerptPriceList, PackagedPriceList
+    from benchwright.providers.aws.pricing import AwsPriceBook
+    from benchwright.providers.aws.usage import GIB
+
+    parsed = parse_spec(spec({"enhanced_s": 5, "performance_insights": True}))
+    run = make_run("m", "r", [("c", {}, [1000.0] * 10)])
+    cell = run.cells[0]
+    cell.metrics.append(
+        MetricSeries(
+            name="em.document_bytes",
+            unit="Bytes",
+            source="enhanced_monitoring:bw-db",
+            points=[MetricPoint(t=float(i), value=v) for i, v in enumerate([9000.0, 11000.0])],
+        )
+    )
+    prices = Path(__file__).resolve().parents[1] / "data" / "pricing"
+    for book in (AwsPriceBook(ExcerptPriceList.from_directory(str(prices))), AwsPriceBook(PackagedPriceList("us-east-1"))):  # fmt: skip
+        lines = book.lines(parsed, cell, 3600.0)
+        expected = 3600 / 5 * 10_000 / GIB * 0.50  # documents x mean bytes, at $0.50 per GB
+        assert lines.items["enhanced monitoring logs ingestion (estimate)"] == pytest.approx(expected)
+        assert "720 documents" in lines.notes["enhanced monitoring logs ingestion (estimate)"]
+        assert lines.items["performance insights retention"] == 0.0
+        assert "free tier" in lines.notes["performance insights retention"]
+        assert not [m for m in lines.missing if m.startswith("monitoring")], lines.missing
+    before = AwsPriceBook(ExcerptPriceList.from_directory(str(prices))).lines(parsed, None, 3600.0)
+    assert "enhanced monitoring logs ingestion (estimate)" not in before.items
+    assert any(
+        m.startswith("monitoring: enhanced monitoring logs: not estimated before the run")
+        for m in before.missing
+    )
+    plain = AwsPriceBook(ExcerptPriceList.from_directory(str(prices))).lines(
+        parse_spec(spec(None)), cell, 3600.0
+    )
+    assert not any("monitoring" in k for k in plain.items) and not any(
+        "monitoring" in m for m in plain.missing
+    )

@@ -17,7 +17,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from benchwright.providers.aws.server_series import EM_SOURCE, PI_SOURCE
+from benchwright.providers.aws.server_series import DOC_BYTES, EM_SOURCE, PI_SOURCE
 from benchwright.results import IntervalSample, MetricSeries
 
 MAD_SIGMA = 1.4826  # median absolute deviation -> standard deviation (normal data)
@@ -57,9 +57,12 @@ class Drop:
 
 
 def server_series(metrics: Sequence[MetricSeries]) -> list[MetricSeries]:
-    """The per-second server series (Enhanced Monitoring, Performance Insights), each once."""
+    """The per-second server series (Enhanced Monitoring, Performance Insights), each once; not the
+    documents' sizes (what they cost, not what the server did)."""
     found = {
-        (m.name, m.source): m for m in metrics if m.source.split(":", 1)[0] in SERVER_SOURCES and m.points
+        (m.name, m.source): m
+        for m in metrics
+        if m.source.split(":", 1)[0] in SERVER_SOURCES and m.points and m.name != DOC_BYTES
     }
     return list(found.values())
 

@@ -18,6 +18,7 @@ from benchwright.results import MetricPoint, MetricSeries
 
 EM_SOURCE = "enhanced_monitoring"
 PI_SOURCE = "performance_insights"
+DOC_BYTES = "em.document_bytes"  # each document's size: what CloudWatch Logs ingests (its cost)
 PI_METRIC = "db.load.avg"  # average active sessions: the load PI breaks down by wait event
 PI_GROUP = "db.wait_event"
 PI_TOTAL = "db.load.avg"  # the ungrouped series' name; a wait event's is "db.load.avg NAME"
@@ -73,6 +74,7 @@ def os_series(messages: Iterable[str], start: datetime, end: datetime, instance:
     """The OS series of one instance from its log events' messages, inside [start, end]; a message
     that is not a JSON object with a timestamp is skipped (the stream is the agent's, not ours)."""
     points: dict[str, list[MetricPoint]] = {name: [] for name, _unit, _read in OS_FIELDS}
+    points[DOC_BYTES] = []
     for message in messages:
         try:
             doc = json.loads(message)
@@ -82,11 +84,12 @@ def os_series(messages: Iterable[str], start: datetime, end: datetime, instance:
         if not isinstance(doc, dict) or stamp < start or stamp > end:
             continue
         t = (stamp - start).total_seconds()
+        points[DOC_BYTES].append(MetricPoint(t=t, value=float(len(message.encode()))))
         for name, _unit, read in OS_FIELDS:
             value = read(doc)
             if value is not None:
                 points[name].append(MetricPoint(t=t, value=value))
-    units = {name: unit for name, unit, _read in OS_FIELDS}
+    units = {name: unit for name, unit, _read in OS_FIELDS} | {DOC_BYTES: "Bytes"}
     return [
         MetricSeries(
             name=name,
