@@ -163,6 +163,8 @@ def _metrics(fn: lambda_.Function) -> None:
     # per-second server series (spec target.monitoring): Enhanced Monitoring's OS metrics in the
     # RDSOSMetrics log group, and Performance Insights' DB load (its resources: db-<DbiResourceId>)
     stack = cdk.Stack.of(fn)
+    # the instance's DbiResourceId names its log stream and its PI resource
+    fn.add_to_role_policy(_statement(["rds:DescribeDBInstances"], ["*"]))
     fn.add_to_role_policy(
         _statement(
             ["logs:FilterLogEvents", "logs:GetLogEvents"],
