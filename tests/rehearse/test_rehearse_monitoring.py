@@ -25,7 +25,8 @@ def test_a_monitored_rds_run_reports_the_servers_seconds_next_to_the_clients(
     outcome = rehearse(spec, tmp_path / "out", image=runner_image, timeout_s=600)
     (record,) = outcome.records
     assert record["status"] == "succeeded", record.get("error")
-    assert not outcome.resources_after.get("access_denied"), outcome.resources_after  # CollectMetrics' role reads RDSOSMetrics and PI
+    # CollectMetrics' role reads RDSOSMetrics and PI (the rehearsal's principals are checked)
+    assert not outcome.resources_after.get("access_denied"), outcome.resources_after
     cell = record["cells"][0]
     run_s = cell["phases"]["run"]["runtime_ms"] / 1000
     by_name = {(m["name"], m["source"].split(":")[0]): m for m in cell["metrics"]}
