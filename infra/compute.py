@@ -198,6 +198,17 @@ class Compute(Construct):
         self.runner_ami = self.machine_image.get_image(self).image_id
         self.runner_image_uri = self.container.image_name
         self.instance_profile = iam.InstanceProfile(self, "RunnerInstanceProfile", role=self.instance_role)
+        # RDS's Enhanced Monitoring agent writes the OS metrics into CloudWatch Logs (RDSOSMetrics) as
+        # this role (a spec's target.monitoring.enhanced_s; CreateDBInstance's MonitoringRoleArn)
+        self.monitoring_role = iam.Role(
+            self,
+            "RdsMonitoringRole",
+            assumed_by=iam.ServicePrincipal("monitoring.rds.amazonaws.com"),
+            description="Benchwright RDS/Aurora targets: Enhanced Monitoring writes RDSOSMetrics",
+            managed_policies=[
+                iam.ManagedPolicy.from_aws_managed_policy_name("service-role/AmazonRDSEnhancedMonitoringRole")
+            ],
+        )
         self.launch_template = ec2.LaunchTemplate(
             self,
             "RunnerLaunchTemplate",

@@ -33,6 +33,8 @@ MANAGED_POLICIES: dict[str, str] = {
     "the in-VPC readiness probe and ingest Lambdas",
     "service-role/AmazonAPIGatewayPushToCloudWatchLogs": "the account-level role API Gateway needs to write "
     "execution logs; AWS-maintained and logs-only",
+    "service-role/AmazonRDSEnhancedMonitoringRole": "what RDS's Enhanced Monitoring agent needs to write "
+    "the RDSOSMetrics log group; AWS-maintained and logs-only",
     "AmazonSSMManagedInstanceCore": "lets operators reach EC2 runners through Session Manager instead of "
     "SSH; AWS-maintained",
 }
@@ -97,6 +99,12 @@ def acknowledgments(stack: BenchwrightStack) -> dict[str, str]:
     )
     acks[iam5.format("Resource::" + arn.format("secretsmanager", f"secret:{SLACK_SECRET_NAME}/*"))] = (
         "a spec's own Slack webhook secret, by the documented name benchwright/slack/<name> (read only)"
+    )
+    acks[iam5.format("Resource::" + arn.format("logs", "log-group:RDSOSMetrics:*"))] = (
+        "the log streams of RDS's own Enhanced Monitoring group, one per instance (DbiResourceId); read only"
+    )
+    acks[iam5.format("Resource::" + arn.format("pi", "metrics/rds/*"))] = (
+        "Performance Insights metrics of the run's DB instances, named by DbiResourceId at run time; read only"
     )
     for machine in (stack.workflow.benchmark, stack.workflow.suite):
         name = _logical(stack, machine)

@@ -93,6 +93,14 @@ def _create(fn: lambda_.Function, stage: StageConfig, compute: Compute) -> None:
     )
     fn.add_to_role_policy(_statement(MODIFY, ["*"], Null={f"aws:ResourceTag/{names.RUN_ID_TAG}": "false"}))
     fn.add_to_role_policy(_statement(["iam:PassRole"], [compute.instance_role.role_arn]))
+    # Enhanced Monitoring: CreateDBInstance passes the stack's monitoring role to RDS
+    fn.add_to_role_policy(
+        _statement(
+            ["iam:PassRole"],
+            [compute.monitoring_role.role_arn],
+            StringEquals={"iam:PassedToService": "monitoring.rds.amazonaws.com"},
+        )
+    )
     _run_instances_uses(fn, ["ec2:RunInstances", "ec2:CreateNetworkInterface"])
 
 
@@ -152,6 +160,30 @@ def _events(fn: lambda_.Function) -> None:
 
 def _metrics(fn: lambda_.Function) -> None:
     fn.add_to_role_policy(_statement(["cloudwatch:GetMetricData", "cloudwatch:GetMetricStatistics"], ["*"]))
+    # per-second server series (spec target.monitoring): Enhanced Monitoring's OS metrics in the
+    # RDSOSMetrics log group, and Performance Insights' DB load (its resources: db-<DbiResourceId>)
+    stack = cdk.Stack.of(fn)
+    # the instance's DbiResourceId names its log stream and its PI resource
+    fn.add_to_role_policy(_statement(["rds:DescribeDBInstances"], ["*"]))
+    fn.add_to_role_policy(
+        _statement(
+            ["logs:FilterLogEvents", "logs:GetLogEvents"],
+            [
+                stack.format_arn(
+                    service="logs",
+                    resource="log-group",
+                    resource_name="RDSOSMetrics:*",
+                    arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
+                )
+            ],
+        )
+    )
+    fn.add_to_role_policy(
+        _statement(
+            ["pi:GetResourceMetrics"],
+            [stack.format_arn(service="pi", resource="metrics", resource_name="rds/*")],
+        )
+    )
 
 
 def _put_metric(fn: lambda_.Function) -> None:

@@ -82,6 +82,7 @@ class Hooks:
     tasks: dict[str, dict[str, Any]] = field(default_factory=dict)  # task ARN / instance id -> container
     standins: dict[str, Any] = field(default_factory=dict)  # resource identifier -> LocalServer
     publishers: dict[str, Publisher] = field(default_factory=dict)  # resource identifier -> its series
+    samplers: dict[str, Any] = field(default_factory=dict)  # DB instance -> server_series.ServerSampler
     status: dict[str, str] = field(default_factory=dict)  # stand-in identifier -> the status AWS reports
     instances: dict[str, Any] = field(default_factory=dict)  # identifier -> moto model with a .status
     target_nodes: dict[str, str] = field(default_factory=dict)  # EC2 target instance id -> stand-in id
@@ -103,10 +104,22 @@ class Hooks:
 
     def install(self) -> None:
         from benchwright.rehearse import events
-        from benchwright.rehearse.services import cache, cache_api, ec2, ecs, iam, lambda_, rds, rds_restore
+        from benchwright.rehearse.services import (
+            cache,
+            cache_api,
+            ec2,
+            ecs,
+            iam,
+            lambda_,
+            pi,
+            rds,
+            rds_restore,
+        )
+        from benchwright.rehearse.services.iam import principal_check
 
         configure_moto()
         cache_api.install()  # calls moto lacks (parameter groups, TestFailover): the hooks below wrap them
+        pi.install(principal_check(self))  # Performance Insights, which moto lacks (services/pi.py)
         # events: reboot/failover restart stand-ins; rds_restore: snapshots and restores copy their data
         for service in (lambda_, iam, ecs, rds, rds_restore, events, ec2, cache):
             service.install(self)
@@ -167,6 +180,14 @@ class Hooks:
                 f"{publisher.failures} failed"
             )
         server = self.standins.pop(ident, None)
+        for name, sampler in list(self.samplers.items()):  # an instance's, or a cluster's instances'
+            if name == ident or sampler.server is server:
+                sampler.stop()
+                del self.samplers[name]
+                self.events.append(
+                    f"server series of {name}: {sampler.documents} RDSOSMetrics documents, "
+                    f"{sampler.samples} wait-event samples, {sampler.failures} failed"
+                )
         if server is not None:
             server.delete()
             self.events.append(f"stand-in for {ident} deleted")

@@ -28,6 +28,7 @@ from benchwright.report.assets import uplot
 from benchwright.report.cell_names import short_ids
 from benchwright.report.experiments import html_context as experiment_context
 from benchwright.report.measured_on import measured_on
+from benchwright.report.server_panel import server_panels
 from benchwright.report.units import fmt_latency, fmt_rate, fmt_share, fmt_unsuccessful
 from benchwright.results import ResultDocument, is_failed, redact_text
 from benchwright.runs import CellResult, RunRecord
@@ -238,6 +239,7 @@ def context(record: RunRecord, history: Sequence[RunRecord] = (), max_points: in
         "sweeps": figures.sweep_charts(record),
         "trend": figures.history_chart(record, history),
         "series": figures.series_charts(record, buckets),
+        "server_panels": server_panels(record, buckets),
         "cell_count": len(record.cells),
         "environment": _facts(dict(record.environment)),
         "measurement": _facts(_measurement_facts(measured)) if measured is not None else None,

@@ -26,6 +26,7 @@ from benchwright.spec._base import (
     matching,
     shown,
 )
+from benchwright.spec.monitoring import Monitoring
 from benchwright.spec.server_settings import SettingError, check_settings, settings_kind
 from benchwright.spec.yugabytedb import yugabytedb_build
 
@@ -161,6 +162,7 @@ class RdsTarget(_TargetBase):
     username: str = "bench"
     # automated backups (days kept); 0 turns them off, which point-in-time recovery cannot do without
     backup_retention_days: int = Field(default=0, ge=0, le=35)
+    monitoring: Monitoring | None = None  # Enhanced Monitoring / Performance Insights (spec/monitoring.py)
 
     _ic = field_validator("instance_class")(_instance_class("db."))
     _az = field_validator("availability_zone")(matching(AZ_NAME_RE, "an AZ name such as eu-west-1a"))
@@ -202,6 +204,7 @@ class AuroraTarget(_TargetBase):
     serverless_v2: ServerlessV2 | None = None
     storage_type: Literal["aurora", "aurora-iopt1"] = "aurora"
     availability_zone: str | None = None
+    monitoring: Monitoring | None = None  # on each instance of the cluster (spec/monitoring.py)
     database: str = "bench"
     username: str = "bench"
 

@@ -13,6 +13,7 @@ from typing import Any
 from benchwright.errors import RetryableIngestError
 from benchwright.judge.credits import CLOUDWATCH_PERIOD_S
 from benchwright.providers.aws.common import Clients, aws_call
+from benchwright.providers.aws.server_series_collect import collect_server_series
 from benchwright.providers.base import MetricsSource, MetricsWindow, Target
 from benchwright.results import MetricPoint, MetricSeries
 
@@ -127,9 +128,16 @@ class CloudWatchMetrics(MetricsSource):
     def collect(self, target: Target, window: MetricsWindow) -> list[MetricSeries]:
         dims: list[tuple[str, dict[str, str]]] = list(getattr(target, "metric_dimensions", list)())
         dims += [("AWS/EC2", {"InstanceId": i}) for i in self.runner_instances]
+        # the server's own per-second series (spec target.monitoring: Enhanced Monitoring, PI)
+        server = collect_server_series(
+            self.clients,
+            list(getattr(target, "monitored_instances", list)()),
+            getattr(getattr(target, "spec", None), "monitoring", None),
+            window,
+        )
         queries = queries_for(dims)
         if not queries:
-            return []
+            return server
         pad = timedelta(seconds=window.pad_s or DEFAULT_PAD_S)
         start = (window.start - pad).replace(second=0, microsecond=0)
         end = window.end + pad
@@ -182,4 +190,4 @@ class CloudWatchMetrics(MetricsSource):
                     points=points,
                 )
             )
-        return out
+        return out + server

@@ -81,6 +81,8 @@ class AwsSettings(EnvSettings):
     egress: Literal["nat", "endpoints"] = "nat"  # endpoints: no internet, only AWS endpoints + S3
     runner_instance_profile: str | None = None  # name or ARN
     launch_template: str | None = None  # optional EC2 launch template for runner instances
+    # the role RDS's Enhanced Monitoring agent writes RDSOSMetrics with (spec target.monitoring.enhanced_s)
+    monitoring_role_arn: str | None = None
     metrics_namespace: str = METRICS_NAMESPACE
     sink: Literal["timestream", "influxdb", "none"] = "none"
     timestream_database: str = "benchwright"

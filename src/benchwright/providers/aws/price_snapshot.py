@@ -62,6 +62,7 @@ def snapshot(specs: Sequence[str], source: str, date: str, how: str) -> dict[str
             missing += budget.missing
             missing += [m for c in class_costs(spec, budget, prices) for m in c.missing]
             missing += _default_runner(prices, region)
+            missing += _monitoring_rate(prices, spec.target.provider)
             for service, found in recorder.rows.items():
                 rows.setdefault(service, [])
                 rows[service] += [r for r in found if r not in rows[service]]
@@ -81,6 +82,22 @@ def _default_runner(prices: PriceList, region: str) -> list[str]:
         AwsPriceBook(prices).ec2_hourly(DEFAULT_RUNNER_INSTANCE_TYPE)
     except PriceNotFound:
         return [f"ec2 {DEFAULT_RUNNER_INSTANCE_TYPE} in {region}"]
+    return []
+
+
+def _monitoring_rate(prices: PriceList, provider: str) -> list[str]:
+    """An RDS or Aurora spec may ask for Enhanced Monitoring (target.monitoring): its log ingestion
+    rate is kept for the run's cost, which is priced with the document size the run measures."""
+    from benchwright.providers.aws.pricelist import PriceNotFound
+    from benchwright.providers.aws.pricing import AwsPriceBook
+
+    if provider not in ("rds", "aurora"):
+        return []
+    book = AwsPriceBook(prices)
+    try:
+        book.rate("AmazonCloudWatch", usagetype=f"{book.usage_prefix()}DataProcessing-Bytes")
+    except PriceNotFound:
+        return [f"cloudwatch logs ingestion in {prices.region}"]
     return []
 
 

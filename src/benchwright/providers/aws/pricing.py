@@ -160,6 +160,7 @@ class AwsPriceBook(PriceBook):
         """Every line item of one cell: the target over ``duration_s``; the runner over ``runner_s``
         (it starts once the target is ready and is gone before teardown), else the span of the
         cell's phases, else ``duration_s``. An unknown price never loses the rest."""
+        from benchwright.providers.aws.monitoring_prices import monitoring_lines
         from benchwright.providers.aws.usage_prices import usage_lines
 
         lines = Lines()
@@ -174,6 +175,7 @@ class AwsPriceBook(PriceBook):
             ("target", lambda: self.target_lines(spec.target, duration_s, lines)),
             ("runner", lambda: self.runner_lines(spec.runner, runner[0], lines, runner[1])),
             ("usage", lambda: usage_lines(self, spec, cell, lines)),
+            ("monitoring", lambda: monitoring_lines(self, spec, cell, duration_s, lines)),
         ]
         for part, price_it in parts:
             try:

@@ -84,3 +84,48 @@ def install(hooks: Hooks) -> None:
 
     hooks.patch(ActionAuthenticatorMixin, "_authenticate_and_authorize_action", authorize)
     hooks.patch(IAMPolicyStatement, "_check_element_matches", _resource_star)
+
+
+def principal_check(hooks: Hooks) -> Any:
+    """The same evaluation for a service answered outside moto's responses (services/pi.py): a call
+    signed by a stack principal must be granted by its role, else NotAuthorizedException."""
+
+    def check(environ: dict[str, Any], body: bytes) -> None:
+        from moto.core.models import DEFAULT_ACCOUNT_ID
+        from moto.iam.access_control import IAMRequest
+
+        from benchwright.rehearse.services.pi import PiError
+
+        headers = {"Authorization": str(environ.get("HTTP_AUTHORIZATION", ""))}
+        if environ.get("HTTP_X_AMZ_SECURITY_TOKEN"):
+            headers["X-Amz-Security-Token"] = str(environ["HTTP_X_AMZ_SECURITY_TOKEN"])
+        scope = _credential(headers)
+        principal = hooks.sessions.get(scope[0])
+        if principal is None:
+            return  # not a stack principal of this rehearsal: unchecked, as for moto's services
+        try:
+            request = IAMRequest(
+                account_id=DEFAULT_ACCOUNT_ID,
+                method=str(environ.get("REQUEST_METHOD", "POST")),
+                path=str(environ.get("PATH_INFO", "/")),
+                data={},
+                body=body,
+                headers=headers,
+                action="GetResourceMetrics",
+            )
+            request.check_action_permitted("*")
+        except Exception as exc:
+            with hooks.lock:
+                hooks.denials.append(
+                    {
+                        "principal": principal,
+                        "action": "pi:GetResourceMetrics",
+                        "resource": "*",
+                        "error": type(exc).__name__,
+                    }
+                )
+            raise PiError(
+                "NotAuthorizedException", f"{principal} is not authorized to pi:GetResourceMetrics"
+            ) from exc
+
+    return check

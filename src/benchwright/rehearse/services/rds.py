@@ -113,6 +113,8 @@ def _create_hook(hooks: Hooks, name: str, kind: Kind, create: Any) -> Any:
             serving = hooks.standins.get(str(kwargs.get("db_cluster_identifier")))
             if serving is not None:
                 created.port = int(serving.handle["port"])
+        if name == "instance":  # its own DbiResourceId, and its monitoring (rehearse/server_series.py)
+            monitor(hooks, ident, kwargs, created)
         if server is not None:
             created.port = int(server.handle["port"])
             hooks.status[ident] = "creating"
@@ -182,6 +184,8 @@ def start_standin(hooks: Hooks, ident: str, db_kwargs: dict[str, Any], dimension
     settings: dict[str, Any] = {}
     if group is not None:
         settings = {k: v["ParameterValue"] for k, v in group.parameters.items() if "ParameterValue" in v}
+    if cls is MariaDbServer and db_kwargs.get("enable_performance_insights"):
+        settings.setdefault("performance_schema", "ON")  # what RDS turns on for PI on MySQL/MariaDB
     server = cls(local_target("postgres" if cls is PostgresServer else "mysql", settings), run_id=ident)
     server.create()
     hooks.standins[ident] = server
@@ -196,3 +200,34 @@ def start_standin(hooks: Hooks, ident: str, db_kwargs: dict[str, Any], dimension
     )
     hooks.publish(ident, "AWS/RDS", {dimension: ident}, server, model)
     hooks.events.append(f"stand-in {cls.engine} for {ident} on 127.0.0.1:{server.handle['port']}")
+
+
+def monitor(hooks: Hooks, ident: str, kwargs: dict[str, Any], created: Any) -> None:
+    """Give the instance its own DbiResourceId and, when it asks for Enhanced Monitoring or
+    Performance Insights, sample its stand-in (the cluster's, for an Aurora instance)."""
+    from benchwright.rehearse.metrics import VCPUS
+    from benchwright.rehearse.server_series import ServerSampler, resource_id
+
+    created.dbi_resource_id = resource_id(ident)
+    interval = int(kwargs.get("monitoring_interval") or 0)
+    insights = bool(kwargs.get("enable_performance_insights"))
+    server = hooks.standins.get(ident) or hooks.standins.get(str(kwargs.get("db_cluster_identifier")))
+    if server is None or not (interval or insights):
+        return
+    size = str(kwargs.get("db_instance_class") or "").rsplit(".", 1)[-1]
+    sampler = ServerSampler(
+        logs=hooks.account.client("logs"),
+        instance=ident,
+        resource=created.dbi_resource_id,
+        engine=server.engine,
+        server=server,
+        vcpus=VCPUS.get(size, 2),
+        interval_s=interval,
+        insights=insights,
+    )
+    sampler.start()
+    hooks.samplers[ident] = sampler
+    hooks.events.append(
+        f"{ident}: Enhanced Monitoring every {interval} s and Performance Insights {'on' if insights else 'off'} "
+        "from its stand-in"
+    )

@@ -22,6 +22,7 @@ from benchwright.providers.aws.deletion import (
     named,
 )
 from benchwright.providers.aws.targets.base import ServiceStatus
+from benchwright.providers.aws.targets.monitoring import monitoring_args
 from benchwright.providers.aws.targets.rds import (
     FAILED_STATES,
     ManagedSqlTarget,
@@ -111,6 +112,7 @@ class AuroraTarget(ManagedSqlTarget[AuroraSpec]):
             }
             if index == 0 and self.spec.availability_zone:
                 args["AvailabilityZone"] = self.spec.availability_zone
+            args |= monitoring_args(self.spec.monitoring, self.config.monitoring_role_arn)
             _create_ignoring_exists(
                 rds.create_db_instance, what=f"aurora instance {args['DBInstanceIdentifier']}", **args
             )
@@ -156,6 +158,10 @@ class AuroraTarget(ManagedSqlTarget[AuroraSpec]):
             ("AWS/RDS", {"DBInstanceIdentifier": self.instance_name(0)}),
             ("AWS/RDS", {"DBClusterIdentifier": self.name}),
         ]
+
+    def monitored_instances(self) -> list[str]:
+        """The writer (instance 0, where the run's load lands): its OS and DB-load series."""
+        return [self.instance_name(0)]
 
     def _delete(self) -> None:
         rds = self.clients("rds")

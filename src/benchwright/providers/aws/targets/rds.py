@@ -17,6 +17,7 @@ from benchwright.providers.aws.common import (
 )
 from benchwright.providers.aws.deletion import delete_db_instance, delete_parameter_group_later_ok, named
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus, storage_text
+from benchwright.providers.aws.targets.monitoring import monitoring_args
 from benchwright.providers.base import Credentials
 from benchwright.spec import AuroraTarget as AuroraSpec
 from benchwright.spec import RdsTarget as RdsSpec
@@ -174,6 +175,7 @@ class RdsTarget(ManagedSqlTarget[RdsSpec]):
             args["DBSubnetGroupName"] = self.config.db_subnet_group
         if self.config.security_group_ids:
             args["VpcSecurityGroupIds"] = list(self.config.security_group_ids)
+        args |= monitoring_args(self.spec.monitoring, self.config.monitoring_role_arn)
         from botocore.exceptions import ClientError
 
         try:
@@ -235,6 +237,10 @@ class RdsTarget(ManagedSqlTarget[RdsSpec]):
 
     def metric_dimensions(self) -> list[tuple[str, dict[str, str]]]:
         return [("AWS/RDS", {"DBInstanceIdentifier": self.name})]
+
+    def monitored_instances(self) -> list[str]:
+        """The DB instances whose Enhanced Monitoring / PI series are collected (target.monitoring)."""
+        return [self.name]
 
     # delete ---------------------------------------------------------------------------------
     def _delete(self) -> None:
