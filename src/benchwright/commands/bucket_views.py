@@ -7,11 +7,14 @@ names the cache (default ``$BENCHWRIGHT_CACHE/s3-BUCKET.sqlite`` or under ~/.cac
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchwright.commands.pull import bucket_of
+from benchwright.errors import SpecError
+
+BUCKET_ENV = "BENCHWRIGHT_BUCKET"  # pull's default bucket; the views read a bucket only when asked
 
 
 def add_bucket_view_arguments(p: argparse.ArgumentParser) -> None:
@@ -21,6 +24,22 @@ def add_bucket_view_arguments(p: argparse.ArgumentParser) -> None:
         help="read the runs from this results bucket (cached locally; --store names the cache)",
     )
     p.add_argument("--stage", help="read the runs from this deployed stage's results bucket")
+
+
+def bucket_of(args: argparse.Namespace) -> str:
+    """The bucket from ``--bucket``, the environment, or ``--stage``'s stack output."""
+    from benchwright.providers.aws.bucket_records import bucket_name
+
+    uri = args.bucket or os.environ.get(BUCKET_ENV)
+    if uri:
+        return bucket_name(uri)
+    if args.stage:
+        from benchwright.commands.cloud import stack_output
+
+        return stack_output(args.stage, "ResultsBucket", "--bucket s3://BUCKET")
+    raise SpecError(
+        "--bucket", f"which results bucket? pass --bucket s3://BUCKET, --stage NAME or ${BUCKET_ENV}"
+    )
 
 
 def _say(line: str) -> None:
