@@ -122,3 +122,30 @@ def test_a_name_the_bucket_does_not_hold_is_a_named_error(
     assert f"s3://{BUCKET}: no run 'nothing-here'" in err and "history/nothing-here/" in err
     assert main(["table", "exp-plain", "--bucket", "bw-results"]) != 0
     assert "--bucket" in capsys.readouterr().err
+
+
+def test_without_refs_the_cache_holds_every_specs_newest_runs(
+    bucket: S3ResultStore,  # noqa: F811
+    gets: Counter[str],
+    tmp_path: Path,
+) -> None:
+    """What `site --bucket` asks for: every spec of the bucket, its newest ``limit`` runs, once."""
+    from benchwright.bucket_cache import bucket_cache_store
+
+    for night in range(3):
+        for record in suite_records(night):
+            bucket.save_run(record)
+    path = bucket_cache_store(BUCKET, cache=tmp_path / "c.sqlite", limit=2)
+    with SQLiteResultStore(path) as cached:
+        assert cached.spec_names() == ["exp-grid", "exp-plain"]
+        assert [r[0] for r in cached.list_runs("exp-plain")] == [
+            "20260103-000000-aaaaaa",
+            "20260102-000000-aaaaaa",
+        ]
+        assert [r[0] for r in cached.list_runs("exp-grid")] == [
+            "20260103-000100-bbbbbb",
+            "20260102-000100-bbbbbb",
+        ]
+    assert sum(gets.values()) == 4
+    assert bucket_cache_store(BUCKET, cache=tmp_path / "c.sqlite", limit=2) == path
+    assert sum(gets.values()) == 4  # cached: no record downloaded again
