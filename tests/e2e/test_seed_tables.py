@@ -63,16 +63,35 @@ def test_exp1_sql_script(tmp_path: Path) -> None:
     assert head == ["operation", "ops/s", "avg", "p95", "p99"] and len(rows) == 1
 
 
-def test_exp2_datatype_by_value_length_grid(tmp_path: Path) -> None:
+def test_exp2_datatype_by_value_length_grid_for_workloads_c_then_a(tmp_path: Path) -> None:
+    """The seed's tables 12-16: per data type and value length, workload C (READ) and then workload A
+    (READ and UPDATE) on the data C's cell loaded."""
     store, run = run_example("exp2-redis-ycsb-datatypes.local.yaml", tmp_path, 4)
     head, *rows = table(
-        run, store, "--rows", "datatype", "--cols", "fieldlength", "--metric", "throughput", "avg", "p99"
+        run,
+        store,
+        "--rows",
+        "files,datatype",
+        "--cols",
+        "fieldlength",
+        "--metric",
+        "throughput",
+        "avg",
+        "p99",
     )
-    assert head == ["datatype", "operation"] + [
+    assert head == ["files", "datatype", "operation"] + [
         f"fieldlength={v} {m}" for v in (128, 1000) for m in ("ops/s", "avg", "p99")
     ]
-    assert [r[:2] for r in rows] == [["string", "READ"], ["hash", "READ"]]
-    assert all(v != "-" for r in rows for v in r[2:])
+    assert [r[:3] for r in rows] == [
+        ["workloadc", "string", "READ"],
+        ["workloada", "string", "READ"],
+        ["workloada", "string", "UPDATE"],
+    ]
+    assert all(v != "-" for r in rows for v in r[3:])
+    record = RunRecord.model_validate_json((tmp_path / "out" / "run.json").read_text())
+    on_c = [c for c in record.cells if c.shared is not None and not c.shared.loaded_here]
+    assert len(on_c) == 2 and all("workloada" in c.cell_id for c in on_c)  # A ran on C's load
+    assert all(c.shared and "workloadc" in (c.shared.loaded_by or "") for c in on_c)
     head, *rows = table(
         run, store, "--phase", "load", "--rows", "datatype", "--cols", "fieldlength", "--metric", "throughput"
     )

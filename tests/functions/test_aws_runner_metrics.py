@@ -275,7 +275,9 @@ def test_get_metric_data_returns_the_window_with_t_relative_to_its_start(aws: An
     assert len(burst) == 1 and burst[0].source.startswith("cloudwatch:AWS/RDS")
     assert [p.value for p in burst[0].points] == [100.0, 80.0, 55.0, 30.0]
     assert burst[0].points[0].t == pytest.approx(30, abs=60)
-    flags = judge_credits(series) + cloud_window_flags(series, (window.end - window.start).total_seconds())
+    flags = judge_credits(series) + cloud_window_flags(
+        series, (window.end - window.start).total_seconds(), 120.0
+    )
     assert [f.code for f in flags] == ["credits_draining"]
 
 
@@ -296,6 +298,6 @@ def test_a_window_shorter_than_three_minutes_is_flagged() -> None:
     now = datetime.now(UTC)
     cloud = MetricSeries(name="CPUUtilization", unit="Percent", source="cloudwatch:AWS/RDS", points=[])
     window = MetricsWindow(start=now, end=now + timedelta(seconds=90))
-    flags = cloud_window_flags([cloud], (window.end - window.start).total_seconds())
-    assert [(f.code, f.severity) for f in flags] == [("too_short_for_cloudwatch", "warning")]
-    assert cloud_window_flags([cloud], 180.0) == []
+    flags = cloud_window_flags([cloud], (window.end - window.start).total_seconds(), 120.0)
+    assert [(f.code, f.severity) for f in flags] == [("too_short_for_cloud_metrics", "warning")]
+    assert cloud_window_flags([cloud], 120.0, 120.0) == []  # the policy's threshold, not a second one

@@ -79,6 +79,10 @@ def bucket(monkeypatch: pytest.MonkeyPatch) -> Iterator[S3ResultStore]:
         settings = AwsSettings(results_bucket=BUCKET)
         yield S3ResultStore(S3Artifacts(Clients(settings, boto3.session.Session()), BUCKET))
     finally:
+        import urllib.request
+
+        # moto's state is per process, not per server: the next test starts from an empty bucket
+        urllib.request.urlopen(urllib.request.Request(f"http://{host}:{port}/moto-api/reset", method="POST"))
         server.stop()
 
 

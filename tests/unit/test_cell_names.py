@@ -132,7 +132,9 @@ def test_validate_shows_the_short_ids(
     text = capsys.readouterr().out  # not a terminal: every row on one line
     rows = [line for line in text.splitlines() if line.startswith("│")]
     assert [row.split("│")[2].strip() for row in rows] == [short_ids(full)[f] for f in full]
-    assert "group=zset,fields=10,fieldlen=1024" in text and not any(f in text for f in full)
+    assert "group=zset,fields=10,fieldlen=1024" in text and not any(f in row for row in rows for f in full)
+    legend = [line for line in text.splitlines() if line.startswith("cell ")]
+    assert all(any(line.endswith(": " + f) for f in full) for line in legend)  # a cut id: its full id below
 
 
 def test_the_html_report_shows_short_ids_with_the_full_ones_in_titles_and_a_legend(ardb_run: object) -> None:

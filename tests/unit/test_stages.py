@@ -558,7 +558,7 @@ def test_judge_labels_cloudwatch_credit_regimes_on_the_cell(tmp_path: Path) -> N
     assert "CPUCreditBalance" in flags[("credits_full", "info")]
     assert "i-runner" in flags[("credits_draining", "warning")]
     assert not any("CPUUtilization" in f.message for f in cell.validity)
-    assert ("too_short_for_cloudwatch", "warning") not in flags
+    assert not any(m.startswith("the measured window is") for m in flags.values())  # 600 s is long enough
     assert state.valid is False  # an exhausted balance invalidates the cell
 
 
@@ -581,7 +581,12 @@ def test_judge_stores_the_cells_forecast_and_flags_a_drain_it_did_not_predict(tm
 def test_judge_warns_when_the_window_is_too_short_for_60_second_data(tmp_path: Path) -> None:
     state, cell = judged(tmp_path, [_series("BurstBalance", [100, 100], RDS_SOURCE)], window_s=90)
     codes = {f.code: f.severity for f in cell.validity}
-    assert codes["too_short_for_cloudwatch"] == "warning"
+    assert codes["too_short_for_cloud_metrics"] == "warning"
+    short = [f for f in cell.validity if f.code.startswith("too_short_for_")]
+    assert len(short) == 1  # one flag for one reason (not a second one at 180 s)
+    assert [f.code for f in cell.measured.validity if f.code.startswith("too_short_for_")] == [
+        "too_short_for_cloud_metrics"  # the phase's own judgement flagged it: the stage adds nothing
+    ]
     assert codes["credits_full"] == "info"
     assert state.valid is True
 
@@ -594,7 +599,7 @@ def test_judge_gives_host_balances_the_same_judgement_but_no_cloudwatch_window_w
     _, cell = judged(tmp_path, [_series("BurstBalance", [100, 0], "proc:host")], window_s=12)
     codes = {f.code: f.severity for f in cell.validity}
     assert codes["credits_exhausted"] == "invalid"
-    assert "too_short_for_cloudwatch" not in codes
+    assert "too_short_for_cloud_metrics" not in codes
 
 
 def test_fanout_ycsb_load_splits_the_key_range_between_runners() -> None:

@@ -17,6 +17,7 @@ from rich.table import Table
 
 from benchwright import outcome
 from benchwright.commands import Subparsers
+from benchwright.commands.bucket_views import add_bucket_view_arguments, bucket_store
 from benchwright.commands.show import add_store_argument, resolve_run
 from benchwright.errors import SpecError
 from benchwright.judge import compare_runs, judge_run
@@ -52,6 +53,7 @@ def register(sub: Subparsers) -> None:
         help="exit 3 on a regression (slower), on an invalid B, or (unstable) on slower or unstable",
     )
     add_store_argument(p)
+    add_bucket_view_arguments(p)
     p.set_defaults(handler=handle)
 
 
@@ -128,8 +130,9 @@ def handle(args: argparse.Namespace) -> int:
         raise SpecError("--min-effect", f"must be between 0 and 1, got {args.min_effect}")
     if not 0.5 <= args.confidence < 1:
         raise SpecError("--confidence", f"must be in [0.5, 1), got {args.confidence}")
-    baseline = judge_run(resolve_run(args.baseline, args.store))
-    candidate = judge_run(resolve_run(args.candidate, args.store))
+    store = bucket_store(args, [args.baseline, args.candidate])
+    baseline = judge_run(resolve_run(args.baseline, store))
+    candidate = judge_run(resolve_run(args.candidate, store))
     try:
         verdict = compare_runs(candidate, baseline, args.metric, args.min_effect, args.confidence)
         table = operations_table(candidate, baseline, args.metric, args.min_effect, args.confidence)

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from benchwright.commands import Subparsers
+from benchwright.commands.bucket_views import add_bucket_view_arguments, bucket_store
 from benchwright.commands.show import add_store_argument, open_existing_store
 from benchwright.errors import SpecError
 from benchwright.providers.local.sqlite_store import StoreError
@@ -29,13 +30,14 @@ def register(sub: Subparsers) -> None:
     p.add_argument("name", metavar="NAME", help="the spec's name")
     p.add_argument("--limit", type=int, default=20, help="newest N runs (default 20)")
     add_store_argument(p)
+    add_bucket_view_arguments(p)
     p.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    with open_existing_store(args.store) as store:
-        if args.limit < 1:
-            raise SpecError("--limit", "must be at least 1 (the newest N runs)")
+    if args.limit < 1:
+        raise SpecError("--limit", "must be at least 1 (the newest N runs)")
+    with open_existing_store(bucket_store(args, [args.name], args.limit)) as store:
         rows = store.history_rows(args.name, limit=args.limit)
         if not rows:
             known = ", ".join(store.spec_names()) or "none yet"

@@ -10,15 +10,13 @@ them from the store like local runs: ``benchwright pull --spec exp1-yugabyte-vs-
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
 from benchwright.commands import Subparsers
+from benchwright.commands.bucket_views import BUCKET_ENV, bucket_of
 from benchwright.commands.show import add_store_argument
 from benchwright.errors import SpecError
-
-BUCKET_ENV = "BENCHWRIGHT_BUCKET"
 
 
 def add_bucket_arguments(p: argparse.ArgumentParser) -> None:
@@ -45,22 +43,6 @@ def register(sub: Subparsers) -> None:
     add_bucket_arguments(p)
     add_store_argument(p)
     p.set_defaults(handler=handle)
-
-
-def bucket_of(args: argparse.Namespace) -> str:
-    """The bucket from ``--bucket``, the environment, or ``--stage``'s stack output."""
-    from benchwright.providers.aws.bucket_records import bucket_name
-
-    uri = args.bucket or os.environ.get(BUCKET_ENV)
-    if uri:
-        return bucket_name(uri)
-    if args.stage:
-        from benchwright.commands.cloud import stack_output
-
-        return stack_output(args.stage, "ResultsBucket", "--bucket s3://BUCKET")
-    raise SpecError(
-        "--bucket", f"which results bucket? pass --bucket s3://BUCKET, --stage NAME or ${BUCKET_ENV}"
-    )
 
 
 def _say(line: str) -> None:

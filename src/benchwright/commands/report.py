@@ -10,6 +10,7 @@ import argparse
 from pathlib import Path
 
 from benchwright.commands import Subparsers
+from benchwright.commands.bucket_views import add_bucket_view_arguments, bucket_store
 from benchwright.commands.paths import output_file
 from benchwright.commands.show import add_store_argument, open_existing_store, resolve_run
 from benchwright.errors import SpecError
@@ -30,6 +31,7 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--history", type=int, default=20, help="earlier runs in the trend chart (default 20)")
     p.add_argument("--demo", action="store_true", help="report a synthetic concurrency sweep instead")
     add_store_argument(p)
+    add_bucket_view_arguments(p)
     p.set_defaults(handler=handle)
 
 
@@ -42,9 +44,11 @@ def handle(args: argparse.Namespace) -> int:
     elif not args.run:
         raise SpecError("RUN", "name a run id or JSON file (or pass --demo)")
     else:
-        record = resolve_run(args.run, args.store)
+        store_path = bucket_store(args, [args.run])
+        record = resolve_run(args.run, store_path)
         if not Path(args.run).is_file() and args.history > 0:
-            with open_existing_store(args.store) as store:
+            store_path = bucket_store(args, [record.spec_name], args.history + 1)
+            with open_existing_store(store_path) as store:
                 history = store.history(record.spec_name, limit=args.history + 1)
     out = args.out or Path(f"report-{record.run_id}.html")
     path = write_report(record, out, history)

@@ -156,6 +156,8 @@ def by_name(store: SQLiteResultStore, ref: str) -> RunRecord | None:
 
 
 def register(sub: Subparsers) -> None:
+    from benchwright.commands.bucket_views import add_bucket_view_arguments
+
     p = sub.add_parser("show", help="one stored run's summary", description=__doc__.splitlines()[0])
     p.add_argument(
         "run",
@@ -164,11 +166,14 @@ def register(sub: Subparsers) -> None:
     )
     p.add_argument("--json", action="store_true", help="print the whole run record as JSON")
     add_store_argument(p)
+    add_bucket_view_arguments(p)
     p.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    record = resolve_run(args.run, args.store)
+    from benchwright.commands.bucket_views import bucket_store
+
+    record = resolve_run(args.run, bucket_store(args, [args.run]))
     if args.json:
         print(record.model_dump_json(indent=1))
     else:

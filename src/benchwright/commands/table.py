@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 
 from benchwright.commands import Subparsers
+from benchwright.commands.bucket_views import add_bucket_view_arguments, bucket_store
 from benchwright.commands.show import add_store_argument, open_existing_store, resolve_run, runs_from_ref
 from benchwright.errors import BenchwrightError
 from benchwright.report.table import build_table, render
@@ -41,6 +42,7 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--phase", help="load | warmup | run | all (default: the measured phase)")
     p.add_argument("--format", choices=("md", "csv", "json", "html"), default="md")
     add_store_argument(p)
+    add_bucket_view_arguments(p)
     p.set_defaults(handler=handle)
 
 
@@ -66,7 +68,7 @@ def resolve_runs(refs: list[str], store_path: object) -> list[RunRecord]:
 
 
 def handle(args: argparse.Namespace) -> int:
-    runs = resolve_runs(args.runs, args.store)
+    runs = resolve_runs(args.runs, bucket_store(args, args.runs))
     rows = [r.strip() for r in args.rows.split(",") if r.strip()] if args.rows else None
     table = build_table(runs, rows=rows, cols=args.cols, metrics=args.metric, phase=args.phase)
     print(render(table, args.format), end="")

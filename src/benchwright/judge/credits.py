@@ -6,8 +6,8 @@ its baseline, not its burst, and the throughput collapses without an error. Each
 a regime: ``exhausted`` (it fell below the floor: the result is invalid), ``draining`` (it fell by
 more than 10 % of its start: a longer run would have hit the floor) or ``full``.
 
-CloudWatch keeps 60-second data, so a measured window shorter than three periods is described by too
-few points to say anything; ``cloud_window_flags`` says so. The CloudWatch source takes its period
+CloudWatch keeps 60-second data, so a measured window shorter than the validity policy's
+``cloud_min_duration_s`` is described by too few points to say anything; ``cloud_window_flags`` says so. The CloudWatch source takes its period
 from here, so the judgement and the query agree.
 """
 
@@ -22,7 +22,7 @@ from benchwright.results import MetricSeries, Severity, ValidityFlag
 PERCENT_BALANCES = frozenset({"BurstBalance", "EBSIOBalance%", "EBSByteBalance%"})
 COUNT_BALANCES = frozenset({"CPUCreditBalance"})
 CLOUDWATCH_PERIOD_S = 60
-MIN_CLOUDWATCH_POINTS = 3
+SHORT_FOR_CLOUD_METRICS = "too_short_for_cloud_metrics"  # one code wherever the window is judged
 DRAINING_DROP = 0.10  # a balance that lost more than this share of its start is draining
 
 CreditRegime = Literal["full", "draining", "exhausted"]
@@ -102,18 +102,19 @@ def judge_credits(
     return flags
 
 
-def cloud_window_flags(series: Iterable[MetricSeries], window_s: float) -> list[ValidityFlag]:
-    """A warning when CloudWatch series describe a window too short for its 60-second data."""
+def cloud_window_flags(series: Iterable[MetricSeries], window_s: float, min_s: float) -> list[ValidityFlag]:
+    """A warning when CloudWatch series describe a window shorter than ``min_s`` (the validity
+    policy's ``cloud_min_duration_s``): the same flag, code and threshold the phase's own judgement
+    gives (judge/validity.py), so a short cell is flagged once for this one reason."""
     if not any(s.source.startswith("cloudwatch:") for s in series):
         return []
-    if window_s >= MIN_CLOUDWATCH_POINTS * CLOUDWATCH_PERIOD_S:
+    if window_s >= min_s:
         return []
     return [
         ValidityFlag(
-            code="too_short_for_cloudwatch",
+            code=SHORT_FOR_CLOUD_METRICS,
             severity="warning",
-            message=f"the measured window is {window_s:.0f} s: CloudWatch keeps {CLOUDWATCH_PERIOD_S}-second "
-            f"data, so under {MIN_CLOUDWATCH_POINTS} points describe it; run for at least "
-            f"{MIN_CLOUDWATCH_POINTS * CLOUDWATCH_PERIOD_S} s",
+            message=f"the measured window is {window_s:.0f} s; CloudWatch reports {CLOUDWATCH_PERIOD_S}-second "
+            f"points, so fewer than {min_s:g} s cannot show what the server did",
         )
     ]

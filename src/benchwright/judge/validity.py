@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchwright.judge.changepoint import find_collapse
-from benchwright.judge.credits import judge_credits
+from benchwright.judge.credits import SHORT_FOR_CLOUD_METRICS, judge_credits
 from benchwright.judge.stall import stall_threshold, stalls_of
 from benchwright.results import IntervalSample, MetricSeries, ResultDocument, ValidityFlag
 from benchwright.runs import CellResult, RunRecord
@@ -109,7 +109,7 @@ def judge_document(
         )
     if _uses_cloud_metrics(doc.metrics) and duration < policy.cloud_min_duration_s:
         doc.flag(
-            "too_short_for_cloud_metrics",
+            SHORT_FOR_CLOUD_METRICS,
             "warning",
             f"the measured phase ran {duration:.0f} s; CloudWatch reports 60 s points, so fewer than "
             f"{policy.cloud_min_duration_s:g} s cannot show what the server did",

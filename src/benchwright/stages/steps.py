@@ -290,7 +290,7 @@ def _judge_cloud_metrics(state: RunState, cell: Any) -> None:
     if window is None:
         return
     seconds = (window.end - window.start).total_seconds()
-    for flag in cloud_window_flags(cell.metrics, seconds):
+    for flag in cloud_window_flags(cell.metrics, seconds, state.spec.validity.cloud_min_duration_s):
         if not any(f.code == flag.code for f in cell.validity):
             cell.validity.append(flag)
 

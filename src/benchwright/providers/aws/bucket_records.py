@@ -80,3 +80,21 @@ class BucketRecords:
                 raise self._fail(prefix, exc) from None
         newest = sorted(keys, key=lambda k: k.rsplit("/", 1)[-1], reverse=True)
         return list(dict.fromkeys(index_run_id(k) for k in newest))[:limit]
+
+    def _keys(self, prefix: str) -> list[str]:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix)
+            return [item["Key"] for page in pages for item in page.get("Contents", [])]
+        except (BotoCoreError, ClientError) as exc:
+            raise self._fail(prefix, exc) from None
+
+    def ids_with_prefix(self, prefix: str) -> list[str]:
+        """Run ids whose record key starts ``runs/<prefix>`` (a full id or the start of one)."""
+        keys = self._keys(f"runs/{prefix}")
+        return sorted({k.split("/")[1] for k in keys if k.endswith("/record.json") and k.count("/") == 2})
+
+    def spec_names(self) -> list[str]:
+        """Every spec with an index key under ``history/`` (what a site or a listing covers)."""
+        return sorted({k.split("/")[1] for k in self._keys("history/") if k.count("/") == 2})

@@ -363,7 +363,7 @@ class SQLiteResultStore(ResultStore):
     def history(self, spec_name: str, limit: int = 20) -> list[RunRecord]:
         """The newest ``limit`` runs of a spec, newest first, as whole records."""
         rows = self._conn.execute(
-            "SELECT document FROM runs WHERE spec_name = ? ORDER BY started_at DESC LIMIT ?",
+            "SELECT document FROM runs WHERE spec_name = ? ORDER BY started_at DESC, run_id DESC LIMIT ?",
             (spec_name, limit),
         ).fetchall()
         records = []
@@ -378,7 +378,7 @@ class SQLiteResultStore(ResultStore):
         """The newest run of each benchmark of a suite (runs tagged ``suite: NAME``), in run order."""
         rows = self._conn.execute(
             "SELECT document FROM runs WHERE json_extract(document, '$.tags.suite') = ? "
-            "ORDER BY started_at DESC",
+            "ORDER BY started_at DESC, run_id DESC",
             (suite,),
         ).fetchall()
         newest: dict[str, RunRecord] = {}
@@ -388,7 +388,7 @@ class SQLiteResultStore(ResultStore):
             except StoreError:
                 continue
             newest.setdefault(record.spec_name, record)
-        return sorted(newest.values(), key=lambda r: r.started_at)
+        return sorted(newest.values(), key=lambda r: (r.started_at, r.run_id))  # ties: by id, not by arrival
 
     # ------------------------------------------------------------ fast queries for listings
     def list_runs(self, spec_name: str | None = None, limit: int = 50) -> list[tuple[str, str, str, str]]:
@@ -396,7 +396,7 @@ class SQLiteResultStore(ResultStore):
         where, args = ("WHERE spec_name = ?", [spec_name]) if spec_name else ("", [])
         rows = self._conn.execute(
             f"SELECT run_id, spec_name, status, started_at FROM runs {where} "
-            "ORDER BY started_at DESC LIMIT ?",
+            "ORDER BY started_at DESC, run_id DESC LIMIT ?",
             [*args, limit],
         ).fetchall()
         return [tuple(r) for r in rows]
@@ -408,7 +408,7 @@ class SQLiteResultStore(ResultStore):
         """The history table from the broken-out tables: no documents parsed, fast over many runs."""
         runs = self._conn.execute(
             "SELECT run_id, started_at, status, verdict FROM runs WHERE spec_name = ? "
-            "ORDER BY started_at DESC LIMIT ?",
+            "ORDER BY started_at DESC, run_id DESC LIMIT ?",
             (spec_name, limit),
         ).fetchall()
         if not runs:
