@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchwright.rehearse.containers import ContainerSpec
 from benchwright.rehearse.metrics import CreditModel
+from benchwright.rehearse.principals import credentials_for, profile_role
 
 if TYPE_CHECKING:
     from benchwright.rehearse.hooks import Hooks
@@ -236,8 +237,8 @@ def start_runner(
         environment={
             **env,
             "AWS_ENDPOINT_URL": hooks.account.endpoint,
-            "AWS_ACCESS_KEY_ID": "rehearsal",
-            "AWS_SECRET_ACCESS_KEY": "rehearsal",
+            # the instance profile's role, as the host's metadata service hands it to the container
+            **credentials_for(hooks.account, profile_role(hooks.account, instance.iam_instance_profile)),
         },
     )
     hooks.trust(spec)
