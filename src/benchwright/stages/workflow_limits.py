@@ -153,7 +153,9 @@ def estimate(spec: BenchmarkSpec) -> Estimate:
     from benchwright.stages.suite import expanded, poll_seconds_for
 
     run_id = new_run_id()
-    state = expanded({"spec": spec.model_dump(mode="json", exclude_defaults=True), "run_id": run_id})
+    # the spec as its largest sender writes it: every field (the API takes what a client sends, and
+    # `benchwright submit` and the rehearsal send the full model; the nightly schedule omits defaults)
+    state = expanded({"spec": spec.model_dump(mode="json"), "run_id": run_id})
     results = [
         {"cell_results": [{"run_id": c["run_id"], "status": "succeeded"} for c in g["cells"]]}
         for g in state["groups"]
