@@ -64,3 +64,31 @@ def test_the_rehearsal_signs_as_the_runner_task_the_ec2_runner_and_both_state_ma
     by_kind = {who: arn.rsplit("/", 1)[-1] for arn, who in found.items()}
     assert by_kind[RUNNER_TASK].startswith("ComputeRunnerTaskRole")
     assert by_kind[RUNNER_EC2].startswith("ComputeRunnerInstanceRole")
+
+
+def test_the_ec2_runner_reads_secrets_under_the_runner_tasks_conditions(
+    stack: tuple[Any, dict[str, Any]],
+) -> None:
+    """moto evaluates no condition: the rehearsal's EC2 runner reads its DB secret whatever the tags.
+    Its role holds the Fargate task role's three GetSecretValue statements, condition for condition
+    (a managed secret of a ``bw-`` instance or cluster, or a secret carrying a run tag); S3 and ECR
+    are its only other grants."""
+    _, doc = stack
+    roles = resources(doc, "AWS::IAM::Role")
+    task = next(n for n in roles if n.startswith("ComputeRunnerTaskRole"))
+    host = next(n for n in roles if n.startswith("ComputeRunnerInstanceRole"))
+
+    def secret_statements(role: str) -> list[dict[str, Any]]:
+        found = [s for s in _role_statements(doc, role) if "secretsmanager" in str(s["Action"])]
+        return sorted(found, key=lambda s: str(s["Condition"]))
+
+    ours = secret_statements(host)
+    assert ours == secret_statements(task) and len(ours) == 3
+    assert all(s["Action"] == "secretsmanager:GetSecretValue" and s["Condition"] for s in ours)
+    services = {str(a).split(":", 1)[0] for s in _role_statements(doc, host) for a in _actions(s)}
+    assert services == {"s3", "secretsmanager", "ecr"}, services
+
+
+def _actions(statement: dict[str, Any]) -> list[str]:
+    action = statement["Action"]
+    return action if isinstance(action, list) else [action]
