@@ -78,6 +78,11 @@ def test_one_cell_rds_postgres_end_to_end(runner_image: str, tmp_path: Path) -> 
     slack = json.loads((out / "slack.json").read_text())
     assert_clean(outcome)
     assert [post["status"] for post in slack] == [200]
+    # issue 25 part 2: the runner (its plan, its result, its DB secret) signed as the task role and the
+    # state machine invoked each Lambda as its own role, every call evaluated (rehearse/principals.py)
+    signed = signed_by(execution)
+    assert signed["runner task"] >= 3, signed
+    assert signed["Benchmark state machine"] >= 10, signed  # one lambda:InvokeFunction per task state
     assert_clean(outcome)
     # no secret in what the run wrote: the stand-in's password never left Secrets Manager + the runner
     text = json.dumps(outcome.records) + (out / "execution.json").read_text()
@@ -117,7 +122,17 @@ def test_a_measured_runner_runs_on_one_pinned_ec2_instance_in_the_targets_az(
     execution = json.loads((out / "execution.json").read_text())
     (container,) = execution["containers"]  # one runner, one host
     assert container["exit_code"] == 0 and "--plan" in container["args"], container
+    assert signed_by(execution)["EC2 runner"] >= 3  # the instance profile's role (rehearse/principals.py)
     assert_clean(outcome)
+
+
+def signed_by(execution: dict[str, Any]) -> dict[str, int]:
+    """execution.json's ``signed_calls`` by the principal's kind (its label without the role name)."""
+    out: dict[str, int] = {}
+    for who, calls in execution["signed_calls"].items():
+        kind = who.split(" (", 1)[0]
+        out[kind] = out.get(kind, 0) + int(calls)
+    return out
 
 
 def assert_handlers_ran_from_the_asset(execution: dict[str, Any]) -> None:

@@ -52,8 +52,12 @@ def test_a_task_stopping_while_described_is_answered_whole(tmp_path: Path) -> No
     from moto.moto_api import state_manager
 
     engine = ExitOnCue()
+    role = f"arn:aws:iam::{ACCOUNT}:role/runner-task"
+    session = {"AWS_ACCESS_KEY_ID": "t", "AWS_SECRET_ACCESS_KEY": "t", "AWS_SESSION_TOKEN": "t"}
     hooks = Hooks(
-        account=Account(endpoint="http://unused", resolver=Resolver(template={})),
+        account=Account(
+            endpoint="http://unused", resolver=Resolver(template={}), role_credentials={role: session}
+        ),
         containers=engine,  # type: ignore[arg-type]  # the engine's interface, no podman
         image="runner",
         out_dir=tmp_path,
@@ -67,7 +71,9 @@ def test_a_task_stopping_while_described_is_answered_whole(tmp_path: Path) -> No
             client = boto3.client("ecs", region_name=REGION)
             client.create_cluster(clusterName="bw")
             client.register_task_definition(
-                family="runner", containerDefinitions=[{"name": "runner", "image": "r", "memory": 512}]
+                family="runner",
+                taskRoleArn=role,  # the container signs with a session of it (rehearse/principals.py)
+                containerDefinitions=[{"name": "runner", "image": "r", "memory": 512}],
             )
             started = client.run_task(cluster="bw", taskDefinition="runner", launchType="FARGATE")
             arn = started["tasks"][0]["taskArn"]

@@ -194,8 +194,14 @@ def test_a_matrix_whose_state_is_over_256_kib_is_refused_naming_the_benchmark(tm
     assert "262,144" in str(err.value)
 
 
-def test_a_matrix_whose_history_is_over_25000_events_is_refused(tmp_path: Path) -> None:
-    # 64 cells of two hours each, polled at the interval the base spec's 300 s run sets
+def test_a_matrix_whose_history_is_over_25000_events_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 64 cells of two hours each; with each cell polled at its own interval they fit (the next test),
+    # so the poll interval is pinned at the 15 s floor here, as one interval for a matrix would be
+    from benchwright.stages import suite as suite_stage
+
+    monkeypatch.setattr(suite_stage, "poll_seconds_for", lambda spec, polls=14: suite_stage.MIN_POLL_S)
     path = suite_file(
         tmp_path, matrix={"workload.phases.run.duration_s": list(range(7200, 7200 + 64 * 60, 60))}
     )
@@ -209,6 +215,29 @@ def test_a_matrix_whose_history_is_over_25000_events_is_refused(tmp_path: Path) 
     assert "25,000" in str(err.value)
 
 
+def test_each_cell_polls_at_its_own_interval(tmp_path: Path) -> None:
+    """A matrix whose cells run for five minutes and for two hours: each cell's poll interval comes
+    from its own duration (ExpandMatrix and the estimate agree), so the long cells stay within the
+    poll budget and the whole fits far under the history limit (one interval for the matrix, the
+    base spec's, gave ~42,600 events here)."""
+    from benchwright.spec import cell_seconds, expand_matrix
+    from benchwright.stages.suite import POLL_BUDGET, expanded, poll_seconds_for
+
+    path = suite_file(
+        tmp_path, matrix={"workload.phases.run.duration_s": [300, *range(7200, 7200 + 63 * 60, 60)]}
+    )
+    spec = load_suite(path).benchmarks[0]
+    state = expanded({"spec": spec.model_dump(mode="json", exclude_defaults=True), "run_id": "r"})
+    polls = {c["cell_id"]: c["poll_seconds"] for g in state["groups"] for c in g["cells"]}
+    for cell in expand_matrix(spec):
+        assert polls[cell.cell_id] == poll_seconds_for(cell.spec)
+        assert cell_seconds(cell.spec) / polls[cell.cell_id] <= POLL_BUDGET
+    assert len(set(polls.values())) > 1  # the 300 s cell polls more often than the two-hour ones
+    assert {g["target"]["poll_seconds"] for g in state["groups"]} == {poll_seconds_for(spec)}
+    found = estimate(spec)
+    assert found.cells == 64 and found.history_events < 12_000, found
+
+
 def test_a_fitting_matrix_passes_and_local_benchmarks_are_not_estimated(tmp_path: Path) -> None:
     path = suite_file(tmp_path, matrix={"workload.phases.run.threads": [4, 8, 16, 32]})
     (found,) = check_suite(load_suite(path))
@@ -220,8 +249,12 @@ def test_a_fitting_matrix_passes_and_local_benchmarks_are_not_estimated(tmp_path
 def test_validate_refuses_it_with_exit_2_and_prints_the_estimate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    base = yaml.safe_load(NIGHTLY.read_text())["benchmarks"][0]
+    padded = {**base["workload"]["properties"], **{f"bw.pad{i:03d}": "x" * 64 for i in range(40)}}
     big = suite_file(
-        tmp_path, matrix={"workload.phases.run.duration_s": list(range(7200, 7200 + 64 * 60, 60))}
+        tmp_path,
+        workload={**base["workload"], "properties": padded},
+        matrix={"workload.phases.run.threads": list(range(1, 65))},
     )
     assert (
         main(
@@ -236,7 +269,7 @@ def test_validate_refuses_it_with_exit_2_and_prints_the_estimate(
         )
         == 2
     )
-    assert "history events" in capsys.readouterr().err
+    assert "over Step Functions' limit of 262,144 bytes" in capsys.readouterr().err
     small = tmp_path / "small"
     small.mkdir()
     fits = suite_file(small)

@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from benchwright.rehearse.principals import principal_roles
 from benchwright.rehearse.stack import (
     ACCOUNT,
     REGION,
@@ -63,6 +64,10 @@ class Account:
     bucket: str = ""
     task_definition: str = ""
     cluster: str = ""
+    # the stack's other principals (principals.py): role ARN -> what signs with it on AWS
+    principals: dict[str, str] = field(default_factory=dict)
+    instance_profiles: dict[str, str] = field(default_factory=dict)  # profile name -> its role's ARN
+    role_credentials: dict[str, dict[str, str]] = field(default_factory=dict)  # role ARN -> a session
 
     @property
     def region(self) -> str:
@@ -120,6 +125,7 @@ def create_account(
         resolver.attrs[(logical, "Arn")] = arn
     for logical, res in resources_of(template, "AWS::ECS::TaskDefinition").items():
         account.task_definition = _task_definition(account, logical, res)
+    account.principals = principal_roles(template, resolver)
     sfn = account.client("stepfunctions")
     for logical, res in resources_of(template, "AWS::StepFunctions::StateMachine").items():
         props = resolver.resolve(res["Properties"])
@@ -260,7 +266,11 @@ def _create(account: Account, logical: str, res: dict[str, Any], ec2: Any, slack
         r.attrs[(logical, "Arn")] = f"arn:aws:iam::{ACCOUNT}:role/{name}"
     elif kind == "AWS::IAM::InstanceProfile":
         name = physical_name(logical, 64)
-        account.client("iam").create_instance_profile(InstanceProfileName=name)
+        iam = account.client("iam")
+        iam.create_instance_profile(InstanceProfileName=name)
+        for role in props.get("Roles", []):  # an EC2 runner signs as this role (principals.py)
+            iam.add_role_to_instance_profile(InstanceProfileName=name, RoleName=str(role))
+            account.instance_profiles[name] = f"arn:aws:iam::{ACCOUNT}:role/{role}"
         r.refs[logical] = name
         r.attrs[(logical, "Arn")] = f"arn:aws:iam::{ACCOUNT}:instance-profile/{name}"
     elif kind == "AWS::Logs::LogGroup":
@@ -269,12 +279,14 @@ def _create(account: Account, logical: str, res: dict[str, Any], ec2: Any, slack
 
 
 def _role_policies(account: Account, template: dict[str, Any]) -> None:
-    """The Lambda roles' policies, once every name they refer to is known: inline ``Policies`` and the
+    """The policies of the roles that sign in a rehearsal (the Lambdas', the runner task's, the EC2
+    runner's and the state machines'), once every name they refer to is known: inline ``Policies`` and the
     ``AWS::IAM::Policy`` resources CDK's grants make. AWS managed policies (AWSLambdaBasicExecutionRole,
     AWSLambdaVPCAccessExecutionRole) grant what the Lambda service does for the function (logs, network
     interfaces), not calls a handler makes, and moto does not hold them: they are not attached."""
     iam = account.client("iam")
     wanted = {fn.role_arn.rsplit("/", 1)[-1] for fn in account.functions.values() if fn.role_arn}
+    wanted |= {arn.rsplit("/", 1)[-1] for arn in account.principals}
 
     def document(raw: Any) -> str:
         resolved = account.resolver.resolve(raw)

@@ -96,6 +96,7 @@ class Hooks:
         default_factory=dict
     )  # access key id -> the stack principal it signs for
     denials: list[dict[str, str]] = field(default_factory=list)  # services/iam.py: AccessDenied seen
+    signed: dict[str, int] = field(default_factory=dict)  # services/iam.py: calls evaluated, by principal
     pool: Any = None  # lambda_pool.LambdaPool: the handlers' sandboxes (services/lambda_.run_handler)
     task_lock: threading.Lock = field(default_factory=threading.Lock)  # services/ecs.py: tasks change whole
     tls: TlsMaterial | None = None  # made with the first stand-in that speaks TLS
@@ -103,7 +104,7 @@ class Hooks:
     _undo: list[Callable[[], None]] = field(default_factory=list)
 
     def install(self) -> None:
-        from benchwright.rehearse import events
+        from benchwright.rehearse import events, principals
         from benchwright.rehearse.services import (
             cache,
             cache_api,
@@ -121,7 +122,7 @@ class Hooks:
         cache_api.install()  # calls moto lacks (parameter groups, TestFailover): the hooks below wrap them
         pi.install(principal_check(self))  # Performance Insights, which moto lacks (services/pi.py)
         # events: reboot/failover restart stand-ins; rds_restore: snapshots and restores copy their data
-        for service in (lambda_, iam, ecs, rds, rds_restore, events, ec2, cache):
+        for service in (lambda_, iam, principals, ecs, rds, rds_restore, events, ec2, cache):
             service.install(self)
 
     def uninstall(self) -> None:

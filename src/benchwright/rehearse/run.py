@@ -39,6 +39,7 @@ from benchwright.rehearse.hooks import Faults, Hooks, configure_moto
 from benchwright.rehearse.lambda_pool import PRICES_ENV, FunctionConfig, LambdaPool, lambda_environment
 from benchwright.rehearse.limits import measure
 from benchwright.rehearse.prepare import check_cloud, quick_suite, route_slack, spec_json, standin_adjustments
+from benchwright.rehearse.principals import assume_principal_roles
 from benchwright.rehearse.resources import LEAK_KINDS, snapshot
 from benchwright.rehearse.slack import SlackReceiver
 from benchwright.rehearse.stack import ACCOUNT, REGION, RehearsalError, repo_root, synth_template
@@ -292,6 +293,7 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
             revoke(account, state, action)
             hooks.events.append(f"revoked {action} from the role of {state}")
         hooks.sessions.update(assume_function_roles(account))  # each sandbox signs as its function's role
+        hooks.sessions.update(assume_principal_roles(account))  # the runners and state machines: theirs
         prices = _prices(root)
         hooks.pool = LambdaPool(
             asset,
@@ -448,6 +450,9 @@ def _write(outcome: Outcome, hooks: Hooks, asset: Asset) -> None:
                 },
                 "events": outcome.events,
                 "limits": outcome.limits,
+                # calls evaluated against each principal's policies (services/iam.py); denials are
+                # in resources-after.json's access_denied
+                "signed_calls": dict(sorted(hooks.signed.items())),
                 "containers": [  # what ECS / EC2 started: the image's ENTRYPOINT unless entrypoint is set
                     {
                         "resource": resource,

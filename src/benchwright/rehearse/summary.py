@@ -51,8 +51,8 @@ def print_outcome(outcome: Outcome, console: Console) -> None:
     )
     denied = outcome.resources_after.get("access_denied") or []
     console.print(
-        f"IAM denials seen: {len(denied)} (each Lambda signed as its own role; resources outside S3 and "
-        "conditions are not evaluated by moto)",
+        f"IAM denials seen: {len(denied)} (each Lambda, the runners and the state machines signed as "
+        "their own roles; resources outside S3 and conditions are not evaluated by moto)",
         highlight=False,
         soft_wrap=True,
     )

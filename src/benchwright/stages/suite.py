@@ -39,18 +39,21 @@ def cell_run_id(run_id: str, index: int) -> str:
 
 
 def _group(
-    group: TargetGroup, run_id: str, index: dict[tuple[str, int], int], poll: float, name: str
+    group: TargetGroup, run_id: str, index: dict[tuple[str, int], int], poll: float, name: str, fixed: bool
 ) -> dict[str, Any]:
     """One target group as the suite ASL's RunGroups Map iterates it: ``target``, the run state that
     provisions and tears down (the run id of its first cell, so the janitor's sweep of the suite run
     finds it), and ``cells``, each with the load switched off when another cell of its dataset
-    loads first and with what it shares (``shared``)."""
+    loads first and with what it shares (``shared``). The target polls at ``poll``; each cell at its
+    own interval (:func:`poll_seconds_for` its spec), so a matrix whose cells run for minutes and for
+    hours keeps every cell within the poll budget; ``fixed``: the caller's ``poll`` everywhere."""
     from benchwright.forecast.credits import item_forecasts
 
     first = group.items[0]
     forecasts = item_forecasts(group)  # made before anything is created; the judge holds it to account
 
     def state(item: Item, spec: BenchmarkSpec, shared: SharedData | None, cells: int = 1) -> dict[str, Any]:
+        own = poll if fixed or shared is None else float(poll_seconds_for(item.cell.spec))
         return RunState(
             run_id=cell_run_id(run_id, index[(item.cell.cell_id, item.repeat)]),
             spec_name=name,
@@ -58,7 +61,7 @@ def _group(
             repeat=item.repeat,
             parameters=item.cell.parameters,
             spec=spec,
-            poll_seconds=poll,
+            poll_seconds=own,
             suite_run_id=run_id,  # the suite's FinishRun (after SummarizeSuite) finishes the run
             shared=shared.model_dump(mode="json") if shared else None,
             target_cells=cells,
@@ -113,12 +116,13 @@ def expanded(event: dict[str, Any]) -> dict[str, Any]:
 
     check_credits(spec)  # validity.credits: refuse and a bucket predicted to drain
     run_id = str(event.get("run_id") or execution_name or new_run_id())
-    poll = float(event["poll_seconds"]) if "poll_seconds" in event else poll_seconds_for(spec)
+    fixed = "poll_seconds" in event
+    poll = float(event["poll_seconds"]) if fixed else poll_seconds_for(spec)
     cells = [(c, r) for c in expand_matrix(spec) for r in range(spec.repeats)]
     if len(cells) > MAX_CELLS:
         raise SpecError("matrix", f"{len(cells)} cells x repeats is more than {MAX_CELLS}; split the spec")
     index = {(c.cell_id, r): i for i, (c, r) in enumerate(cells)}
-    groups = [_group(group, run_id, index, poll, spec.name) for group in plan(cells)]
+    groups = [_group(group, run_id, index, poll, spec.name, fixed) for group in plan(cells)]
     # "suite_spec", not "spec": an output with run_id and spec reads as a cell's run state (api.backend)
     result = {
         "run_id": run_id,

@@ -15,7 +15,7 @@ nightly schedule and the API start one per benchmark). The estimates below are e
   below, held to the ASL by tests/unit/test_workflow_limits.py), times the events Step Functions
   records per state type; each poll loop counted at its estimated iterations: provisioning
   (``spec.PROVISION_S``) or the runner's phases (``spec.phase_seconds``) over the poll interval
-  ExpandMatrix sets, and after the run an operation at ``OPERATION_S`` each. Retries and failure
+  ExpandMatrix sets (the target's from the spec, each cell's from its own cell), and after the run an operation at ``OPERATION_S`` each. Retries and failure
   paths are not counted.
 """
 
@@ -153,7 +153,9 @@ def estimate(spec: BenchmarkSpec) -> Estimate:
     from benchwright.stages.suite import expanded, poll_seconds_for
 
     run_id = new_run_id()
-    state = expanded({"spec": spec.model_dump(mode="json", exclude_defaults=True), "run_id": run_id})
+    # the spec as its largest sender writes it: every field (the API takes what a client sends, and
+    # `benchwright submit` and the rehearsal send the full model; the nightly schedule omits defaults)
+    state = expanded({"spec": spec.model_dump(mode="json"), "run_id": run_id})
     results = [
         {"cell_results": [{"run_id": c["run_id"], "status": "succeeded"} for c in g["cells"]]}
         for g in state["groups"]
@@ -171,7 +173,7 @@ def estimate(spec: BenchmarkSpec) -> Estimate:
                 cell_spec = item.cell.spec
                 if dataset.loads and n > 0:
                     cell_spec = without_load(cell_spec)
-                total += cell_events(cell_spec, poll_s, first)
+                total += cell_events(cell_spec, poll_seconds_for(item.cell.spec), first)  # its own poll
                 first = False
                 cells += 1
     return Estimate(spec.name, cells, len(groups), payload, total, len(json.dumps(state).encode()))

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchwright.rehearse.containers import ContainerSpec
 from benchwright.rehearse.metrics import CreditModel
+from benchwright.rehearse.principals import credentials_for, profile_role
 
 if TYPE_CHECKING:
     from benchwright.rehearse.hooks import Hooks
@@ -121,7 +122,7 @@ def install(hooks: Hooks) -> None:
         target = target_of(script) if runner is None else None
         for instance in reservation.instances:
             if runner is not None:
-                start_runner(hooks, backend, instance, runner)
+                start_runner(hooks, backend, instance, runner, profile_of(backend, kwargs))
             elif target is not None:
                 start_target(hooks, instance, target)
         return reservation
@@ -225,8 +226,26 @@ def stop_targets(hooks: Hooks, backend: Any, instance_ids: list[str]) -> None:
             )
 
 
+def profile_of(backend: Any, kwargs: dict[str, Any]) -> dict[str, str] | None:
+    """The instance profile of a RunInstances call: named in the call, else in its launch template
+    (moto associates a named profile only after the backend has run, so it is read from the call)."""
+    if kwargs.get("iam_instance_profile_name"):
+        return {"Name": str(kwargs["iam_instance_profile_name"])}
+    if kwargs.get("iam_instance_profile_arn"):
+        return {"Arn": str(kwargs["iam_instance_profile_arn"])}
+    if kwargs.get("launch_template"):
+        data = backend._get_template_from_args(kwargs["launch_template"]).data
+        found = data.get("IamInstanceProfile")
+        return dict(found) if isinstance(found, dict) else None
+    return None
+
+
 def start_runner(
-    hooks: Hooks, backend: Any, instance: Any, found: tuple[str, list[str], dict[str, str]]
+    hooks: Hooks,
+    backend: Any,
+    instance: Any,
+    found: tuple[str, list[str], dict[str, str]],
+    profile: dict[str, str] | None,
 ) -> None:
     image, command, env = found
     spec = ContainerSpec(
@@ -236,8 +255,8 @@ def start_runner(
         environment={
             **env,
             "AWS_ENDPOINT_URL": hooks.account.endpoint,
-            "AWS_ACCESS_KEY_ID": "rehearsal",
-            "AWS_SECRET_ACCESS_KEY": "rehearsal",
+            # the instance profile's role, as the host's metadata service hands it to the container
+            **credentials_for(hooks.account, profile_role(hooks.account, profile)),
         },
     )
     hooks.trust(spec)

@@ -17,6 +17,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from benchwright.rehearse.containers import ContainerSpec
+from benchwright.rehearse.principals import credentials_for
 from benchwright.rehearse.stack import ACCOUNT
 
 if TYPE_CHECKING:
@@ -108,11 +109,11 @@ def compose(hooks: Hooks, backend: Any, task: Any) -> ContainerSpec:
         arn, key = ":".join(parts[:7]), (parts[7] if len(parts) > 7 else "")
         value = secrets.get_secret_value(arn, None, None)["SecretString"] or ""
         env[item["name"]] = str(json.loads(value)[key]) if key else value
+    role = (task.overrides or {}).get("taskRoleArn") or getattr(definition, "task_role_arn", None)
     env.update(
         {
             "AWS_ENDPOINT_URL": hooks.account.endpoint,
-            "AWS_ACCESS_KEY_ID": "rehearsal",
-            "AWS_SECRET_ACCESS_KEY": "rehearsal",
+            **credentials_for(hooks.account, role),  # the task role's session, as ECS hands it over
             "AWS_REGION": region,
             "AWS_DEFAULT_REGION": region,
             "ECS_CONTAINER_METADATA_URI_V4": "",

@@ -1,8 +1,10 @@
 """Principals: each Lambda sandbox signs its calls with a session of its function's role, and moto's
 IAM evaluation decides those calls against the role's policies from the template.
 
-Only calls signed by such a session are checked: the rehearsal's own calls, Step Functions' internal
-client and the runner container are not stack principals here. What moto 5.2 can evaluate, and what
+Only calls signed by a session of a stack role are checked: each Lambda's, the runner task role's
+(ECS), the EC2 runner's instance profile role and the state machines' (rehearse/principals.py); the
+rehearsal's own calls (creating the account, reading what is left) are not a stack principal's.
+``hooks.signed`` counts the calls evaluated per principal (execution.json ``signed_calls``). What moto 5.2 can evaluate, and what
 this does about the rest:
 - Actions: evaluated, so a handler calling what its role does not grant is denied (AccessDenied),
   recorded in ``hooks.denials`` and reported (resources-after.json ``access_denied``, the summary).
@@ -27,6 +29,9 @@ if TYPE_CHECKING:
 
 # SigV4 signing name -> IAM action prefix, where they differ (moto forms the action from the former)
 IAM_PREFIX = {"monitoring": "cloudwatch", "tagging": "tag"}
+# API operation -> IAM action, where they differ (moto forms the action from the operation name):
+# Step Functions' Lambda tasks call Invoke, which IAM authorizes as lambda:InvokeFunction
+IAM_ACTION = {"lambda:Invoke": "lambda:InvokeFunction"}
 
 
 def _credential(headers: Any) -> list[str]:
@@ -37,6 +42,12 @@ def _credential(headers: Any) -> list[str]:
     return auth.split("Credential=", 1)[1].split(",", 1)[0].split("/")
 
 
+def _iam_action(scope: list[str], action: str) -> str:
+    """The IAM action a denied call needed, as a policy names it."""
+    named = f"{IAM_PREFIX.get(scope[3], scope[3]) if len(scope) > 3 else '?'}:{action}"
+    return IAM_ACTION.get(named, named)
+
+
 def install(hooks: Hooks) -> None:
     from moto.core.authorization import ActionAuthenticatorMixin
     from moto.iam.access_control import IAMPolicyStatement
@@ -45,7 +56,9 @@ def install(hooks: Hooks) -> None:
         scope = _credential(self.headers)
         principal = hooks.sessions.get(scope[0])
         if principal is None:
-            return  # not a stack principal of this rehearsal: unchecked, as before
+            return  # not a stack principal of this rehearsal (the rehearsal's own calls): unchecked
+        with hooks.lock:
+            hooks.signed[principal] = hooks.signed.get(principal, 0) + 1
         parsed = urlparse(self.uri)
         path = self.raw_path + ("?" + parsed.query if parsed.query else "")
         action = self._get_action()
@@ -62,13 +75,14 @@ def install(hooks: Hooks) -> None:
             service = scope[3] if len(scope) > 3 else ""
             if service in IAM_PREFIX:
                 request._action = f"{IAM_PREFIX[service]}:{request._action.split(':', 1)[1]}"
+            request._action = IAM_ACTION.get(request._action, request._action)
             request.check_action_permitted(resource)
         except Exception as exc:
             with hooks.lock:
                 hooks.denials.append(
                     {
                         "principal": principal,
-                        "action": f"{IAM_PREFIX.get(scope[3], scope[3]) if len(scope) > 3 else '?'}:{action}",
+                        "action": _iam_action(scope, action),
                         "resource": resource,
                         "error": type(exc).__name__,
                     }
