@@ -443,7 +443,8 @@ class World:
     def recorded_output(self, plan: dict[str, Any], handle: dict[str, Any]) -> int:
         """A runner's output for a plan the real runner cannot run here: the runner's own output model
         (so its shape is the runner's), sample documents that say they are samples."""
-        from benchwright.results import ResultDocument, RunnerOutput
+        from benchwright.results import ResultDocument
+        from benchwright.runner_output import RunnerOutput
 
         errors = self.recorded_errors.get(plan["cell_id"], 0.0)
         docs = sample_documents(plan, datetime.now(UTC) - timedelta(seconds=260), errors=errors)

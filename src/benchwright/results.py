@@ -467,13 +467,3 @@ def redact(properties: dict[str, str]) -> dict[str, str]:
     return {
         k: ("***" if _SECRET_KEYS.search(k) and v else redact_text(str(v))) for k, v in properties.items()
     }
-
-
-def __getattr__(name: str) -> Any:
-    """``RunnerOutput`` and ``PartialPhase`` live in benchwright.runner_output (this module was full);
-    the old import path still works."""
-    if name in ("RunnerOutput", "PartialPhase"):
-        from benchwright import runner_output
-
-        return getattr(runner_output, name)
-    raise AttributeError(name)

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from benchwright.results import ResultDocument, RunnerOutput
+from benchwright.results import ResultDocument
 from benchwright.runner.drivers import new_driver
 from benchwright.runner.main import main
 from benchwright.runner.plan import PhaseConfig, PlanContext, RunnerPlan
 from benchwright.runner.workloads.ycsb.properties import load_properties
+from benchwright.runner_output import RunnerOutput
 
 pytestmark = pytest.mark.servers
 RECORDS, OPERATIONS = 200, 600

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from benchwright.providers.base import Credentials
-from benchwright.results import RunnerOutput
 from benchwright.runner.plan import PhaseConfig, RunnerPlan
+from benchwright.runner_output import RunnerOutput
 from benchwright.spec import RunnerSpec
 from tests.aws_world import (
     ENV,

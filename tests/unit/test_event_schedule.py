@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 from benchwright.providers.base import Credentials, Providers, RunnerHandle, Target, TargetStatus
-from benchwright.results import RunnerOutput
+from benchwright.runner_output import RunnerOutput
 from benchwright.spec import TargetSpec
 from benchwright.stages import RunState
 from benchwright.stages.schedule import (

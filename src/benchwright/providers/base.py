@@ -62,7 +62,7 @@ class RunnerHandle(_Model):
 
     id: str
     runner_index: int = 0
-    result_pointer: str  # file path locally, s3://... on AWS: one results.RunnerOutput
+    result_pointer: str  # file path locally, s3://... on AWS: one runner_output.RunnerOutput
     log_pointer: str | None = None
     launched_at: datetime | None = None
     details: dict[str, str] = Field(default_factory=dict)  # pid, task ARN, AZ id ...
