@@ -26,15 +26,14 @@ image: bootstrap      ## the runner image (scripts/runner-image: podman or docke
 
 # The tier that needs no server runs on every core (pytest-xdist), with the shared servers' ports
 # pointed at a closed one: a test that reaches a server without its `servers` marker fails there.
-# The second tier runs on two workers (``--dist loadgroup``, groups set in tests/conftest.py): the
-# tests of the shared servers one at a time on one, the rehearsals (their own servers, moto and
-# containers) one at a time on the other.
+# Then scripts/server-tiers runs the rehearsals (their own servers, moto and containers) beside the
+# tests of the shared servers, each tier one test at a time.
 FAST := not servers and not rehearse
 NO_SERVERS := BENCHWRIGHT_PG_PORT=9 BENCHWRIGHT_MYSQL_PORT=9 BENCHWRIGHT_REDIS_PORT=9
 
 test: servers image   ## every test: unit, runner (real servers), functions, state machines, infra, e2e, rehearsals
 	$(NO_SERVERS) $(BIN)/pytest -q -p no:cacheprovider -m "$(FAST)" -n auto --durations=15
-	$(BIN)/pytest -q -p no:cacheprovider -m "not ($(FAST))" -n 2 --dist loadgroup --durations=30
+	BIN=$(BIN) scripts/server-tiers
 
 test-fast:            ## tests that need no servers, on every core
 	$(NO_SERVERS) $(BIN)/pytest -q -p no:cacheprovider -m "$(FAST)" -n auto

@@ -68,17 +68,10 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that uses a server fixture ``servers``, so the marker is true by construction:
     ``make test-fast`` (``-m "not servers"``) then never reaches for a server that is not running.
-    Tests that reach the servers another way (a URL built from ``PG_PORT``...) carry the mark by hand.
-
-    Each test also gets an xdist group, used by ``make test``'s second tier (``--dist loadgroup``):
-    the rehearsals start their own servers, moto and containers, so they run on one worker while
-    every test of the shared servers runs, one at a time, on the other."""
+    Tests that reach the servers another way (a URL built from ``PG_PORT``...) carry the mark by hand."""
     for item in items:
         if SERVER_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.servers)
-        rehearsal = item.get_closest_marker("rehearse") or item.nodeid.startswith("tests/rehearse/")
-        group = "rehearsals" if rehearsal else "shared-servers"
-        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(scope="session", autouse=True)
