@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PY := $(BIN)/python
 SERVERS := scripts/local-servers
 
-.PHONY: bootstrap ext servers image run test test-fast lint format typecheck bench synth clean
+.PHONY: bootstrap ext servers image run test test-fast sanitize lint format typecheck bench synth clean
 
 bootstrap:            ## install everything (Debian packages, venv, node tools)
 	scripts/bootstrap
@@ -34,6 +34,9 @@ NO_SERVERS := BENCHWRIGHT_PG_PORT=9 BENCHWRIGHT_MYSQL_PORT=9 BENCHWRIGHT_REDIS_P
 test: servers image   ## every test: unit, runner (real servers), functions, state machines, infra, e2e, rehearsals
 	$(NO_SERVERS) $(BIN)/pytest -q -p no:cacheprovider -m "$(FAST)" -n auto --durations=15
 	BIN=$(BIN) scripts/server-tiers
+
+sanitize:             ## the C hot path under AddressSanitizer + UBSan, with the tests that drive it
+	BIN=$(BIN) scripts/sanitize
 
 test-fast:            ## tests that need no servers, on every core
 	$(NO_SERVERS) $(BIN)/pytest -q -p no:cacheprovider -m "$(FAST)" -n auto

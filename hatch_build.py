@@ -5,7 +5,9 @@ called directly with Python's own flags instead of through setuptools. Linux onl
 elsewhere the package is pure Python and the loop runs as Python, which the result document says.
 A wheel gets the module as a build artefact; an editable install (``pip install -e``, the venv of
 ``make bootstrap``) gets it next to the source, where the editable path finds it.
-``python hatch_build.py`` rebuilds it in place after the C file changed (``make ext``).
+``python hatch_build.py`` rebuilds it in place after the C file changed (``make ext``);
+``python hatch_build.py --sanitize DIR`` builds it with AddressSanitizer and UBSan under DIR
+(``make sanitize``).
 """
 
 from __future__ import annotations
@@ -23,12 +25,21 @@ SOURCE = Path(__file__).parent / "src" / "benchwright" / "runner" / "_fastloop.c
 MODULE = "benchwright/runner/_fastloop" + str(sysconfig.get_config_var("EXT_SUFFIX") or ".so")
 
 
-def compile_extension(target: Path) -> Path:
+SANITIZE = (
+    "-O1",
+    "-g",
+    "-fno-omit-frame-pointer",
+    "-fsanitize=address,undefined",
+    "-fno-sanitize-recover=undefined",
+)
+
+
+def compile_extension(target: Path, optimise: tuple[str, ...] = ("-O2",)) -> Path:
     """Compile ``SOURCE`` to ``target``; a compiler error stops the build (no silent fallback)."""
     compiler = shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")
     command = [
         *compiler,
-        "-O2",
+        *optimise,
         "-Wall",
         "-Werror",
         "-fPIC",
@@ -70,4 +81,7 @@ class CustomBuildHook(BuildHookInterface):  # type: ignore[misc,valid-type]
 
 
 if __name__ == "__main__":
-    print(in_place())
+    if sys.argv[1:2] == ["--sanitize"]:  # scripts/sanitize: ASan + UBSan build into a copy of the tree
+        print(compile_extension(Path(sys.argv[2]) / MODULE, SANITIZE))
+    else:
+        print(in_place())
