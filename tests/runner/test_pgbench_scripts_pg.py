@@ -4,6 +4,7 @@ built-in script on a database without pgbench's tables is refused naming the tab
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -63,6 +64,8 @@ def test_a_run_with_failed_transactions_exits_2_as_pgbench_does(
     argv = ["pgbench", "-f", str(script), "-c", "1", "-t", "40", "-n", "--random-seed", "7"]
     assert main([*argv, *command(pg_url)]) == 2
     captured = capsys.readouterr()
-    failed = int(captured.err.split("benchwright: ", 2)[-1].split(" transaction(s) failed")[0])
+    said = re.search(r"^benchwright: (\d+) transaction\(s\) failed", captured.err, re.MULTILINE)
+    assert said is not None, captured.err
+    failed = int(said.group(1))
     processed = int(captured.out.split("actually processed: ")[1].split("/")[0])
     assert 0 < failed < 40 and processed == 40 - failed  # a failed transaction is never throughput
