@@ -35,8 +35,8 @@ from benchwright.runner.progress import RunnerEvent
 from benchwright.runner_output import PartialPhase, RunnerOutput
 
 EXIT_ABORTED = 3
-LATE_START_TOLERANCE_S = 1.0
-FLUSH_S = 2.0  # the phase in progress is rewritten to the output this often (one PUT on S3)  # a release this much after start_at is no longer "together"
+LATE_START_TOLERANCE_S = 1.0  # a release this much after start_at is no longer "together"
+FLUSH_S = 2.0  # the phase in progress is rewritten to the output this often (one PUT on S3)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -178,19 +178,6 @@ def aws_call(
         raise retryable(f"{what}: {exc}") from exc
 
 
-def ignore_not_found(what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> bool:
-    """Delete helper: True when the call ran, False when the resource was already gone."""
-    from botocore.exceptions import ClientError
-
-    try:
-        fn(*args, **kwargs)
-        return True
-    except ClientError as exc:
-        if is_not_found(exc):
-            return False
-        raise translate(exc, what) from exc
-
-
 def paginate(client: Any, operation: str, key: str, **kwargs: Any) -> Iterator[Any]:
     """Every item under ``key`` across the pages of ``operation``."""
     for page in client.get_paginator(operation).paginate(**kwargs):

@@ -9,7 +9,7 @@ from typing import Any
 
 from benchwright.runner.measure import decode_histogram
 from benchwright.runner.workloads.pgscript.workload import op_name, scripts_of
-from benchwright.runner.workloads.tpcb.pgbench_format import above_limit
+from benchwright.runner.workloads.tpcb.pgbench_format import above_limit, header_lines
 
 
 def summary_lines(
@@ -26,24 +26,14 @@ def summary_lines(
     done = sum(s["transactions"] for s in scripts)
     failed = sum(s["failed"] for s in scripts)
     several = len(scripts) > 1
-    lines = [
-        f"transaction type: {'multiple scripts' if several else scripts[0]['name']}",
-        f"scaling factor: {doc.extra.get('scale') or 1}",
-        f"query mode: {doc.extra.get('query_mode', 'simple')}",
-        f"number of clients: {clients}",
-        f"number of threads: {threads}",
-    ]
-    if per_client is None:
-        lines += [
-            f"duration: {round(doc.runtime_ms / 1000)} s",
-            f"number of transactions actually processed: {done}",
-        ]
-    else:
-        lines += [
-            f"number of transactions per client: {per_client}",
-            f"number of transactions actually processed: {done}/{per_client * clients}",
-        ]
-    lines.append(f"number of failed transactions: {failed} ({_share(failed, done + failed)})")
+    lines = header_lines(
+        "multiple scripts" if several else scripts[0]["name"],
+        doc.extra.get("scale") or 1,
+        doc.extra.get("query_mode", "simple"),
+        (clients, threads, per_client),
+        doc.runtime_ms,
+        (done, failed),
+    )
     if latency_limit_ms is not None:
         late = sum(above_limit(doc, name, latency_limit_ms) for name in names)
         lines.append(

@@ -39,6 +39,39 @@ def progress_line(period: Period) -> str:
     )
 
 
+def header_lines(
+    kind: str,
+    scale: Any,
+    query_mode: str,
+    shape: tuple[int, int, int | None],
+    runtime_ms: float,
+    outcome: tuple[int, int],
+) -> list[str]:
+    """pgbench's opening lines of its end-of-run block, for built-in and script runs alike:
+    ``shape`` is (clients, threads, -t per client or None for -T), ``outcome`` (done, failed)."""
+    clients, threads, per_client = shape
+    done, failed = outcome
+    lines = [
+        f"transaction type: {kind}",
+        f"scaling factor: {scale}",
+        f"query mode: {query_mode}",
+        f"number of clients: {clients}",
+        f"number of threads: {threads}",
+    ]
+    if per_client is None:
+        lines += [
+            f"duration: {round(runtime_ms / 1000)} s",
+            f"number of transactions actually processed: {done}",
+        ]
+    else:
+        lines += [
+            f"number of transactions per client: {per_client}",
+            f"number of transactions actually processed: {done}/{per_client * clients}",
+        ]
+    lines.append(f"number of failed transactions: {failed} ({100 * failed / max(1, done + failed):.3f}%)")
+    return lines
+
+
 def summary_lines(
     doc: Any,
     clients: int,
@@ -59,25 +92,14 @@ def summary_lines(
     )
     done = figures.get("transactions", 0)
     failed = figures.get("failed", 0)
-    total = max(1, done + failed)
-    lines = [
-        f"transaction type: {SCRIPTS.get(script, script)}",
-        f"scaling factor: {figures.get('scale', '?')}",
-        f"query mode: {figures.get('query_mode', 'simple')}",
-        f"number of clients: {clients}",
-        f"number of threads: {threads}",
-    ]
-    if per_client is None:
-        lines += [
-            f"duration: {round(doc.runtime_ms / 1000)} s",
-            f"number of transactions actually processed: {done}",
-        ]
-    else:
-        lines += [
-            f"number of transactions per client: {per_client}",
-            f"number of transactions actually processed: {done}/{per_client * clients}",
-        ]
-    lines.append(f"number of failed transactions: {failed} ({100 * failed / total:.3f}%)")
+    lines = header_lines(
+        SCRIPTS.get(script, script),
+        figures.get("scale", "?"),
+        figures.get("query_mode", "simple"),
+        (clients, threads, per_client),
+        doc.runtime_ms,
+        (done, failed),
+    )
     if latency_limit_ms is not None:
         late = above_limit(doc, script, latency_limit_ms)
         lines.append(
