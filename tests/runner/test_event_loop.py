@@ -18,7 +18,8 @@ from collections.abc import Iterator
 import hiredis
 import pytest
 
-from benchwright.runner.drivers.redis import RedisDriver, encode_command
+from benchwright.runner.drivers.redis import RedisDriver
+from benchwright.runner.drivers.resp import encode_command
 from benchwright.runner.event_loop import Channel, Connection, EventLoop, Request
 from benchwright.runner.measure import Recorder
 from benchwright.runner.workloads.base import ThreadInfo

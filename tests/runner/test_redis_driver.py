@@ -9,7 +9,8 @@ import subprocess
 import pytest
 import redis
 
-from benchwright.runner.drivers.redis import RedisDriver, encode_command
+from benchwright.runner.drivers.redis import RedisDriver
+from benchwright.runner.drivers.resp import encode_command
 from benchwright.runner.measure import Status
 
 

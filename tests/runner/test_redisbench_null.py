@@ -10,7 +10,7 @@ import pytest
 
 from benchwright.errors import CapabilityError, SpecError
 from benchwright.runner import compiled
-from benchwright.runner.drivers.redis import encode_command
+from benchwright.runner.drivers.resp import encode_command
 from benchwright.runner.engine import PhaseConfig, run_phase
 from benchwright.runner.measure import decode_histogram, encode_histogram, new_histogram
 from benchwright.runner.workloads.base import check_capability

@@ -21,12 +21,7 @@ PACKAGE = "benchwright"
 KNOWN: tuple[frozenset[str], ...] = tuple(
     frozenset(f"{PACKAGE}.{name}" for name in names.split())
     for names in (
-        "runner.drivers.redis runner.drivers.redis_wire",
-        "experiments.budget experiments.runner_classes",
-        "rehearse.services.cache_api rehearse.services.cache_api_memorydb",
-        "rehearse.hooks rehearse.services.lambda_",
         "report.monthly_table report.table report.table_metrics",
-        "providers.local providers.local.operations providers.local.servers",
         "providers.aws.targets.aurora providers.aws.targets.operations providers.aws.targets.rds",
         "stages stages.finish stages.operations stages.steps",
         "providers.aws providers.aws.launcher providers.aws.targets providers.aws.targets.ec2"

@@ -11,7 +11,8 @@ from rich.table import Table
 
 from benchwright.commands import Subparsers
 from benchwright.errors import SpecError
-from benchwright.experiments.budget import SpecBudget, check_budget, suite_budgets
+from benchwright.experiments.budget import SpecBudget, check_budget
+from benchwright.experiments.runner_classes import suite_budgets_both_classes
 from benchwright.report.cell_names import cut_ids, short_ids
 from benchwright.report.fit import Fitted, print_whole
 from benchwright.spec import BenchmarkSpec, SuiteSpec, check_workload, expand_matrix, load_suite
@@ -274,7 +275,7 @@ def handle(args: argparse.Namespace) -> int:
             benchmarks=[scale_down(b) for b in suite.benchmarks],
         )
     console = Console()
-    budgets = suite_budgets(suite, args.prices, both_classes=True)
+    budgets = suite_budgets_both_classes(suite, args.prices)
     total = show(suite, console, budgets)
     if len(suite.benchmarks) > 1:
         total = sum(b.total_usd for b in budgets)

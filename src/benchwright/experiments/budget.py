@@ -152,21 +152,17 @@ def check_budget(budgets: list[SpecBudget], max_usd: float | None) -> None:
         )
 
 
-def suite_budgets(
-    suite: SuiteSpec, prices_dir: str | None = None, both_classes: bool = False
-) -> list[SpecBudget]:
-    """Each benchmark's budget; ``both_classes``: with its runner priced on both classes too."""
-    from benchwright.experiments.runner_classes import class_costs
+def spec_budget(spec: BenchmarkSpec, prices_dir: str | None = None) -> tuple[SpecBudget, PriceList]:
+    """One benchmark's budget, and the price list it was priced from (to price it again)."""
+    prices = price_list(spec, prices_dir)
+    budget = estimate_spec(spec, prices)
+    budget.unreachable = prices.unreachable if isinstance(prices, FallbackPriceList) else None
+    return budget, prices
 
-    budgets = []
-    for spec in suite.benchmarks:
-        prices = price_list(spec, prices_dir)
-        budget = estimate_spec(spec, prices)
-        budget.unreachable = prices.unreachable if isinstance(prices, FallbackPriceList) else None
-        if both_classes:
-            budget.classes = class_costs(spec, budget, prices)
-        budgets.append(budget)
-    return budgets
+
+def suite_budgets(suite: SuiteSpec, prices_dir: str | None = None) -> list[SpecBudget]:
+    """Each benchmark's budget (``runner_classes.suite_budgets_both_classes`` adds the other class)."""
+    return [spec_budget(spec, prices_dir)[0] for spec in suite.benchmarks]
 
 
 def enforce(suite: SuiteSpec, max_usd: float | None, prices_dir: str | None = None) -> list[SpecBudget]:

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from benchwright.errors import SpecError
+from benchwright.experiments.budget import SpecBudget, estimate_spec, spec_budget
 
 if TYPE_CHECKING:
-    from benchwright.experiments.budget import SpecBudget
     from benchwright.providers.aws.pricelist import PriceList
-    from benchwright.spec import BenchmarkSpec
+    from benchwright.spec import BenchmarkSpec, SuiteSpec
     from benchwright.spec.runners import RunnerSpec
 
 RUNNER_ITEMS = ("fargate runner", "ec2 runner")  # the price book's runner line items (pricing.py)
@@ -79,8 +79,6 @@ def runner_usd(budget: SpecBudget) -> float:
 
 def class_costs(spec: BenchmarkSpec, budget: SpecBudget, prices: PriceList | None) -> list[ClassCost]:
     """The spec's own class (from ``budget``) and the other one, measured first; [] for a local run."""
-    from benchwright.experiments.budget import estimate_spec
-
     if spec.runner.platform == "local":
         return []
     chosen = ClassCost(
@@ -134,3 +132,13 @@ def _fargate_cpu(vcpus: int | None) -> float:
     if vcpus is None:
         return FARGATE_DEFAULT_VCPU
     return float(max(c for c in FARGATE_CPU if c <= max(vcpus, min(FARGATE_CPU))))
+
+
+def suite_budgets_both_classes(suite: SuiteSpec, prices_dir: str | None = None) -> list[SpecBudget]:
+    """Each benchmark's budget with its runner priced on both classes, as ``validate`` shows them."""
+    budgets = []
+    for spec in suite.benchmarks:
+        budget, prices = spec_budget(spec, prices_dir)
+        budget.classes = class_costs(spec, budget, prices)
+        budgets.append(budget)
+    return budgets

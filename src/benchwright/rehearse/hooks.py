@@ -108,6 +108,7 @@ class Hooks:
         from benchwright.rehearse.services import (
             cache,
             cache_api,
+            cache_api_memorydb,
             ec2,
             ecs,
             iam,
@@ -119,7 +120,9 @@ class Hooks:
         from benchwright.rehearse.services.iam import principal_check
 
         configure_moto()
-        cache_api.install()  # calls moto lacks (parameter groups, TestFailover): the hooks below wrap them
+        # calls moto lacks (parameter groups, TestFailover, FailoverShard): the hooks below wrap them
+        cache_api.install()
+        cache_api_memorydb.install()
         pi.install(principal_check(self))  # Performance Insights, which moto lacks (services/pi.py)
         # events: reboot/failover restart stand-ins; rds_restore: snapshots and restores copy their data
         for service in (lambda_, iam, principals, ecs, rds, rds_restore, events, ec2, cache):
@@ -192,6 +195,17 @@ class Hooks:
         if server is not None:
             server.delete()
             self.events.append(f"stand-in for {ident} deleted")
+
+    def record_invocation(self, state: str, function: str, result: Any) -> None:
+        """One handler invocation (a ``lambda_pool`` result), counted for the summary; a sandbox's
+        timeout or crash also becomes an event of the run."""
+        error_type = None if result.ok else str((result.payload or {}).get("errorType"))
+        with self.lock:
+            self.invocations.append(
+                Invocation(state, result.seconds, result.ok, function, result.init_s, result.pid, error_type)
+            )
+            if error_type in ("Sandbox.Timedout", "Runtime.ExitError", "Runtime.Unknown"):
+                self.events.append(f"{state}: {result.payload.get('errorMessage')}")
 
     def tls_material(self) -> TlsMaterial:
         with self.lock:

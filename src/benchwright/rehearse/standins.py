@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from benchwright.providers.base import Credentials
-from benchwright.providers.local.servers import USER, PostgresServer, RedisServer
+from benchwright.providers.local.server_os import USER
+from benchwright.providers.local.servers import PostgresServer, RedisServer
 from benchwright.rehearse.tls import TlsMaterial
 from benchwright.spec import LocalTarget
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchwright.errors import ProvisioningFailed
+from benchwright.providers.local.server_os import DATABASE, USER, pg_bin
 
 if TYPE_CHECKING:
     from benchwright.providers.local.servers import LocalServer
@@ -73,8 +74,6 @@ def dump_restore(server: LocalServer) -> dict[str, Any]:
 def _postgres(server: LocalServer) -> tuple[dict[str, float], int, str]:
     import psycopg
 
-    from benchwright.providers.local.servers import DATABASE, USER, _pg_bin
-
     port = server.handle["port"]
     base = Path(server.handle["dir"])
     dump = base / "dump.pgc"
@@ -94,13 +93,13 @@ def _postgres(server: LocalServer) -> tuple[dict[str, float], int, str]:
 
     before = rows()
     t = time.monotonic()
-    _run([str(_pg_bin() / "pg_dump"), *common, "-Fc", "-f", str(dump), DATABASE], "pg_dump", env)
+    _run([str(pg_bin() / "pg_dump"), *common, "-Fc", "-f", str(dump), DATABASE], "pg_dump", env)
     dump_s = time.monotonic() - t
     t = time.monotonic()
     with psycopg.connect(admin, password=env["PGPASSWORD"], autocommit=True) as conn:
         conn.execute(f"DROP DATABASE {DATABASE} WITH (FORCE)")
         conn.execute(f"CREATE DATABASE {DATABASE}")
-    _run([str(_pg_bin() / "pg_restore"), *common, "-d", DATABASE, "--no-owner", str(dump)], "pg_restore", env)
+    _run([str(pg_bin() / "pg_restore"), *common, "-d", DATABASE, "--no-owner", str(dump)], "pg_restore", env)
     restore_s = time.monotonic() - t
     t = time.monotonic()
     after = _until(rows)
@@ -116,8 +115,6 @@ def _postgres(server: LocalServer) -> tuple[dict[str, float], int, str]:
 # ---------------------------------------------------------------- MariaDB
 def _mariadb(server: LocalServer) -> tuple[dict[str, float], int, str]:
     import MySQLdb
-
-    from benchwright.providers.local.servers import DATABASE
 
     base = Path(server.handle["dir"])
     sock = str(base / "mysqld.sock")

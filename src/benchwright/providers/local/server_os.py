@@ -8,6 +8,7 @@ directory that user can reach, its log's last lines, and stopping or killing its
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import pwd
 import re
@@ -24,6 +25,8 @@ import psutil
 from benchwright.errors import ProvisioningFailed
 
 PROCESSES: dict[int, subprocess.Popen[bytes]] = {}  # pid -> Popen, so exits are reaped
+USER = "bench"  # the role/user every throwaway server creates for the benchmark
+DATABASE = "bench"  # and the database it owns
 
 
 def free_port() -> int:
@@ -168,3 +171,13 @@ def _running(proc: psutil.Process) -> bool:
         return proc.status() != psutil.STATUS_ZOMBIE
     except psutil.Error:
         return False
+
+
+def pg_bin() -> Path:
+    """The newest installed PostgreSQL's bin directory (Debian's layout)."""
+    found = sorted(
+        glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: [int(x) for x in p.split("/")[4].split(".")]
+    )
+    if not found:
+        raise ProvisioningFailed("postgres: PostgreSQL binaries not found (scripts/local-servers install)")
+    return Path(found[-1])

@@ -10,7 +10,6 @@ process tree and removes the directory, and succeeds when there is nothing left 
 from __future__ import annotations
 
 import contextlib
-import glob
 import os
 import secrets
 import shutil
@@ -25,24 +24,25 @@ import psutil
 
 from benchwright.errors import ProvisioningFailed
 from benchwright.providers.base import Credentials, Target, TargetStatus
-from benchwright.providers.local import stray
+from benchwright.providers.local.operations import OPERATIONS
 from benchwright.providers.local.pidfiles import register_process, unregister_process
 from benchwright.providers.local.server_os import (
+    DATABASE,
     PROCESSES,
+    USER,
     chown,
     free_port,
     kill_process_tree,
     log_tail,
     parent_dir,
+    pg_bin,
     port_in_use,
     server_user,
     stop_process_tree,
     tool_errors,
 )
+from benchwright.providers.local.stray import forget, record
 from benchwright.spec import LocalTarget as LocalSpec
-
-USER = "bench"
-DATABASE = "bench"
 
 
 def _setting_value(value: Any) -> str:
@@ -87,7 +87,7 @@ class LocalServer(Target[LocalSpec]):
         PROCESSES[proc.pid] = proc
         handle["pid"] = str(proc.pid)
         register_process(self.run_id, "server", proc.pid, str(base))
-        stray.record(proc.pid, str(base))
+        record(proc.pid, str(base))
         return handle
 
     def _spawn(self, base: Path, port: int, password: str, user: str | None) -> subprocess.Popen[bytes]:
@@ -125,7 +125,7 @@ class LocalServer(Target[LocalSpec]):
         else:
             stop_process_tree(pid, self._owned)
         PROCESSES.pop(pid, None)
-        stray.forget(pid)
+        forget(pid)
         stopped = time.monotonic() - t0
         user = self.handle.get("user") or None
         try:
@@ -133,7 +133,7 @@ class LocalServer(Target[LocalSpec]):
         except (OSError, subprocess.SubprocessError) as exc:
             raise ProvisioningFailed(f"{self.engine}: could not restart the server ({exc})") from None
         PROCESSES[proc.pid] = proc
-        stray.record(proc.pid, str(base))
+        record(proc.pid, str(base))
         self.handle["pid"] = str(proc.pid)
         deadline = time.monotonic() + self.spec.startup_timeout_s
         while True:
@@ -153,8 +153,6 @@ class LocalServer(Target[LocalSpec]):
 
     def operation(self, name: str) -> dict[str, Any]:
         """Run and time an operation benchmark (providers/local/operations.py)."""
-        from benchwright.providers.local.operations import OPERATIONS
-
         if name not in OPERATIONS:
             return super().operation(name)
         return OPERATIONS[name](self)
@@ -186,7 +184,7 @@ class LocalServer(Target[LocalSpec]):
         if pid:
             stop_process_tree(pid, self._owned)
             PROCESSES.pop(pid, None)
-            stray.forget(pid)
+            forget(pid)
         directory = self.handle.get("dir")
         if directory and Path(directory).name.startswith(f"benchwright-{self.engine}-"):
             shutil.rmtree(directory, ignore_errors=True)
@@ -257,15 +255,6 @@ class LocalServer(Target[LocalSpec]):
 
 
 # ================================================================ PostgreSQL
-def _pg_bin() -> Path:
-    found = sorted(
-        glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: [int(x) for x in p.split("/")[4].split(".")]
-    )
-    if not found:
-        raise ProvisioningFailed("postgres: PostgreSQL binaries not found (scripts/local-servers install)")
-    return Path(found[-1])
-
-
 class PostgresServer(LocalServer):
     engine = "postgres"
     os_user = "postgres"
@@ -278,7 +267,7 @@ class PostgresServer(LocalServer):
         chown(base, user)
         result = subprocess.run(
             [
-                str(_pg_bin() / "initdb"),
+                str(pg_bin() / "initdb"),
                 "-D",
                 str(data),
                 "-U",
@@ -311,7 +300,7 @@ class PostgresServer(LocalServer):
             conf.write("\n# benchwright\n" + "\n".join(lines) + "\n")
 
     def _command(self, base: Path, port: int, password: str) -> list[str]:
-        return [str(_pg_bin() / "postgres"), "-D", str(base / "data")]
+        return [str(pg_bin() / "postgres"), "-D", str(base / "data")]
 
     def _probe(self) -> None:
         import psycopg

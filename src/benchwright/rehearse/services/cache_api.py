@@ -59,14 +59,11 @@ def service_error(code: str, message: str, service: str = "elasticache") -> Exce
 
 
 def install() -> None:
-    """Add the calls to moto's ElastiCache and MemoryDB (once per process)."""
+    """Add the calls to moto's ElastiCache (once per process; MemoryDB's: cache_api_memorydb.install)."""
     with _installed:
         if _done:
             return
-        from benchwright.rehearse.services import cache_api_memorydb
-
         _install_elasticache()
-        cache_api_memorydb.install()
         _done.append(True)
 
 

@@ -68,16 +68,8 @@ def _patch_invoke(hooks: Hooks) -> None:
 def run_handler(hooks: Hooks, state: str, name: str, event: Any) -> tuple[bool, Any]:
     """One invocation of function ``name`` in one of its sandboxes (lambda_pool.py): its own
     interpreter, its asset alone on the import path, its timeout enforced."""
-    from benchwright.rehearse.hooks import Invocation
-
     result = hooks.pool.invoke(name, event)
-    error_type = None if result.ok else str((result.payload or {}).get("errorType"))
-    with hooks.lock:
-        hooks.invocations.append(
-            Invocation(state, result.seconds, result.ok, name, result.init_s, result.pid, error_type)
-        )
-        if error_type in ("Sandbox.Timedout", "Runtime.ExitError", "Runtime.Unknown"):
-            hooks.events.append(f"{state}: {result.payload.get('errorMessage')}")
+    hooks.record_invocation(state, name, result)
     if hooks.on_state_done is not None:
         hooks.on_state_done(state)
     return result.ok, result.payload

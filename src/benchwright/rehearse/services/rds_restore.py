@@ -46,9 +46,9 @@ class Copy:
 
 
 def _pg(tool: str) -> str:
-    from benchwright.providers.local.servers import _pg_bin
+    from benchwright.providers.local.server_os import pg_bin
 
-    return str(_pg_bin() / tool)
+    return str(pg_bin() / tool)
 
 
 def _my(*names: str) -> str:
@@ -66,7 +66,8 @@ def _run(argv: list[str], password: str, what: str, stdin: IO[str] | None = None
 
 def dump(hooks: Hooks, source: str, name: str) -> Copy | None:
     """A dump of the stand-in of ``source`` (PostgreSQL or MariaDB); None when it has none."""
-    from benchwright.providers.local.servers import DATABASE, USER, MariaDbServer, PostgresServer
+    from benchwright.providers.local.server_os import DATABASE, USER
+    from benchwright.providers.local.servers import MariaDbServer, PostgresServer
 
     server = hooks.standins.get(source)
     if not isinstance(server, PostgresServer | MariaDbServer):
@@ -96,7 +97,7 @@ def _restore_postgres(server: Any, ident: str, copy: Copy, own: str) -> None:
     import psycopg
     from psycopg import sql
 
-    from benchwright.providers.local.servers import DATABASE, USER
+    from benchwright.providers.local.server_os import DATABASE, USER
 
     port = server.handle["port"]
     _run([_pg("pg_restore"), "-h", "127.0.0.1", "-p", port, "-U", USER, "-d", DATABASE, "--no-owner",
@@ -112,7 +113,7 @@ def _restore_mysql(server: Any, ident: str, copy: Copy, own: str) -> None:
     """Feed the dump to ``mariadb``, then the user (at both of its hosts) takes the source's password."""
     import MySQLdb
 
-    from benchwright.providers.local.servers import DATABASE, USER
+    from benchwright.providers.local.server_os import DATABASE, USER
 
     port = server.handle["port"]
     with open(copy.dump) as source:

@@ -35,11 +35,11 @@ from redis.exceptions import InvalidResponse
 from benchwright.errors import SpecError, TargetUnreachable
 from benchwright.runner.dataset import MARKER_KEY as DATASET_MARKER
 from benchwright.runner.drivers.base import Capability, KeyValueDriver, RedisCommandsDriver
-from benchwright.runner.drivers.redis_datatype import redis_datatype
+from benchwright.runner.drivers.redis_datatype import SCANNABLE, field_index, redis_datatype
+from benchwright.runner.drivers.redis_wire import RedisKeyValueWire
+from benchwright.runner.drivers.resp import encode_command
 from benchwright.runner.event_loop import Channel
 from benchwright.runner.measure import Status
-
-SCANNABLE = ("hash", "string")
 
 READ_BUFFER = 65536
 try:  # redis-py's mapping of error replies to exception classes (NOAUTH -> AuthenticationError ...)
@@ -48,25 +48,6 @@ try:  # redis-py's mapping of error replies to exception classes (NOAUTH -> Auth
     _parse_error: Any = BaseParser.parse_error
 except ImportError:  # pragma: no cover - a redis-py without it: plain ResponseError
     _parse_error = redis.ResponseError
-
-
-def encode_command(args: Sequence[bytes | str | int]) -> bytes | None:
-    """One command in RESP (``*N`` then ``$len`` + bytes per argument), as redis-py's Encoder would
-    write it for bytes, str (UTF-8) and int arguments; None for any other type (redis-py decides)."""
-    parts = [b"*%d\r\n" % len(args)]
-    append = parts.append
-    for arg in args:
-        kind = type(arg)
-        if kind is bytes:
-            data: bytes = arg  # type: ignore[assignment]
-        elif kind is str:
-            data = arg.encode()  # type: ignore[union-attr]
-        elif kind is int:
-            data = b"%d" % arg  # type: ignore[str-format]
-        else:
-            return None
-        append(b"$%d\r\n%s\r\n" % (len(data), data))
-    return b"".join(parts)
 
 
 def truthy(value: str | None) -> bool:
@@ -178,8 +159,6 @@ class RedisDriver(KeyValueDriver, RedisCommandsDriver):
         return Channel(self._sock, parser, float(self.conn.socket_timeout or 10.0), _parse_error)
 
     def kv_wire(self) -> Any:
-        from benchwright.runner.drivers.redis_wire import RedisKeyValueWire
-
         return RedisKeyValueWire(self.datatype)
 
     # -------------------------------------------------------------- raw commands
@@ -331,7 +310,7 @@ class RedisDriver(KeyValueDriver, RedisCommandsDriver):
         elif t == "string":
             self.command("SET", k, next(iter(values.values())), "XX")
         elif t == "list":
-            self.pipeline([("LSET", k, _field_index(f), v) for f, v in values.items()])
+            self.pipeline([("LSET", k, field_index(f), v) for f, v in values.items()])
         elif t == "set":
             cmds: list[tuple[str | int, ...]] = []
             for v in values.values():
@@ -340,7 +319,7 @@ class RedisDriver(KeyValueDriver, RedisCommandsDriver):
         else:
             zcmds: list[tuple[str | int, ...]] = []
             for f, v in values.items():
-                i = _field_index(f)
+                i = field_index(f)
                 zcmds += [("ZREMRANGEBYSCORE", k, i, i), ("ZADD", k, i, v)]
             self.pipeline(zcmds)
         return Status.OK
@@ -359,7 +338,7 @@ class RedisDriver(KeyValueDriver, RedisCommandsDriver):
         else:
             members: list[str | int] = []
             for f, v in values.items():
-                members += [_field_index(f), v]
+                members += [field_index(f), v]
             self.pipeline([("DEL", k), ("ZADD", k, *members)])
         return Status.OK
 
@@ -374,8 +353,3 @@ def _flatten(values: Mapping[str, str]) -> list[str]:
     for f, v in values.items():
         out += [f, v]
     return out
-
-
-def _field_index(field: str) -> int:
-    """FIELD7 -> 7: list positions and zset scores follow the YCSB field number."""
-    return int(field[5:]) if field.startswith(("FIELD", "field")) else 0

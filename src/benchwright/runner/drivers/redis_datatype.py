@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from benchwright.errors import SpecError
 
 DATATYPES = ("hash", "string", "list", "set", "zset")
+SCANNABLE = ("hash", "string")  # the types whose records a lexicographic key index can range-scan
 COMMAND_GROUPS = {"sortedset": "zset", "sorted_set": "zset", "zset": "zset"}
 
 
@@ -30,3 +31,8 @@ def redis_datatype(properties: Mapping[str, str]) -> str:
     if datatype not in DATATYPES:
         raise SpecError("redis.datatype", f"{datatype!r} is not one of {', '.join(DATATYPES)}")
     return datatype
+
+
+def field_index(field: str) -> int:
+    """FIELD7 -> 7: list positions and zset scores follow the YCSB field number."""
+    return int(field[5:]) if field.startswith(("FIELD", "field")) else 0

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from benchwright.runner.drivers.redis import SCANNABLE, _field_index, encode_command
+from benchwright.runner.drivers.redis_datatype import SCANNABLE, field_index
+from benchwright.runner.drivers.resp import encode_command
 from benchwright.runner.event_loop import Request, Step, reply_nonempty, reply_not_none, then_if_found
 from benchwright.runner.measure import Status
 
@@ -159,7 +160,7 @@ class RedisKeyValueWire:
             return _resp("SET", k, next(iter(values.values())), "XX"), 1, None
         if t == "list":
             return (
-                b"".join(_resp("LSET", k, _field_index(f), v) for f, v in values.items()),
+                b"".join(_resp("LSET", k, field_index(f), v) for f, v in values.items()),
                 len(values),
                 None,
             )
@@ -168,7 +169,7 @@ class RedisKeyValueWire:
             return b"".join(cmds), 2 * len(values), None
         zcmds = []
         for f, v in values.items():
-            i = _field_index(f)
+            i = field_index(f)
             zcmds.append(_resp("ZREMRANGEBYSCORE", k, i, i) + _resp("ZADD", k, i, v))
         return b"".join(zcmds), 2 * len(values), None
 
@@ -238,7 +239,7 @@ class RedisKeyValueWire:
         else:
             members: list[str | int] = []
             for f, v in values.items():
-                members += (_field_index(f), v)
+                members += (field_index(f), v)
             write = _resp("ZADD", k, *members)
         return "INSERT", _resp("DEL", k) + write, 2, None
 

@@ -17,6 +17,8 @@ from itertools import repeat as forever
 from itertools import starmap
 from operator import mul
 
+from benchwright.runner.drivers.resp import encode_command
+
 Command = tuple[bytes, ...]
 
 # redis-benchmark's test names (-t), in the order it runs them.
@@ -130,8 +132,6 @@ def resp_blocks(test: str, value: bytes, keys: KeySource, repeat: int = 1) -> Ca
     digits change, filled in one formatting step per request, in the same order of random draws as
     ``command_factory`` (so both give the same commands from the same seed). A block of requests is
     one list comprehension: no Python call per request."""
-    from benchwright.runner.drivers.redis import encode_command
-
     if test in INLINE:
         inline = INLINE[test] * repeat
         return lambda n: [inline] * n
