@@ -152,7 +152,7 @@ def check_budget(budgets: list[SpecBudget], max_usd: float | None) -> None:
         )
 
 
-def spec_budget(spec: BenchmarkSpec, prices_dir: str | None = None) -> tuple[SpecBudget, PriceList]:
+def spec_budget(spec: BenchmarkSpec, prices_dir: str | None = None) -> tuple[SpecBudget, PriceList | None]:
     """One benchmark's budget, and the price list it was priced from (to price it again)."""
     prices = price_list(spec, prices_dir)
     budget = estimate_spec(spec, prices)
