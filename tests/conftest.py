@@ -24,6 +24,23 @@ import pytest
 # "concurrent_benchmark". tests/unit/test_host_lock.py points it elsewhere to make them meet.
 os.environ["BENCHWRIGHT_HOST_LOCK_DIR"] = tempfile.mkdtemp(prefix="bw-host-lock-")
 
+
+
+def _use_this_workers_server_set() -> None:
+    """With ``BENCHWRIGHT_SERVER_SETS=N`` (scripts/server-tiers), pytest-xdist worker ``gwK`` tests
+    against server set ``K % N + 1`` of scripts/local-servers (ports 10000 * (set - 1) above the
+    first set's), so that two workers never share a server: a test may pause, fill or reconfigure
+    its server, and measured phases on one server would disturb each other's numbers."""
+    sets = int(os.environ.get("BENCHWRIGHT_SERVER_SETS", "1"))
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if sets < 2 or not worker.startswith("gw"):
+        return
+    shift = 10000 * (int(worker[2:]) % sets)
+    for name, first in (("PG", 15432), ("MYSQL", 13306), ("REDIS", 16379)):
+        os.environ[f"BENCHWRIGHT_{name}_PORT"] = str(first + shift)  # the runs' subprocesses see it too
+
+
+_use_this_workers_server_set()
 PG_PORT = int(os.environ.get("BENCHWRIGHT_PG_PORT", "15432"))
 MYSQL_PORT = int(os.environ.get("BENCHWRIGHT_MYSQL_PORT", "13306"))
 REDIS_PORT = int(os.environ.get("BENCHWRIGHT_REDIS_PORT", "16379"))

@@ -16,6 +16,7 @@ from benchwright.runner.drivers.base import Capability
 from benchwright.runner.drivers.mysql import MySQLDriver, parse_url
 from benchwright.runner.engine import ERROR_ABORT_S, PhaseConfig, run_phase
 from benchwright.runner.measure import Status
+from tests.conftest import MYSQL_PORT
 from tests.runner.conftest import PrivateMariaDB
 from tests.statuses import assert_honest, statuses_of
 
@@ -106,7 +107,7 @@ def test_password_comes_from_the_environment_when_set(
     monkeypatch.setenv("BENCHWRIGHT_DB_PASSWORD", "wrong-secret")
     with pytest.raises(TargetUnreachable) as err:
         MySQLDriver({"mysql.url": without}).connect()
-    assert err.value.host == "127.0.0.1:13306" and "Access denied" in err.value.cause
+    assert err.value.host == f"127.0.0.1:{MYSQL_PORT}" and "Access denied" in err.value.cause
     assert "wrong-secret" not in str(err.value)
 
 

@@ -23,7 +23,6 @@ KNOWN: tuple[frozenset[str], ...] = tuple(
     for names in (
         "report.monthly_table report.table report.table_metrics",
         "providers.aws.targets.aurora providers.aws.targets.operations providers.aws.targets.rds",
-        "stages stages.finish stages.operations stages.steps",
         "providers.aws providers.aws.launcher providers.aws.targets providers.aws.targets.ec2"
         " providers.aws.targets.node_replace",
         "experiments.capacity experiments.checks sharing spec spec.checks spec.duration spec.loading",

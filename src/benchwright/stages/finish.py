@@ -33,7 +33,7 @@ from benchwright.outcome import BROKEN, FAILED, INVALID, SUCCEEDED, invalid_summ
 from benchwright.providers.base import Providers
 from benchwright.runs import RunRecord, Verdict
 from benchwright.spec import BenchmarkSpec, NotifySpec, ValidityPolicy, spec_dict
-from benchwright.stages import FinishState, RunState
+from benchwright.stages.state import FinishState, RunState
 
 log = logging.getLogger(__name__)
 

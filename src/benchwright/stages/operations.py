@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from benchwright.providers.base import Providers, last_probe_error
-from benchwright.stages import RunState, utcnow
+from benchwright.stages.state import RunState, utcnow
 
 OPERATION_TIMEOUT_S = 4 * 3600.0  # a restore of a large database takes hours; then it has failed
 

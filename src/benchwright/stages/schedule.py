@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from benchwright.experiments.models import EventSpec
     from benchwright.providers.base import Providers, Target
-    from benchwright.stages import RunState
+    from benchwright.stages.state import RunState
 
 START_DELAY_S = 0.2  # engine.START_DELAY_NS: clients are released this long after the phase is set up
 MIN_WAIT_S = 1.0  # the shortest Wait between two polls while an event is close (ASL Wait: whole seconds)

@@ -16,10 +16,10 @@ from benchwright.providers.base import MetricsWindow, Providers, Target
 from benchwright.results import MetricSeries, ResultDocument
 from benchwright.runs import combined_cost
 from benchwright.spec import LocalTarget, TargetSpec, cell_seconds, check_workload, spec_dict
-from benchwright.stages import RunState, utcnow
 from benchwright.stages.context import plan_context
 from benchwright.stages.plan import build_plan, fanout_start_at
 from benchwright.stages.schedule import close_pending_events, issue_due_events
+from benchwright.stages.state import RunState, utcnow
 
 READY_TIMEOUT_S = {
     "local": 120.0,

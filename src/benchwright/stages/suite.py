@@ -20,7 +20,7 @@ from benchwright.providers.base import ResultStore
 from benchwright.runs import CostEstimate, RunRecord, RunWarning, SharedData, combined_cost, new_run_id
 from benchwright.sharing import Item, TargetGroup, plan, without_load
 from benchwright.spec import BenchmarkSpec, cell_seconds, expand_matrix, parse_spec, spec_dict
-from benchwright.stages import FinishState, RunState
+from benchwright.stages.state import FinishState, RunState
 
 POLL_BUDGET = 14  # 17 transitions on the happy path + 14 polls x 3 = 59
 MIN_POLL_S = 15
