@@ -2,8 +2,11 @@
 
 A and B are run ids (or unique prefixes) in the store, or JSON files (a run record or one result
 document). Cells are matched by id. Per cell and operation it prints A, B, the change and its
-interval; the verdict needs significance and a minimum effect size, and an interval from separate
-runs (repeats): one run against one run gets "one run: no verdict" (docs/reading-results.md).
+interval. The throughput verdict is the one FinishRun and `run --fail-on` give (judge/nightly.py): B
+across the nights from A to B (A and the runs of B's spec between them), a level change alarmed on
+its night and "still at the level of DATE" after, the series cut where the fingerprint changed
+(docs/site.md). Other metrics get the window verdict: significance, a minimum effect size, and an
+interval from separate runs (docs/reading-results.md).
 ``--fail-on regression`` (or ``invalid``) exits 3, for CI; 5 when no verdict is possible (too few
 repeats on either side), so a gate that cannot judge never passes silently.
 """
