@@ -170,3 +170,17 @@ def test_the_site_says_what_compare_and_finish_run_say(tmp_path: Path) -> None:
         site = analyse(site_nights[:n]).tonight.message
         line = nightly_verdict(records[n - 1], records).message.splitlines()[1]
         assert line == f"c: {site}" or line.startswith(f"c: {site} (fingerprint changed: engine_version")
+
+
+def test_run_fail_on_regression_cannot_judge_the_first_night_on_a_new_context(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    records = [night(i, 2000, engine="PostgreSQL 16.3" if i < 4 else "PostgreSQL 16.4") for i in range(5)]
+    store = MemoryStore()
+    for record in records:
+        record.verdict = nightly_verdict(record, records)
+        store.save_run(record)
+    args = argparse.Namespace(fail_on=["regression"], allow_invalid=False)
+    assert _exit_code(records[-1], args, Console(width=200), store) == 5
+    out = capsys.readouterr().out
+    assert "cannot judge night-04" in out and "first night on a new context" in out and "16.4" in out

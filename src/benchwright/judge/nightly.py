@@ -152,6 +152,8 @@ def verdict_over(
         f"{n} {k.replace('_', ' ')}" for k, n in sorted(counts.items(), key=lambda kv: PRECEDENCE[kv[0]])
     )
     head = f"{decisive.kind.replace('_', ' ')} across nights (min effect {min_effect:.0%}; cells: {tally})"
+    if decisive.kind in ("no_history", "no_verdict"):  # the first line says why (`run --fail-on`, Slack)
+        head = f"{decisive.kind.replace('_', ' ')} across nights: {lines[cells.index(decisive)]}"
     return Verdict(
         kind=decisive.kind,
         effect=decisive.ratio,
