@@ -76,7 +76,7 @@ def _good_output() -> str:
     modules = sorted(f"functions.{p.stem}" for p in FUNCTIONS.glob("*.py") if p.stem != "__init__")
     lines = [f"module {m} True" for m in modules]
     lines += ["handler functions.api.handler True", "slack slack_sdk.webhook.client True"]
-    return "\n".join([*lines, "mysql-spec mysql False", "mysqldb absent"])
+    return "\n".join([*lines, "nightly slower", "mysql-spec mysql False", "mysqldb absent"])
 
 
 def test_the_import_scripts_verdict() -> None:
@@ -86,6 +86,10 @@ def test_the_import_scripts_verdict() -> None:
     )
     assert problems(_script(no_slack), FUNCTIONS) == [
         "slack_sdk: not imported from the asset (FinishRun's Slack notification)"
+    ]
+    misjudged = _good_output().replace("nightly slower", "nightly no_change")
+    assert problems(_script(misjudged), FUNCTIONS) == [
+        "FinishRun's verdict across nights (judge/nightly.py) did not run from the asset alone"
     ]
     short = "\n".join(line for line in _good_output().splitlines() if "functions.janitor " not in line)
     assert "functions.janitor: not in the asset" in problems(_script(short), FUNCTIONS)

@@ -2,8 +2,11 @@
 
 A and B are run ids (or unique prefixes) in the store, or JSON files (a run record or one result
 document). Cells are matched by id. Per cell and operation it prints A, B, the change and its
-interval; the verdict needs significance and a minimum effect size, and an interval from separate
-runs (repeats): one run against one run gets "one run: no verdict" (docs/reading-results.md).
+interval. The throughput verdict is the one FinishRun and `run --fail-on` give (judge/nightly.py): B
+across the nights from A to B (A and the runs of B's spec between them), a level change alarmed on
+its night and "still at the level of DATE" after, the series cut where the fingerprint changed
+(docs/site.md). Other metrics get the window verdict: significance, a minimum effect size, and an
+interval from separate runs (docs/reading-results.md).
 ``--fail-on regression`` (or ``invalid``) exits 3, for CI; 5 when no verdict is possible (too few
 repeats on either side), so a gate that cannot judge never passes silently.
 """
@@ -11,6 +14,7 @@ repeats on either side), so a gate that cannot judge never passes silently.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
@@ -18,20 +22,23 @@ from rich.table import Table
 from benchwright import outcome
 from benchwright.commands import Subparsers
 from benchwright.commands.bucket_views import add_bucket_view_arguments, bucket_store
-from benchwright.commands.show import add_store_argument, resolve_run
+from benchwright.commands.show import add_store_argument, open_existing_store, resolve_run
 from benchwright.errors import SpecError
 from benchwright.judge import compare_runs, judge_run
 from benchwright.judge.compare import UNDECIDED, compare_cell, higher_is_better, values_needed
 from benchwright.judge.compare import cell_values as values_of
+from benchwright.judge.nightly import verdict_over
 from benchwright.judge.stats import mean
+from benchwright.providers.local.sqlite_store import default_store_path
 from benchwright.report.cell_names import short_ids
 from benchwright.report.fit import Fitted, print_whole
 from benchwright.report.text import VERDICT_STYLE, verdict_text
 from benchwright.report.units import fmt_latency, fmt_rate
-from benchwright.runs import CellResult, RunRecord
+from benchwright.runs import CellResult, RunRecord, Verdict
 
 REGRESSION_EXIT = outcome.EXIT_FAIL_ON
 FAIL_ON = ("regression", "invalid", "slower", "unstable")
+BETWEEN_LIMIT = 400  # runs of B's spec read to find those between A and B (a year of nights and more)
 
 
 def register(sub: Subparsers) -> None:
@@ -134,7 +141,7 @@ def handle(args: argparse.Namespace) -> int:
     baseline = judge_run(resolve_run(args.baseline, store))
     candidate = judge_run(resolve_run(args.candidate, store))
     try:
-        verdict = compare_runs(candidate, baseline, args.metric, args.min_effect, args.confidence)
+        verdict = _verdict(args, candidate, baseline, store)
         table = operations_table(candidate, baseline, args.metric, args.min_effect, args.confidence)
     except ValueError as exc:
         raise SpecError("--metric", str(exc)) from None
@@ -154,6 +161,36 @@ def handle(args: argparse.Namespace) -> int:
         )
         return outcome.EXIT_NO_VERDICT
     return code
+
+
+def between(candidate: RunRecord, baseline: RunRecord, store_path: Path | None) -> list[RunRecord]:
+    """The runs of B's spec in the store after A and before B, oldest first, judged as A and B are:
+    the nights from A to B are the series B is judged across (none when A is not an earlier run of
+    B's spec, or there is no store: two files)."""
+    if baseline.spec_name != candidate.spec_name or baseline.started_at > candidate.started_at:
+        return []
+    if not (store_path or default_store_path()).exists():
+        return []
+    with open_existing_store(store_path) as store:
+        history = store.history(candidate.spec_name, limit=BETWEEN_LIMIT)
+    found = [
+        judge_run(r)
+        for r in history
+        if r.run_id not in (baseline.run_id, candidate.run_id)
+        and baseline.started_at <= r.started_at <= candidate.started_at
+        and r.status in ("succeeded", "invalid")
+    ]
+    return sorted(found, key=lambda r: r.started_at)
+
+
+def _verdict(
+    args: argparse.Namespace, candidate: RunRecord, baseline: RunRecord, store: Path | None
+) -> Verdict:
+    """Throughput: B across the nights from A to B (judge.nightly, as FinishRun and --fail-on judge a
+    run); another metric: B against A (judge.compare: only throughput is a nightly series)."""
+    if args.metric != "throughput":
+        return compare_runs(candidate, baseline, args.metric, args.min_effect, args.confidence)
+    return verdict_over(candidate, [baseline, *between(candidate, baseline, store)], args.min_effect)
 
 
 def _need(candidate: RunRecord, baseline: RunRecord) -> str:

@@ -4,7 +4,8 @@ A package a handler needs but the asset lacks fails here, before a deploy, not o
 The script runs in a fresh interpreter whose only imports are the stdlib and the asset (``python -I
 -S``: no venv, no site-packages, no checkout): every module of functions/, every handler the stack
 names, then what handlers import lazily on their paths (the Slack client of FinishRun's
-notification, a MySQL spec's validation, which must not need MySQLdb). Each output line names the
+notification, FinishRun's verdict across nights, which must not need numpy or ruptures: the asset
+carries neither; a MySQL spec's validation, which must not need MySQLdb). Each output line names the
 module it proves. tests/infra/test_bundling.py runs the same script on a freshly built asset.
 """
 
@@ -30,6 +31,12 @@ for target in [*HANDLERS.values(), JANITOR_HANDLER, "functions.api.handler"]:
 import benchwright.providers.aws.notify, benchwright.providers.local.notify  # FinishRun's notifier
 from slack_sdk.webhook import WebhookClient
 print("slack", WebhookClient.__module__, sys.modules["slack_sdk"].__file__.startswith(sys.argv[1]))
+from datetime import timedelta
+from benchwright.judge.nightly import nightly_verdict  # FinishRun's verdict across nights
+from benchwright.report.sample import EPOCH, make_run, noisy_series
+runs = [make_run("n", f"r{i}", [("c", {}, noisy_series(1000.0 if i < 4 else 700.0, 20, seed=i))],
+                 started_at=EPOCH + timedelta(days=i), with_metrics=False) for i in range(5)]
+print("nightly", nightly_verdict(runs[-1], runs).kind)
 from benchwright.spec import load_spec
 spec = load_spec(sys.argv[2])
 from benchwright.spec import check_workload
@@ -72,6 +79,8 @@ def problems(done: subprocess.CompletedProcess[str], functions_dir: Path) -> lis
     found += [f"{h[1]}: not callable" for h in handlers if h[2] != "True"]
     if not any(line.startswith("slack ") and line.endswith(" True") for line in lines):
         found.append("slack_sdk: not imported from the asset (FinishRun's Slack notification)")
+    if "nightly slower" not in lines:  # a 30 % drop after four nights, judged in the asset alone
+        found.append("FinishRun's verdict across nights (judge/nightly.py) did not run from the asset alone")
     if not any(line.startswith("mysql-spec ") and line.endswith(" False") for line in lines):
         found.append("a MySQL spec's validation imported MySQLdb (the asset does not carry it)")
     return found

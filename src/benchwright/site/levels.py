@@ -1,5 +1,7 @@
 """Verdicts across nights: where a cell's nightly level changed, found by ``ruptures`` (binary
-segmentation, L2 cost), and what tonight's night says against that level.
+segmentation, L2 cost; site/binseg.py, the same search without ruptures in the Lambda asset), and
+what tonight's night says against that level. judge/nightly.py makes one run's verdict of it for
+`compare`, `--fail-on` and FinishRun.
 
 A series is first cut at context markers (``Fingerprint.key()`` changes): nights on different
 contexts are never one level. Within a context, ruptures' Binseg finds the nights where the mean
@@ -20,14 +22,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
-
-import numpy as np
-import ruptures
-from ruptures.base import BaseCost
+from statistics import median
 
 from benchwright.judge.changepoint import noise_sigma
 from benchwright.judge.compare import DEFAULT_MIN_EFFECT
 from benchwright.judge.stats import mean, t_quantile, variance
+from benchwright.site.binseg import breakpoints
 from benchwright.site.nights import Night
 
 MIN_STEP = DEFAULT_MIN_EFFECT  # a smaller level change is not called a change (compare's min_effect)
@@ -70,35 +70,11 @@ class Tonight:
     kind: str
     message: str
     step: Step | None = None
+    moved: float | None = None  # a provisional verdict's change beyond the noise floor (after / before - 1)
 
 
 def _way(change: float) -> str:
     return f"{abs(change):.0%} {'faster' if change > 0 else 'slower'}"
-
-
-class PrefixL2(BaseCost):  # type: ignore[misc]  # ruptures ships no type hints
-    """ruptures' L2 cost (squared deviation from the segment mean) from prefix sums: O(1) per segment
-    where ruptures' own CostL2 calls numpy's var per segment (a year of 50 benchmarks took minutes)."""
-
-    model = "l2_prefix"
-    min_size = MIN_NIGHTS
-
-    def __init__(self) -> None:
-        self.sums: list[float] = [0.0]
-        self.squares: list[float] = [0.0]
-        self.signal = np.zeros((0, 1))
-
-    def fit(self, signal: np.ndarray) -> PrefixL2:
-        self.signal = signal.reshape(-1, 1)  # ruptures reads the sample count from it
-        self.sums, self.squares = [0.0], [0.0]
-        for v in signal.ravel().tolist():
-            self.sums.append(self.sums[-1] + v)
-            self.squares.append(self.squares[-1] + v * v)
-        return self
-
-    def error(self, start: int, end: int) -> float:
-        total = self.sums[end] - self.sums[start]
-        return self.squares[end] - self.squares[start] - total * total / (end - start)
 
 
 def _pct(value: float) -> str:
@@ -161,18 +137,17 @@ def _step(nights: Sequence[Night], before: Sequence[int], after: Sequence[int]) 
     return Step(after[0], first.at, mean(a) / base - 1, low, high)
 
 
-def change_points(nights: Sequence[Night], context: Context) -> list[Step]:
+def change_points(nights: Sequence[Night], context: Context, min_step: float = MIN_STEP) -> list[Step]:
     """Level changes within one context, valid nights only (an invalid night's number does not stand);
     steps below MIN_STEP are merged into the level before them."""
     idx = [i for i in range(context.start, context.end) if nights[i].valid]
     if len(idx) < 2 * MIN_NIGHTS:
         return []
-    values = np.array([nights[i].throughput for i in idx], dtype=float)
-    scale = float(np.median(values)) or 1.0
-    signal = values / scale
-    sigma = max(noise_sigma(list(signal)), 1e-3)
-    algo = ruptures.Binseg(custom_cost=PrefixL2(), min_size=MIN_NIGHTS, jump=1).fit(signal)
-    bounds = [0, *algo.predict(pen=PENALTY * sigma**2 * math.log(len(idx)))]
+    values = [nights[i].throughput for i in idx]
+    scale = median(values) or 1.0
+    signal = [v / scale for v in values]
+    sigma = max(noise_sigma(signal), 1e-3)
+    bounds = [0, *breakpoints(signal, PENALTY * sigma**2 * math.log(len(idx)), MIN_NIGHTS)]
     if len(bounds) > 2 and bounds[-1] - bounds[-2] <= MIN_NIGHTS:
         # a newest level of MIN_NIGHTS nights is placed one night early as often as not (the split
         # must leave MIN_NIGHTS on each side): it stands from one night more; until then the night
@@ -182,7 +157,7 @@ def change_points(nights: Sequence[Night], context: Context) -> list[Step]:
     start = 0
     for k in range(1, len(bounds) - 1):
         step = _step(nights, idx[start : bounds[k]], idx[bounds[k] : bounds[k + 1]])
-        if abs(step.change) >= MIN_STEP:
+        if abs(step.change) >= min_step:
             steps.append(step)
             start = bounds[k]
     return steps
@@ -222,7 +197,7 @@ def _floor(nights: Sequence[Night], last: Night) -> tuple[float, str] | None:
     return (floor, "repeats") if floor is not None else None
 
 
-def _provisional(nights: Sequence[Night], earlier: list[int], last: Night) -> Tonight:
+def _provisional(nights: Sequence[Night], earlier: list[int], last: Night, min_step: float) -> Tonight:
     found = _floor([nights[i] for i in earlier] + [last], last)
     n = len(earlier)
     base = mean([nights[i].throughput for i in earlier])
@@ -232,10 +207,12 @@ def _provisional(nights: Sequence[Night], earlier: list[int], last: Night) -> To
     floor, source = found
     noise = FLOOR_SIGMAS * floor
     why = f"noise floor +-{noise:.1%} from {source}" + (
-        f", smallest change {MIN_STEP:.0%}" if noise < MIN_STEP else ""
+        f", smallest change {min_step:.0%}" if noise < min_step else ""
     )
-    if abs(change) > max(noise, MIN_STEP):
-        return Tonight("provisional", f"provisional: {_way(change)} than {n} earlier night(s) ({why})")
+    if abs(change) > max(noise, min_step):
+        return Tonight(
+            "provisional", f"provisional: {_way(change)} than {n} earlier night(s) ({why})", moved=change
+        )
     return Tonight("provisional", f"provisional: no change beyond the {why} ({n} earlier night(s))")
 
 
@@ -255,7 +232,7 @@ def analyse(nights: Sequence[Night]) -> CellLevels:
     return CellLevels(found, steps, tonight(nights, found))
 
 
-def _young_level(nights: Sequence[Night], candidates: list[int]) -> list[int]:
+def _young_level(nights: Sequence[Night], candidates: list[int], min_step: float) -> list[int]:
     """The newest nights (tonight last) that all left the level before them the same way, beyond a
     99.9 % prediction interval and by MIN_STEP: a level too young for ruptures to place. Empty when
     tonight is on the level."""
@@ -267,12 +244,14 @@ def _young_level(nights: Sequence[Night], candidates: list[int]) -> list[int]:
             low, high = _prediction(nights[i].throughput, base, ALARM_QUANTILE)
             moves.append(0 if low <= 0 <= high else (1 if low > 0 else -1))
         change = mean([nights[i].throughput for i in young]) / level - 1 if level > 0 else 0.0
-        if moves[0] != 0 and len(set(moves)) == 1 and abs(change) >= MIN_STEP:
+        if moves[0] != 0 and len(set(moves)) == 1 and abs(change) >= min_step:
             return young
     return []
 
 
-def tonight(nights: Sequence[Night], found: Sequence[Context] | None = None) -> Tonight:
+def tonight(
+    nights: Sequence[Night], found: Sequence[Context] | None = None, min_step: float = MIN_STEP
+) -> Tonight:
     """What the newest night says: alarmed once on the night a level changes, "still at the level of"
     on the nights after, provisional with 1-2 earlier nights of its context."""
     if not nights:
@@ -286,12 +265,12 @@ def tonight(nights: Sequence[Night], found: Sequence[Context] | None = None) -> 
         why = "first night" if context.start == 0 else "first night on a new context"
         return Tonight("none", f"no verdict: {why}")
     if len(earlier) < 3:
-        return _provisional(nights, earlier, last)
+        return _provisional(nights, earlier, last, min_step)
     # the levels before tonight: a step found with tonight inside its first segment would be half a level
     before = Context(context.key, context.start, len(nights) - 1, context.changes)
-    steps = change_points(nights, before)
+    steps = change_points(nights, before, min_step)
     level_start = steps[-1].night if steps else context.start
-    young = _young_level(nights, [i for i in earlier if i >= level_start] + [len(nights) - 1])
+    young = _young_level(nights, [i for i in earlier if i >= level_start] + [len(nights) - 1], min_step)
     if young:
         base = [nights[i].throughput for i in earlier if level_start <= i < young[0]]
         after = [nights[i].throughput for i in young]

@@ -7,8 +7,9 @@ this order, so that nothing later can lose what came before:
    ``invalid`` when any cell is: benchwright.outcome) and the error (for an invalid run: how many cells
    and why), written into the run record at once (durable first);
 2. the verdict against history: earlier records of the same spec in the store (the SQLite store
-   locally, the S3 run records on AWS; a time-series sink is never read), judged by
-   ``benchwright.judge.compare`` exactly as ``benchwright compare`` does;
+   locally, the S3 run records on AWS; a time-series sink is never read), judged across nights by
+   ``benchwright.judge.nightly`` exactly as ``benchwright compare`` and ``--fail-on`` do (a level
+   change alarmed once, on its night; the series cut where the fingerprint changed);
 3. the HTML report (``benchwright.report.html``, the only renderer), published through the artifact
    store next to the record;
 4. the notification, when the spec's ``notify.on`` asks for one (``should_notify``), with a link to the
@@ -136,10 +137,11 @@ def load_record(state: FinishState, providers: Providers) -> RunRecord:
 
 
 def verdict_against(record: RunRecord, history: Sequence[RunRecord], spec: BenchmarkSpec | None) -> Verdict:
-    from benchwright.judge.compare import compare_with_history
+    """The verdict across nights (judge.nightly: the one `compare` and `--fail-on` give)."""
+    from benchwright.judge.nightly import nightly_verdict
 
     validity = spec.validity if spec is not None else ValidityPolicy()
-    return compare_with_history(record, history, min_effect=validity.min_effect)
+    return nightly_verdict(record, history, min_effect=validity.min_effect)
 
 
 def publish_report(record: RunRecord, history: Sequence[RunRecord], providers: Providers) -> str:
