@@ -25,7 +25,6 @@ import pytest
 os.environ["BENCHWRIGHT_HOST_LOCK_DIR"] = tempfile.mkdtemp(prefix="bw-host-lock-")
 
 
-
 def _use_this_workers_server_set() -> None:
     """With ``BENCHWRIGHT_SERVER_SETS=N`` (scripts/server-tiers), pytest-xdist worker ``gwK`` tests
     against server set ``K % N + 1`` of scripts/local-servers (ports 10000 * (set - 1) above the
@@ -94,8 +93,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture(scope="session", autouse=True)
 def moto_cache_calls() -> None:
     """moto 5.2.5 has no ElastiCache/MemoryDB parameter groups, TestFailover or FailoverShard: every
-    moto account in the tests answers them as the rehearsal's does (rehearse/services/cache_api.py)."""
-    from benchwright.rehearse.services.cache_api import install
+    moto account in the tests answers them as the rehearsal's does (rehearse/services/cache_calls.py)."""
+    from benchwright.rehearse.services.cache_calls import install
 
     install()
 

@@ -107,8 +107,7 @@ class Hooks:
         from benchwright.rehearse import events, principals
         from benchwright.rehearse.services import (
             cache,
-            cache_api,
-            cache_api_memorydb,
+            cache_calls,
             ec2,
             ecs,
             iam,
@@ -120,9 +119,7 @@ class Hooks:
         from benchwright.rehearse.services.iam import principal_check
 
         configure_moto()
-        # calls moto lacks (parameter groups, TestFailover, FailoverShard): the hooks below wrap them
-        cache_api.install()
-        cache_api_memorydb.install()
+        cache_calls.install()  # calls moto lacks (parameter groups, TestFailover...): the hooks below wrap them
         pi.install(principal_check(self))  # Performance Insights, which moto lacks (services/pi.py)
         # events: reboot/failover restart stand-ins; rds_restore: snapshots and restores copy their data
         for service in (lambda_, iam, principals, ecs, rds, rds_restore, events, ec2, cache):
