@@ -79,8 +79,12 @@ def dataset_key(spec: BenchmarkSpec, cell_id: str) -> str:
         return _canonical({"workload": spec.workload.name, "load": None})
     if "run" not in phases:  # the load is what is measured: every cell loads
         return _canonical({"own": cell_id})
-    if spec.workload.name == "ycsb" and _inserts(workload_properties(spec, "run")):
-        return _canonical({"own": cell_id})
+    from benchwright.runner.workloads.base import workload_class
+
+    if workload_class(spec.workload.name).descriptor.run_needs_own_load(workload_properties(spec, "run")):
+        return _canonical(
+            {"own": cell_id}
+        )  # the run changes the data (YCSB's inserts): no other cell reuses it
     props = {k: v for k, v in workload_properties(spec, "load").items() if k.lower() not in RUN_SETTINGS}
     load = spec.workload.phases.load
     # threads and rate are run settings; expected_iops is a hint for the credit forecast: none shapes data
@@ -88,13 +92,6 @@ def dataset_key(spec: BenchmarkSpec, cell_id: str) -> str:
         load.model_dump(mode="json", exclude={"threads", "target_rate", "expected_iops"}) if load else None
     )
     return _canonical({"workload": spec.workload.name, "properties": props, "load": shape})
-
-
-def _inserts(props: dict[str, str]) -> bool:
-    try:
-        return float(props.get("insertproportion", "0")) > 0
-    except ValueError:  # validation names the field; here it only must not share
-        return True
 
 
 @dataclass
