@@ -72,6 +72,7 @@ def target_key(spec: BenchmarkSpec, cell_id: str) -> str:
 
 def dataset_key(spec: BenchmarkSpec, cell_id: str) -> str:
     """Cells of one target group with equal keys run on one load."""
+    from benchwright.runner.workloads.base import descriptors
     from benchwright.spec import enabled_phases, workload_properties
 
     phases = enabled_phases(spec)
@@ -79,12 +80,10 @@ def dataset_key(spec: BenchmarkSpec, cell_id: str) -> str:
         return _canonical({"workload": spec.workload.name, "load": None})
     if "run" not in phases:  # the load is what is measured: every cell loads
         return _canonical({"own": cell_id})
-    from benchwright.runner.workloads.base import workload_class
-
-    if workload_class(spec.workload.name).descriptor.run_needs_own_load(workload_properties(spec, "run")):
-        return _canonical(
-            {"own": cell_id}
-        )  # the run changes the data (YCSB's inserts): no other cell reuses it
+    own = descriptors().get(spec.workload.name)
+    # the run changes the data (YCSB's inserts): no other cell may reuse its load
+    if own is not None and own.run_needs_own_load(workload_properties(spec, "run")):
+        return _canonical({"own": cell_id})
     props = {k: v for k, v in workload_properties(spec, "load").items() if k.lower() not in RUN_SETTINGS}
     load = spec.workload.phases.load
     # threads and rate are run settings; expected_iops is a hint for the credit forecast: none shapes data
