@@ -44,6 +44,7 @@ class SeedView:
     metrics: tuple[str, ...]
 
 
+# the fields that hold a function (or None where the workload says it has no such model)
 _FUNCTIONS = ("load_seconds", "fixed_requests", "dataset_bytes", "usage_shape", "from_data_size", "load_share",
               "run_needs_own_load")  # fmt: skip
 
@@ -78,6 +79,8 @@ class WorkloadDescriptor:
 
     def __post_init__(self) -> None:
         problems = [n for n in _FUNCTIONS if getattr(self, n) is not None and not callable(getattr(self, n))]
+        if not callable(self.run_needs_own_load):  # a question every workload answers
+            problems.append("run_needs_own_load")
         if not self.name:
             problems.append("name")
         if self.property_namespace is not None and not self.property_namespace.endswith("."):
