@@ -72,6 +72,7 @@ def target_key(spec: BenchmarkSpec, cell_id: str) -> str:
 
 def dataset_key(spec: BenchmarkSpec, cell_id: str) -> str:
     """Cells of one target group with equal keys run on one load."""
+    from benchwright.runner.workloads.base import descriptors
     from benchwright.spec import enabled_phases, workload_properties
 
     phases = enabled_phases(spec)
@@ -79,7 +80,9 @@ def dataset_key(spec: BenchmarkSpec, cell_id: str) -> str:
         return _canonical({"workload": spec.workload.name, "load": None})
     if "run" not in phases:  # the load is what is measured: every cell loads
         return _canonical({"own": cell_id})
-    if spec.workload.name == "ycsb" and _inserts(workload_properties(spec, "run")):
+    own = descriptors().get(spec.workload.name)
+    # the run changes the data (YCSB's inserts): no other cell may reuse its load
+    if own is not None and own.run_needs_own_load(workload_properties(spec, "run")):
         return _canonical({"own": cell_id})
     props = {k: v for k, v in workload_properties(spec, "load").items() if k.lower() not in RUN_SETTINGS}
     load = spec.workload.phases.load
@@ -88,13 +91,6 @@ def dataset_key(spec: BenchmarkSpec, cell_id: str) -> str:
         load.model_dump(mode="json", exclude={"threads", "target_rate", "expected_iops"}) if load else None
     )
     return _canonical({"workload": spec.workload.name, "properties": props, "load": shape})
-
-
-def _inserts(props: dict[str, str]) -> bool:
-    try:
-        return float(props.get("insertproportion", "0")) > 0
-    except ValueError:  # validation names the field; here it only must not share
-        return True
 
 
 @dataclass

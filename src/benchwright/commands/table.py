@@ -17,7 +17,7 @@ from benchwright.commands.bucket_views import add_bucket_view_arguments, bucket_
 from benchwright.commands.show import add_store_argument, open_existing_store, resolve_run, runs_from_ref
 from benchwright.errors import BenchwrightError
 from benchwright.report.table import build_table, render
-from benchwright.report.table_metrics import GROUPS, METRICS
+from benchwright.report.table_metrics import METRICS, groups
 from benchwright.runs import RunRecord
 
 
@@ -37,7 +37,7 @@ def register(sub: Subparsers) -> None:
         "--metric",
         nargs="+",
         metavar="M",
-        help=f"figures to show: {', '.join(METRICS)}; groups: {', '.join(GROUPS)}",
+        help=f"figures to show: {', '.join(METRICS)}; groups: {', '.join(groups())}",
     )
     p.add_argument("--phase", help="load | warmup | run | all (default: the measured phase)")
     p.add_argument("--format", choices=("md", "csv", "json", "html"), default="md")

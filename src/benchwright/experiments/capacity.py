@@ -125,28 +125,19 @@ def _phase_clients(spec: BenchmarkSpec) -> list[tuple[str, int]]:
 
 
 def dataset_bytes(spec: BenchmarkSpec) -> int | None:
-    """Bytes the load puts in a Redis-protocol target (an estimate), None when unknown."""
+    """Bytes the load puts in a Redis-protocol target (an estimate from the workload's descriptor:
+    its keys and each key's value bytes, plus Redis's own per-key overhead), None when unknown."""
+    from benchwright.runner.workloads.base import descriptors
     from benchwright.spec import workload_properties
 
-    props = workload_properties(spec)
+    found = descriptors().get(spec.workload.name)
+    if found is None or found.dataset_bytes is None:
+        return None
     try:
-        if spec.workload.name == "ycsb":
-            records = int(float(props.get("recordcount", "1000")))
-            fields = int(props.get("fieldcount", "10"))
-            length = int(props.get("fieldlength", "100"))
-            per_field = length + len(props.get("fieldnameprefix", "field")) + 2
-            return records * (fields * per_field + 24 + REDIS_KEY_OVERHEAD)
-        if spec.workload.name == "redis-bench":
-            # a SET test writes at most one key per request: min(keyspace, requests) keys
-            keys = min(
-                int(props.get("redisbench.keyspace", "0")) or 1,
-                int(props.get("redisbench.requests", "100000")),
-            )
-            size = int(props.get("redisbench.datasize", "3"))
-            return keys * (size + 16 + REDIS_KEY_OVERHEAD)
+        keys, per_key = found.dataset_bytes(workload_properties(spec))
     except ValueError:
         return None
-    return None
+    return keys * (per_key + REDIS_KEY_OVERHEAD)
 
 
 def _parse_bytes(value: Any) -> int | None:
@@ -201,11 +192,14 @@ def check_capacity(spec: BenchmarkSpec, q: Callable[[str], str]) -> None:
     if target.engine != "redis":
         return
     from benchwright.runner.drivers.redis_datatype import redis_datatype
+    from benchwright.runner.workloads.base import descriptors
     from benchwright.spec import workload_properties
 
     props = workload_properties(spec)
+    own = descriptors().get(spec.workload.name)
     if (
-        spec.workload.name == "ycsb"
+        own is not None
+        and own.field_records
         and redis_datatype(props) == "string"  # redis.datatype, or redis.command_group as Tair calls it
         and props.get("fieldcount", "10") != "1"
     ):
@@ -217,7 +211,9 @@ def check_capacity(spec: BenchmarkSpec, q: Callable[[str], str]) -> None:
     memory = node_memory(target) if target.provider != "endpoint" else None
     data = dataset_bytes(spec)
     if memory is not None and data is not None and data > memory[0]:
-        field = "workload.properties.recordcount" if spec.workload.name == "ycsb" else "workload.properties"
+        field = "workload.properties"
+        if own is not None and own.from_data_size is not None and own.size_property:  # sized in records
+            field = f"{field}.{own.size_property}"
         raise SpecError(
             q(field),
             f"the dataset needs about {data / GIB:.2f} GiB ({data:,} bytes, estimated) but the node holds "

@@ -22,12 +22,11 @@ from benchwright.errors import SpecError
 from benchwright.report import monthly_table
 from benchwright.report.cell_names import short_ids
 from benchwright.report.table_metrics import (
-    DEFAULT_METRICS,
     DIMENSIONS,
-    FALLBACK_METRICS,
-    GROUPS,
     Fact,
     Metric,
+    default_metrics,
+    expand_groups,
     resolve_metrics,
 )
 from benchwright.report.units import fmt_latency, fmt_rate
@@ -257,11 +256,11 @@ def build_table(
     metrics: Sequence[str] | None = None,
     phase: str | None = None,
 ) -> SeedTable:
-    """The pivoted table; defaults are each workload's seed table (see DEFAULT_METRICS)."""
+    """The pivoted table; defaults are each workload's seed table (its descriptor's default_metrics)."""
     if not runs:
         raise SpecError("RUN", "no run to tabulate")
     workloads = [d.workload for r in runs for c in r.cells for d in c.phases.values()]
-    defaults = list(DEFAULT_METRICS.get(workloads[0] if workloads else "", FALLBACK_METRICS))
+    defaults = default_metrics(workloads[0] if workloads else "")
     if any(d.failed() for r in runs for c in r.cells for d in c.phases.values()):
         defaults.append("error_rate")  # wherever a throughput is shown, the failures next to it
     chosen = resolve_metrics(metrics or defaults)
@@ -384,21 +383,16 @@ def _short_cells(table: SeedTable, heads: list[str], grid: list[list[Any]]) -> l
 
 
 # ---------------------------------------------------------------- each seed's views of one run
-SEED_VIEWS: dict[str, list[tuple[str, str | None, list[str]]]] = {
-    # workload -> [(title, phase, metrics)]; phase None is the measured phase
-    "ycsb": [
-        ("YCSB load", "load", [*GROUPS["ycsb"], "runtime"]),
-        ("YCSB run", None, [*GROUPS["ycsb"], "runtime"]),
-    ],
-    "tpcc": [("TPC-C per transaction", None, ["tps", "p90"]), ("TPC-C", None, ["tpmC", "retries", "errors"])],
-    "redis-bench": [("latency buckets (share of requests)", "all", ["throughput", *GROUPS["buckets"]])],
-    "redis-benchmark": [("latency buckets (share of requests)", "all", ["throughput", *GROUPS["buckets"]])],
-    "memtier": [("latency buckets (share of requests)", "all", ["throughput", *GROUPS["buckets"]])],
-    "tpcb": [("pgbench", None, ["tps", "avg", "stddev", "errors"])],
-    "pgbench": [("pgbench", None, ["tps", "avg", "stddev", "errors"])],
-    "oltp": [("sysbench", None, ["tps", "qps", "reads/s", "writes/s", "other/s", "ignored_errors"])],
-    "sysbench": [("sysbench", None, ["tps", "qps", "reads/s", "writes/s", "other/s", "ignored_errors"])],
-}
+def seed_table_views(workload: str) -> list[tuple[str, str | None, list[str]]]:
+    """[(title, phase, metrics)] of ``workload``'s seed tables (its descriptor's ``seed_views``, or
+    those of the workload a native tool's results publish like); phase None is the measured phase."""
+    from benchwright.runner.workloads.base import descriptor_of
+
+    found = descriptor_of(workload)
+    views = found.seed_views if found is not None else ()
+    return [(v.title, v.phase, expand_groups(v.metrics)) for v in views]
+
+
 CLOUD_VIEW = (
     "server and storage per cell",
     ["cpu", "read_iops", "write_iops", "burst", "credit", "usd", "ops_per_usd"],
@@ -412,7 +406,7 @@ def seed_views(run: RunRecord, cloud: bool | None = None) -> list[SeedTable]:
     if not docs:
         return []
     out: list[SeedTable] = []
-    for title, phase, metrics in SEED_VIEWS.get(docs[-1].workload, []):
+    for title, phase, metrics in seed_table_views(docs[-1].workload):
         if phase not in (None, "all") and not any(d.phase == phase for d in docs):
             continue
         table = build_table([run], metrics=metrics, phase=phase)

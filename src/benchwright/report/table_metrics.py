@@ -287,38 +287,55 @@ GROUPS = {
     "buckets": [f"<={b}ms" for b in BUCKETS_MS] + ["max"],
     "iops": ["read_iops", "write_iops"],
     "cloud": ["cpu", "read_iops", "write_iops", "burst", "credit"],
-    "ycsb": ["operations", "throughput", "avg", "min", "max", "p95", "p99"],
     "floor": ["floor_p50", "floor_p99"],
     # the seeds' price tables (experiments 3 and 4): server, disk, provisioned IOPS, total per month
     "monthly_usd": ["monthly_server_usd", "monthly_disk_usd", "monthly_io_usd", "monthly_total_usd"],
 }
 
-# What each workload's seed publishes, when --metric is not given.
-DEFAULT_METRICS: dict[str, list[str]] = {
-    "ycsb": GROUPS["ycsb"],
-    "tpcc": ["tps", "p90"],
-    "redis-bench": ["throughput", *GROUPS["buckets"]],
-    "redis-benchmark": ["throughput", *GROUPS["buckets"]],
-    "memtier": ["throughput", *GROUPS["buckets"]],
-    "tpcb": ["tps", "avg", "stddev"],
-    "pgbench": ["tps", "avg", "stddev"],
-    "oltp": ["tps", "avg", "p95", "reads/s", "writes/s", "ignored_errors"],
-    "sysbench": ["tps", "avg", "p95", "reads/s", "writes/s", "ignored_errors"],
-}
-FALLBACK_METRICS = ["throughput", "avg", "p95", "p99"]
+FALLBACK_METRICS = ["throughput", "avg", "p95", "p99"]  # a workload that names no default metrics
+
+
+def groups() -> dict[str, list[str]]:
+    """The report's own metric groups, then each registered workload's (its descriptor's
+    ``report_groups``: "ycsb" is YCSB's columns)."""
+    from benchwright.runner.workloads.base import descriptors
+
+    out = {name: list(members) for name, members in GROUPS.items()}
+    for found in descriptors().values():
+        for name, members in found.report_groups.items():
+            out.setdefault(name, list(members))
+    return out
+
+
+def expand_groups(names: Iterable[str]) -> list[str]:
+    """Metric names with each group replaced by its members (the descriptors name groups)."""
+    known = groups()
+    return [member for name in names for member in (known.get(name) or [name])]
+
+
+def default_metrics(workload: str) -> list[str]:
+    """What ``workload``'s seed publishes when --metric is not given (its descriptor's
+    ``default_metrics``, or a native tool's results that publish like it); the fallback otherwise."""
+    from benchwright.runner.workloads.base import descriptor_of
+
+    found = descriptor_of(workload) if workload else None
+    if found is None or found.default_metrics is None:
+        return list(FALLBACK_METRICS)
+    return expand_groups(found.default_metrics)
 
 
 def resolve_metrics(names: Iterable[str]) -> list[Metric]:
     """Metric names (with groups such as ``buckets`` and ``cloud``) as Metric objects, in order."""
     out: list[Metric] = []
+    known = groups()
     for raw in names:
         for name in (n.strip() for n in raw.split(",") if n.strip()):
-            expanded = GROUPS.get(name) or [ALIASES.get(name) or name]
+            expanded = known.get(name) or [ALIASES.get(name) or name]
             for n in expanded:
                 if n not in METRICS:
                     from difflib import get_close_matches
 
-                    near = get_close_matches(n, [*METRICS, *GROUPS], n=1)
+                    near = get_close_matches(n, [*METRICS, *known], n=1)
                     hint = f" (did you mean {near[0]!r}?)" if near else ""
                     raise SpecError("--metric", f"unknown metric {n!r}{hint}; known: {', '.join(METRICS)}")
                 if METRICS[n] not in out:

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from benchwright.spec._base import Engine, Scalar
 from benchwright.spec.checks import (
-    NATIVE_TOOLS,
     check_workload,
     enabled_phases,
+    native_tools,
     workload_properties,
 )
 from benchwright.spec.duration import (
@@ -63,7 +63,6 @@ __all__ = [
     "CLOUD_PROVIDERS",
     "FARGATE_CPU",
     "FREE_FORM",
-    "NATIVE_TOOLS",
     "PROVIDERS",
     "PROVISION_S",
     "TEARDOWN_S",
@@ -102,6 +101,7 @@ __all__ = [
     "is_zip",
     "load_spec",
     "load_suite",
+    "native_tools",
     "parse_spec",
     "parse_suite",
     "parse_target",

@@ -120,10 +120,10 @@ def check_workload(spec: BenchmarkSpec, prefix: str = "") -> list[str]:
         if p is not None and p.enabled and phase not in (*cls.phases, *cls.optional_phases):
             raise SpecError(q(f"workload.phases.{phase}"), f"workload {cls.name!r} has no {phase} phase")
     count = spec.runner.count
-    if count > 1 and cls.name != "ycsb" and "load" in enabled_phases(spec):
+    if count > 1 and cls.descriptor.load_share is None and "load" in enabled_phases(spec):
         raise SpecError(
             q("runner.count"),
-            f"only the YCSB load is split between runners: {count} runners would each load the whole "
+            f"{cls.name}'s load is not split between runners: {count} runners would each load the whole "
             f"{cls.name} dataset. Load with one runner, or disable workload.phases.load and load beforehand",
         )
     from benchwright.experiments.checks import check_experiments
@@ -151,7 +151,15 @@ def check_workload(spec: BenchmarkSpec, prefix: str = "") -> list[str]:
     return warnings
 
 
-NATIVE_TOOLS = {"pgbench": ("tpcb",), "sysbench": ("oltp",), "redis-benchmark": ("redis-bench",)}
+def native_tools() -> dict[str, tuple[str, ...]]:
+    """``native.tool`` values and the workloads each measures (the workloads' descriptors)."""
+    from benchwright.runner.workloads.base import descriptors
+
+    tools: dict[str, tuple[str, ...]] = {}
+    for name, found in descriptors().items():
+        for tool in found.native_tools:
+            tools[tool] = (*tools.get(tool, ()), name)
+    return tools
 
 
 def _check_native_tool(spec: BenchmarkSpec, props: dict[str, str], q: Any) -> None:
@@ -161,10 +169,11 @@ def _check_native_tool(spec: BenchmarkSpec, props: dict[str, str], q: Any) -> No
     if tool is None:
         return
     field = q("workload.properties.native.tool")
-    if tool not in NATIVE_TOOLS:
-        raise SpecError(field, f"unknown tool {tool!r} (one of {', '.join(NATIVE_TOOLS)})")
-    if spec.workload.name not in NATIVE_TOOLS[tool]:
-        raise SpecError(field, f"{tool} runs workload {NATIVE_TOOLS[tool][0]!r}, not {spec.workload.name!r}")
+    tools = native_tools()
+    if tool not in tools:
+        raise SpecError(field, f"unknown tool {tool!r} (one of {', '.join(sorted(tools))})")
+    if spec.workload.name not in tools[tool]:
+        raise SpecError(field, f"{tool} runs workload {tools[tool][0]!r}, not {spec.workload.name!r}")
     if spec.is_local:
         import shutil
 

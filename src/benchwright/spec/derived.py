@@ -18,18 +18,7 @@ on AWS) leaves the derived values out, so each re-validation derives them again 
 
 from __future__ import annotations
 
-import math
 from typing import Any
-
-YCSB_DEFAULT_FIELDCOUNT = 10
-YCSB_DEFAULT_FIELDLENGTH = 100
-
-
-def _number(props: dict[str, Any], key: str, default: int) -> int:
-    try:
-        return int(float(props.get(key, default)))
-    except (TypeError, ValueError):
-        return default
 
 
 def derive(name: str, files: list[str], properties: dict[str, Any], data_size: int | None) -> set[str]:
@@ -41,26 +30,14 @@ def derive(name: str, files: list[str], properties: dict[str, Any], data_size: i
         added.add("fieldcount")
     if data_size is None:
         return added
-    if name != "ycsb":
+    from benchwright.runner.workloads.base import descriptors
+
+    found = descriptors()
+    own = found.get(name)
+    if own is None or own.from_data_size is None:
+        sizes = [d.size_property for d in found.values() if d.from_data_size is None and d.size_property]
         raise ValueError(
             f"data_size sizes YCSB records; workload {name!r} is sized by its own properties "
-            "(tpcc.warehouses, tpcb.scale, oltp.table_size, redisbench.keyspace)"
+            f"({', '.join(sizes)})"
         )
-    known: dict[str, Any] = dict(properties)
-    if files:
-        from benchwright.runner.workloads.ycsb.properties import load_properties
-
-        known = load_properties(list(files), {k: str(v) for k, v in properties.items()})
-    fieldcount = _number(known, "fieldcount", YCSB_DEFAULT_FIELDCOUNT)
-    fieldlength = _number(known, "fieldlength", YCSB_DEFAULT_FIELDLENGTH)
-    records = max(1, math.ceil(data_size / max(1, fieldcount * fieldlength)))
-    written = properties.get("recordcount")
-    if written is not None and _number(properties, "recordcount", -1) != records:
-        raise ValueError(
-            f"properties.recordcount {written} disagrees with data_size {data_size} bytes, which makes "
-            f"{records} records of {fieldcount} x {fieldlength} bytes: give one of them"
-        )
-    if written is None:
-        properties["recordcount"] = records
-        added.add("recordcount")
-    return added
+    return added | own.from_data_size(files, properties, data_size)

@@ -40,10 +40,9 @@ def phase_seconds(spec: BenchmarkSpec, phase: str) -> float:
     count = p.operation_count or _float(props.get("recordcount" if phase == "load" else "operationcount"))
     rate = p.target_rate or _float(props.get("target")) or ASSUMED_OPS_PER_S
     by_count = count / rate if count else None
-    if spec.workload.name == "redis-bench" and props.get("redisbench.requests"):  # -n per test
-        tests = len([t for t in props.get("redisbench.tests", "set,get").split(",") if t.strip()])
-        count = (_float(props["redisbench.requests"]) or 0.0) * max(tests, 1)
-        by_count = count / rate
+    requests = _fixed_requests(spec.workload.name, props)
+    if requests is not None:  # a property fixes the requests (redis-bench's -n per test)
+        by_count = requests / rate
     if phase == "load" and not p.operation_count:
         from benchwright.experiments.sizing import load_seconds
 
@@ -51,6 +50,15 @@ def phase_seconds(spec: BenchmarkSpec, phase: str) -> float:
     if duration and by_count:
         return min(duration, by_count)
     return duration or by_count or 60.0
+
+
+def _fixed_requests(workload: str, props: dict[str, str]) -> float | None:
+    """The requests a phase makes when a property fixes them, whatever its rate (the workload's
+    descriptor's ``fixed_requests``); None: its count and rate decide."""
+    from benchwright.runner.workloads.base import descriptors
+
+    found = descriptors().get(workload)
+    return None if found is None or found.fixed_requests is None else found.fixed_requests(props)
 
 
 def _float(v: str | None) -> float | None:

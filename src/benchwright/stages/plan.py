@@ -59,15 +59,16 @@ def _split(total: float | int | None, count: int, index: int) -> float | int | N
     return total / count
 
 
-def _ycsb_load_share(props: dict[str, str], count: int, index: int) -> dict[str, str]:
-    """Fan-out YCSB load: each runner inserts its own contiguous slice of the key range
-    (insertstart / insertcount), so N runners load the table once, not N times over the same keys."""
-    if count == 1:
+def _load_share(spec: BenchmarkSpec, props: dict[str, str], count: int, index: int) -> dict[str, str]:
+    """This runner's part of a load split between runners (the workload's descriptor's
+    ``load_share``: YCSB's insertstart / insertcount slices); validation refuses several runners
+    for a load that cannot be split."""
+    from benchwright.runner.workloads.base import descriptors
+
+    found = descriptors().get(spec.workload.name)
+    if found is None or found.load_share is None:
         return {}
-    start = int(props.get("insertstart") or 0)
-    total = int(props.get("insertcount") or max(0, int(props.get("recordcount") or 0) - start))
-    offset = start + sum(int(_split(total, count, i) or 0) for i in range(index))
-    return {"insertstart": str(offset), "insertcount": str(_split(total, count, index))}
+    return found.load_share(props, count, index)
 
 
 def _dataset_properties(spec: BenchmarkSpec) -> dict[str, str]:
@@ -109,8 +110,8 @@ def build_plan(
         props = workload_properties(spec, name)
         threads = p.threads or int(props.get("threadcount", "1") or 1)
         props["threadcount"] = str(threads)
-        if name == "load" and spec.workload.name == "ycsb":
-            props.update(_ycsb_load_share(props, count, runner_index))
+        if name == "load":
+            props.update(_load_share(spec, props, count, runner_index))
         props.update(_dataset_properties(spec))
         if spec.events and name == measured:
             props.setdefault("client.give_up_s", f"{EVENT_GIVE_UP_S:g}")  # ride out the events' outages

@@ -3,15 +3,18 @@ bytes they move. Before a run they are estimated from the workload (operation co
 after it, from the operations the run counted. Each figure carries its basis, which the price book
 writes next to the line item it prices ("estimate from the workload: ...").
 
-Modelled workloads: YCSB (its proportions, record and field sizes), redis-bench (its tests, requests
+Modelled workloads are those whose descriptor (runner/workloads/<name>/descriptor.py) gives a
+``usage_shape``: YCSB (its proportions, record and field sizes), redis-bench (its tests, requests
 and value size), and per transaction TPC-B (pgbench's script: 1 SELECT, 3 UPDATEs, 1 INSERT) and
 sysbench OLTP (its statement counts; a range is counted as one read). Others (TPC-C, SQL scripts)
-have no model here; a dimension that needs one says so and the estimate is incomplete.
+have no model; a dimension that needs one says so and the estimate is incomplete.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from benchwright.results import base_operation
 from benchwright.runs import CellResult
@@ -19,18 +22,10 @@ from benchwright.spec import BenchmarkSpec, phase_seconds
 from benchwright.spec.checks import enabled_phases, workload_properties
 from benchwright.spec.duration import ASSUMED_OPS_PER_S
 
+if TYPE_CHECKING:  # the registry imports every workload: read only when a shape is asked for
+    from benchwright.runner.workloads.descriptor import UsageShape
+
 KEY_BYTES = 23  # a YCSB key: "user" and up to 19 digits
-TPCB_ROW_BYTES = 100.0  # pgbench_accounts: aid, bid, abalance, filler char(84)
-TPCB_ROWS_PER_SCALE = 100_000
-OLTP_ROW_BYTES = 190.0  # sbtest: id, k, c char(120), pad char(60)
-REDIS_BENCH_WRITES = {"set", "incr", "lpush", "rpush", "sadd", "hset", "zadd", "mset", "lpop", "rpop", "spop"}
-WRITE_OPERATIONS = {
-    "UPDATE",
-    "INSERT",
-    "READ-MODIFY-WRITE",
-    "DELETE",
-    *(t.upper() for t in REDIS_BENCH_WRITES),
-}
 GIB = 1024.0**3
 
 
@@ -55,86 +50,42 @@ class Traffic:
         return (self.reads * self.read_bytes + self.writes * self.write_bytes + ops * KEY_BYTES) / GIB
 
 
-@dataclass(frozen=True)
-class _Shape:
-    """Per operation: read and write shares and the bytes of each (from the workload's properties)."""
+def _shape_of(spec: BenchmarkSpec) -> Callable[[BenchmarkSpec, str], UsageShape] | None:
+    """The workload's usage shape by phase (its descriptor's ``usage_shape``), None: no model."""
+    from benchwright.runner.workloads.base import descriptors
 
-    read_share: float
-    write_share: float
-    read_bytes: float
-    write_bytes: float
-    load_bytes: float  # one loaded record
-    load_rows: float | None = None  # rows the load writes, when the workload sizes it so
-    per_transaction: bool = False  # an operation is a transaction of several statements
+    found = descriptors().get(spec.workload.name)
+    if found is None or found.usage_shape is None:
+        return None
+    shape = found.usage_shape
 
+    def of(spec: BenchmarkSpec, phase: str) -> UsageShape:
+        return shape(workload_properties(spec, phase), workload_properties(spec, "load"))
 
-def _ycsb_shape(spec: BenchmarkSpec, phase: str) -> _Shape:
-    from benchwright.runner.workloads.ycsb.properties import core_settings
-
-    s = core_settings(workload_properties(spec, phase))
-    record = float(s.fieldcount * s.fieldlength)
-    field = float(s.fieldlength)
-    scan = (s.minscanlength + s.maxscanlength) / 2.0
-    reads = s.readproportion + s.readmodifywriteproportion + s.scanproportion * scan
-    update_bytes = record if s.writeallfields else field
-    writes = s.updateproportion + s.insertproportion + s.readmodifywriteproportion
-    written = s.updateproportion * update_bytes + s.insertproportion * record
-    written += s.readmodifywriteproportion * update_bytes
-    return _Shape(reads, writes, record, written / writes if writes else 0.0, record)
+    return of
 
 
-def _redis_bench_shape(spec: BenchmarkSpec, phase: str) -> _Shape:
-    props = workload_properties(spec, phase)
-    tests = [t.strip().lower() for t in props.get("redisbench.tests", "set,get").split(",") if t.strip()]
-    size = float(props.get("redisbench.datasize", "3") or 3)
-    writes = sum(1 for t in tests if t in REDIS_BENCH_WRITES) / max(len(tests), 1)
-    return _Shape(1.0 - writes, writes, size, size, size)
+def _write_operations() -> set[str]:
+    """Operation names that write, as the results record them (every workload's descriptor)."""
+    from benchwright.runner.workloads.base import descriptors
 
-
-def _tpcb_shape(spec: BenchmarkSpec, phase: str) -> _Shape:
-    scale = _number(workload_properties(spec, "load").get("tpcb.scale")) or 1.0
-    row = TPCB_ROW_BYTES
-    return _Shape(1.0, 4.0, row, row, row, scale * TPCB_ROWS_PER_SCALE, per_transaction=True)
-
-
-def _oltp_shape(spec: BenchmarkSpec, phase: str) -> _Shape:
-    from benchwright.runner.workloads.oltp.workload import DEFAULTS
-
-    props = workload_properties(spec, phase)
-
-    def n(key: str) -> float:
-        return _number(props.get(f"oltp.{key}")) or float(DEFAULTS.get(key, 1))
-
-    test = props.get("oltp.test", "read_write")
-    ranges = sum(n(k) for k in ("simple_ranges", "sum_ranges", "order_ranges", "distinct_ranges"))
-    reads = 1.0 if test == "point_select" else (0.0 if test == "write_only" else n("point_selects") + ranges)
-    writes = (
-        0.0
-        if test in ("read_only", "point_select")
-        else (n("index_updates") + n("non_index_updates") + 2 * n("delete_inserts"))
-    )
-    returned = (n("point_selects") + ranges * n("range_size")) * OLTP_ROW_BYTES / max(reads, 1.0)
-    rows = n("tables") * n("table_size")
-    return _Shape(reads, writes, returned, OLTP_ROW_BYTES, OLTP_ROW_BYTES, rows, per_transaction=True)
-
-
-SHAPES = {"ycsb": _ycsb_shape, "redis-bench": _redis_bench_shape, "tpcb": _tpcb_shape, "oltp": _oltp_shape}
+    return {op for found in descriptors().values() for op in found.write_operations}
 
 
 def modelled(spec: BenchmarkSpec) -> bool:
-    return spec.workload.name in SHAPES
+    return _shape_of(spec) is not None
 
 
-def _phase_ops(spec: BenchmarkSpec, phase: str, shape: _Shape) -> tuple[float, str]:
+def _phase_ops(spec: BenchmarkSpec, phase: str, shape: UsageShape) -> tuple[float, str]:
     """Operations a phase will make: its count, or its time at its rate (or the assumed rate)."""
     if phase == "load" and shape.load_rows:
         return shape.load_rows, "the rows the load writes"
     p = getattr(spec.workload.phases, phase)
     props = workload_properties(spec, phase)
     key = "recordcount" if phase == "load" else "operationcount"
-    if spec.workload.name == "redis-bench" and props.get("redisbench.requests"):
-        tests = [t for t in props.get("redisbench.tests", "set,get").split(",") if t.strip()]
-        return float(props["redisbench.requests"]) * max(len(tests), 1), "requests x tests"
+    requests = _fixed_requests(spec, props)
+    if requests is not None:
+        return requests, "requests x tests"
     count = (p.operation_count if p is not None else None) or _number(props.get(key))
     seconds = phase_seconds(spec, phase)
     rate = (p.target_rate if p is not None else None) or _number(props.get("target"))
@@ -143,6 +94,13 @@ def _phase_ops(spec: BenchmarkSpec, phase: str, shape: _Shape) -> tuple[float, s
     if rate:
         return rate * seconds, f"{rate:g} ops/s x {seconds:g} s"
     return ASSUMED_OPS_PER_S * seconds, f"an assumed {ASSUMED_OPS_PER_S:g} ops/s x {seconds:g} s"
+
+
+def _fixed_requests(spec: BenchmarkSpec, props: dict[str, str]) -> float | None:
+    from benchwright.runner.workloads.base import descriptors
+
+    found = descriptors().get(spec.workload.name)
+    return None if found is None or found.fixed_requests is None else found.fixed_requests(props)
 
 
 def _number(value: str | None) -> float | None:
@@ -154,7 +112,7 @@ def _number(value: str | None) -> float | None:
 
 def planned(spec: BenchmarkSpec) -> Traffic | None:
     """The workload's reads and writes before the run (None: no model for this workload)."""
-    shape_of = SHAPES.get(spec.workload.name)
+    shape_of = _shape_of(spec)
     if shape_of is None:
         return None
     reads = writes = read_bytes = write_bytes = 0.0
@@ -183,9 +141,10 @@ def planned(spec: BenchmarkSpec) -> Traffic | None:
 def counted(spec: BenchmarkSpec, cell: CellResult) -> Traffic | None:
     """The reads and writes the run counted (every phase, failed operations included: they were
     sent), sized by the workload's record and value sizes."""
-    shape_of = SHAPES.get(spec.workload.name)
+    shape_of = _shape_of(spec)
     if shape_of is None or not cell.phases:
         return None
+    writes_of = _write_operations()
     reads = writes = read_bytes = write_bytes = 0.0
     for phase, doc in cell.phases.items():
         shape = shape_of(spec, phase if phase in ("load", "warmup", "run") else "run")
@@ -199,7 +158,7 @@ def counted(spec: BenchmarkSpec, cell: CellResult) -> Traffic | None:
             )
             continue
         for name, summary in doc.operations.items():
-            if base_operation(name).upper() in WRITE_OPERATIONS:  # a failed write still reached the server
+            if base_operation(name).upper() in writes_of:  # a failed write still reached the server
                 size = shape.load_bytes if phase == "load" else shape.write_bytes
                 writes += summary.operations
                 write_bytes += summary.operations * size

@@ -19,6 +19,7 @@ from benchwright.runner.dataset import DatasetIdentity
 from benchwright.runner.drivers.base import Capability, Driver
 from benchwright.runner.event_loop import Request
 from benchwright.runner.measure import Status
+from benchwright.runner.workloads.descriptor import WorkloadDescriptor
 
 Operation = tuple[str, Callable[[], Status]]
 
@@ -71,6 +72,8 @@ class Workload(ABC):
     # phases run only when the spec writes them (redis-bench: a SET pass as the load, GET as the run)
     optional_phases: ClassVar[tuple[str, ...]] = ()
     description: ClassVar[str] = ""
+    # what the rest of the system asks about the workload, from its folder's descriptor.py
+    descriptor: ClassVar[WorkloadDescriptor]
     # the run phase's set-up makes the data (a SQL script's init, redis-bench's keys): the run adopts
     # the target (runner/dataset.py ``adopt``) instead of checking that a load put its data there
     dataset_in_run: ClassVar[bool] = False
@@ -140,16 +143,43 @@ WORKLOADS: dict[str, type[Workload]] = {}
 
 
 def register(cls: type[Workload]) -> type[Workload]:
-    """Class decorator: add a workload to the registry; a duplicate name is a programming error."""
+    """Class decorator: add a workload to the registry; a duplicate name, or a class without its
+    descriptor (runner/workloads/descriptor.py), is a programming error."""
     if cls.name in WORKLOADS:
         raise ValueError(f"workload {cls.name!r} is registered twice")
+    found = getattr(cls, "descriptor", None)
+    if not isinstance(found, WorkloadDescriptor) or found.name != cls.name:
+        raise ValueError(
+            f"workload {cls.name!r} has no descriptor of its own: set ``descriptor = DESCRIPTOR`` from its "
+            "folder's descriptor.py (a WorkloadDescriptor whose name is the workload's)"
+        )
     WORKLOADS[cls.name] = cls
     return cls
 
 
-def workload_class(name: str) -> type[Workload]:
+def registered() -> dict[str, type[Workload]]:
+    """Every registered workload class by name (the built-ins, and any a test has registered)."""
     from benchwright.runner import workloads  # noqa: F401 - importing registers the built-ins
 
+    return WORKLOADS
+
+
+def descriptors() -> dict[str, WorkloadDescriptor]:
+    """Every registered workload's descriptor, by name, in registration order."""
+    return {name: cls.descriptor for name, cls in registered().items()}
+
+
+def descriptor_of(name: str) -> WorkloadDescriptor | None:
+    """The descriptor of workload ``name`` (or of a native tool's results it publishes like), None
+    when no registered workload has that name."""
+    found = descriptors()
+    if name in found:
+        return found[name]
+    return next((d for d in found.values() if name in d.result_aliases), None)
+
+
+def workload_class(name: str) -> type[Workload]:
+    registered()
     try:
         return WORKLOADS[name]
     except KeyError:

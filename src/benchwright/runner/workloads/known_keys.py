@@ -12,15 +12,11 @@ from __future__ import annotations
 import difflib
 
 from benchwright.errors import SpecError
-from benchwright.runner.workloads.oltp.workload import DEFAULTS as OLTP_COUNTS
+from benchwright.runner.workloads.base import registered
 
-_RAND = {"rand_type", "rand_spec_iter", "rand_spec_pct", "rand_spec_res", "rand_pareto_h", "rand_zipfian_exp"}
-KNOWN: dict[str, frozenset[str]] = {
-    "tpcc.": frozenset({"warehouses", "batch", "mix", "think_time"}),
-    "tpcb.": frozenset({"scale", "fillfactor", "script", "protocol", "batch", "init_steps"}),
-    "oltp.": frozenset({"test", "batch", "skip_trx", *OLTP_COUNTS, *_RAND}),
-    "redisbench.": frozenset({"tests", "datasize", "keyspace", "requests", "pipeline", "clients"}),
-    "sql.": frozenset({"file", "init", "init_file", "script", "transaction"}),
+# The drivers' and the client's namespaces; each workload's own (``tpcc.``, ``oltp.`` ...) is in its
+# descriptor (``property_namespace``, ``known_properties``), added to ``KNOWN`` below.
+DRIVER_KEYS: dict[str, frozenset[str]] = {
     "redis.": frozenset(
         {
             "host",
@@ -44,10 +40,26 @@ KNOWN: dict[str, frozenset[str]] = {
 }
 
 
+def known() -> dict[str, frozenset[str]]:
+    """Every checked namespace: each registered workload's, then the drivers' and the client's."""
+    out: dict[str, frozenset[str]] = {}
+    for cls in registered().values():
+        found = cls.descriptor
+        if found.property_namespace is not None:
+            out[found.property_namespace] = (
+                out.get(found.property_namespace, frozenset()) | found.known_properties
+            )
+    return {**out, **DRIVER_KEYS}
+
+
+KNOWN = known()  # the built-ins' (tests/unit/test_bad_input_validation.py reads it); checks use known()
+
+
 def check_known_keys(props: dict[str, str]) -> None:
     """Refuse a key in one of our namespaces that we do not define, suggesting the nearest one."""
+    namespaces = known()
     for key in props:
-        for prefix, names in KNOWN.items():
+        for prefix, names in namespaces.items():
             if not key.startswith(prefix):
                 continue
             name = key.removeprefix(prefix)

@@ -28,6 +28,7 @@ from benchwright.runner.drivers.base import Capability, Driver, SqlDriver
 from benchwright.runner.event_loop import Request
 from benchwright.runner.measure import Status
 from benchwright.runner.workloads.base import BLOCK, Operation, ThreadInfo, Workload, register, requests_of
+from benchwright.runner.workloads.oltp.descriptor import DEFAULTS, DESCRIPTOR
 from benchwright.runner.workloads.oltp.rand import IdDraw, RandSpec
 from benchwright.runner.workloads.sqlscript.sqlkit import (
     analyze,
@@ -50,19 +51,6 @@ COUNTS = (
     "non_index_updates",
     "delete_inserts",
 )
-DEFAULTS = {
-    "tables": 1,
-    "table_size": 10_000,
-    "range_size": 100,
-    "point_selects": 10,
-    "simple_ranges": 1,
-    "sum_ranges": 1,
-    "order_ranges": 1,
-    "distinct_ranges": 1,
-    "index_updates": 1,
-    "non_index_updates": 1,
-    "delete_inserts": 1,
-}
 LOAD_HINT = "benchwright oltp prepare"
 CHUNK = 10_000  # rows per load operation
 C_GROUPS, PAD_GROUPS = 10, 5  # sysbench: 10 (c) and 5 (pad) groups of 11 random digits joined by '-'
@@ -125,6 +113,7 @@ def table_names(n: int) -> list[str]:
 @register
 class OltpWorkload(Workload):
     name: ClassVar[str] = "oltp"
+    descriptor = DESCRIPTOR
     requires: ClassVar[Capability] = Capability.SQL
     description: ClassVar[str] = "sysbench's oltp_read_write / read_only / write_only / point_select"
 

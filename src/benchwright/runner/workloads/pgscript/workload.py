@@ -29,6 +29,7 @@ from benchwright.runner.drivers.base import Capability, Driver, SqlDriver
 from benchwright.runner.measure import Status
 from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, register
 from benchwright.runner.workloads.pgscript import expr
+from benchwright.runner.workloads.pgscript.descriptor import DESCRIPTOR
 from benchwright.runner.workloads.pgscript.script import VARIABLE, Command, Script, parse_script
 from benchwright.runner.workloads.sqlscript.sqlkit import require_tables, sql_driver
 from benchwright.runner.workloads.tpcb import schema
@@ -59,6 +60,7 @@ def scripts_of(props: dict[str, str]) -> list[Script]:
 @register
 class PgbenchScriptWorkload(Workload):
     name: ClassVar[str] = "pgbench-script"
+    descriptor = DESCRIPTOR
     requires: ClassVar[Capability] = Capability.SQL
     phases: ClassVar[tuple[str, ...]] = ("run",)
     description: ClassVar[str] = "pgbench scripts (-f FILE@W, -b NAME@W): \\set, \\sleep, :variables, weights"

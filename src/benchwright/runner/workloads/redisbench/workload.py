@@ -44,6 +44,7 @@ from benchwright.runner.workloads.redisbench.commands import (
     operation_name,
     resp_blocks,
 )
+from benchwright.runner.workloads.redisbench.descriptor import DESCRIPTOR
 
 SCALED_MARK = "requests_per_operation"
 METHOD_NOTE = (
@@ -104,6 +105,7 @@ MAX_DATASIZE = 512 * 1024 * 1024  # Redis' default proto-max-bulk-len
 @register
 class RedisBench(Workload):
     name: ClassVar[str] = "redis-bench"
+    descriptor = DESCRIPTOR
     requires: ClassVar[Capability] = Capability.REDIS
     phases: ClassVar[tuple[str, ...]] = ("run",)
     # a written load phase runs its own tests (phase properties: redisbench.tests: set), as the

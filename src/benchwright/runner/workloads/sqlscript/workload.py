@@ -29,6 +29,7 @@ from benchwright.runner.dataset import DatasetIdentity
 from benchwright.runner.drivers.base import Capability, Driver, SqlDriver
 from benchwright.runner.measure import Status
 from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, register
+from benchwright.runner.workloads.sqlscript.descriptor import DESCRIPTOR
 from benchwright.runner.workloads.sqlscript.sqlkit import percentiles_ms, sql_driver, transaction
 
 CREATED = re.compile(r"create\s+table\s+(?:if\s+not\s+exists\s+)?[`\"]?(\w+)", re.IGNORECASE)
@@ -134,6 +135,7 @@ def script_text(props: dict[str, str], key: str, file_key: str) -> tuple[str, st
 @register
 class SqlScriptWorkload(Workload):
     name: ClassVar[str] = "sql"
+    descriptor = DESCRIPTOR
     requires: ClassVar[Capability] = Capability.SQL
     phases: ClassVar[tuple[str, ...]] = ("run",)
     dataset_in_run: ClassVar[bool] = True  # the init makes the tables

@@ -38,6 +38,7 @@ from benchwright.runner.workloads.sqlscript.sqlkit import (
     transaction,
 )
 from benchwright.runner.workloads.tpcb import schema
+from benchwright.runner.workloads.tpcb.descriptor import DESCRIPTOR
 
 SCRIPTS = {
     "tpcb-like": "<builtin: TPC-B (sort of)>",
@@ -71,6 +72,7 @@ def _positive(props: dict[str, str], key: str, default: str, high: int | None = 
 @register
 class TpcbWorkload(Workload):
     name: ClassVar[str] = "tpcb"
+    descriptor = DESCRIPTOR
     requires: ClassVar[Capability] = Capability.SQL
     description: ClassVar[str] = (
         "pgbench's TPC-B-like, simple-update and select-only scripts on pgbench's tables"

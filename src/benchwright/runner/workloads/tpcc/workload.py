@@ -39,6 +39,7 @@ from benchwright.runner.workloads.sqlscript.sqlkit import (
 )
 from benchwright.runner.workloads.tpcc import consistency, loader
 from benchwright.runner.workloads.tpcc import transactions as tx
+from benchwright.runner.workloads.tpcc.descriptor import DESCRIPTOR
 from benchwright.runner.workloads.tpcc.rand import TpccRandom
 from benchwright.runner.workloads.tpcc.schema import CREATE, INDEXES, TABLES
 
@@ -63,6 +64,7 @@ def _int(props: dict[str, str], key: str, default: int, low: int = 1) -> int:
 @register
 class TpccWorkload(Workload):
     name: ClassVar[str] = "tpcc"
+    descriptor = DESCRIPTOR
     requires: ClassVar[Capability] = Capability.SQL
     description: ClassVar[str] = "TPC-C: five order-entry transactions, tpmC and consistency checks"
 

@@ -26,6 +26,7 @@ from benchwright.runner.event_loop import Request
 from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, register, requests_of, split
 from benchwright.runner.workloads.ycsb import dataset as ycsb_dataset
 from benchwright.runner.workloads.ycsb import generators as g
+from benchwright.runner.workloads.ycsb.descriptor import DESCRIPTOR
 from benchwright.runner.workloads.ycsb.properties import (
     MAX_RECORD_BYTES,
     CoreSettings,
@@ -42,6 +43,7 @@ KEY_CACHE = 1 << 16  # hashed keys remembered per process (see key_function)
 @register
 class YcsbWorkload(Workload):
     name = "ycsb"
+    descriptor = DESCRIPTOR
     requires = Capability.KEY_VALUE
     description = "YCSB core workloads A-F (and any property file): key-value CRUD with YCSB's distributions"
 
