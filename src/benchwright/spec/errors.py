@@ -42,6 +42,8 @@ def from_validation(exc: ValidationError, prefix: str = "") -> SpecError:
     elif first["type"] == "bad_setting":  # spec.server_settings: the setting itself is the field
         name = (first.get("ctx") or {}).get("name")
         field = ".".join(p for p in (field, "settings", name) if p)
+    elif first["type"] == "sub_field":  # a section validated by its own model (a notifier kind's)
+        field = ".".join(p for p in (field, str((first.get("ctx") or {}).get("path", ""))) if p)
     elif first["type"] == "union_tag_not_found":
         field = f"{field}.provider" if field else "provider"
         message = f"missing (one of {', '.join(PROVIDERS)})"

@@ -13,8 +13,9 @@ from typing import Any, Literal
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from benchwright.experiments.models import EventSpec, OperationName
+from benchwright.notifiers import registry
 from benchwright.spec._base import NAME_RE, StrictModel
-from benchwright.spec.notify import SLACK_SECRET_NAME, NotifySpec, ValidityPolicy
+from benchwright.spec.notify import NotifySpec, ValidityPolicy
 from benchwright.spec.runners import RunnerSpec
 from benchwright.spec.targets import CLOUD_PROVIDERS, TargetSpec
 from benchwright.spec.workload import WorkloadSpec
@@ -122,13 +123,8 @@ class BenchmarkSpec(StrictModel):
             raise ValueError(
                 f"runner.platform: a {provider} target needs a cloud runner (class measured | smoke)"
             )
-        slack = self.notify.slack if self.notify is not None else None
-        arn = slack.webhook_secret_arn if slack is not None else None
-        if arn is not None and not self.is_local and not slack_secret_allowed(arn):
-            raise ValueError(
-                f"notify.slack.webhook_secret_arn: {arn} is outside the secrets the deployed service may "
-                f"read; name the secret {SLACK_SECRET_NAME} or {SLACK_SECRET_NAME}/<name> (docs/deploy.md)"
-            )
+        if self.notify is not None and not self.is_local:
+            _cloud_notifiers(self.notify)
         return self
 
     # -------------------------------------------------------------------------------------------
@@ -137,14 +133,19 @@ class BenchmarkSpec(StrictModel):
         return self.target.provider in ("local", "endpoint") and self.runner.platform == "local"
 
 
-def slack_secret_allowed(arn: str) -> bool:
-    """The secret's name (full ARN or partial, without the 6-character suffix) is the stack's
-    convention for a spec's own Slack secret."""
-    name = arn.split(":secret:", 1)[-1]
-    return (
-        re.match(rf"^{re.escape(SLACK_SECRET_NAME)}(/[A-Za-z0-9/_+=.@-]+)?(-[A-Za-z0-9]{{6}})?$", name)
-        is not None
-    )
+def _cloud_notifiers(notify: NotifySpec) -> None:
+    """A cloud run sends from AWS: each configured notifier needs an AWS sender, and a secret it names
+    must follow its kind's naming convention, the only secrets the stack lets its Lambdas read."""
+    for name, section in notify.configured():
+        kind = registry.get(name)
+        if kind is None or kind.cloud is None:
+            raise ValueError(f"notify.{name}: this notifier cannot send from AWS; a cloud run cannot use it")
+        arn = kind.secret_arn(section)
+        if arn is not None and not kind.secret_allowed(arn):
+            raise ValueError(
+                f"notify.{name}.{kind.secret_arn_field}: {arn} is outside the secrets the deployed service "
+                f"may read; name the secret {kind.secret_name} or {kind.secret_name}/<name> (docs/deploy.md)"
+            )
 
 
 class SuiteSpec(StrictModel):

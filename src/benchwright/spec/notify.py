@@ -1,22 +1,25 @@
 """The ``validity`` and ``notify`` sections: the judge's thresholds and who hears about the run.
 
-A webhook URL is a secret: the spec names where it is kept (an env var or a Secrets Manager ARN),
-never the URL itself.
+``notify.<kind>`` is validated by that notifier kind's own model (benchwright.notifiers): a kind is its
+folder plus a line in the registry. A webhook URL is a secret: the spec names where it is kept (an env
+var or a Secrets Manager ARN), never the URL itself.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
 
 from benchwright.judge.validity import ValidityPolicy as JudgePolicy
-from benchwright.spec._base import ENV_NAME_RE, SECRET_ARN_RE, StrictModel
+from benchwright.notifiers import registry
+from benchwright.notifiers.slack.spec import SLACK_SECRET_NAME, SlackSpec
+from benchwright.spec._base import StrictModel
 
-# A cloud spec's own Slack secret (notify.slack.webhook_secret_arn) is named ``benchwright/slack`` or
-# ``benchwright/slack/<name>``: the stack lets its notifying Lambdas read exactly those secrets
-# (infra/permissions.py) and validation refuses any other name for a cloud run (spec/model.py).
-SLACK_SECRET_NAME = "benchwright/slack"
+# A cloud spec's own Slack secret is named by Slack's kind (benchwright.notifiers.slack.spec); the name
+# stays importable from here for the stack (infra/permissions.py, infra/nag.py).
+__all__ = ["SLACK_SECRET_NAME", "NotifySpec", "SlackSpec", "ValidityPolicy"]
 
 
 class ValidityPolicy(JudgePolicy):
@@ -31,41 +34,25 @@ class ValidityPolicy(JudgePolicy):
     credits: Literal["warn", "refuse"] = "warn"
 
 
-class SlackSpec(StrictModel):
-    webhook_env: str | None = None  # environment variable holding the webhook URL
-    webhook_secret_arn: str | None = None  # Secrets Manager secret holding it
-    channel: str | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _no_url(cls, data: Any) -> Any:
-        if isinstance(data, dict):
-            for key, value in data.items():
-                if isinstance(value, str) and value.startswith(("http://", "https://")):
-                    raise ValueError(
-                        f"{key}: never put the webhook URL in the spec; name an environment variable "
-                        "(webhook_env) or a Secrets Manager ARN (webhook_secret_arn)"
-                    )
-        return data
-
-    @model_validator(mode="after")
-    def _one(self) -> SlackSpec:
-        if (self.webhook_env is None) == (self.webhook_secret_arn is None):
-            raise ValueError("set exactly one of webhook_env and webhook_secret_arn")
-        if self.webhook_env is not None and not ENV_NAME_RE.match(self.webhook_env):
-            raise ValueError("webhook_env must be an environment variable NAME (A-Z, 0-9, _)")
-        if self.webhook_secret_arn is not None and not SECRET_ARN_RE.match(self.webhook_secret_arn):
-            raise ValueError("webhook_secret_arn must be a Secrets Manager secret ARN")
-        return self
-
-
 class NotifySpec(StrictModel):
     """When the finish stage sends the run's message (benchwright.stages.finish.should_notify):
     always; success (the run succeeded); failure (failed, aborted or invalid); regression (slower
     than its history, or failed, aborted or invalid)."""
 
+    # Slack's section is a declared field so that a stored spec keeps its shape (``slack: null``); every
+    # other registered kind's section is an extra key, validated by the kind's model (_kinds below)
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
     slack: SlackSpec | None = None
     on: Literal["always", "success", "failure", "regression"] = "always"
+
+    def configured(self) -> list[tuple[str, BaseModel]]:
+        """(kind name, its validated section) for every notifier the spec configures, Slack first."""
+        found: list[tuple[str, BaseModel]] = [("slack", self.slack)] if self.slack is not None else []
+        found += [
+            (name, section) for name, section in (self.model_extra or {}).items() if section is not None
+        ]
+        return found
 
     @model_validator(mode="before")
     @classmethod
@@ -79,3 +66,34 @@ class NotifySpec(StrictModel):
                 raise ValueError("'on' is given twice")
             data["on"] = value
         return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _kinds(cls, data: Any) -> Any:
+        """Each key other than ``on`` and ``slack`` names a registered notifier kind; its section is
+        validated by the kind's model, and an error names the field (``notify.<kind>.<field>``)."""
+        if not isinstance(data, dict):
+            return data
+        out = dict(data)
+        for key, value in data.items():
+            if key in ("on", "slack", True):
+                continue
+            kind = registry.get(key) if isinstance(key, str) else None
+            if kind is None or kind.name == "slack":
+                raise PydanticCustomError(
+                    "sub_field",
+                    "unknown notifier (one of {known})",
+                    {"path": str(key), "known": ", ".join(registry.kinds())},
+                )
+            try:
+                out[key] = kind.spec.model_validate(value)
+            except ValidationError as exc:
+                first = exc.errors(include_url=False)[0]
+                where = ".".join(str(part) for part in (key, *first["loc"]))
+                message = first["msg"].removeprefix("Value error, ")
+                if first["type"] == "extra_forbidden":
+                    message = "unknown field (not allowed here)"
+                raise PydanticCustomError(
+                    "sub_field", "{message}", {"path": where, "message": message}
+                ) from None
+        return out

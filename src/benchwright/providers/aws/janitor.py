@@ -15,18 +15,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from benchwright.providers.aws.common import Clients, paginate
-from benchwright.providers.aws.deletion import (
-    delete_db_cluster,
-    delete_db_instance,
-    delete_db_snapshot,
-    delete_eni_later_ok,
-    delete_parameter_group_later_ok,
-    gone_ok,
-    stop_task,
-    terminate_instances,
-)
 from benchwright.providers.aws.names import EXPIRES_TAG, OWNER_TAG, RESOURCE_PREFIX, RUN_ID_TAG
-from benchwright.providers.aws.targets.cache_params import ELASTICACHE, MEMORYDB, delete_group_later_ok
+from benchwright.providers.aws.targets.kinds import resource_kinds
 
 
 @dataclass(frozen=True)
@@ -209,25 +199,8 @@ def leftovers(clients: Clients, run_id: str, services: list[str] | None = None) 
 Deleter = Callable[[Clients, str, dict[str, str]], bool]
 
 # Each kind the listers find, with its one deletion path (deletion.py, cache_params.py), in the order
-# a run's resources are deleted: what runs first, then the targets, then what they use (interfaces,
-# parameter groups), which AWS refuses while still in use.
-KINDS: dict[str, Deleter] = {
-    "ecs-task": lambda c, i, x: stop_task(c("ecs"), x["cluster"], i, "benchwright janitor"),
-    "ec2-instance": lambda c, i, x: terminate_instances(c("ec2"), [i]),
-    "rds-instance": lambda c, i, x: delete_db_instance(c("rds"), i, cluster_member="cluster" in x),
-    "rds-cluster": lambda c, i, x: delete_db_cluster(c("rds"), i),
-    "rds-snapshot": lambda c, i, x: delete_db_snapshot(c("rds"), i),
-    "rds-cluster-snapshot": lambda c, i, x: delete_db_snapshot(c("rds"), i, cluster=True),
-    "elasticache-replication-group": lambda c, i, x: gone_ok(
-        c("elasticache").delete_replication_group, ReplicationGroupId=i
-    ),
-    "memorydb-cluster": lambda c, i, x: gone_ok(c("memorydb").delete_cluster, ClusterName=i),
-    "ec2-network-interface": lambda c, i, x: delete_eni_later_ok(c("ec2"), i),
-    "rds-parameter-group": lambda c, i, x: delete_parameter_group_later_ok(c("rds"), i),
-    "rds-cluster-parameter-group": lambda c, i, x: delete_parameter_group_later_ok(c("rds"), i, cluster=True),
-    "elasticache-parameter-group": lambda c, i, x: delete_group_later_ok(ELASTICACHE, c("elasticache"), i),
-    "memorydb-parameter-group": lambda c, i, x: delete_group_later_ok(MEMORYDB, c("memorydb"), i),
-}
+# a run's resources are deleted: as each AWS kind declares them (providers/aws/targets/kinds/).
+KINDS: dict[str, Deleter] = {resource.name: resource.delete for resource in resource_kinds()}
 ORDER: tuple[str, ...] = tuple(KINDS)
 
 

@@ -1,36 +1,18 @@
-"""Slack from AWS: the webhook comes from Secrets Manager, the message is the local one (report/slack).
+"""Notifications from AWS: each registered notifier kind's AWS sender (benchwright.notifiers).
 
-The secret holds ``{"webhook_url": "https://hooks.slack.com/..."}`` (docs/deploy.md) or the bare URL;
-the stack creates it as ``{}``, which means "no Slack" (nothing is sent and the run notes it).
+Slack's (the webhook from Secrets Manager) lives with its kind, benchwright.notifiers.slack.aws; the
+name stays importable from here.
 """
 
 from __future__ import annotations
 
-from benchwright.errors import NotifyFailed
+from benchwright.notifiers.slack.aws import SecretsSlackNotifier
 from benchwright.providers.aws.common import Clients
-from benchwright.providers.aws.secrets import secret_value
 from benchwright.providers.base import Notifier
 from benchwright.runs import RunRecord
 from benchwright.spec import NotifySpec
 
-
-class SecretsSlackNotifier(Notifier):
-    """Reads the webhook at send time (never at import, never logged) and delegates the post."""
-
-    def __init__(self, clients: Clients, secret_arn: str) -> None:
-        self.clients = clients
-        self.secret_arn = secret_arn
-
-    def __repr__(self) -> str:
-        return f"SecretsSlackNotifier(secret_arn={self.secret_arn!r})"
-
-    def notify(self, record: RunRecord, report_url: str | None = None) -> bool:
-        from benchwright.providers.local.notify import SlackNotifier, webhook_url
-
-        url = webhook_url(secret_value(self.clients, self.secret_arn, fatal=NotifyFailed))
-        if url is None:
-            return False
-        return SlackNotifier(webhook_url=url).notify(record, report_url)
+__all__ = ["NoNotifier", "SecretsSlackNotifier", "notifier_for"]
 
 
 class NoNotifier(Notifier):
@@ -39,8 +21,24 @@ class NoNotifier(Notifier):
 
 
 def notifier_for(notify: NotifySpec | None, clients: Clients, default_secret: str | None) -> Notifier:
-    """Slack through the spec's ``notify.slack.webhook_secret_arn``, else the deployment's secret
-    (``default_secret``); neither: no notifier. ``notify.on`` is the finish stage's to apply."""
-    slack = notify.slack if notify is not None else None
-    arn = (slack.webhook_secret_arn if slack is not None else None) or default_secret
-    return SecretsSlackNotifier(clients, arn) if arn else NoNotifier()
+    """Every kind's AWS sender for the spec's ``notify`` section: for Slack the spec's
+    ``notify.slack.webhook_secret_arn``, else the deployment's secret (``default_secret``); none: no
+    notifier. ``notify.on`` is the finish stage's to apply."""
+    from benchwright.notifiers.registry import kinds
+
+    sections = dict(notify.configured()) if notify is not None else {}
+    found: list[Notifier] = []
+    for name, kind in kinds().items():
+        section = sections.get(name)
+        if kind.cloud is None or (section is None and not kind.uses_deployment_secret):
+            continue
+        notifier = kind.cloud(section, clients, default_secret if kind.uses_deployment_secret else None)
+        if notifier is not None:
+            found.append(notifier)
+    if not found:
+        return NoNotifier()
+    if len(found) == 1:
+        return found[0]
+    from benchwright.providers.local.notify import MultiNotifier
+
+    return MultiNotifier(*found)

@@ -85,17 +85,28 @@ class SilentNotifier(Notifier):
 
 
 def default_notifier(notify: NotifySpec | None) -> Notifier:
-    """Slack when the spec configures a webhook environment variable; otherwise silent.
-
-    A Secrets Manager webhook is an AWS-side setting: locally it is skipped (the run is unaffected).
+    """Every notifier the spec configures, through its kind's local sender (benchwright.notifiers);
+    none: silent. Slack locally needs a webhook environment variable: a Secrets Manager webhook is an
+    AWS-side setting, skipped here (the run is unaffected).
     ``notify.on`` is applied by the finish stage (benchwright.stages.finish), not here.
     """
-    env = notify.slack.webhook_env if notify is not None and notify.slack is not None else None
-    if not env:
+    if notify is None:
         return SilentNotifier()
-    from benchwright.providers.local.notify import SlackNotifier
+    from benchwright.notifiers.registry import get
 
-    return SlackNotifier(env_var=env)
+    found: list[Notifier] = []
+    for name, section in notify.configured():
+        kind = get(name)
+        notifier = kind.local(section) if kind is not None else None
+        if notifier is not None:
+            found.append(notifier)
+    if not found:
+        return SilentNotifier()
+    if len(found) == 1:
+        return found[0]
+    from benchwright.providers.local.notify import MultiNotifier
+
+    return MultiNotifier(*found)
 
 
 def open_local_store(path: str | Path | None = None) -> ResultStore:

@@ -1,0 +1,44 @@
+"""What an AWS target kind declares, so that the janitor and the stack's policy read it from one place.
+
+A kind owns the resource kinds it creates (the janitor's ``Resource.kind``), each with its one deletion
+path (benchwright.providers.aws.deletion) and its rank in the deletion order; it names the janitor's
+lister that finds them by tag (``janitor.LISTERS``), and the IAM actions that listing and deleting need
+(infra/permissions.py grants them; tests/infra/test_target_kind_iam.py holds the two together).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+# (clients, the resource's id, its extra fields) -> True when gone or going, False when AWS says "not yet"
+Deleter = Callable[[Any, str, dict[str, str]], bool]
+
+# Deletion ranks: what runs first, then the nodes and targets (and their snapshots), then what they use
+# (interfaces, parameter groups), which AWS refuses to delete while still in use. A kind adds a small
+# offset within a rank to keep its own order (an Aurora cluster after its member instances).
+RUNNERS, NODES, TARGETS, INTERFACES, GROUPS = 100, 200, 300, 500, 600
+
+
+@dataclass(frozen=True)
+class ResourceKind:
+    name: str  # the janitor's Resource.kind: "rds-instance", "memorydb-parameter-group", ...
+    delete: Deleter
+    order: int  # lower is deleted first (see the ranks above)
+
+
+@dataclass(frozen=True)
+class AwsTargetKind:
+    """One kind: a spec's ``target.provider`` (None for a runner kind, which owns resources too)."""
+
+    name: str
+    provider: str | None
+    resources: tuple[ResourceKind, ...] = ()
+    lister: str | None = None  # the janitor's lister (janitor.LISTERS) that finds ``resources`` by tag
+    iam_list: tuple[str, ...] = ()  # what the lister calls
+    iam_delete: tuple[str, ...] = ()  # what the deletion paths call
+
+    def __post_init__(self) -> None:
+        if self.resources and self.lister is None:
+            raise ValueError(f"AWS kind {self.name}: resources without a lister are never found by tag")
