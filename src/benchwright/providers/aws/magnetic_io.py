@@ -73,6 +73,7 @@ def magnetic_io_lines(
     count = MAGNETIC_AVERAGE_IOPS * duration_s
     basis = (
         f"{count:,.0f} requests = {MAGNETIC_AVERAGE_IOPS:g} IOPS x {duration_s:,.0f} s of target time "
-        f"at {per_million} ({MAGNETIC_SOURCE}); measured after the run"
+        f"at {per_million} ({MAGNETIC_SOURCE}); the run's CloudWatch ReadIOPS + WriteIOPS replace it "
+        "when collected"
     )
     lines.add("rds magnetic I/O requests (estimate)", count * unit.usd, [unit], basis)
