@@ -219,7 +219,7 @@ def test_the_table_metric_gives_the_seeds_layout_per_configuration(tmp_path: Pat
     io1 = rows["io1 100 3000"]
     assert io1["monthly_io_usd"] == pytest.approx(300.0)  # 0.10 x 3000, packaged
     assert io1["monthly_total_usd"] == pytest.approx(24.82 + 12.5 + 300.0)
-    magnetic = rows["magnetic 100"]  # the packaged list has no magnetic I/O row and no IOPS series
+    magnetic = rows["magnetic 100"]  # the run has no IOPS series to rate its I/O requests by
     assert magnetic["monthly_disk_usd"] == pytest.approx(10.0)
     assert magnetic["monthly_io_usd"] is None and magnetic["monthly_total_usd"] is None
     assert magnetic["ops_per_monthly_usd"] is None
@@ -240,9 +240,14 @@ def test_magnetic_io_in_the_table_uses_the_runs_cloudwatch_series() -> None:
                                              points=[MetricPoint(t=float(t), value=value) for t in range(5)]))  # fmt: skip
     table = build_table([record], metrics=["monthly_usd"])
     notes = "\n".join(table.notes)
-    # the packaged list has no RDS:StorageIOUsage row: the rate is known, the price is not
-    assert "usagetype=RDS:StorageIOUsage" in notes
-    assert "no ReadIOPS/WriteIOPS series" not in notes.split("db.t3.small magnetic")[1].split("\n")[0]
+    line = notes.split("db.t3.small magnetic")[1].split("\n")[0]
+    assert "no ReadIOPS/WriteIOPS series" not in line
+    # the packaged us-east-1 row: $0.10 per million, 100 I/O per second kept up all month
+    assert "magnetic I/O requests 26.28 (AmazonRDS row BWRDSMAGIO000001 (RDS:StorageIOUsage" in line
+    assert "0.1 USD per million requests" in line and "263 million requests" in line
+    values = {metric: v.mean for (rk, _ck, metric), v in table.cells.items() if "magnetic" in " ".join(rk)}
+    assert values["monthly_io_usd"] == pytest.approx(26.28)
+    assert values["monthly_total_usd"] == pytest.approx(0.034 * 730 + 10.0 + 26.28)
 
 
 def test_the_report_has_the_monthly_section_only_for_aws_targets() -> None:

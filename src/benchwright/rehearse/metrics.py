@@ -104,6 +104,8 @@ class Publisher:
     pids: Any  # callable -> list[int]
     model: CreditModel
     interval_s: float = 1.0
+    volumes: Any = None  # host_series.EbsVolumes: the AWS/EBS series of an EC2 target's volumes
+    io_series: bool = True  # ReadIOPS / WriteIOPS (a runner host's instance has neither)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
     published: int = 0
@@ -148,10 +150,12 @@ class Publisher:
                     min(100.0, 100.0 * cpu_fraction * self.model.vcpus),
                     "Percent",
                 )
-            else:
+            elif self.io_series:
                 values["ReadIOPS"] = (read_iops, "Count/Second")
                 values["WriteIOPS"] = (write_iops, "Count/Second")
             self._put(values)
+            if self.volumes is not None:
+                self.volumes.sample(dt, read_iops, write_iops)
             last, last_t = now, now_t
 
     def _put(self, values: dict[str, tuple[float, str]]) -> None:

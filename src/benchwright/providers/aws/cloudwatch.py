@@ -59,6 +59,7 @@ EBS_METRICS = [
     ("BurstBalance", "Percent"),
     ("VolumeReadOps", "Count/Second"),
     ("VolumeWriteOps", "Count/Second"),
+    ("VolumeQueueLength", "Count"),  # I/O requests waiting, averaged over the period
 ]
 # An Aurora cluster's billed storage I/Os (each point the count of a 5-minute period): what the cost
 # stage prices Aurora Standard's I/O requests by (providers/aws/usage_prices.py).

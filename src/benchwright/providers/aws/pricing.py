@@ -3,7 +3,8 @@
 Per-run cost = target time (instances / nodes, storage prorated from GB-month, provisioned IOPS and
 throughput of RDS and EBS volumes, the Aurora cluster volume at its storage configuration)
 + runner time (Fargate vCPU and GB hours, or the EC2 instance) + usage (Aurora Standard I/O
-requests, MemoryDB data written, runner <-> target bytes across AZs: providers/aws/usage_prices.py)
+requests, MemoryDB data written, runner <-> target bytes across AZs: providers/aws/usage_prices.py;
+RDS magnetic I/O requests: providers/aws/magnetic_io.py)
 + the workflow itself (Lambda and Step Functions, from ``workflow_cost``). Also ops per dollar and the
 monthly cost of running the same cell every night.
 
@@ -160,6 +161,7 @@ class AwsPriceBook(PriceBook):
         """Every line item of one cell: the target over ``duration_s``; the runner over ``runner_s``
         (it starts once the target is ready and is gone before teardown), else the span of the
         cell's phases, else ``duration_s``. An unknown price never loses the rest."""
+        from benchwright.providers.aws.magnetic_io import magnetic_io_lines
         from benchwright.providers.aws.monitoring_prices import monitoring_lines
         from benchwright.providers.aws.usage_prices import usage_lines
 
@@ -175,6 +177,7 @@ class AwsPriceBook(PriceBook):
             ("target", lambda: self.target_lines(spec.target, duration_s, lines)),
             ("runner", lambda: self.runner_lines(spec.runner, runner[0], lines, runner[1])),
             ("usage", lambda: usage_lines(self, spec, cell, lines)),
+            ("magnetic I/O", lambda: magnetic_io_lines(self, spec, cell, duration_s, lines)),
             ("monitoring", lambda: monitoring_lines(self, spec, cell, duration_s, lines)),
         ]
         for part, price_it in parts:

@@ -27,6 +27,12 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from benchwright.rehearse.containers import ContainerSpec
+from benchwright.rehearse.host_series import (
+    start_runner_series,
+    stop_runner_series,
+    unwatch_volumes,
+    watch_volumes,
+)
 from benchwright.rehearse.metrics import CreditModel
 from benchwright.rehearse.principals import credentials_for, profile_role
 
@@ -188,6 +194,7 @@ def start_target(hooks: Hooks, instance: Any, found: tuple[str, list[str], int, 
         if address in getattr(server, "down", ()):  # a replacement on a terminated node's interface
             said = server.nodes_up([address])
             hooks.events.append(f"stand-in {key}: {address} answers again ({instance.id} started; {said})")
+        watch_volumes(hooks, key, instance)
         return
     cls = YsqlPostgres if engine == "postgres" else NodeRedis
     server = cls(local_target(engine), run_id=key, hosts=hosts, node_port=port)
@@ -198,6 +205,7 @@ def start_target(hooks: Hooks, instance: Any, found: tuple[str, list[str], int, 
         instance_class=str(getattr(instance, "instance_type", "")), storage_type="ebs", size_gb=0
     )
     hooks.publish(key, "AWS/EC2", {"InstanceId": instance.id}, server, model)
+    watch_volumes(hooks, key, instance)
     hooks.events.append(
         f"stand-in {engine} for the {replaced} target {instance.id} on {','.join(hosts)}:{port} "
         f"(a stand-in of another engine: {engine} in place of {replaced})"
@@ -219,6 +227,8 @@ def stop_targets(hooks: Hooks, backend: Any, instance_ids: list[str]) -> None:
         if key not in hooks.target_nodes.values():  # the cluster's last node
             hooks.stop_standin(key)
         elif server is not None and hasattr(server, "nodes_down"):
+            for i in ids:
+                unwatch_volumes(hooks, key, backend.get_instance(i))
             addresses = [str(backend.get_instance(i).private_ip) for i in ids]
             said = server.nodes_down(addresses)
             hooks.events.append(
@@ -264,9 +274,11 @@ def start_runner(
     hooks.tasks[instance.id] = info
     hooks.containers.start(spec)
     info["started"] = time.time()
+    start_runner_series(hooks, instance, spec.name)
 
     def watch() -> None:
         code = hooks.containers.wait(spec.name)
+        stop_runner_series(hooks, instance.id)
         hooks.keep_logs(spec.name)
         info["exit_code"] = code
         info["exited"] = time.time()
