@@ -78,3 +78,19 @@ def test_a_class_without_a_price_row_is_refused_unless_the_stage_admits_it(
     status, body = call(event("POST", "/runs", {"spec": spec}))
     assert status == 201, body
     assert executions(cloud) == 1
+
+
+def test_the_stage_setting_is_checked_at_synth_and_reaches_the_api_s_environment() -> None:
+    from benchwright.errors import SpecError
+    from infra.config import parse_stage
+
+    with pytest.raises(SpecError) as bad:
+        parse_stage({"api": {"max_usd_per_request": 0}})
+    assert bad.value.field == "stage.api.max_usd_per_request"
+    stage = parse_stage({"api": {"max_usd_per_request": 3.5, "allow_unpriced": True}})
+    env = ApiSettings.environment(
+        api_max_usd_per_request=str(stage.api.max_usd_per_request),
+        api_allow_unpriced=str(stage.api.allow_unpriced).lower(),
+    )
+    settings = ApiSettings.from_env(env)
+    assert settings.api_max_usd_per_request == 3.5 and settings.api_allow_unpriced is True
