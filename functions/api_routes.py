@@ -7,7 +7,8 @@ Documented outcomes, never a 500 for anything the caller sends:
 400 malformed JSON or an invalid spec (``field`` names the culprit), 401 an event without an IAM
 identity, 404 unknown route or run id, 413 a body over 256 KiB, 422 a body or parameter that does
 not fit the schema, 429 a submission over the caller's daily quota (``api.max_runs_per_day``,
-benchwright.api.quota), 409 cancelling a run that already finished is reported as ALREADY_FINISHED (200).
+benchwright.api.quota), 400 ``cost_over_limit`` / ``cost_unknown`` a submission over the stage's
+estimated cost per request (``api.max_usd_per_request``, benchwright.api.cost) or one it cannot price, 409 cancelling a run that already finished is reported as ALREADY_FINISHED (200).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from aws_lambda_powertools.event_handler.openapi.types import OpenAPIResponse
 
 from benchwright import __version__
 from benchwright.api.backend import CloudBackend, RunNotFound, api_status
+from benchwright.api.cost import CostCap, CostRefused, check_cost
 from benchwright.api.limits import DEFAULT_INSTANCE_TYPES, ApiLimits, check_limits
 from benchwright.api.models import (
     MAX_BODY_BYTES,
@@ -115,6 +117,11 @@ def _forbidden(exc: Forbidden) -> Response[str]:
     return error(403, "forbidden", f"run {exc.args[0]!r} was submitted by another identity")
 
 
+@on_error(CostRefused)
+def _over_cost(exc: CostRefused) -> Response[str]:
+    return error(400, exc.code, str(exc), exc.field)
+
+
 @on_error(QuotaExceeded)
 def _over_quota(exc: QuotaExceeded) -> Response[str]:
     return error(429, "quota_exceeded", str(exc), "api.max_runs_per_day")
@@ -194,12 +201,20 @@ def _validate(request: SubmitRequest) -> list[dict[str, Any]]:
             _cloud_only(bench.target.provider, bench.runner.platform, f"benchmarks[{i}].")
             check_limits(bench, limits, f"benchmarks[{i}].")
             check_credits(bench, f"benchmarks[{i}].")  # validity.credits: refuse, a drain predicted
+        check_cost(suite.benchmarks, _cost_cap(), lambda i: f"benchmarks[{i}] ")
         return [b.model_dump(mode="json") for b in suite.benchmarks]
     spec = parse_spec(_with_tags(request.spec, request.tags))
     _cloud_only(spec.target.provider, spec.runner.platform, "")
     check_limits(spec, _limits())
     check_credits(spec)
+    check_cost([spec], _cost_cap())
     return [spec.model_dump(mode="json")]
+
+
+def _cost_cap() -> CostCap:
+    """The stage's estimated-cost cap per request (infra/config.py ``api.max_usd_per_request``)."""
+    settings = ApiSettings.from_env()
+    return CostCap(settings.api_max_usd_per_request, settings.api_allow_unpriced)
 
 
 def _limits() -> ApiLimits:
@@ -228,6 +243,10 @@ def _cloud_only(provider: str, platform: str, prefix: str) -> None:
     responses={
         201: OpenAPIResponse(description="started"),
         **ERRORS,
+        400: {
+            "description": "malformed JSON, an invalid spec, or a request over the stage's estimated cost "
+            "per request (api.max_usd_per_request) or one it cannot price"
+        },
         429: {"description": "the caller's runs today would exceed the stage's api.max_runs_per_day"},
     },
 )

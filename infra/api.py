@@ -64,6 +64,8 @@ class Api(Construct):
                     api_instance_types=",".join(stage.api.instance_types) or None,
                     max_run_hours=str(stage.max_run_hours),
                     api_max_runs_per_day=str(stage.api.max_runs_per_day),
+                    api_max_usd_per_request=str(stage.api.max_usd_per_request),
+                    api_allow_unpriced=str(stage.api.allow_unpriced).lower(),
                 ),
                 "POWERTOOLS_SERVICE_NAME": "benchwright-api",
             },

@@ -18,7 +18,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from benchwright.errors import SpecError
-from benchwright.providers.aws.config import DEFAULT_MAX_RUNS_PER_DAY
+from benchwright.providers.aws.config import DEFAULT_MAX_RUNS_PER_DAY, DEFAULT_MAX_USD_PER_REQUEST
 
 # Commercial regions that offer every service the stack uses (ECS Fargate, Step Functions,
 # EventBridge Scheduler, Timestream for InfluxDB or LiveAnalytics). Kept as data so a typo fails fast.
@@ -155,11 +155,15 @@ class ApiLimitsConfig(_Model):
     ``endpoint_cidrs`` an endpoint target's addresses must lie in (none: endpoint targets refused
     with cloud runners; link-local and metadata addresses are refused always), and the instance
     classes, node types and instance types it may start (shell patterns; empty: the defaults), and
-    how many runs one caller (IAM identity) may start per UTC day (benchwright.api.quota)."""
+    how many runs one caller (IAM identity) may start per UTC day (benchwright.api.quota), and the
+    estimated USD one request may start (benchwright.api.cost): a request the packaged price list
+    cannot price is refused unless ``allow_unpriced``."""
 
     endpoint_cidrs: list[str] = Field(default_factory=list, max_length=20)
     instance_types: list[str] = Field(default_factory=list, max_length=100)
     max_runs_per_day: int = Field(default=DEFAULT_MAX_RUNS_PER_DAY, ge=1, le=10000)
+    max_usd_per_request: float = Field(default=DEFAULT_MAX_USD_PER_REQUEST, gt=0, le=100000)
+    allow_unpriced: bool = False
 
     @field_validator("endpoint_cidrs")
     @classmethod

@@ -11,6 +11,7 @@ from __future__ import annotations
 import aws_cdk as cdk
 
 from benchwright.spec.notify import SLACK_SECRET_NAME
+from infra.isolation import RUN_PREFIX
 from infra.permissions import RUN_INSTANCES_USES
 from infra.stack import BenchwrightStack
 
@@ -69,6 +70,11 @@ def acknowledgments(stack: BenchwrightStack) -> dict[str, str]:
     acks[iam5.format("Resource::*")] = WILDCARD_RESOURCES
     bucket = _logical(stack, stack.storage.results)
     acks[iam5.format(f"Resource::<{bucket}.Arn>/*")] = "objects inside our own results bucket"
+    # cdk-nag writes a policy variable ${x} as <x>
+    own_prefix = RUN_PREFIX.replace("${", "<").replace("}", ">")
+    acks[iam5.format(f"Resource::<{bucket}.Arn>/{own_prefix}*")] = (
+        "a run-scoped session's own run prefix: the policy variable is its run-id session tag (infra/isolation.py)"
+    )
     acks[iam5.format(f"Resource::<{bucket}.Arn>/quota/*")] = (
         "the API deletes a refused request's own per-caller quota markers (benchwright.api.quota)"
     )

@@ -9,6 +9,7 @@ from benchwright.providers.aws import names
 from infra.api import Api
 from infra.compute import Compute
 from infra.config import StageConfig
+from infra.isolation import RunIsolation
 from infra.monitoring import Monitoring
 from infra.network import Network
 from infra.storage import Storage
@@ -42,6 +43,15 @@ class BenchwrightStack(cdk.Stack):
             self, "Workflow", stage=stage, network=self.network, storage=self.storage, compute=self.compute
         )
         self.api = Api(self, "Api", stage=stage, storage=self.storage, workflow=self.workflow)
+        # run-scoped roles (issue 30 item 5): a session tagged with one run reaches that run's resources only
+        teardowns = [self.workflow.functions[name].role for name in ("Teardown", "AbortTeardown")]
+        self.isolation = RunIsolation(
+            self,
+            "Isolation",
+            results=self.storage.results,
+            runners=[self.compute.task_role, self.compute.instance_role],
+            teardowns=[role for role in teardowns if role is not None],
+        )
         self.monitoring = Monitoring(self, "Monitoring", stage=stage, workflow=self.workflow)
 
         outputs = {

@@ -72,7 +72,7 @@ def test_the_ec2_runner_reads_secrets_under_the_runner_tasks_conditions(
     """moto evaluates no condition: the rehearsal's EC2 runner reads its DB secret whatever the tags.
     Its role holds the Fargate task role's three GetSecretValue statements, condition for condition
     (a managed secret of a ``bw-`` instance or cluster, or a secret carrying a run tag); S3 and ECR
-    are its only other grants."""
+    are its only other grants, besides opening a session of the run-scoped RunnerRunRole (infra/isolation.py)."""
     _, doc = stack
     roles = resources(doc, "AWS::IAM::Role")
     task = next(n for n in roles if n.startswith("ComputeRunnerTaskRole"))
@@ -86,7 +86,10 @@ def test_the_ec2_runner_reads_secrets_under_the_runner_tasks_conditions(
     assert ours == secret_statements(task) and len(ours) == 3
     assert all(s["Action"] == "secretsmanager:GetSecretValue" and s["Condition"] for s in ours)
     services = {str(a).split(":", 1)[0] for s in _role_statements(doc, host) for a in _actions(s)}
-    assert services == {"s3", "secretsmanager", "ecr"}, services
+    assert services == {"s3", "secretsmanager", "ecr", "sts"}, services
+    sts = [s for s in _role_statements(doc, host) if "sts:" in str(s["Action"])]
+    assert [sorted(_actions(s)) for s in sts] == [["sts:AssumeRole", "sts:TagSession"]], sts
+    assert str(sts[0]["Resource"]["Fn::GetAtt"][0]).startswith("IsolationRunnerRunRole"), sts
 
 
 def _actions(statement: dict[str, Any]) -> list[str]:

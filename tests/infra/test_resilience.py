@@ -82,7 +82,17 @@ def test_no_policy_grants_every_rds_managed_secret(stack: Any) -> None:
         if st["Resource"] == "*":  # then only secrets tagged as ours: a run's, or our databases'
             condition = json.dumps(st["Condition"])
             assert RUN_ID_TAG in condition or f"{RESOURCE_PREFIX}*" in condition, (name, st)
-            assert "aws:rds:primaryDB" in condition or "Null" in st["Condition"], (name, st)
+            own_run = {  # a run-scoped session (infra/isolation.py): its own run's secret only
+                "StringEquals": {
+                    f"secretsmanager:ResourceTag/{RUN_ID_TAG}": f"${{aws:PrincipalTag/{RUN_ID_TAG}}}"
+                }
+            }
+            assert (
+                "aws:rds:primaryDB" in condition or "Null" in st["Condition"] or st["Condition"] == own_run
+            ), (
+                name,
+                st,
+            )
     creators = [(n, st) for n, st in _statements(doc) if "secretsmanager:CreateSecret" in actions_of([st])]
     assert creators
     for name, st in creators:

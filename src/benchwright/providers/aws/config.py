@@ -105,6 +105,7 @@ class AwsSettings(EnvSettings):
 
 
 DEFAULT_MAX_RUNS_PER_DAY = 50  # runs one caller may start per UTC day (benchwright.api.quota)
+DEFAULT_MAX_USD_PER_REQUEST = 25.0  # estimated USD one POST /runs may start (benchwright.api.cost)
 
 
 class ApiSettings(EnvSettings):
@@ -124,6 +125,10 @@ class ApiSettings(EnvSettings):
     api_max_runs_per_day: int = Field(
         default=DEFAULT_MAX_RUNS_PER_DAY, ge=1
     )  # per caller (benchwright.api.quota)
+    # the estimated cost of everything one request starts (benchwright.api.cost); a request that cannot
+    # be priced from the packaged price list is refused unless api_allow_unpriced
+    api_max_usd_per_request: float = Field(default=DEFAULT_MAX_USD_PER_REQUEST, gt=0)
+    api_allow_unpriced: bool = False
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> ApiSettings:

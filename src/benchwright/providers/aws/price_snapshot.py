@@ -4,7 +4,7 @@ measured runner's type in every region a spec names, and keep exactly the Price 
 answers came from.
 
     python -m benchwright.providers.aws.price_snapshot --from tests/data/pricing \\
-        --date 2026-11-24 examples/*.aws.yaml > src/benchwright/providers/aws/price_list.json
+        --date 2026-11-29 examples/*.aws.yaml infra/nightly.yaml > src/benchwright/providers/aws/price_list.json
     python -m benchwright.providers.aws.price_snapshot --from api --date "$(date -u +%F)" ...
 
 ``--from api`` records the rows from the Price List API (needs AWS credentials with
