@@ -21,8 +21,6 @@ PACKAGE = "benchwright"
 KNOWN: tuple[frozenset[str], ...] = tuple(
     frozenset(f"{PACKAGE}.{name}" for name in names.split())
     for names in (
-        "report.monthly_table report.table report.table_metrics",
-        "providers.aws.targets.aurora providers.aws.targets.operations providers.aws.targets.rds",
         "providers.aws providers.aws.launcher providers.aws.targets providers.aws.targets.ec2"
         " providers.aws.targets.node_replace",
         "experiments.capacity experiments.checks sharing spec spec.checks spec.duration spec.loading",

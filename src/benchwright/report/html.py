@@ -157,7 +157,7 @@ def seed_tables(record: RunRecord) -> list[Any]:
 
 def monthly_table(record: RunRecord) -> Any:
     """The monthly price of each configuration (report.monthly_table), for runs on AWS targets."""
-    from benchwright.report.monthly_table import monthly_section
+    from benchwright.report.table import monthly_section
 
     try:
         return monthly_section(record)

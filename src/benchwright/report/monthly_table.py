@@ -17,7 +17,6 @@ from benchwright.runs import CellResult, RunRecord
 
 if TYPE_CHECKING:  # the AWS price code is imported when a monthly metric is asked for
     from benchwright.providers.aws.monthly import MonthlyPrice, MonthlyPricer, Part
-    from benchwright.report.table import SeedTable
     from benchwright.report.table_metrics import Fact
     from benchwright.spec.targets import TargetSpec
 
@@ -132,14 +131,3 @@ def notes(runs: Sequence[RunRecord], metrics: Sequence[str] = SECTION_METRICS) -
 
 def has_aws_target(record: RunRecord) -> bool:
     return any(monthly_price(record, c) is not None for c in record.cells)
-
-
-def monthly_section(record: RunRecord) -> SeedTable | None:
-    """The report's monthly price table, only for a run on AWS targets."""
-    from benchwright.report.table import build_table
-
-    if not has_aws_target(record):
-        return None
-    table = build_table([record], metrics=SECTION_METRICS)
-    table.title = "Monthly price of each configuration (USD, 730 h/month)"
-    return table

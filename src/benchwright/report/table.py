@@ -423,3 +423,12 @@ def seed_views(run: RunRecord, cloud: bool | None = None) -> list[SeedTable]:
         table.title = CLOUD_VIEW[0]
         out.append(table)
     return out
+
+
+def monthly_section(record: RunRecord) -> SeedTable | None:
+    """The report's monthly price table, only for a run on AWS targets."""
+    if not monthly_table.has_aws_target(record):
+        return None
+    table = build_table([record], metrics=monthly_table.SECTION_METRICS)
+    table.title = "Monthly price of each configuration (USD, 730 h/month)"
+    return table

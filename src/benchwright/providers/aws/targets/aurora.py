@@ -44,13 +44,17 @@ class AuroraTarget(ManagedSqlTarget[AuroraSpec]):
     def instance_count(self) -> int:
         return self.spec.instances
 
+    @property
+    def aws_engine(self) -> str:
+        return ENGINES[self.engine][0]
+
     def instance_name(self, index: int) -> str:
         return f"{self.name}-{index}"
 
     def _create(self) -> dict[str, str]:
         rds = self.clients("rds")
         tags = tag_list(self.tags())
-        aws_engine = ENGINES[self.engine][0]
+        aws_engine = self.aws_engine
         # the spec ties db.serverless and serverless_v2 together: one implies the other
         serverless = self.spec.serverless_v2
         handle = {"name": self.name, "engine": self.engine}

@@ -237,10 +237,8 @@ class SqlOperations:
         return dict(self.rds.describe_db_snapshots(DBSnapshotIdentifier=snapshot)["DBSnapshots"][0])
 
     def _cluster_args(self) -> dict[str, Any]:
-        from benchwright.providers.aws.targets.aurora import ENGINES
-
         spec: Any = self.target.spec
-        args: dict[str, Any] = {"Engine": ENGINES[spec.engine][0], **self._network()}
+        args: dict[str, Any] = {"Engine": self.target.aws_engine, **self._network()}
         if spec.serverless_v2 is not None:
             args["ServerlessV2ScalingConfiguration"] = {
                 "MinCapacity": spec.serverless_v2.min_acu,
@@ -276,11 +274,9 @@ class SqlOperations:
                  **self._network(), **self._instance_args())  # fmt: skip
 
     def _create_instance(self, ident: str, cluster: str) -> None:
-        from benchwright.providers.aws.targets.aurora import ENGINES
-
         spec = self.target.spec
         aws_call(f"aurora instance {ident}", self.rds.create_db_instance, DBInstanceIdentifier=ident,
-                 DBClusterIdentifier=cluster, Engine=ENGINES[spec.engine][0],
+                 DBClusterIdentifier=cluster, Engine=self.target.aws_engine,
                  DBInstanceClass=spec.instance_class, PubliclyAccessible=False,
                  Tags=tag_list(self.target.tags()))  # fmt: skip
 

@@ -64,6 +64,11 @@ class ManagedSqlTarget(AwsTarget[SqlSpecT]):
         """postgres | mysql (the spec allows no other engine for these providers)."""
         return self.spec.engine
 
+    @property
+    def aws_engine(self) -> str:
+        """The engine as RDS's API names it (Aurora's names differ: AuroraTarget)."""
+        return self.engine
+
     def connection_properties(self) -> dict[str, str]:
         host, port = self.endpoint()
         return sql_connection(self.engine, self.spec.username, host, port, self.spec.database)
