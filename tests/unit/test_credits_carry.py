@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from benchwright.errors import SpecError
+from benchwright.forecast.advice import gp2_size_without_drain
 from benchwright.forecast.check import MISMATCH, mismatch_flags
 from benchwright.forecast.credits import forecast_spec
 from benchwright.rehearse.credits_carry import carry, measured_starts, standin_key, standin_starts
@@ -92,6 +93,9 @@ def test_the_start_balance_moves_the_drain_by_hand() -> None:
     assert group.gp2 is not None and group.gp2.drain is not None
     assert group.gp2.drain.after_s == pytest.approx(2_700_000 / 1_700)
     assert next(iter(group.gp2.windows.values()))[0] == pytest.approx(50.0)
+    # the proposal starts from the same half bucket: 2.7 M + (3 S - 2,000) x 7,200 >= 0 from S = 542 GiB
+    # (from a full one: 417 GiB)
+    assert group.storage is not None and gp2_size_without_drain(group.storage, group.segments) == 542
 
 
 def test_a_start_balance_on_storage_without_a_bucket_is_refused_naming_the_field() -> None:
