@@ -117,3 +117,14 @@ def test_a_one_cell_run_gets_its_forecast_at_validate_spec() -> None:
     assert after.credits_forecast["BurstBalance"]["regime"] == "exhausted"
     full = steps.validate_spec(RunState(run_id="r-one", spec_name="one", spec=rds_spec("one")), None)  # type: ignore[arg-type]
     assert full.credits_forecast is not None and "BurstBalance" not in full.credits_forecast  # gp3: no bucket
+
+
+def test_the_cli_carries_credits_only_into_a_quick_rehearsal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from benchwright.cli import main
+
+    out = tmp_path / "rehearsal"
+    assert main(["rehearse", str(EXP3), "--credits-as-forecast", "--out", str(out)]) == 2
+    assert "--credits-as-forecast" in capsys.readouterr().err
+    assert not out.exists()  # refused before any server, container or directory
