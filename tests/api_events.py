@@ -102,7 +102,7 @@ def api_backend() -> Iterator[Any]:
 
 
 def suite() -> dict:
-    """A cloud suite (the stack's default nightly suite: RDS + ElastiCache, Fargate runners)."""
+    """A cloud suite (the stack's default nightly suite: RDS + ElastiCache, measured EC2 runners)."""
     return yaml.safe_load((ROOT / "infra" / "nightly.yaml").read_text())
 
 

@@ -102,7 +102,7 @@ def test_an_ec2_runner_and_a_suite_member_are_held_to_the_allow_list(
     assert status == 400 and body["field"] == "runner.size.instance_type", body
     data = suite()
     data["benchmarks"][1]["target"]["node_type"] = "cache.r7g.16xlarge"
-    monkeypatch.setenv(ApiSettings.env_name("api_instance_types"), "db.t4g.*,cache.t4g.small")
+    monkeypatch.setenv(ApiSettings.env_name("api_instance_types"), "db.t4g.*,cache.t4g.small,c6i.large")
     status, body = call(event("POST", "/runs", {"suite": data}))
     assert status == 400 and body["field"] == "benchmarks[1].target.node_type", body
     nothing_started(cloud)

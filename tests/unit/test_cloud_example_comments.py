@@ -37,7 +37,7 @@ def test_pull_then_table_names_what_the_views_resolve(path: Path) -> None:
         build_parser(argv[0]).parse_args(argv)
 
 
-@pytest.mark.parametrize("name", ["exp2-elasticache-ycsb", "exp4-ardb-ec2"])
+@pytest.mark.parametrize("name", ["exp2-elasticache-ycsb", "exp3-rds-mysql-storage", "exp4-ardb-ec2"])
 def test_the_estimate_in_the_comment_is_what_validate_says_today(
     name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -108,7 +108,7 @@ def test_the_spec_digest_covers_what_is_measured_only() -> None:
 
 
 def test_the_plan_context_labels_the_runner_class_by_platform() -> None:
-    spec = load_spec(EXAMPLES / "exp3-rds-mysql-storage.aws.yaml")  # a Fargate runner
+    spec = load_spec(EXAMPLES / "exp3-rds-mysql-storage.aws.yaml")  # a measured runner, c6i.xlarge
     facts: dict[str, str | None] = {
         "target_az": "eu-west-1a",
         "target_class": "db.m5.large",
@@ -116,9 +116,9 @@ def test_the_plan_context_labels_the_runner_class_by_platform() -> None:
     }
     context = plan_context(spec, facts)
     assert (context.runner_class, context.runner_platform, context.instance_type) == (
-        "smoke",
-        "fargate",
-        None,
+        "measured",
+        "ec2",
+        "c6i.xlarge",
     )
     assert (context.target_az, context.target_class, context.storage) == (
         "eu-west-1a",
@@ -126,12 +126,14 @@ def test_the_plan_context_labels_the_runner_class_by_platform() -> None:
         "gp2 100 GiB",
     )
     assert context.spec_digest == spec_digest(spec)
-    pinned = spec.model_copy(deep=True)
-    pinned.runner = type(spec.runner).model_validate(
-        {"platform": "ec2", "size": {"instance_type": "c6i.2xlarge"}}
+    smoke = spec.model_copy(deep=True)
+    smoke.runner = type(spec.runner).model_validate({"class": "smoke", "size": {"cpu": 4}})
+    context = plan_context(smoke, facts)
+    assert (context.runner_class, context.runner_platform, context.instance_type) == (
+        "smoke",
+        "fargate",
+        None,
     )
-    context = plan_context(pinned, facts)
-    assert (context.runner_class, context.instance_type) == ("measured", "c6i.2xlarge")
     assert context.spec_digest != spec_digest(spec)  # the runner section is measured
 
 

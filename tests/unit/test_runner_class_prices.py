@@ -88,13 +88,14 @@ def test_a_matrix_over_the_fargate_size_leaves_the_other_class_unpriced_and_says
 
 
 def test_validate_shows_both_classes_and_the_chosen_one(capsys: pytest.CaptureFixture[str]) -> None:
-    path = ROOT / "examples" / "exp3-rds-mysql-storage.aws.yaml"  # a Fargate (smoke) runner, 4 vCPU
-    assert load_spec(path).runner.cls == "smoke"
+    path = ROOT / "examples" / "exp3-rds-mysql-storage.aws.yaml"  # a measured runner, pinned c6i.xlarge
+    assert load_spec(path).runner.cls == "measured"
     assert main(["validate", str(path), "--prices", str(PRICES)]) == 0
     out = capsys.readouterr().out
-    assert "runner smoke (fargate 4 vCPU / 8 GB)" in out
+    assert "runner measured (ec2 c6i.xlarge)" in out
     table = out.split("runner classes")[1]
     rows = [line for line in table.splitlines() if line.startswith("│")]
-    assert any("measured" in r and "ec2 c6i.xlarge" in r and "chosen" not in r for r in rows), rows
-    assert any("smoke" in r and "fargate 4 vCPU / 8 GB" in r and "chosen" in r for r in rows), rows
+    assert any("measured" in r and "ec2 c6i.xlarge" in r and "chosen" in r for r in rows), rows
+    # the other class: Fargate of the same size (4 vCPU / 8 GiB), priced but not chosen
+    assert any("smoke" in r and "fargate 4 vCPU / 8 GB" in r and "chosen" not in r for r in rows), rows
     assert not any(" ? " in r for r in rows), rows  # both priced

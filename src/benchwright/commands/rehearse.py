@@ -1,4 +1,4 @@
-"""`benchwright rehearse SPEC [--out DIR] [--quick] [--nightly]`: the AWS run of a spec, on this machine.
+"""`benchwright rehearse SPEC [--out DIR] [--quick [--credits-as-forecast]] [--nightly]`: the AWS run of a spec, on this machine.
 
 moto (server mode) is the account, the stack is the synthesized CDK app, the runner is the real image
 in a container, targets are stand-in servers on 127.0.0.1, Slack is a local receiver. Nothing is paid
@@ -27,6 +27,13 @@ def register(subparsers: Subparsers) -> None:
     )
     p.add_argument(
         "--quick", action="store_true", help="same shape, 8 s phases and small data (CI, a first look)"
+    )
+    p.add_argument(
+        "--credits-as-forecast",
+        action="store_true",
+        help="with --quick: each gp2 volume (stand-in and forecast) starts its burst credits where the full "
+        "spec's forecast puts its measured phases (e.g. drained by the full load), so the quick run "
+        "observes the drain the full spec predicts",
     )
     p.add_argument(
         "--nightly",
@@ -58,6 +65,7 @@ def register(subparsers: Subparsers) -> None:
 def handle(args: argparse.Namespace) -> int:
     from datetime import UTC, datetime
 
+    from benchwright.rehearse.hooks import Faults
     from benchwright.rehearse.run import rehearse
     from benchwright.rehearse.summary import print_outcome
 
@@ -65,6 +73,10 @@ def handle(args: argparse.Namespace) -> int:
         from benchwright.errors import SpecError
 
         raise SpecError("--rounds", "must be at least 1")
+    if args.credits_as_forecast and not args.quick:
+        from benchwright.errors import SpecError
+
+        raise SpecError("--credits-as-forecast", "carries the full spec's forecast into a --quick rehearsal")
     if args.max_usd is not None:
         from benchwright.experiments.budget import enforce
         from benchwright.spec import load_suite
@@ -80,6 +92,7 @@ def handle(args: argparse.Namespace) -> int:
         wait_cap_s=args.wait_cap or None,
         timeout_s=args.timeout,
         rounds=args.rounds,
+        faults=Faults(credits_as_forecast=args.credits_as_forecast),
     )
     console = Console()
     print_outcome(outcome, console)

@@ -37,7 +37,9 @@ def gp2_size_without_drain(storage: Storage, segments: list[Segment]) -> int:
     low, high = storage.size_gib, MAX_PROPOSED_GIB
     while low < high:  # a bigger volume refills faster: drains is monotone in the size
         mid = (low + high) // 2
-        run = gp2_run(Storage("gp2", mid, None, storage.engine, storage.field), segments)
+        run = gp2_run(
+            Storage("gp2", mid, None, storage.engine, storage.field, storage.burst_start_pct), segments
+        )
         if run is not None and run.drain is not None:
             low = mid + 1
         else:

@@ -5,7 +5,8 @@ another: the load of each dataset, then every cell's warmup and run. The buckets
 cell to cell, so the forecast walks that timeline phase by phase at each phase's expected I/O rate
 (``expected_iops``; without it, the gp2 burst ceiling: the worst case, and said to be assumed):
 
-- gp2: 5.4 M I/O credits, refilled at the baseline, spent by I/O above it (forecast/facts.py);
+- gp2: 5.4 M I/O credits, refilled at the baseline, spent by I/O above it (forecast/facts.py); the
+  bucket starts full, as a new volume's does, or at ``target.storage.burst_start_pct``;
 - gp3 / io1 / io2: no bucket, but a ceiling: an expected rate above it is capped;
 - T classes: CPU credits, assuming every vCPU busy (no hint exists for CPU: an upper bound).
   RDS runs db.t3 / db.t4g Unlimited, so a drained bucket is surplus cost, not throttling.
@@ -43,6 +44,7 @@ class Storage:
     iops: int | None  # provisioned
     engine: str  # the RDS engine, or "ebs" for an EC2 volume
     field: str  # the spec field that sets it
+    burst_start_pct: float = 100.0  # gp2's bucket when the first phase starts (a new volume: full)
 
     @property
     def label(self) -> str:
@@ -75,7 +77,8 @@ def storage_of(spec: BenchmarkSpec) -> Storage | None:
     target = spec.target
     if target.provider == "rds":
         s = target.storage
-        return Storage(s.type, s.size_gb, s.iops, target.engine, "target.storage")
+        start = 100.0 if s.burst_start_pct is None else s.burst_start_pct
+        return Storage(s.type, s.size_gb, s.iops, target.engine, "target.storage", start)
     if target.provider == "ec2" and target.volume is not None:
         v = target.volume
         return Storage(v.type, v.size_gb, v.iops, "ebs", "target.volume")
@@ -148,7 +151,8 @@ def gp2_run(storage: Storage, segments: list[Segment]) -> BucketRun | None:
 
     assumed = any(s.iops is None for s in segments)
     rate = max(min(facts.GP2_BURST_IOPS, s.iops or facts.GP2_BURST_IOPS) for s in segments)
-    return _walk(segments, facts.GP2_BUCKET, facts.GP2_BUCKET, net, "BurstBalance", assumed, rate)
+    start = facts.GP2_BUCKET * storage.burst_start_pct / 100.0  # target.storage.burst_start_pct
+    return _walk(segments, facts.GP2_BUCKET, start, net, "BurstBalance", assumed, rate)
 
 
 def cpu_run(instance_class: str, segments: list[Segment]) -> BucketRun | None:
@@ -239,3 +243,15 @@ def item_forecasts(group: TargetGroup) -> dict[str, dict[str, Any]]:
     if forecast.storage is None and forecast.instance_class is None:
         return {}
     return {item.label: forecast.cell(item.label) for item in group.items}
+
+
+def single_cell_forecast(spec: BenchmarkSpec) -> dict[str, Any] | None:
+    """The stored forecast of a run of one cell and one repeat (the benchmark state machine's, which
+    no ExpandMatrix plans); None when the spec plans more than one item or has nothing to forecast."""
+    from benchwright.sharing import plan
+    from benchwright.spec import expand_matrix
+
+    groups = [g for g in plan([(c, r) for c in expand_matrix(spec) for r in range(spec.repeats)]) if g.items]
+    if len(groups) != 1 or len(groups[0].items) != 1:
+        return None
+    return next(iter(item_forecasts(groups[0]).values()), None)

@@ -55,6 +55,10 @@ class Faults:
     # that a permission the stack lacks fails the rehearsal (services/iam.py)
     revoke: dict[str, str] = field(default_factory=dict)
     credits_start: float = 1.0  # burst and CPU credit balances of a new stand-in (fraction of the bucket)
+    # a quick rehearsal's gp2 buckets start where the full spec's forecast puts its measured phases
+    # (rehearse/credits_carry.py); run.py fills burst_start ("gp2:SIZE" -> fraction) from it
+    credits_as_forecast: bool = False
+    burst_start: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass

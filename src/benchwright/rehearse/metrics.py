@@ -53,11 +53,13 @@ class CreditModel:
     storage_type: str
     size_gb: float
     start_fraction: float = 1.0
+    burst_fraction: float | None = None  # the gp2 bucket's own start, when it differs (credits_carry.py)
     burst_credits: float = 0.0
     cpu_credits: float = 0.0
 
     def __post_init__(self) -> None:
-        self.burst_credits = GP2_BUCKET * self.start_fraction
+        burst = self.start_fraction if self.burst_fraction is None else self.burst_fraction
+        self.burst_credits = GP2_BUCKET * burst
         if self.t_class is not None:
             self.cpu_credits = self.t_class[1] * self.start_fraction
 

@@ -116,7 +116,7 @@ class ServerSampler:
         while not self._stop.wait(1.0):
             tick += 1
             if self.insights:
-                self._sample_waits()
+                self.sample_waits()
             if self.interval_s and tick % self.interval_s == 0:
                 now, now_t = self._read(), time.monotonic()
                 self._put(self.document(last, now, max(1e-3, now_t - last_t)))
@@ -182,7 +182,8 @@ class ServerSampler:
             cur.execute(statement)
         return conn
 
-    def _sample_waits(self) -> None:
+    def sample_waits(self) -> None:
+        """One second of the stand-in's active sessions by wait event, recorded for services/pi.py."""
         second = int(time.time())
         try:
             if self._conn is None:

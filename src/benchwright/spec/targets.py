@@ -111,10 +111,17 @@ class RdsStorage(StrictModel):
     size_gb: int = Field(ge=5, le=65536)
     iops: int | None = Field(default=None, ge=1000, le=256000)
     throughput_mbps: int | None = Field(default=None, ge=125, le=4000)
+    # A forecast input (forecast/credits.py), not an AWS setting: the gp2 credit bucket's balance when
+    # the target's first phase starts, in percent. Unset: full, as AWS starts every new gp2 volume. A
+    # quick rehearsal writes the balance the full spec's forecast gives its measured phases, so a short
+    # run stands for a long spec's drained volume (rehearse/credits_carry.py).
+    burst_start_pct: float | None = Field(default=None, ge=0.0, le=100.0)
 
     @model_validator(mode="after")
     def _rules(self) -> RdsStorage:
         t, size, iops = self.type, self.size_gb, self.iops
+        if self.burst_start_pct is not None and t != "gp2":
+            raise ValueError(f"burst_start_pct is for gp2's credit bucket; {t} storage has none")
         if t == "magnetic":
             if iops is not None or self.throughput_mbps is not None:
                 raise ValueError("magnetic storage takes no iops / throughput_mbps")

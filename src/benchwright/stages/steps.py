@@ -61,6 +61,12 @@ def validate_spec(state: RunState, providers: Providers) -> RunState:
     """The workload checks of the cell's concrete spec at the workflow's edge (nothing created yet);
     its model was validated when the state was read (``RunState.spec``)."""
     check_workload(state.spec)
+    if state.shared is None and state.credits_forecast is None:  # one cell: no ExpandMatrix made it
+        from benchwright.forecast.credits import single_cell_forecast
+
+        return state.advance(
+            "validate_spec", status="running", credits_forecast=single_cell_forecast(state.spec)
+        )
     return state.advance("validate_spec", status="running")
 
 

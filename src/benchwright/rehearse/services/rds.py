@@ -192,11 +192,16 @@ def start_standin(hooks: Hooks, ident: str, db_kwargs: dict[str, Any], dimension
     restore = hooks.restores.pop(ident, None)  # a restore's data (services/rds_restore.py)
     if restore is not None:
         restore(server)
+    from benchwright.rehearse.credits_carry import standin_key
+
+    storage_type = str(db_kwargs.get("storage_type") or "gp2")
+    size_gb = float(db_kwargs.get("allocated_storage") or 20)
     model = CreditModel(
         instance_class=str(db_kwargs.get("db_instance_class") or ""),
-        storage_type=str(db_kwargs.get("storage_type") or "gp2"),
-        size_gb=float(db_kwargs.get("allocated_storage") or 20),
+        storage_type=storage_type,
+        size_gb=size_gb,
         start_fraction=hooks.faults.credits_start,
+        burst_fraction=hooks.faults.burst_start.get(standin_key(storage_type, size_gb)),
     )
     hooks.publish(ident, "AWS/RDS", {dimension: ident}, server, model)
     hooks.events.append(f"stand-in {cls.engine} for {ident} on 127.0.0.1:{server.handle['port']}")
