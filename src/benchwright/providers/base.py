@@ -271,10 +271,13 @@ class Notifier(ABC):
 
     Whether to notify at all is the finish stage's decision (``notify.on``); a notifier only sends.
     ``report_url`` is a link the reader can open (a presigned URL on AWS, a path locally). Returns
-    whether a message went out (False: nowhere to send it, e.g. an empty Slack secret)."""
+    whether a message went out (False: nowhere to send it, e.g. an empty Slack secret). ``site_url`` is
+    the nightly site's index (a presigned URL on AWS): a bearer link, sent, never logged."""
 
     @abstractmethod
-    def notify(self, record: RunRecord, report_url: str | None = None) -> bool: ...
+    def notify(
+        self, record: RunRecord, report_url: str | None = None, *, site_url: str | None = None
+    ) -> bool: ...
 
 
 class PriceBook(ABC):

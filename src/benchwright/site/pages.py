@@ -76,8 +76,11 @@ def summary(views: list[CellView]) -> Tonight:
     return Tonight(top.kind, f"{views[0].cell_id}: {top.message}{more}", top.step)
 
 
-def index_page(judged: list[tuple[Benchmark, list[CellView]]], title: str) -> str:
-    """One row per benchmark: last run, status, verdict, a sparkline per cell, figures and validity."""
+def index_page(
+    judged: list[tuple[Benchmark, list[CellView]]], title: str, href: Callable[[str], str] | None = None
+) -> str:
+    """One row per benchmark: last run, status, verdict, a sparkline per cell, figures and validity.
+    ``href`` maps a page's relative path to the link written (a presigned URL in the bucket's site)."""
     rows = []
     for bench, views in judged:
         sparks = []
@@ -88,7 +91,7 @@ def index_page(judged: list[tuple[Benchmark, list[CellView]]], title: str) -> st
             sparks.append((v, line))
         last = bench.last
         rows.append({
-            "name": bench.name, "href": f"bench/{slug(bench.name)}.html", "last": last,
+            "name": bench.name, "href": (href or str)(f"bench/{slug(bench.name)}.html"), "last": last,
             "verdict": summary(views), "sparks": sparks,
             "invalid": sum(1 for v in views if not v.last.valid), "cells": len(views),
         })  # fmt: skip

@@ -12,7 +12,9 @@ this order, so that nothing later can lose what came before:
    change alarmed once, on its night; the series cut where the fingerprint changed);
 3. the HTML report (``benchwright.report.html``, the only renderer), published through the artifact
    store next to the record;
-4. the notification, when the spec's ``notify.on`` asks for one (``should_notify``), with a link to the
+4. on AWS, the site under ``site/`` of the results bucket (stages/finish_site.py: the touched
+   benchmark's page and the index; a failure is a ``site_failed`` warning, never the run's status);
+5. the notification, when the spec's ``notify.on`` asks for one (``should_notify``), with a link to the
    report that works for the reader (a presigned URL on AWS). A failed notification is noted on the
    record and in the state; it never fails the run.
 
@@ -34,6 +36,7 @@ from benchwright.outcome import BROKEN, FAILED, INVALID, SUCCEEDED, invalid_summ
 from benchwright.providers.base import Providers
 from benchwright.runs import RunRecord, Verdict
 from benchwright.spec import BenchmarkSpec, NotifySpec, ValidityPolicy, spec_dict
+from benchwright.stages.finish_site import refresh_for
 from benchwright.stages.state import FinishState, RunState
 
 log = logging.getLogger(__name__)
@@ -186,8 +189,9 @@ def finish_run(state: State, providers: Providers) -> State:
     except Exception as exc:
         log.debug("run %s: no report", record.run_id, exc_info=True)  # the warning goes into the state
         problems.append(f"report not written ({type(exc).__name__}: {exc})")
+    site_url = refresh_for(record, providers, problems)  # AWS only; a failure is a warning, never the run's
     providers.store.save_run(record)
-    notification = _notify(record, spec.notify if spec is not None else NotifySpec(), providers)
+    notification = _notify(record, spec.notify if spec is not None else NotifySpec(), providers, site_url)
     record.environment["notification"] = notification
     providers.store.save_run(record)
     return state.advance(
@@ -227,14 +231,18 @@ def _history(record: RunRecord, providers: Providers, problems: list[str]) -> li
         return []
 
 
-def _notify(record: RunRecord, notify: NotifySpec, providers: Providers) -> str:
-    """Send when ``notify.on`` says so; returns what happened ("sent", "skipped: ...", "failed: ...")."""
+def _notify(record: RunRecord, notify: NotifySpec, providers: Providers, site_url: str | None = None) -> str:
+    """Send when ``notify.on`` says so; returns what happened ("sent", "skipped: ...", "failed: ...").
+    ``site_url`` (the bucket site's presigned index) goes to the notifier only, never to the record."""
     on = notify.on
     if not should_notify(on, record):
         return f"skipped (notify.on: {on})"
     try:
         link = providers.artifacts.share(record.report, REPORT_LINK_SECONDS) if record.report else None
-        sent = providers.notifier.notify(record, link)
+        if site_url is None:
+            sent = providers.notifier.notify(record, link)
+        else:
+            sent = providers.notifier.notify(record, link, site_url=site_url)
     except Exception as exc:  # Slack down never loses a result
         log.warning("run %s: notification failed: %s", record.run_id, type(exc).__name__)
         return f"failed: {type(exc).__name__}: {exc}"

@@ -23,10 +23,12 @@ class SecretsSlackNotifier(Notifier):
     def __repr__(self) -> str:
         return f"SecretsSlackNotifier(secret_arn={self.secret_arn!r})"
 
-    def notify(self, record: RunRecord, report_url: str | None = None) -> bool:
+    def notify(
+        self, record: RunRecord, report_url: str | None = None, *, site_url: str | None = None
+    ) -> bool:
         from benchwright.notifiers.slack.send import SlackNotifier, webhook_url
 
         url = webhook_url(secret_value(self.clients, self.secret_arn, fatal=NotifyFailed))
         if url is None:
             return False
-        return SlackNotifier(webhook_url=url).notify(record, report_url)
+        return SlackNotifier(webhook_url=url).notify(record, report_url, site_url=site_url)

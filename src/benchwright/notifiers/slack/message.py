@@ -92,8 +92,11 @@ def headline_rows(record: RunRecord) -> list[str]:
     return rows
 
 
-def build_message(record: RunRecord, report_location: str | None = None) -> dict[str, Any]:
-    """``{"text": fallback, "blocks": [...]}`` ready for ``WebhookClient.send(**message)``."""
+def build_message(
+    record: RunRecord, report_location: str | None = None, site_url: str | None = None
+) -> dict[str, Any]:
+    """``{"text": fallback, "blocks": [...]}`` ready for ``WebhookClient.send(**message)``; with
+    ``site_url``, a link to the nightly site (FinishRun's bucket site on AWS)."""
     status, error = shown_status(record), shown_error(record)
     headline = invalid_headline(record) if status == "invalid" else None
     emoji = STATUS_EMOJI.get(status, "")
@@ -134,6 +137,8 @@ def build_message(record: RunRecord, report_location: str | None = None) -> dict
     location = report_location or record.report
     if location:
         blocks.append(link_block("Report", "open the report", location))
+    if site_url:
+        blocks.append(link_block("Site", "open the nightly site", site_url))
     verdict = record.verdict.kind.replace("_", " ") if record.verdict else "not compared"
     text = f"{record.spec_name} {record.run_id}: {headline or status}, verdict {verdict}"
     # the status as a coloured bar (an attachment: Block Kit itself has no colour)

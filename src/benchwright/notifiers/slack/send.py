@@ -76,8 +76,10 @@ class SlackNotifier(Notifier):
             raise NotifyFailed(f"slack: the webhook in {self.env_var} holds no URL")
         return url
 
-    def notify(self, record: RunRecord, report_url: str | None = None) -> bool:
-        send(self._webhook(), build_message(record, report_url), self.timeout_s)
+    def notify(
+        self, record: RunRecord, report_url: str | None = None, *, site_url: str | None = None
+    ) -> bool:
+        send(self._webhook(), build_message(record, report_url, site_url), self.timeout_s)
         log.info("posted run %s to Slack", record.run_id)
         return True
 

@@ -16,7 +16,9 @@ __all__ = ["NoNotifier", "SecretsSlackNotifier", "notifier_for"]
 
 
 class NoNotifier(Notifier):
-    def notify(self, record: RunRecord, report_url: str | None = None) -> bool:
+    def notify(
+        self, record: RunRecord, report_url: str | None = None, *, site_url: str | None = None
+    ) -> bool:
         return False
 
 

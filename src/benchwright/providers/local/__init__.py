@@ -80,7 +80,7 @@ class FreePriceBook(PriceBook):
 
 
 class SilentNotifier(Notifier):
-    def notify(self, record: Any, report_url: str | None = None) -> bool:
+    def notify(self, record: Any, report_url: str | None = None, *, site_url: str | None = None) -> bool:
         return False
 
 

@@ -31,7 +31,9 @@ class ConsoleNotifier(Notifier):
     def __init__(self, console: Console | None = None) -> None:
         self.console = console
 
-    def notify(self, record: RunRecord, report_url: str | None = None) -> bool:
+    def notify(
+        self, record: RunRecord, report_url: str | None = None, *, site_url: str | None = None
+    ) -> bool:
         print_summary(record, self.console)
         return True
 
@@ -42,11 +44,17 @@ class MultiNotifier(Notifier):
     def __init__(self, *notifiers: Notifier) -> None:
         self.notifiers = list(notifiers)
 
-    def notify(self, record: RunRecord, report_url: str | None = None) -> bool:
+    def notify(
+        self, record: RunRecord, report_url: str | None = None, *, site_url: str | None = None
+    ) -> bool:
         failures, sent = [], False
         for notifier in self.notifiers:
             try:
-                sent = notifier.notify(record, report_url) or sent
+                sent = (
+                    notifier.notify(record, report_url, site_url=site_url)
+                    if site_url
+                    else notifier.notify(record, report_url)
+                ) or sent
             except NotifyFailed as exc:
                 failures.append(str(exc))
         if failures:
