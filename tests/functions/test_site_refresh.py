@@ -159,3 +159,16 @@ def test_a_site_that_cannot_be_built_is_a_warning_and_leaves_the_run_as_it_was(
     assert [w.code for w in stored.warnings] == ["site_failed"]
     [message] = slack.messages
     assert "nightly site" not in json.dumps(message)  # no link to a site that was not written
+
+
+def test_the_download_is_bounded_and_writes_nothing_past_its_budget(
+    bucket: S3ResultStore,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    client, puts = s3_client(tmp_path / "cache", monkeypatch)
+    for record in suite_records(0):
+        bucket.save_run(record)
+    with pytest.raises(TimeoutError, match="took over 0 s to download"):
+        refresh_site(BUCKET, client, ["exp-plain"], budget_s=0.0)
+    assert puts == Counter()  # no page, index or state from a partial history

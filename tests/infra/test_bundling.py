@@ -134,5 +134,6 @@ def test_every_handler_imports_from_the_asset_alone(local_asset: Path) -> None:
     assert all(m[2] == "True" for m in modules), modules
     assert len(handlers) >= 16 and all(h[2] == "True" for h in handlers), handlers
     assert "slack slack_sdk.webhook.client True" in lines
+    assert "site 1 True False" in lines  # FinishRun's site pages render without numpy or ruptures
     assert "mysql-spec mysql False" in lines  # validated without importing the runner's MySQL client
     assert lines[-1] == "mysqldb absent"  # and the asset does not carry it

@@ -76,7 +76,9 @@ def _good_output() -> str:
     modules = sorted(f"functions.{p.stem}" for p in FUNCTIONS.glob("*.py") if p.stem != "__init__")
     lines = [f"module {m} True" for m in modules]
     lines += ["handler functions.api.handler True", "slack slack_sdk.webhook.client True"]
-    return "\n".join([*lines, "nightly slower", "mysql-spec mysql False", "mysqldb absent"])
+    return "\n".join(
+        [*lines, "nightly slower", "site 1 True False", "mysql-spec mysql False", "mysqldb absent"]
+    )
 
 
 def test_the_import_scripts_verdict() -> None:
@@ -90,6 +92,10 @@ def test_the_import_scripts_verdict() -> None:
     misjudged = _good_output().replace("nightly slower", "nightly no_change")
     assert problems(_script(misjudged), FUNCTIONS) == [
         "FinishRun's verdict across nights (judge/nightly.py) did not run from the asset alone"
+    ]
+    with_numpy = _good_output().replace("site 1 True False", "site 1 True True")
+    assert problems(_script(with_numpy), FUNCTIONS) == [
+        "FinishRun's site refresh (site/refresh.py) did not render from the asset alone"
     ]
     short = "\n".join(line for line in _good_output().splitlines() if "functions.janitor " not in line)
     assert "functions.janitor: not in the asset" in problems(_script(short), FUNCTIONS)

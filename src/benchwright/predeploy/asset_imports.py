@@ -4,8 +4,8 @@ A package a handler needs but the asset lacks fails here, before a deploy, not o
 The script runs in a fresh interpreter whose only imports are the stdlib and the asset (``python -I
 -S``: no venv, no site-packages, no checkout): every module of functions/, every handler the stack
 names, then what handlers import lazily on their paths (the Slack client of FinishRun's
-notification, FinishRun's verdict across nights, which must not need numpy or ruptures: the asset
-carries neither; a MySQL spec's validation, which must not need MySQLdb). Each output line names the
+notification, FinishRun's verdict across nights and its site refresh, which must not need numpy or
+ruptures: the asset carries neither; a MySQL spec's validation, which must not need MySQLdb). Each output line names the
 module it proves. tests/infra/test_bundling.py runs the same script on a freshly built asset.
 """
 
@@ -37,6 +37,19 @@ from benchwright.report.sample import EPOCH, make_run, noisy_series
 runs = [make_run("n", f"r{i}", [("c", {}, noisy_series(1000.0 if i < 4 else 700.0, 20, seed=i))],
                  started_at=EPOCH + timedelta(days=i), with_metrics=False) for i in range(5)]
 print("nightly", nightly_verdict(runs[-1], runs).kind)
+import tempfile  # FinishRun's site refresh (site/refresh.py): the store, the pages and the index
+from benchwright.stages.finish_site import refresh_for
+from benchwright.site.refresh import refresh_site, signer
+from benchwright.providers.local.sqlite_store import SQLiteResultStore
+from benchwright.site.nights import benchmarks
+from benchwright.site.pages import benchmark_page, cell_views, index_page
+with SQLiteResultStore(pathlib.Path(tempfile.mkdtemp()) / "site.sqlite") as store:
+    for run in runs:
+        store.save_run(run)
+    judged = [(b, cell_views(b)) for b in benchmarks(store, 90)]
+html = index_page(judged, "t", lambda rel: "https://signed/" + rel) + benchmark_page(*judged[0], "t")
+print("site", len(judged), "https://signed/bench/n.html" in html and "<svg" in html,
+      "numpy" in sys.modules or "ruptures" in sys.modules)
 from benchwright.spec import load_spec
 spec = load_spec(sys.argv[2])
 from benchwright.spec import check_workload
@@ -81,6 +94,8 @@ def problems(done: subprocess.CompletedProcess[str], functions_dir: Path) -> lis
         found.append("slack_sdk: not imported from the asset (FinishRun's Slack notification)")
     if "nightly slower" not in lines:  # a 30 % drop after four nights, judged in the asset alone
         found.append("FinishRun's verdict across nights (judge/nightly.py) did not run from the asset alone")
+    if "site 1 True False" not in lines:  # one benchmark's page and index, without numpy or ruptures
+        found.append("FinishRun's site refresh (site/refresh.py) did not render from the asset alone")
     if not any(line.startswith("mysql-spec ") and line.endswith(" False") for line in lines):
         found.append("a MySQL spec's validation imported MySQLdb (the asset does not carry it)")
     return found

@@ -4,7 +4,8 @@ The runs are read through the views' one bucket reader (``bucket_cache.bucket_ca
 cache store under the temp directory (a Lambda's /tmp: a warm container downloads only the new runs).
 Every benchmark is judged (the index shows each one's verdict), but only the pages whose benchmark
 the run names, or whose newest run differs from what ``site/state.json`` says was last written, are
-put; the index is put every time.
+put; the index is put every time. The download is bounded (BUDGET_S): a cold container facing a long
+history stops there with a ``site_failed`` warning, and keeps what it cached for its next refresh.
 
 Links: a page in a bucket is opened from a presigned URL, and a relative link from it would carry no
 signature (S3 answers 403). So the index's link to each page is that page's own presigned URL, signed
@@ -19,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,10 +34,12 @@ from benchwright.site.pages import benchmark_page, cell_views, index_page, slug
 SITE_PREFIX = "site/"
 INDEX_KEY = SITE_PREFIX + "index.html"
 STATE_KEY = SITE_PREFIX + "state.json"
-SITE_NIGHTS = 120  # runs per benchmark the bucket's site shows (a cold cache downloads at most these)
+SITE_NIGHTS = 90  # runs per benchmark the bucket's site shows (a cold cache downloads at most these)
 # SigV4's maximum; signed with a Lambda role's temporary credentials, a link also ends with that session
 SITE_LINK_SECONDS = 7 * 24 * 3600
 TITLE = "Benchwright nightly"
+# the download's bound: FinishRun's Lambda has 5 minutes, and the run's own finish comes first
+BUDGET_S = 120.0
 HTML = "text/html; charset=utf-8"
 
 
@@ -94,10 +98,20 @@ def refresh_site(
     touched: Sequence[str],
     nights: int = SITE_NIGHTS,
     expires_s: int = SITE_LINK_SECONDS,
+    budget_s: float = BUDGET_S,
 ) -> Refreshed:
     """Rebuild the pages of the benchmarks ``touched`` names (and any whose newest run changed since
     the state), then the index and the state, under ``site/`` of ``bucket``."""
-    cache = bucket_cache_store(bucket, (), cache_path(bucket), limit=nights, client=client)
+    deadline = time.monotonic() + budget_s
+
+    def within_budget(_line: str) -> None:  # called after each run downloaded: the pull is bounded
+        if time.monotonic() > deadline:
+            raise TimeoutError(
+                f"the site's runs took over {budget_s:.0f} s to download; those cached so far are kept "
+                "for the next refresh of this container"
+            )
+
+    cache = bucket_cache_store(bucket, (), cache_path(bucket), nights, client, within_budget)
     with SQLiteResultStore(cache) as store:
         benches = benchmarks(store, nights)
     names = [slug(b.name) for b in benches]
