@@ -172,3 +172,35 @@ def test_the_download_is_bounded_and_writes_nothing_past_its_budget(
     with pytest.raises(TimeoutError, match="took over 0 s to download"):
         refresh_site(BUCKET, client, ["exp-plain"], budget_s=0.0)
     assert puts == Counter()  # no page, index or state from a partial history
+
+
+def test_results_prints_a_presigned_link_to_the_site_index(
+    bucket: S3ResultStore,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from benchwright.cli import main
+    from benchwright.commands import cloud
+
+    client, _ = s3_client(tmp_path / "cache", monkeypatch)
+    run = plain_run(0)
+
+    def api(url: str, method: str, path: str, *_: Any, **__: Any) -> dict[str, Any]:
+        """The API's two answers (the API is not what this test is about; the bucket is moto's)."""
+        if path.endswith("/report"):
+            return {"url": "https://example.invalid/report.html"}
+        return {"run_id": run.run_id, "status": "succeeded"}
+
+    monkeypatch.setattr(cloud, "call_api", api)
+    argv = ["results", run.run_id, "--api-url", "https://example.invalid", "--bucket", f"s3://{BUCKET}"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["site"] is None  # no refresh yet: no link to nothing
+    bucket.save_run(run)
+    refresh_site(BUCKET, client, [run.spec_name])
+
+    assert main(argv) == 0
+    site = json.loads(capsys.readouterr().out)["site"]
+    assert f"/{BUCKET}/site/index.html?" in site and "X-Amz-Expires=43200" in site
+    with urllib.request.urlopen(site, timeout=10) as response:
+        assert b'data-benchmark="exp-plain"' in response.read()

@@ -162,8 +162,26 @@ def _results(args: Any) -> int:
         detail["report"] = call_api(_api_url(args), "GET", f"/runs/{args.run_id}/report")["url"]
     except BenchwrightError:
         detail["report"] = None
+    detail["site"] = _site_link(args)
     _print(detail)
     return 0
+
+
+def _site_link(args: Any) -> str | None:
+    """The nightly site's index in the results bucket (``--bucket``, $BENCHWRIGHT_BUCKET or the stage's
+    output), presigned with the caller's own AWS credentials; None (and why, on stderr) without one."""
+    import sys
+
+    from benchwright.commands.bucket_views import bucket_of
+    from benchwright.site.refresh import index_link
+
+    try:
+        import boto3
+
+        return index_link(bucket_of(args), boto3.client("s3"))
+    except Exception as exc:  # the run's results stand without the site's link
+        print(f"benchwright: no site link ({type(exc).__name__}: {exc})", file=sys.stderr)
+        return None
 
 
 def register(subparsers: Subparsers) -> None:
@@ -193,6 +211,10 @@ def register(subparsers: Subparsers) -> None:
         p.add_argument(arg)
         p.add_argument("--api-url", help="the API URL (default: $BENCHWRIGHT_API_URL or the stack output)")
         p.add_argument("--stage", default="dev", help="stage name, to find the stack output (default dev)")
+        if name == "results":
+            p.add_argument("--bucket", metavar="s3://BUCKET",
+                           help="the results bucket whose site/index.html to link (default $BENCHWRIGHT_BUCKET, "
+                                "else the stage's ResultsBucket output)")  # fmt: skip
         if name == "submit":
             from benchwright.commands.validate import add_budget_arguments, add_lifetime_argument
 

@@ -40,6 +40,7 @@ SITE_LINK_SECONDS = 7 * 24 * 3600
 TITLE = "Benchwright nightly"
 # the download's bound: FinishRun's Lambda has 5 minutes, and the run's own finish comes first
 BUDGET_S = 120.0
+CLI_LINK_SECONDS = 12 * 3600  # `benchwright results`: as long as the API's longest report link
 HTML = "text/html; charset=utf-8"
 
 
@@ -135,3 +136,15 @@ def refresh_site(
     _put(client, bucket, STATE_KEY, json.dumps({"pages": state}, sort_keys=True), "application/json")
     written += [INDEX_KEY, STATE_KEY]
     return Refreshed(written, presign(sign, bucket, INDEX_KEY, expires_s))
+
+
+def index_link(bucket: str, client: Any, expires_s: int = CLI_LINK_SECONDS) -> str | None:
+    """The site's index presigned by ``client``'s credentials (`benchwright results`: whoever may read
+    the bucket may read its site); None while no refresh has written one."""
+    from botocore.exceptions import ClientError
+
+    try:
+        client.head_object(Bucket=bucket, Key=INDEX_KEY)
+    except ClientError:
+        return None
+    return presign(signer(client), bucket, INDEX_KEY, expires_s)
