@@ -51,10 +51,13 @@ class Refreshed:
 
 
 def cache_path(bucket: str) -> Path:
-    """``$BENCHWRIGHT_CACHE/s3-BUCKET.sqlite``, else under the temp directory (in a Lambda, /tmp is the
-    only writable place; the views' default ~/.cache is not)."""
-    root = os.environ.get(CACHE_ENV) or str(Path(tempfile.gettempdir()) / "benchwright-site")
-    return Path(root) / f"s3-{bucket}.sqlite"
+    """``$BENCHWRIGHT_CACHE/s3-BUCKET.sqlite``, else ``s3-BUCKET-PID.sqlite`` under the temp directory
+    (in a Lambda, /tmp is the only writable place and a warm container keeps its process; the pid keeps
+    two processes on one host, e.g. parallel test workers, off one SQLite file)."""
+    root = os.environ.get(CACHE_ENV)
+    if root:
+        return Path(root) / f"s3-{bucket}.sqlite"
+    return Path(tempfile.gettempdir()) / "benchwright-site" / f"s3-{bucket}-{os.getpid()}.sqlite"
 
 
 def signer(client: Any) -> Any:
