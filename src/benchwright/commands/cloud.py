@@ -170,15 +170,20 @@ def _results(args: Any) -> int:
 def _site_link(args: Any) -> str | None:
     """The nightly site's index in the results bucket (``--bucket``, $BENCHWRIGHT_BUCKET or the stage's
     output), presigned with the caller's own AWS credentials; None (and why, on stderr) without one."""
+    import os
     import sys
 
-    from benchwright.commands.bucket_views import bucket_of
+    from benchwright.providers.aws.bucket_records import bucket_name
     from benchwright.site.refresh import index_link
 
     try:
         import boto3
 
-        return index_link(bucket_of(args), boto3.client("s3"))
+        uri = args.bucket or os.environ.get("BENCHWRIGHT_BUCKET")  # as the views' --bucket (bucket_views)
+        bucket = (
+            bucket_name(uri) if uri else stack_output(args.stage, "ResultsBucket", "--bucket s3://BUCKET")
+        )
+        return index_link(bucket, boto3.client("s3"))
     except Exception as exc:  # the run's results stand without the site's link
         print(f"benchwright: no site link ({type(exc).__name__}: {exc})", file=sys.stderr)
         return None
