@@ -192,8 +192,13 @@ def _validate(request: SubmitRequest) -> list[dict[str, Any]]:
                     f"at most {MAX_RUNS_PER_REQUEST}",
                 )
             # the runs of a suite of several benchmarks carry its name, as local runs do, so the
-            # bucket's suites/<name>/ index (and `benchwright pull --spec SUITE`) finds them all
-            extra = {"suite": str(data["suite"])} if len(benchmarks) > 1 and data.get("suite") else {}
+            # bucket's suites/<name>/ index (and `benchwright pull --spec SUITE`) finds them all; the
+            # size tells the last one to finish that the night is complete (stages/finish_digest.py)
+            extra = (
+                {"suite": str(data["suite"]), "suite_size": str(len(benchmarks))}
+                if len(benchmarks) > 1 and data.get("suite")
+                else {}
+            )
             data["benchmarks"] = [_with_tags(b, {**extra, **request.tags}) for b in benchmarks]
         suite = parse_suite(data)
         limits = _limits()

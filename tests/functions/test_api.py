@@ -25,6 +25,8 @@ def test_submit_suite_starts_one_run_per_benchmark(cloud: CloudBackend) -> None:
         assert state["run_id"] == run["run_id"] and state["spec"]["tags"]["team"] == "perf"
         # the suite's name, as local runs carry it: `benchwright pull --spec SUITE` finds every run
         assert state["spec"]["tags"]["suite"] == suite()["suite"]
+        # how many benchmarks the suite's night has: the last to finish posts the digest
+        assert state["spec"]["tags"]["suite_size"] == str(len(suite()["benchmarks"]))
 
 
 def test_spec_with_a_matrix_runs_as_a_suite(cloud: CloudBackend) -> None:

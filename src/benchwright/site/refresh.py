@@ -22,12 +22,13 @@ import os
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from benchwright.bucket_cache import CACHE_ENV, bucket_cache_store
 from benchwright.providers.local.sqlite_store import SQLiteResultStore
+from benchwright.site.digest import Judged
 from benchwright.site.nights import benchmarks
 from benchwright.site.pages import benchmark_page, cell_views, index_page, slug
 
@@ -48,6 +49,7 @@ HTML = "text/html; charset=utf-8"
 class Refreshed:
     written: list[str]  # the keys put, pages first, then the index and the state
     index_url: str  # a presigned GET of the index: a bearer credential, for Slack and the CLI only
+    judged: list[Judged] = field(default_factory=list)  # every benchmark's verdicts: the digest's input
 
 
 def cache_path(bucket: str) -> Path:
@@ -138,7 +140,8 @@ def refresh_site(
     _put(client, bucket, INDEX_KEY, index, HTML)
     _put(client, bucket, STATE_KEY, json.dumps({"pages": state}, sort_keys=True), "application/json")
     written += [INDEX_KEY, STATE_KEY]
-    return Refreshed(written, presign(sign, bucket, INDEX_KEY, expires_s))
+    index_url = presign(sign, bucket, INDEX_KEY, expires_s)
+    return Refreshed(written, index_url, [Judged(bench, views) for bench, views in judged])
 
 
 def index_link(bucket: str, client: Any, expires_s: int = CLI_LINK_SECONDS) -> str | None:

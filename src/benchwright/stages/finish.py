@@ -16,7 +16,9 @@ this order, so that nothing later can lose what came before:
    benchmark's page and the index; a failure is a ``site_failed`` warning, never the run's status);
 5. the notification, when the spec's ``notify.on`` asks for one (``should_notify``), with a link to the
    report that works for the reader (a presigned URL on AWS). A failed notification is noted on the
-   record and in the state; it never fails the run.
+   record and in the state; it never fails the run;
+6. on AWS, for a run of a suite, the suite's morning digest once its night is complete
+   (stages/finish_digest.py: posted by the benchmark that finishes last; a failure is a warning).
 
 A cell of an AWS suite (``suite_run_id`` set) is only one part of a run: its finish writes the cell
 run's final status and stops; SummarizeSuite merges the cells and finishes the suite run with this same
@@ -36,6 +38,7 @@ from benchwright.outcome import BROKEN, FAILED, INVALID, SUCCEEDED, invalid_summ
 from benchwright.providers.base import Providers
 from benchwright.runs import RunRecord, Verdict
 from benchwright.spec import BenchmarkSpec, NotifySpec, ValidityPolicy, spec_dict
+from benchwright.stages.finish_digest import post_digest
 from benchwright.stages.finish_site import refresh_for
 from benchwright.stages.state import FinishState, RunState
 
@@ -189,10 +192,13 @@ def finish_run(state: State, providers: Providers) -> State:
     except Exception as exc:
         log.debug("run %s: no report", record.run_id, exc_info=True)  # the warning goes into the state
         problems.append(f"report not written ({type(exc).__name__}: {exc})")
-    site_url = refresh_for(record, providers, problems)  # AWS only; a failure is a warning, never the run's
+    refreshed = refresh_for(record, providers, problems)  # AWS only; a failure is a warning, never the run's
+    site_url = refreshed.index_url if refreshed is not None else None
     providers.store.save_run(record)
     notification = _notify(record, spec.notify if spec is not None else NotifySpec(), providers, site_url)
     record.environment["notification"] = notification
+    if refreshed is not None and record.tags.get("suite"):  # the suite's morning digest, once per night
+        record.environment["digest"] = post_digest(record, refreshed, providers, problems)
     providers.store.save_run(record)
     return state.advance(
         "finish_run",

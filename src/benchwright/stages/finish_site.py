@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from benchwright.providers.base import Providers
 from benchwright.runs import RunRecord, RunWarning
+
+if TYPE_CHECKING:  # a local run imports nothing of the bucket's site
+    from benchwright.site.refresh import Refreshed
 
 log = logging.getLogger(__name__)
 SITE_FAILED = "site_failed"
@@ -23,9 +27,9 @@ def on_aws(providers: Providers) -> bool:
     return type(providers.artifacts).__module__.startswith("benchwright.providers.aws")
 
 
-def refresh_for(record: RunRecord, providers: Providers, problems: list[str]) -> str | None:
-    """Refresh the bucket's site for ``record``'s benchmark; the index's presigned URL, or None (not
-    on AWS, or the refresh failed: then a warning on the record and in ``problems``)."""
+def refresh_for(record: RunRecord, providers: Providers, problems: list[str]) -> Refreshed | None:
+    """Refresh the bucket's site for ``record``'s benchmark; what was written with the index's presigned
+    URL, or None (not on AWS, or the refresh failed: then a warning on the record and in ``problems``)."""
     if not on_aws(providers):
         return None
     record.warnings = [w for w in record.warnings if w.code != SITE_FAILED]  # a retried stage clears it
@@ -41,4 +45,4 @@ def refresh_for(record: RunRecord, providers: Providers, problems: list[str]) ->
         problems.append(reason)
         return None
     log.info("run %s: site refreshed, %d object(s) written", record.run_id, len(refreshed.written))
-    return refreshed.index_url
+    return refreshed

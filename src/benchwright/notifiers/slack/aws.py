@@ -6,6 +6,8 @@ the stack creates it as ``{}``, which means "no Slack" (nothing is sent and the 
 
 from __future__ import annotations
 
+from typing import Any
+
 from benchwright.errors import NotifyFailed
 from benchwright.providers.aws.common import Clients
 from benchwright.providers.aws.secrets import secret_value
@@ -32,3 +34,12 @@ class SecretsSlackNotifier(Notifier):
         if url is None:
             return False
         return SlackNotifier(webhook_url=url).notify(record, report_url, site_url=site_url)
+
+    def post(self, message: dict[str, Any]) -> bool:
+        """Post a message built elsewhere (the suite's morning digest: stages/finish_digest.py)."""
+        from benchwright.notifiers.slack.send import SlackNotifier, webhook_url
+
+        url = webhook_url(secret_value(self.clients, self.secret_arn, fatal=NotifyFailed))
+        if url is None:
+            return False
+        return SlackNotifier(webhook_url=url).post(message)
