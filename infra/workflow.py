@@ -337,8 +337,9 @@ class Workflow(Construct):
                         f"{rel}: {bench.name}", "a nightly benchmark needs a cloud target and runner"
                     )
                 spec = bench.model_dump(mode="json", exclude_defaults=True)
-                if len(suite.benchmarks) > 1 and "suite" not in bench.tags:  # as local runs and the API
-                    spec["tags"] = {**bench.tags, "suite": suite.suite}
+                if len(suite.benchmarks) > 1:  # as local runs and the API; the size: the digest's cue
+                    tags = {"suite": suite.suite, "suite_size": str(len(suite.benchmarks))}
+                    spec["tags"] = {**tags, **bench.tags}
                 benchmarks.append(spec)
         names = [b["name"] for b in benchmarks]
         dupes = sorted({n for n in names if names.count(n) > 1})

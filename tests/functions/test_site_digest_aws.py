@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -37,9 +38,15 @@ def notifier(store: S3ResultStore, slack: SlackWebhookReceiver) -> SecretsSlackN
     return SecretsSlackNotifier(clients, arn)
 
 
-def night(store: S3ResultStore) -> tuple[RunRecord, RunRecord]:
-    """A night of the two-benchmark suite, both still running (the cell records already written)."""
+def night(store: S3ResultStore, again: str = "") -> tuple[RunRecord, RunRecord]:
+    """A night of the two-benchmark suite, both still running (the cell records already written);
+    ``again``: a later round of the same night (its run ids end with it)."""
     plain, grid, *cells = suite_records(0)
+    if again:
+        for record in (plain, grid, *cells):
+            record.run_id += again
+            record.suite_run_id = record.suite_run_id and record.suite_run_id + again
+            record.started_at += timedelta(hours=1)
     for record, cost in ((plain, 1.25), (grid, 2.5)):
         record.status = "running"
         record.cost = CostEstimate(total=cost, source="test prices")
@@ -96,7 +103,10 @@ def test_the_last_benchmark_of_a_suite_posts_one_digest_with_both_the_cost_and_t
     again = finish(grid, bucket, tmp_path, slack)  # a retried FinishRun: its run message, no second digest
     assert again.status == "succeeded" and len(digests(slack)) == 1 and len(slack.posts) == 4
     stored = bucket.get_run(grid.run_id)
-    assert stored is not None and stored.environment["digest"].startswith("skipped (posted by another")
+    assert (
+        stored is not None
+        and stored.environment["digest"] == "skipped (already in the suite's latest digest)"
+    )
 
 
 def test_a_digest_that_cannot_be_posted_is_a_warning_and_leaves_the_suites_status(
@@ -118,3 +128,25 @@ def test_a_digest_that_cannot_be_posted_is_a_warning_and_leaves_the_suites_statu
     assert stored is not None and stored.status == "succeeded" and stored.verdict is not None
     assert stored.cost is not None and stored.cost.total == 2.5
     assert stored.environment["digest"] == "failed: NotifyFailed"
+
+
+def test_a_second_round_on_the_same_night_waits_for_all_its_benchmarks_then_posts_its_own_digest(
+    bucket: S3ResultStore,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    slack: SlackWebhookReceiver,
+) -> None:
+    monkeypatch.setenv("BENCHWRIGHT_CACHE", str(tmp_path / "cache"))
+    for record in night(bucket):
+        finish(record, bucket, tmp_path, slack)
+    assert len(digests(slack)) == 1
+    plain, grid = night(bucket, again="-r2")
+
+    finish(plain, bucket, tmp_path, slack)  # the grid's newest run is still the first round's
+    assert len(digests(slack)) == 1
+    stored = bucket.get_run(plain.run_id)
+    assert stored is not None and stored.environment["digest"] == "waiting (1 of 2 benchmarks finished)"
+
+    finish(grid, bucket, tmp_path, slack)
+    _, second = digests(slack)
+    assert "2 benchmark(s)" in second.body["text"] and "cost $3.75" in second.body["text"]

@@ -470,6 +470,12 @@ def test_nightly_benchmarks_of_a_suite_carry_its_name(tmp_path: Path) -> None:
     fake = SimpleNamespace(stage=SimpleNamespace(schedule=SimpleNamespace(suite=[str(path)])))
     specs = Workflow.nightly_specs(fake)  # type: ignore[arg-type]
     assert len(specs) == 2 and all(s["tags"]["suite"] == "night-owls" for s in specs)
+    # how many benchmarks the night has: the last to finish posts the suite's digest
+    assert all(s["tags"]["suite_size"] == "2" for s in specs)
+    data = yaml.safe_load((ROOT / "infra" / "nightly.yaml").read_text())
+    fake.stage.schedule.suite = [str(ROOT / "infra" / "nightly.yaml")]
+    stated = Workflow.nightly_specs(fake)  # type: ignore[arg-type]
+    assert [s["tags"]["suite_size"] for s in stated] == [str(len(data["benchmarks"]))] * len(stated)
 
 
 def test_the_janitor_may_ask_both_state_machines_whether_a_run_still_runs(stack: Any) -> None:

@@ -7,7 +7,9 @@ benchmark, after the site refresh has judged every benchmark, looks at the suite
 all ``suite_size`` benchmarks have a finished run on it, the digest (site/digest.py) is due. Two
 benchmarks finishing at once may both see that; the one whose conditional put
 (``If-None-Match: *``) of ``site/digests/<suite>/<night>-<hash of the run ids>.json`` wins posts it,
-the other skips. A second round of the suite on the same night has new run ids, hence a new digest.
+the other skips. ``site/digests/<suite>/latest.json`` keeps the run ids the last digest listed: a
+second round of the suite on the same night waits until none of its benchmarks' newest runs is one
+of those (all have run again), then posts its own digest; a retried finish posts nothing again.
 
 Each run keeps its own message (its verdict and report link, right when it ends): the digest is the
 one message a team reads in the morning, in addition. The digest goes through the run's notifier (the
@@ -18,6 +20,7 @@ webhook from Secrets Manager, never logged) with the site's presigned index. A f
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -39,18 +42,38 @@ def _posters(notifier: Notifier) -> list[Any]:
     return [n for n in found if callable(getattr(n, "post", None))]
 
 
-def _claim(providers: Providers, key: str) -> bool:
-    """Put ``key`` only if absent: True for the one finish that wins it."""
+def _bucket(providers: Providers) -> tuple[Any, str]:
+    artifacts: Any = providers.artifacts
+    return artifacts.clients("s3"), str(artifacts.bucket)
+
+
+def _last_posted(providers: Providers, suite: str) -> set[str]:
+    """The run ids the suite's latest digest listed (none yet: empty)."""
+    client, bucket = _bucket(providers)
+    try:
+        body = client.get_object(Bucket=bucket, Key=f"{DIGEST_PREFIX}{suite}/latest.json")["Body"].read()
+    except client.exceptions.NoSuchKey:
+        return set()
+    runs = json.loads(body).get("runs")
+    return {str(r) for r in runs} if isinstance(runs, list) else set()
+
+
+def _claim(providers: Providers, suite: str, night: str, runs: list[str]) -> bool:
+    """Put the night's claim only if absent (True for the one finish that wins it), then the suite's
+    ``latest.json``: the runs a later round must not post again."""
     from botocore.exceptions import ClientError
 
-    artifacts = providers.artifacts
-    client = artifacts.clients("s3")  # type: ignore[attr-defined]
+    client, bucket = _bucket(providers)
+    tail = hashlib.sha256(",".join(runs).encode()).hexdigest()[:12]
     try:
-        client.put_object(Bucket=artifacts.bucket, Key=key, Body=b"{}", IfNoneMatch="*")  # type: ignore[attr-defined]
+        client.put_object(Bucket=bucket, Key=f"{DIGEST_PREFIX}{suite}/{night}-{tail}.json", Body=b"{}",
+                          IfNoneMatch="*")  # fmt: skip
     except ClientError as exc:
         if exc.response.get("Error", {}).get("Code") in ("PreconditionFailed", "ConditionalRequestConflict"):
             return False
         raise
+    body = json.dumps({"night": night, "runs": runs}).encode()
+    client.put_object(Bucket=bucket, Key=f"{DIGEST_PREFIX}{suite}/latest.json", Body=body)
     return True
 
 
@@ -71,10 +94,14 @@ def post_digest(
         posters = _posters(providers.notifier)
         if not posters:
             return "not configured"
-        night = max(i.bench.last.at for i in items if i.bench.last).date()
-        runs = ",".join(sorted(i.bench.last.run_id for i in items if i.bench.last))
-        tail = hashlib.sha256(runs.encode()).hexdigest()[:12]
-        if not _claim(providers, f"{DIGEST_PREFIX}{suite}/{night}-{tail}.json"):
+        runs = sorted(i.bench.last.run_id for i in items if i.bench.last)
+        before = _last_posted(providers, suite)
+        if before.issuperset(runs):
+            return "skipped (already in the suite's latest digest)"
+        if before.intersection(runs):  # a round on the same night: some benchmarks are still running
+            return f"waiting ({len(set(runs) - before)} of {size} benchmarks finished)"
+        night = str(max(i.bench.last.at for i in items if i.bench.last).date())
+        if not _claim(providers, suite, night, runs):
             return "skipped (posted by another benchmark of the suite)"
         message = digest(suite, items, refreshed.index_url)
         sent = any([poster.post(message) for poster in posters])
