@@ -43,10 +43,12 @@ def immediate(command: list[bytes]) -> bytes:
         return b"+PONG\r\n"
     if name == b"DBSIZE":
         return b":%d\r\n" % RECORDS
-    if name == b"GETRANGE":
-        return b"$0\r\n\r\n"  # no such key, as Redis answers (the dataset marker's read)
+    if name == b"GETRANGE":  # the dataset marker's read (no such key, as Redis answers) or a record's
+        return b"$0\r\n\r\n" if command[1:2] == [b"benchwright:dataset"] else VALUE
     if name == b"EXISTS":
         return b":0\r\n"
+    if name == b"TYPE":
+        return b"+string\r\n"  # every record is a string of 100 bytes (a dataset check samples one)
     if name == b"INFO":
         text = b"# Server\r\nredis_version:7.0.0-delay\r\n"
         return b"$%d\r\n%s\r\n" % (len(text), text)

@@ -40,6 +40,14 @@ def top_level(outcome: Outcome) -> list[dict[str, Any]]:
     return [r for r in outcome.records if not r.get("suite_run_id")]
 
 
+def split_digests(posts: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The Slack receiver's posts as (the suites' morning digests, the runs' own messages)."""
+    digests = [
+        p for p in posts if isinstance(p["payload"], dict) and " night of " in str(p["payload"].get("text"))
+    ]
+    return digests, [p for p in posts if p not in digests]
+
+
 def assert_rehearsed(outcome: Outcome, cells: int) -> None:
     assert outcome.executions and all(e["status"] == "SUCCEEDED" for e in outcome.executions), [
         (e["status"], e.get("error"), e.get("cause")) for e in outcome.executions
@@ -52,8 +60,16 @@ def assert_rehearsed(outcome: Outcome, cells: int) -> None:
     assert len(results) == cells, [c["cell_id"] for c in results]
     for run in runs:
         assert_numbers_hold(run)  # every cell and phase: no failed operation, loads complete
-    slack = json.loads((outcome.out_dir / "slack.json").read_text())
-    assert len(slack) == len(runs) and all(post["status"] == 200 for post in slack), slack
+    posts = json.loads((outcome.out_dir / "slack.json").read_text())
+    assert all(post["status"] == 200 for post in posts), posts
+    digests, slack = split_digests(posts)
+    assert len(slack) == len(runs), slack  # one message per run
+    # a suite of several benchmarks: one morning digest besides, naming each with a signed site link
+    assert len(digests) == (1 if len(runs) > 1 else 0), [str(p["payload"])[:200] for p in posts]
+    for digest in digests:
+        text = json.dumps(digest["payload"])
+        assert f"{len(runs)} benchmark(s)" in text and "X-Amz-Signature" in text, text
+        assert all(f"`{run['spec_name']}`" in text for run in runs), text
     after = json.loads((outcome.out_dir / "resources-after.json").read_text())
     assert all(value == [] for key, value in after.items() if key != "results"), after
     assert_clean(outcome)
@@ -143,10 +159,7 @@ def test_a_two_target_suite_twice_has_a_verdict_in_slack_the_second_time(
     assert all(post["status"] == 200 for post in posts)
     # each round: the suite's morning digest (posted by the benchmark that finished last) besides
     # the runs' own messages
-    digests = [
-        p for p in posts if isinstance(p["payload"], dict) and " night of " in str(p["payload"].get("text"))
-    ]
-    slack = [p for p in posts if p not in digests]
+    digests, slack = split_digests(posts)
     assert len(slack) == 4 and len(digests) == 2, [str(p["payload"])[:200] for p in posts]
     for digest in digests:
         text = json.dumps(digest["payload"])
