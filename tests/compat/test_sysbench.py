@@ -23,7 +23,8 @@ OMITTED = (
     "    execution time (avg/stddev):",
     "benchwright: ",
 )
-JOINED = re.compile(r"\.\.\.(?=[A-Z])")  # one thread's "..." then another thread's line
+# one thread's line ending "..." or a quoted table name, then another thread's line
+JOINED = re.compile(r"(?:\.\.\.|')(?=[A-Z])")
 
 
 def driver_flags(driver: str, url: str) -> list[str]:
@@ -74,6 +75,7 @@ def test_prepare_run_cleanup_print_sysbench_s_lines(options: list[str], connecti
 
 def unjoined(lines: list[str]) -> list[str]:
     """The distinct lines of a prepare, sorted, with what two threads printed on one line ("...Creating
-    a secondary index on 'sbtestN'...Creating a secondary index on 'sbtestN'...", timing, not format)
-    split back into its lines."""
-    return sorted({part for line in lines for part in JOINED.sub("...\n", line).splitlines()})
+    a secondary index on 'sbtestN'...Creating a secondary index on 'sbtestN'...", or "Inserting N
+    records into 'sbtestN'Inserting N records into 'sbtestN'": timing, not format) split back into its
+    lines."""
+    return sorted({part for line in lines for part in JOINED.sub(lambda m: m[0] + "\n", line).splitlines()})
