@@ -36,8 +36,9 @@ def seam_mismatch(module: Any) -> str | None:
 
 
 if _fastloop is not None and (_mismatch := seam_mismatch(_fastloop)) is not None:
-    # a build of another _fastloop.c (a stale .so): it would read the specs' fields in another order
-    raise ImportError(
+    # a build of another _fastloop.c (a stale .so) would read the specs' fields in another order. Not an
+    # ImportError: callers read that as "not installed" (drivers.driver_class) and would hide this
+    raise RuntimeError(
         f"{_fastloop.__file__} was built from another _fastloop.c ({_mismatch}): rebuild it, make ext"
     )
 
