@@ -125,19 +125,23 @@ static int my_bound = 0;
 
 /* The seam with Python (runner/fast_seam.py): the fields of the tuples C reads by position, in their
  * order, exported as module constants so that a field moved on one side only fails loudly. */
-static const char *const LOOP_SPEC_FIELDS[] = {"epfd",     "handback",     "close_window", "record",   "flush",
-                                               "completed", "completed_buffers", "not_found", "rows_found",
-                                               "rows_changed", "not_none", "nonempty", "steps_type", "steps_of"};
-static const char *const CONNECTION_SPEC_FIELDS[] = {"conn",    "kind",  "fd",      "requests",
-                                                     "limit",   "issued", "failing", "reply_timeout_ns",
-                                                     "pgconn",  "prepared", "mysql"};
+static const char *const LOOP_SPEC_FIELDS[] = {
+    "epfd",      "handback",          "close_window", "record",     "flush",
+    "completed", "completed_buffers", "not_found",    "rows_found", "rows_changed",
+    "not_none",  "nonempty",          "steps_type",   "steps_of",
+};
+static const char *const CONNECTION_SPEC_FIELDS[] = {
+    "conn",   "kind",    "fd",               "requests", "limit",
+    "issued", "failing", "reply_timeout_ns", "pgconn",   "prepared",
+    "mysql",
+};
 #define NFIELDS(names) ((Py_ssize_t)(sizeof names / sizeof names[0]))
 
 /* What a connection's state is when it comes back (fast_seam.HandBack): a struct sequence. */
 enum { BACK_ISSUED, BACK_LIMIT, BACK_REQUEST, BACK_PAYLOAD, BACK_STEP, BACK_STARTED, BACK_UNREAD, BACK_FIELDS };
 static PyStructSequence_Field handback_fields[] = {
     {"issued", "requests issued so far"},
-    {"limit", "set when the requests ran out (what was issued), else None"},
+    {"limit", "its limit (what was issued, once its requests ran out); None: no limit"},
     {"request", "the request in flight, or None"},
     {"payload", "its step in flight"},
     {"step", "a Steps request: the step in flight; -1 otherwise"},
@@ -1013,8 +1017,8 @@ static int readable(Fast *self, Slot *s) {
 
 /* ------------------------------------------------------------------ the Python type */
 
-/* ``spec`` is a tuple of ``n`` fields named ``names`` (what fast_seam.py declares); -1 with a TypeError naming
- * the spec otherwise. */
+/* ``spec`` is a tuple of ``n`` fields (the fast_seam.py class ``what``); -1 with a TypeError naming it
+ * otherwise. */
 static int check_spec(PyObject *spec, const char *what, Py_ssize_t n) {
     if (!PyTuple_Check(spec)) {
         PyErr_Format(PyExc_TypeError, "%s: a tuple of %zd fields (fast_seam.%s), not %.100s", what, n, what,
