@@ -38,6 +38,17 @@
  * the same timing: a request is timed from just before it is sent until the wake-up that brought its
  * last reply.
  *
+ * The seam with Python is data (runner/fast_seam.py): the loop is made from a LoopSpec (its epoll
+ * descriptor, the callbacks called here: the hand-back, the recorder's record / flush /
+ * completed_buffers, closing a run of failures; the checks recognised by identity), a connection is
+ * taken with a ConnectionSpec (its protocol, socket, request iterator, counters, client handle), and
+ * it comes back with a HandBack (its request state, bytes read past the last reply), which Python
+ * writes where its loop keeps it. C reads the specs by position, in the order of LOOP_SPEC_FIELDS /
+ * CONNECTION_SPEC_FIELDS (exported; compiled.py refuses a build whose order differs from the
+ * declaration's), and reads or writes no Python attribute by name. Calls into Python are those
+ * callbacks, the request iterator, a Steps script's list (LoopSpec.steps_of) and the generator's
+ * getrandbits / int.to_bytes in UniformSelects.
+ *
  * libpq is the copy psycopg loaded (its path comes from Python): its functions are looked up in that
  * library, so the PGconn psycopg made is driven by the code that made it. Only libpq's stable ABI is
  * used: opaque pointers, and the values of three enums, written out below. RESP replies are counted
@@ -112,10 +123,36 @@ static struct {
 } my;
 static int my_bound = 0;
 
-/* Interned attribute names, made once. */
-static PyObject *s_steps, *s_at, *s_channel, *s_pgconn, *s_pgconn_ptr, *s_prepared, *s_fd, *s_requests, *s_limit,
-    *s_issued, *s_reply_timeout_s, *s_failing_since, *s_name, *s_payload, *s_expected, *s_check,
-    *s_started_ns, *s_completed_buffers, *s_flush, *s_reply, *s_parser, *s_feed, *s_db, *s_native;
+/* The seam with Python (runner/fast_seam.py): the fields of the tuples C reads by position, in their
+ * order, exported as module constants so that a field moved on one side only fails loudly. */
+static const char *const LOOP_SPEC_FIELDS[] = {
+    "epfd",      "handback",          "close_window", "record",     "flush",
+    "completed", "completed_buffers", "not_found",    "rows_found", "rows_changed",
+    "not_none",  "nonempty",          "steps_type",   "steps_of",
+};
+static const char *const CONNECTION_SPEC_FIELDS[] = {
+    "conn",   "kind",    "fd",               "requests", "limit",
+    "issued", "failing", "reply_timeout_ns", "pgconn",   "prepared",
+    "mysql",
+};
+#define NFIELDS(names) ((Py_ssize_t)(sizeof names / sizeof names[0]))
+
+/* What a connection's state is when it comes back (fast_seam.HandBack): a struct sequence. */
+enum { BACK_ISSUED, BACK_LIMIT, BACK_REQUEST, BACK_PAYLOAD, BACK_STEP, BACK_STARTED, BACK_UNREAD, BACK_FIELDS };
+static PyStructSequence_Field handback_fields[] = {
+    {"issued", "requests issued so far"},
+    {"limit", "its limit (what was issued, once its requests ran out); None: no limit"},
+    {"request", "the request in flight, or None"},
+    {"payload", "its step in flight"},
+    {"step", "a Steps request: the step in flight; -1 otherwise"},
+    {"started_ns", "when the request in flight was sent"},
+    {"unread", "RESP: bytes read past the last whole reply, or None"},
+    {NULL, NULL},
+};
+static PyStructSequence_Desc handback_desc = {"benchwright.runner._fastloop.HandBack",
+                                              "A connection's state as the compiled loop hands it back.",
+                                              handback_fields, BACK_FIELDS};
+static PyTypeObject *HandBackType;
 
 static PyObject *ONE; /* the int 1: a request's reply count */
 
@@ -127,7 +164,7 @@ static inline int64_t now_ns(void) {
 
 /* One connection while the compiled loop drives it. */
 typedef struct {
-    PyObject *conn;     /* the loop's Connection */
+    PyObject *conn;     /* the loop's Connection (opaque here: given back to the hand-back) */
     PyObject *requests; /* its iterator of requests */
     PyObject *prepared; /* its channel's statements: SQL text -> statement name */
     PyObject *request;  /* the request in flight: (name, (sql, params), replies, check) */
@@ -138,8 +175,7 @@ typedef struct {
     PGresult *held; /* the result is in, ReadyForQuery is not yet */
     MYSQL *my;      /* MySQL: mysqlclient's handle (the connection object in ``conn`` keeps it alive) */
     int tls;        /* MySQL over TLS: the socket's bytes cannot be peeked at; Python drives it */
-    PyObject *parser;   /* RESP: the channel's reply parser, given any bytes read past the last reply */
-    char *buf;          /* RESP: bytes received, not yet a complete reply */
+    char *buf;          /* RESP: bytes received, not yet a complete reply (handed back unread) */
     Py_ssize_t have, cap;
     long expected, got; /* RESP: replies the request in flight expects, and has */
     PyObject *error;    /* RESP: the first error reply's message (str) */
@@ -153,11 +189,12 @@ typedef struct {
 
 typedef struct {
     PyObject_HEAD
-    PyObject *loop;      /* the PqEventLoop: its recorder, its hand-back and _close_window */
-    PyObject *handback;  /* loop._handed_back(conn, why, end_ns, sqlstate) */
-    PyObject *recorder;
+    /* the loop's LoopSpec (fast_seam.py), field by field; handback NULL once closed */
+    PyObject *handback;     /* loop._handed_back(conn, why, end_ns, detail, HandBack) */
+    PyObject *close_window; /* loop._close_window(conn, end_ns) */
+    PyObject *record, *flush, *completed_buffers; /* the recorder's */
     PyObject *completed; /* recorder.completed: op -> (starts, ends), cleared in place by the recorder */
-    PyObject *rows_found, *rows_changed, *not_found, *steps_type, *not_none, *nonempty;
+    PyObject *rows_found, *rows_changed, *not_found, *steps_type, *not_none, *nonempty, *steps_of;
     Slot **by_fd;
     int nfd;
     int epfd;
@@ -405,7 +442,6 @@ static void free_slot(Fast *self, Slot *s) {
     }
     if (s->held) pq.clear(s->held);
     PyMem_Free(s->buf);
-    Py_XDECREF(s->parser);
     Py_XDECREF(s->error);
     Py_XDECREF(s->requests);
     Py_XDECREF(s->prepared);
@@ -414,19 +450,35 @@ static void free_slot(Fast *self, Slot *s) {
     PyMem_Free(s);
 }
 
-static int set_int(PyObject *obj, PyObject *name, int64_t value) {
-    PyObject *v = PyLong_FromLongLong(value);
-    if (v == NULL) return -1;
-    int rc = PyObject_SetAttr(obj, name, v);
-    Py_DECREF(v);
-    return rc;
+/* The connection's state for the Python loop (a HandBack, fast_seam.py): what ``_send_next`` would
+ * have set up for the request in flight, if any; RESP bytes read past the last reply. */
+static PyObject *state_of(Slot *s) {
+    PyObject *back = PyStructSequence_New(HandBackType);
+    if (back == NULL) return NULL;
+    PyObject *request = s->request ? s->request : Py_None, *payload = Py_None;
+    if (s->request != NULL) /* a Steps request goes on in Python from the step in flight */
+        payload = s->steps != NULL ? PyList_GET_ITEM(s->steps, s->step) : PyTuple_GET_ITEM(s->request, 1);
+    PyObject *values[BACK_FIELDS] = {
+        [BACK_ISSUED] = PyLong_FromLongLong(s->issued),
+        [BACK_LIMIT] = s->limit >= 0 ? PyLong_FromLongLong(s->limit) : Py_NewRef(Py_None),
+        [BACK_REQUEST] = Py_NewRef(request),
+        [BACK_PAYLOAD] = Py_NewRef(payload),
+        [BACK_STEP] = PyLong_FromSsize_t(s->steps != NULL ? s->step : -1),
+        [BACK_STARTED] = PyLong_FromLongLong(s->started),
+        [BACK_UNREAD] = s->have > 0 ? PyBytes_FromStringAndSize(s->buf, s->have) : Py_NewRef(Py_None),
+    };
+    int ok = 1;
+    for (int i = 0; i < BACK_FIELDS; i++) {
+        ok = ok && values[i] != NULL;
+        PyStructSequence_SET_ITEM(back, i, values[i] ? values[i] : Py_NewRef(Py_None));
+    }
+    if (!ok) Py_CLEAR(back);
+    return back;
 }
 
-/* Give the connection back to the Python loop: write its state where the Python loop keeps it (the
- * request in flight, if any, as ``_send_next`` would have set it up; RESP bytes read past the last
- * reply to the channel's parser), free the slot, then call ``loop._handed_back(conn, why, end_ns,
- * detail)``. ``detail`` (a new reference, or NULL for None): the SQLSTATE or the error message, or
- * how many bytes of a partial send went out. */
+/* Give the connection back to the Python loop: free the slot, then call ``handback(conn, why,
+ * end_ns, detail, state)`` with its state (``state_of``). ``detail`` (a new reference, or NULL for
+ * None): the SQLSTATE or the error message, or how many bytes of a partial send went out. */
 static int flush_completed(Fast *self);
 
 static int hand_back(Fast *self, Slot *s, int why, int64_t end, PyObject *detail) {
@@ -443,37 +495,17 @@ static int hand_back(Fast *self, Slot *s, int why, int64_t end, PyObject *detail
         Py_XDECREF(detail);
         return -1;
     }
-    PyObject *conn = s->conn;
-    Py_INCREF(conn);
+    PyObject *conn = Py_NewRef(s->conn), *state = state_of(s);
     self->handed++;
-    int rc = set_int(conn, s_issued, s->issued);
-    if (rc == 0 && s->request != NULL) {
-        PyObject *r = s->request;
-        PyObject *payload = PyTuple_GET_ITEM(r, 1);
-        if (s->steps != NULL) { /* a Steps request goes on in Python from the step in flight */
-            payload = PyList_GET_ITEM(s->steps, s->step);
-            rc = set_int(PyTuple_GET_ITEM(r, 3), s_at, s->step);
-        }
-        rc = rc || PyObject_SetAttr(conn, s_name, PyTuple_GET_ITEM(r, 0)) ||
-             PyObject_SetAttr(conn, s_payload, payload) ||
-             PyObject_SetAttr(conn, s_expected, PyTuple_GET_ITEM(r, 2)) ||
-             PyObject_SetAttr(conn, s_check, PyTuple_GET_ITEM(r, 3)) || set_int(conn, s_started_ns, s->started) ||
-             PyObject_SetAttr(conn, s_reply, Py_None);
-    } else if (rc == 0) {
-        rc = set_int(conn, s_expected, 0);
-    }
-    if (rc == 0 && s->have > 0) { /* never more than a reply's worth: the Python parser goes on from it */
-        PyObject *r = PyObject_CallMethod(s->parser, "feed", "y#", s->buf, s->have);
-        rc = r ? 0 : -1;
-        Py_XDECREF(r);
-    }
     free_slot(self, s);
-    if (rc == 0) {
-        PyObject *result = PyObject_CallFunction(self->handback, "OiLO", conn, why, (long long)end,
-                                                 detail ? detail : Py_None);
+    int rc = -1;
+    if (state != NULL) {
+        PyObject *result = PyObject_CallFunction(self->handback, "OiLOO", conn, why, (long long)end,
+                                                 detail ? detail : Py_None, state);
         rc = result ? 0 : -1;
         Py_XDECREF(result);
     }
+    Py_XDECREF(state);
     Py_XDECREF(detail);
     Py_DECREF(conn);
     return rc;
@@ -524,7 +556,7 @@ static int my_send(Fast *self, Slot *s);
  * statement not prepared yet, say); -1 on a Python error. */
 static int take_script(Fast *self, Slot *s, PyObject *check) {
     if (Py_TYPE(check) != (PyTypeObject *)self->steps_type) return 0;
-    PyObject *steps = PyObject_GetAttr(check, s_steps);
+    PyObject *steps = PyObject_CallOneArg(self->steps_of, check);
     if (steps == NULL) return -1;
     Py_DECREF(steps); /* the Steps object, held by the request, keeps its list */
     if (!PyList_CheckExact(steps) || PyList_GET_SIZE(steps) < 1) return 0;
@@ -575,7 +607,6 @@ static int send_next(Fast *self, Slot *s) {
     if (request == NULL) {
         if (PyErr_Occurred()) return -1;
         s->limit = s->issued; /* the workload has nothing more for this connection */
-        if (set_int(s->conn, s_limit, s->issued) < 0) return -1;
         return hand_back(self, s, DONE, 0, NULL);
     }
     s->issued++;
@@ -607,7 +638,7 @@ slow:
 static PyObject *completed_buffers(Fast *self, PyObject *name) {
     PyObject *buffers = PyDict_GetItemWithError(self->completed, name);
     if (buffers == NULL && !PyErr_Occurred()) {
-        buffers = PyObject_CallMethodOneArg(self->recorder, s_completed_buffers, name);
+        buffers = PyObject_CallOneArg(self->completed_buffers, name);
         Py_XDECREF(buffers); /* the recorder's dict holds it */
     }
     return buffers;
@@ -699,12 +730,12 @@ static int record(Fast *self, Slot *s, int found) {
         if (buffer_completed(self, name, s->started, end) < 0) return -1;
     } else {
         if (flush_completed(self) < 0) return -1; /* what ended before comes first */
-        PyObject *r = PyObject_CallMethod(self->recorder, "record", "OLLO", name, (long long)s->started,
-                                          (long long)end, self->not_found);
+        PyObject *r = PyObject_CallFunction(self->record, "OLLO", name, (long long)s->started, (long long)end,
+                                            self->not_found);
         if (r == NULL) return -1;
         Py_DECREF(r);
         if (!(++self->recorded & 0xFFFF)) { /* keeps the recorder's pending buffers small */
-            r = PyObject_CallMethodNoArgs(self->recorder, s_flush);
+            r = PyObject_CallNoArgs(self->flush);
             if (r == NULL) return -1;
             Py_DECREF(r);
         }
@@ -713,7 +744,7 @@ static int record(Fast *self, Slot *s, int found) {
     if (s->failing) { /* the first success after failures closes this client's run of them */
         s->failing = 0;
         if (flush_completed(self) < 0) return -1;
-        PyObject *r = PyObject_CallMethod(self->loop, "_close_window", "OL", s->conn, (long long)end);
+        PyObject *r = PyObject_CallFunction(self->close_window, "OL", s->conn, (long long)end);
         if (r == NULL) return -1;
         Py_DECREF(r);
     }
@@ -986,37 +1017,49 @@ static int readable(Fast *self, Slot *s) {
 
 /* ------------------------------------------------------------------ the Python type */
 
+/* ``spec`` is a tuple of ``n`` fields (the fast_seam.py class ``what``); -1 with a TypeError naming it
+ * otherwise. */
+static int check_spec(PyObject *spec, const char *what, Py_ssize_t n) {
+    if (!PyTuple_Check(spec)) {
+        PyErr_Format(PyExc_TypeError, "%s: a tuple of %zd fields (fast_seam.%s), not %.100s", what, n, what,
+                     Py_TYPE(spec)->tp_name);
+        return -1;
+    }
+    if (PyTuple_GET_SIZE(spec) != n) {
+        PyErr_Format(PyExc_TypeError, "%s: %zd fields, expected %zd (fast_seam.%s; rebuild with make ext)", what,
+                     PyTuple_GET_SIZE(spec), n, what);
+        return -1;
+    }
+    return 0;
+}
+
+/* FastLoop(spec): ``spec`` a LoopSpec, read by position in LOOP_SPEC_FIELDS' order. */
 static PyObject *Fast_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    static char *names[] = {"loop",       "epfd",     "rows_found", "rows_changed", "not_found",
-                            "steps_type", "not_none", "nonempty",   NULL};
-    PyObject *loop, *rows_found = Py_None, *rows_changed = Py_None, *not_found = Py_None, *steps_type = Py_None;
-    PyObject *not_none = Py_None, *nonempty = Py_None;
-    int epfd;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "Oi|OOOOOO", names, &loop, &epfd, &rows_found, &rows_changed,
-                                     &not_found, &steps_type, &not_none, &nonempty))
+    PyObject *spec;
+    if (!PyArg_ParseTuple(args, "O:FastLoop", &spec) || check_spec(spec, "LoopSpec", NFIELDS(LOOP_SPEC_FIELDS)) < 0)
         return NULL;
+    int epfd;
+    PyObject *f[NFIELDS(LOOP_SPEC_FIELDS) - 1]; /* every field after epfd, in order */
+    if (!PyArg_ParseTuple(spec, "iOOOOO!OOOOOOOO:LoopSpec", &epfd, &f[0], &f[1], &f[2], &f[3], &PyDict_Type, &f[4],
+                          &f[5], &f[6], &f[7], &f[8], &f[9], &f[10], &f[11], &f[12]))
+        return NULL;
+    static const int callables[] = {0, 1, 2, 3, 5, 12}; /* handback, close_window, record, flush, completed_buffers, steps_of */
+    for (size_t i = 0; i < sizeof callables / sizeof callables[0]; i++)
+        if (!PyCallable_Check(f[callables[i]]))
+            return PyErr_Format(PyExc_TypeError, "LoopSpec.%s is not callable", LOOP_SPEC_FIELDS[callables[i] + 1]);
     Fast *self = (Fast *)type->tp_alloc(type, 0);
     if (self == NULL) return NULL;
-    self->handback = PyObject_GetAttrString(loop, "_handed_back");
-    self->recorder = PyObject_GetAttrString(loop, "recorder");
-    self->completed = self->recorder ? PyObject_GetAttrString(self->recorder, "completed") : NULL;
-    if (self->completed == NULL || !PyDict_Check(self->completed)) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "recorder.completed is not a dict");
-        Py_DECREF(self);
-        return NULL;
-    }
-    self->loop = Py_NewRef(loop);
-    self->rows_found = Py_NewRef(rows_found);
-    self->rows_changed = Py_NewRef(rows_changed);
-    self->not_found = Py_NewRef(not_found);
-    self->steps_type = Py_NewRef(steps_type);
-    self->not_none = Py_NewRef(not_none);
-    self->nonempty = Py_NewRef(nonempty);
+    PyObject **into[] = {&self->handback,  &self->close_window, &self->record,       &self->flush,
+                         &self->completed, &self->completed_buffers, &self->not_found, &self->rows_found,
+                         &self->rows_changed, &self->not_none, &self->nonempty, &self->steps_type,
+                         &self->steps_of};
+    for (size_t i = 0; i < sizeof into / sizeof into[0]; i++) *into[i] = Py_NewRef(f[i]);
     self->epfd = epfd;
     return (PyObject *)self;
 }
 
-/* Drop every slot without handing it back (the loop is over) and the references to the loop. */
+/* close(): drop every connection held without handing it back (the loop is over), and the loop's
+ * references; returns [(conn, issued)] for those connections, which the Python loop writes back. */
 static PyObject *Fast_close(Fast *self, PyObject *unused) {
     if (self->completed != NULL) { /* best effort: the loop is over (or being dropped while an error unwinds) */
         PyObject *type, *value, *traceback;
@@ -1031,110 +1074,94 @@ static PyObject *Fast_close(Fast *self, PyObject *unused) {
         self->done[k].n = self->done[k].cap = 0;
     }
     self->ndone = 0;
+    PyObject *held = PyList_New(0);
     for (int fd = 0; fd < self->nfd; fd++) {
         Slot *s = self->by_fd[fd];
         if (s == NULL) continue;
-        if (set_int(s->conn, s_issued, s->issued) < 0) PyErr_Clear(); /* best effort: the loop is over */
+        PyObject *pair = held ? Py_BuildValue("(OL)", s->conn, (long long)s->issued) : NULL;
+        if (pair == NULL || PyList_Append(held, pair) < 0) Py_CLEAR(held); /* the slots go all the same */
+        Py_XDECREF(pair);
         free_slot(self, s);
     }
     PyMem_Free(self->by_fd);
     self->by_fd = NULL;
     self->nfd = 0;
-    Py_CLEAR(self->loop);
     Py_CLEAR(self->handback);
-    Py_CLEAR(self->recorder);
+    Py_CLEAR(self->close_window);
+    Py_CLEAR(self->record);
+    Py_CLEAR(self->flush);
     Py_CLEAR(self->completed);
+    Py_CLEAR(self->completed_buffers);
     Py_CLEAR(self->rows_found);
     Py_CLEAR(self->rows_changed);
     Py_CLEAR(self->not_found);
     Py_CLEAR(self->steps_type);
     Py_CLEAR(self->not_none);
     Py_CLEAR(self->nonempty);
-    Py_RETURN_NONE;
+    Py_CLEAR(self->steps_of);
+    return held;
 }
 
 static void Fast_dealloc(Fast *self) {
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
     PyObject *r = Fast_close(self, NULL);
     Py_XDECREF(r);
+    PyErr_Restore(type, value, traceback);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-static int64_t attr_int(PyObject *obj, PyObject *name, int64_t if_none) {
-    PyObject *v = PyObject_GetAttr(obj, name);
-    if (v == NULL) return -1;
-    int64_t out = v == Py_None ? if_none : PyLong_AsLongLong(v);
-    Py_DECREF(v);
-    return out;
-}
-
-/* take(conn): the compiled loop drives this connection from its next request on (nothing in flight,
- * its socket watched for reading only). It may come straight back (``_handed_back``). */
-static PyObject *Fast_take(Fast *self, PyObject *conn) {
-    if (self->loop == NULL) return PyErr_Format(PyExc_RuntimeError, "closed");
-    PyObject *channel = PyObject_GetAttr(conn, s_channel);
-    if (channel == NULL) return NULL;
+/* take(spec): the compiled loop drives this connection (a ConnectionSpec, read by position in
+ * CONNECTION_SPEC_FIELDS' order) from its next request on (nothing in flight, its socket watched
+ * for reading only). It may come straight back (the hand-back). */
+static PyObject *Fast_take(Fast *self, PyObject *spec) {
+    if (self->handback == NULL) return PyErr_Format(PyExc_RuntimeError, "closed");
+    if (check_spec(spec, "ConnectionSpec", NFIELDS(CONNECTION_SPEC_FIELDS)) < 0) return NULL;
+    PyObject *conn, *requests, *pgconn, *prepared, *mysql;
+    int kind, fd, failing;
+    long long limit, issued, timeout_ns;
+    if (!PyArg_ParseTuple(spec, "OiiOLLpLOOO:ConnectionSpec", &conn, &kind, &fd, &requests, &limit, &issued, &failing,
+                          &timeout_ns, &pgconn, &prepared, &mysql))
+        return NULL;
+    if (!PyIter_Check(requests)) return PyErr_Format(PyExc_TypeError, "ConnectionSpec.requests is not an iterator");
+    if (fd < 0) return PyErr_Format(PyExc_ValueError, "ConnectionSpec.fd: the connection is not open");
     Slot *s = PyMem_Calloc(1, sizeof(Slot));
-    if (s == NULL) {
-        Py_DECREF(channel);
-        return PyErr_NoMemory();
-    }
+    if (s == NULL) return PyErr_NoMemory();
     s->fd = -1;
-    int ok = 0;
-    if (PyObject_HasAttr(channel, s_pgconn)) { /* a PqChannel: libpq */
-        s->proto = PQ;
-        PyObject *pgconn = PyObject_GetAttr(channel, s_pgconn);
-        PyObject *ptr = pgconn ? PyObject_GetAttr(pgconn, s_pgconn_ptr) : NULL;
-        s->pg = ptr ? (PGconn *)PyLong_AsVoidPtr(ptr) : NULL;
-        Py_XDECREF(pgconn);
-        Py_XDECREF(ptr);
-        s->prepared = PyObject_GetAttr(channel, s_prepared);
-        ok = bound && s->pg && s->prepared && PyDict_Check(s->prepared);
-        if (!bound && !PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "bind(libpq path) first");
-    } else if (PyObject_HasAttr(channel, s_db)) { /* a MyChannel: mysqlclient */
-        s->proto = MY;
-        PyObject *db = PyObject_GetAttr(channel, s_db);
-        PyObject *capsule = db ? PyObject_CallMethodNoArgs(db, s_native) : NULL;
-        s->my = capsule ? PyCapsule_GetPointer(capsule, PyCapsule_GetName(capsule)) : NULL;
-        Py_XDECREF(db);
-        Py_XDECREF(capsule);
-        ok = my_bound && s->my;
-        if (ok) s->tls = my.ssl_cipher(s->my) != NULL;
-        if (!my_bound && !PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "bind_mysql(library path) first");
-    } else { /* a Channel: a socket and a RESP parser */
-        s->proto = RESP;
-        s->parser = PyObject_GetAttr(channel, s_parser);
-        s->buf = PyMem_Malloc(RESP_BUFFER);
+    s->proto = kind;
+    if (kind == PQ) {
+        if (!bound) PyErr_SetString(PyExc_RuntimeError, "bind(libpq path) first");
+        else if (!PyDict_Check(prepared)) PyErr_SetString(PyExc_TypeError, "ConnectionSpec.prepared is not a dict");
+        else if ((s->pg = (PGconn *)PyLong_AsVoidPtr(pgconn)) == NULL && !PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "ConnectionSpec.pgconn: no PGconn");
+        else s->prepared = Py_NewRef(prepared);
+    } else if (kind == MY) {
+        if (!my_bound) PyErr_SetString(PyExc_RuntimeError, "bind_mysql(library path) first");
+        else if (!PyCapsule_CheckExact(mysql)) PyErr_SetString(PyExc_TypeError, "ConnectionSpec.mysql is not a capsule");
+        else if ((s->my = PyCapsule_GetPointer(mysql, PyCapsule_GetName(mysql))) != NULL)
+            s->tls = my.ssl_cipher(s->my) != NULL;
+    } else if (kind == RESP) {
+        if ((s->buf = PyMem_Malloc(RESP_BUFFER)) == NULL) PyErr_NoMemory();
         s->cap = RESP_BUFFER;
-        ok = s->parser && s->buf;
-        if (s->buf == NULL && !PyErr_Occurred()) PyErr_NoMemory();
+    } else {
+        PyErr_Format(PyExc_ValueError, "ConnectionSpec.kind: %d is none of PQ, RESP, MY", kind);
     }
-    if (ok) {
-        s->requests = PyObject_GetAttr(conn, s_requests);
-        double timeout_s = 0;
-        PyObject *t = PyObject_GetAttr(channel, s_reply_timeout_s);
-        if (t) {
-            timeout_s = PyFloat_AsDouble(t);
-            Py_DECREF(t);
-        }
-        s->timeout_ns = (int64_t)(timeout_s * 1e9);
-        s->fd = (int)attr_int(conn, s_fd, -1);
-        s->limit = attr_int(conn, s_limit, -1);
-        s->issued = attr_int(conn, s_issued, 0);
-        s->failing = attr_int(conn, s_failing_since, 0) != 0;
-        ok = !PyErr_Occurred() && s->requests && s->fd >= 0;
-        if (ok) s->conn = Py_NewRef(conn);
-        if (!ok && !PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "the connection is not open");
-    }
-    Py_DECREF(channel);
-    if (!ok) {
-        s->fd = -1;
+    if (PyErr_Occurred()) {
         free_slot(self, s);
         return NULL;
     }
+    s->conn = Py_NewRef(conn);
+    s->requests = Py_NewRef(requests);
+    s->fd = fd;
+    s->limit = limit;
+    s->issued = issued;
+    s->failing = failing;
+    s->timeout_ns = timeout_ns;
     if (s->fd >= self->nfd) { /* descriptors are small integers: a table indexed by them */
         int n = s->fd * 2 + 16;
         Slot **grown = PyMem_Realloc(self->by_fd, n * sizeof(Slot *));
         if (grown == NULL) {
+            s->fd = -1;
             free_slot(self, s);
             return PyErr_NoMemory();
         }
@@ -1156,7 +1183,7 @@ static PyObject *Fast_take(Fast *self, PyObject *conn) {
 static PyObject *Fast_poll(Fast *self, PyObject *arg) {
     double timeout = PyFloat_AsDouble(arg);
     if (timeout == -1.0 && PyErr_Occurred()) return NULL;
-    if (self->loop == NULL) return PyErr_Format(PyExc_RuntimeError, "closed");
+    if (self->handback == NULL) return PyErr_Format(PyExc_RuntimeError, "closed");
     PyObject *rest = PyList_New(0);
     if (rest == NULL) return NULL;
     struct epoll_event events[MAX_EVENTS];
@@ -1531,46 +1558,54 @@ static struct PyModuleDef module = {
     module_methods,
 };
 
+/* The names of ``names`` (``n`` of them) as a tuple of str. */
+static PyObject *names_of(const char *const *names, Py_ssize_t n) {
+    PyObject *out = PyTuple_New(n);
+    for (Py_ssize_t i = 0; out != NULL && i < n; i++) {
+        PyObject *name = PyUnicode_FromString(names[i]);
+        if (name == NULL) Py_CLEAR(out);
+        else PyTuple_SET_ITEM(out, i, name);
+    }
+    return out;
+}
+
+/* ``name`` = ``value`` in module ``m`` (a new reference, stolen; NULL: an error already set); -1 on error. */
+static int add_object(PyObject *m, const char *name, PyObject *value) {
+    if (value == NULL) return -1;
+    int rc = PyModule_AddObjectRef(m, name, value);
+    Py_DECREF(value);
+    return rc;
+}
+
 PyMODINIT_FUNC PyInit__fastloop(void) {
-#define INTERN(var, text) \
-    if ((var = PyUnicode_InternFromString(text)) == NULL) return NULL;
-    INTERN(s_steps, "steps");
-    INTERN(s_at, "at");
-    INTERN(s_channel, "channel");
-    INTERN(s_pgconn, "pgconn");
-    INTERN(s_pgconn_ptr, "pgconn_ptr");
-    INTERN(s_prepared, "prepared");
-    INTERN(s_fd, "fd");
-    INTERN(s_requests, "requests");
-    INTERN(s_limit, "limit");
-    INTERN(s_issued, "issued");
-    INTERN(s_reply_timeout_s, "reply_timeout_s");
-    INTERN(s_failing_since, "failing_since");
-    INTERN(s_name, "name");
-    INTERN(s_payload, "payload");
-    INTERN(s_expected, "expected");
-    INTERN(s_check, "check");
-    INTERN(s_started_ns, "started_ns");
-    INTERN(s_completed_buffers, "completed_buffers");
-    INTERN(s_flush, "flush");
-    INTERN(s_reply, "reply");
-    INTERN(s_parser, "parser");
-    INTERN(s_feed, "feed");
-    INTERN(s_db, "db");
-    INTERN(s_native, "_get_native_connection");
-#undef INTERN
     if ((ONE = PyLong_FromLong(1)) == NULL) return NULL;
     if (PyType_Ready(&FastType) < 0 || PyType_Ready(&UniformSelectsType) < 0) return NULL;
+    if (HandBackType == NULL && (HandBackType = PyStructSequence_NewType(&handback_desc)) == NULL) return NULL;
+    const char *handback_names[BACK_FIELDS];
+    for (int i = 0; i < BACK_FIELDS; i++) handback_names[i] = handback_fields[i].name;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
+    static const struct {
+        const char *name;
+        int value;
+    } constants[] = {
+        {"SLOW", SLOW},       {"FLUSH", FLUSH},   {"ERROR", ERROR},
+        {"BROKEN", BROKEN},   {"DONE", DONE},     {"TIMEOUT", TIMEOUT},
+        {"IN_TRANSACTION", IN_TRANSACTION},       {"PROTOCOL", PROTOCOL},
+        {"REPLY", REPLY},     {"PQ", PQ},         {"RESP", RESP},
+        {"MY", MY},
+    };
+    for (size_t i = 0; i < sizeof constants / sizeof constants[0]; i++)
+        if (PyModule_AddIntConstant(m, constants[i].name, constants[i].value) < 0) goto fail;
     if (PyModule_AddObjectRef(m, "FastLoop", (PyObject *)&FastType) < 0 ||
-        PyModule_AddObjectRef(m, "UniformSelects", (PyObject *)&UniformSelectsType) < 0 || PyModule_AddIntConstant(m, "SLOW", SLOW) ||
-        PyModule_AddIntConstant(m, "FLUSH", FLUSH) || PyModule_AddIntConstant(m, "ERROR", ERROR) ||
-        PyModule_AddIntConstant(m, "BROKEN", BROKEN) || PyModule_AddIntConstant(m, "DONE", DONE) ||
-        PyModule_AddIntConstant(m, "TIMEOUT", TIMEOUT) || PyModule_AddIntConstant(m, "IN_TRANSACTION", IN_TRANSACTION) ||
-        PyModule_AddIntConstant(m, "PROTOCOL", PROTOCOL) || PyModule_AddIntConstant(m, "REPLY", REPLY)) {
-        Py_DECREF(m);
-        return NULL;
-    }
+        PyModule_AddObjectRef(m, "UniformSelects", (PyObject *)&UniformSelectsType) < 0 ||
+        PyModule_AddObjectRef(m, "HandBack", (PyObject *)HandBackType) < 0 ||
+        add_object(m, "LOOP_SPEC_FIELDS", names_of(LOOP_SPEC_FIELDS, NFIELDS(LOOP_SPEC_FIELDS))) < 0 ||
+        add_object(m, "CONNECTION_SPEC_FIELDS", names_of(CONNECTION_SPEC_FIELDS, NFIELDS(CONNECTION_SPEC_FIELDS))) < 0 ||
+        add_object(m, "HANDBACK_FIELDS", names_of(handback_names, BACK_FIELDS)) < 0)
+        goto fail;
     return m;
+fail:
+    Py_DECREF(m);
+    return NULL;
 }

@@ -11,10 +11,36 @@ import os
 import select
 from typing import Any
 
+from benchwright.runner import fast_seam
+
 try:
     from benchwright.runner import _fastloop
 except ImportError:  # not built here: the loops run as Python
     _fastloop = None  # type: ignore[assignment]
+
+
+def seam_mismatch(module: Any) -> str | None:
+    """What differs between the C part's seam (the fields it reads by position) and fast_seam.py's
+    declaration of it; None when they agree."""
+    for name, declared in (
+        ("LOOP_SPEC_FIELDS", fast_seam.LoopSpec._fields),
+        ("CONNECTION_SPEC_FIELDS", fast_seam.ConnectionSpec._fields),
+        ("HANDBACK_FIELDS", fast_seam.HandBack._fields),
+    ):
+        if tuple(getattr(module, name, ())) != declared:
+            return f"_fastloop.{name} is {getattr(module, name, None)!r}, fast_seam.py declares {declared!r}"
+    kinds = {"PQ": fast_seam.PQ, "RESP": fast_seam.RESP, "MY": fast_seam.MY}
+    if any(getattr(module, k, None) != v for k, v in kinds.items()):
+        return f"_fastloop's protocol numbers differ from fast_seam.py's {kinds!r}"
+    return None
+
+
+if _fastloop is not None and (_mismatch := seam_mismatch(_fastloop)) is not None:
+    # a build of another _fastloop.c (a stale .so) would read the specs' fields in another order. Not an
+    # ImportError: callers read that as "not installed" (drivers.driver_class) and would hide this
+    raise RuntimeError(
+        f"{_fastloop.__file__} was built from another _fastloop.c ({_mismatch}): rebuild it, make ext"
+    )
 
 # Why the C part gives a connection back (the module's constants; read by EventLoop._handed_back).
 SLOW = getattr(_fastloop, "SLOW", 1)  # nothing sent: the request needs the Python loop
@@ -36,7 +62,7 @@ def fast_loop(loop: Any, **checks: Any) -> Any:
         return None
     if not hasattr(select, "epoll") or not isinstance(loop.poller, select.epoll):
         return None
-    return _fastloop.FastLoop(loop, loop.poller.fileno(), **checks)
+    return _fastloop.FastLoop(fast_seam.loop_spec(loop, **checks))
 
 
 def key_pipelines() -> Any:

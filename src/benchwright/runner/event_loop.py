@@ -25,7 +25,7 @@ import select
 import time
 from typing import Any
 
-from benchwright.runner import compiled
+from benchwright.runner import compiled, fast_seam
 from benchwright.runner.loop_parts import (  # the loop's vocabulary, re-exported (__all__)
     Channel,
     Check,
@@ -179,7 +179,8 @@ class EventLoop:
         """The loop is over: close every run of failures, hand each connection back as the driver
         lent it and close the poller."""
         if self.fast is not None:
-            self.fast.close()
+            for conn, issued in self.fast.close():  # those it still held
+                conn.issued = issued
         for conn in self.connections:
             self._close_window(conn, None)
             self._unregister(conn)
@@ -268,13 +269,18 @@ class EventLoop:
             conn.slow_backoff -= 1
             return False
         conn.expected = 0  # nothing in flight that this loop must time out: the C part does
-        self.fast.take(conn)
+        self.fast.take(self._connection_spec(conn))
         return True
 
-    def _handed_back(self, conn: Connection, why: int, end: int, detail: Any) -> None:
-        """The C part gives a connection back, its request state set as ``_send_next`` sets it
-        (``detail``: the server's error, or how much of a partial send went out): go on from there
-        as this loop would have."""
+    def _connection_spec(self, conn: Connection) -> fast_seam.ConnectionSpec:
+        """What the C part reads of the connection it takes (fast_seam.py): a RESP socket here."""
+        return fast_seam.connection_spec(conn, fast_seam.RESP, conn.channel.reply_timeout_s)  # type: ignore[union-attr]
+
+    def _handed_back(self, conn: Connection, why: int, end: int, detail: Any, state: Any) -> None:
+        """The C part gives a connection back, its state (``fast_seam.HandBack``) written where
+        ``_send_next`` sets it (``detail``: the server's error, or how much of a partial send went
+        out): go on from there as this loop would have."""
+        fast_seam.restore(conn, state)
         if why == compiled.SLOW:
             conn.got, conn.failed = 0, None
             conn.slow_backoff = self.SLOW_BACKOFF
@@ -401,7 +407,7 @@ class EventLoop:
             conn.got, conn.failed = got, failed
             return
         end = self.woke_ns  # not now: replies that arrived together are not charged for each other
-        # hot path, once per operation: _succeeded written out, an OK request appended to the
+        # hot path, once per operation: the success noted inline (no call), an OK request appended to the
         # recorder's ``completed`` lists (no call; the tick settles them)
         if failed is None:
             if conn.check is None:
@@ -441,7 +447,7 @@ class EventLoop:
             ends.append(end)
         else:
             self.recorder.record(conn.name, conn.started_ns, end, outcome)
-        self.failing_since = 0  # _succeeded, written out (once per operation)
+        self.failing_since = 0  # a success: the loop is not failing (inline, once per operation)
         if conn.failing_since:
             self._close_window(conn, end)
         return False
@@ -468,12 +474,6 @@ class EventLoop:
         if not conn.failing_since:
             conn.failing_since = now
         conn.streak += 1
-
-    def _succeeded(self, conn: Connection, end: int) -> None:
-        """A request ended well: the loop is not failing, and a run of this client's failures ends."""
-        self.failing_since = 0
-        if conn.failing_since:
-            self._close_window(conn, end)
 
     def _close_window(self, conn: Connection, until: int | None) -> None:
         if conn.failing_since and self.windows is not None:

@@ -32,7 +32,7 @@ from typing import Any
 
 import MySQLdb
 
-from benchwright.runner import compiled
+from benchwright.runner import compiled, fast_seam
 from benchwright.runner.event_loop import Connection, EventLoop
 from benchwright.runner.loop_parts import Steps
 from benchwright.runner.measure import Status
@@ -72,6 +72,12 @@ class MyEventLoop(EventLoop):
             return None
         return compiled.fast_loop(self, not_found=Status.NOT_FOUND, steps_type=Steps)
 
+    def _connection_spec(self, conn: Connection) -> fast_seam.ConnectionSpec:
+        channel: Any = conn.channel
+        return fast_seam.connection_spec(
+            conn, fast_seam.MY, channel.reply_timeout_s, mysql=channel.db._get_native_connection()
+        )
+
     def _server_error(self, conn: Connection, errno: Any, end: int) -> None:
         """An error the C part met after the reply began well (a result cut off part-way) or on
         sending: by its client error number, as ``_failed`` judges it."""
@@ -108,7 +114,7 @@ class MyEventLoop(EventLoop):
             self._failed(conn, exc, time.perf_counter_ns())
             return
         end = time.perf_counter_ns()
-        # hot path, once per operation: _succeeded and _count written out
+        # hot path, once per operation: the success and _count written out
         if conn.check is None:
             self.recorder.record(conn.name, conn.started_ns, end, Status.OK)
             self.failing_since = 0

@@ -25,7 +25,7 @@ from typing import Any
 from psycopg import OperationalError, pq
 from psycopg import errors as pg_errors
 
-from benchwright.runner import compiled
+from benchwright.runner import compiled, fast_seam
 from benchwright.runner.event_loop import READ, WRITE, Connection, EventLoop
 from benchwright.runner.loop_parts import Steps
 from benchwright.runner.measure import Status
@@ -85,6 +85,16 @@ class PqEventLoop(EventLoop):
             return None
         return compiled.fast_loop(
             self, rows_found=rows_found, rows_changed=rows_changed, not_found=NOT_FOUND, steps_type=Steps
+        )
+
+    def _connection_spec(self, conn: Connection) -> fast_seam.ConnectionSpec:
+        channel: Any = conn.channel
+        return fast_seam.connection_spec(
+            conn,
+            fast_seam.PQ,
+            channel.reply_timeout_s,
+            pgconn=channel.pgconn.pgconn_ptr,
+            prepared=channel.prepared,
         )
 
     def _resume_send(self, conn: Connection, sent: int | None) -> None:
@@ -256,7 +266,7 @@ class PqEventLoop(EventLoop):
         if result.status in _OK:
             if conn.check is None:
                 self.recorder.record(conn.name, conn.started_ns, end, Status.OK)
-                self.failing_since = 0  # _succeeded, written out (once per operation)
+                self.failing_since = 0  # a success: the loop is not failing (inline, once per operation)
                 if conn.failing_since:
                     self._close_window(conn, end)
             elif self._checked(conn, result, end):
