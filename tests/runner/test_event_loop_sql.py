@@ -230,7 +230,9 @@ def test_server_killed_mid_transaction_ends_with_a_flagged_partial_result(
     assert LOOP in run.measurement.method
     assert run.aborted and any(f.code == "server_lost" for f in run.validity)
     done = statuses_of(run.operations, "tpcb-like")
-    assert done["OK"] >= 100 and done["ERROR"] >= 2
+    # 100 commits were on the server when it was killed; a commit whose reply died with it is a
+    # lost connection to the client (one per thread at most), so at least 100 - 2 are OK.
+    assert done["OK"] >= 100 - 2 and done["ERROR"] >= 2
     assert set(run.extra["error_kinds"]) <= {"tpcb-like:ConnectionError", "tpcb-like:TargetUnreachable"}
     assert run.operations_total == done["OK"] and run.failed_total == done["ERROR"]
     assert_honest(run)
