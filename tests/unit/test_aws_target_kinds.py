@@ -48,6 +48,9 @@ def test_every_aws_provider_is_one_registered_kind() -> None:
     providers = [kind.provider for kind in KINDS.values() if kind.provider is not None]
     assert sorted(providers) == sorted(TARGETS)  # one kind per spec provider, no kind without a target
     assert len(providers) == len(set(providers))
+    for kind in KINDS.values():  # the target class each names is the one serving its provider
+        if kind.provider is not None:
+            assert TARGETS[kind.provider].kind == kind.provider
 
 
 @pytest.mark.parametrize("name", sorted(KINDS))
@@ -192,8 +195,11 @@ def test_a_rehearsal_installs_every_kinds_stand_in_once_in_its_kinds_order() -> 
 def test_a_kind_without_a_rehearsal_stand_in_or_with_an_unnamed_price_is_refused() -> None:
     with pytest.raises(ValueError, match="no rehearsal stand-in"):
         AwsTargetKind(name="toy", provider="toy")
+    none = Rehearsal((), "none")
     with pytest.raises(ValueError, match="Price List services"):
-        AwsTargetKind(name="toy", provider="toy", rehearsal=Rehearsal((), "none"), price=lambda *a: None)
+        AwsTargetKind(name="toy", provider="toy", target="m:C", rehearsal=none, price=lambda *a: None)
+    with pytest.raises(ValueError, match="target class"):
+        AwsTargetKind(name="toy", provider="toy", rehearsal=none)
 
 
 def test_the_kinds_stand_ins_patch_moto_apart_so_their_order_does_not_matter(tmp_path: Path) -> None:

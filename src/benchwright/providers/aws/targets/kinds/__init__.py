@@ -6,6 +6,7 @@ each kind's stand-in (rehearse/hooks.py)."""
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from benchwright.providers.aws.targets.kinds.base import AwsTargetKind, ResourceKind
 
@@ -28,6 +29,16 @@ def kinds() -> dict[str, AwsTargetKind]:
         if not isinstance(kind, AwsTargetKind) or kind.name in found:
             raise ValueError(f"{module}.KIND: not an AwsTargetKind, or a second kind named {kind.name!r}")
         found[kind.name] = kind
+    return found
+
+
+def target_classes() -> dict[str, type[Any]]:
+    """Each provider's AwsTarget class, from its kind's ``target`` (imported here, on first use)."""
+    found: dict[str, type[Any]] = {}
+    for kind in kinds().values():
+        if kind.provider is not None and kind.target is not None:
+            module, _, name = kind.target.partition(":")
+            found[kind.provider] = getattr(importlib.import_module(module), name)
     return found
 
 

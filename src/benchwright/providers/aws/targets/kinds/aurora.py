@@ -72,6 +72,7 @@ def price(book: AwsPriceBook, t: AuroraTarget, hours: float, lines: Lines) -> No
 KIND = AwsTargetKind(
     name="aurora",
     provider="aurora",
+    target="benchwright.providers.aws.targets.aurora:AuroraTarget",
     resources=(
         ResourceKind("rds-cluster", lambda c, i, x: delete_db_cluster(c("rds"), i), TARGETS + 1),
         ResourceKind(

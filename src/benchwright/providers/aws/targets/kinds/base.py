@@ -55,6 +55,7 @@ class AwsTargetKind:
     iam_list: tuple[str, ...] = ()  # what the lister calls
     iam_delete: tuple[str, ...] = ()  # what the deletion paths call
     rehearsal: Rehearsal | None = None  # required: a kind no rehearsal stands in for is refused
+    target: str | None = None  # "module:Class" of its AwsTarget (providers/aws/targets/), for a provider
     price: TargetPricer | None = None  # prices one target of the kind (None: nothing AWS bills us)
     price_services: tuple[str, ...] = ()  # the Price List services the kind's resources are priced from
 
@@ -63,5 +64,7 @@ class AwsTargetKind:
             raise ValueError(f"AWS kind {self.name}: resources without a lister are never found by tag")
         if self.rehearsal is None:
             raise ValueError(f"AWS kind {self.name}: no rehearsal stand-in (rehearsal=Rehearsal(...))")
+        if (self.provider is None) != (self.target is None):
+            raise ValueError(f"AWS kind {self.name}: a provider and its target class go together")
         if self.price is not None and not self.price_services:
             raise ValueError(f"AWS kind {self.name}: a price without the Price List services it reads")

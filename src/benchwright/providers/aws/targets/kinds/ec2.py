@@ -37,6 +37,7 @@ def price(book: AwsPriceBook, t: Ec2Target, hours: float, lines: Lines) -> None:
 KIND = AwsTargetKind(
     name="ec2",
     provider="ec2",
+    target="benchwright.providers.aws.targets.ec2:Ec2Target",
     resources=(
         ResourceKind("ec2-instance", lambda c, i, x: terminate_instances(c("ec2"), [i]), NODES),
         ResourceKind("ec2-network-interface", lambda c, i, x: delete_eni_later_ok(c("ec2"), i), INTERFACES),

@@ -29,6 +29,7 @@ def price(book: AwsPriceBook, t: ElastiCacheTarget, hours: float, lines: Lines) 
 KIND = AwsTargetKind(
     name="elasticache",
     provider="elasticache",
+    target="benchwright.providers.aws.targets.elasticache:ElastiCacheTarget",
     resources=(
         ResourceKind(
             "elasticache-replication-group",

@@ -7,6 +7,7 @@ from benchwright.providers.aws.targets.kinds.base import AwsTargetKind, Rehearsa
 KIND = AwsTargetKind(
     name="endpoint",
     provider="endpoint",
+    target="benchwright.providers.aws.targets.endpoint:EndpointTarget",
     # nothing to stand in for: the spec's own hosts answer (in a rehearsal's specs, servers on 127.0.0.1)
     rehearsal=Rehearsal((), "none: the endpoint's own hosts answer"),
 )

@@ -28,6 +28,7 @@ def price(book: AwsPriceBook, t: MemoryDbTarget, hours: float, lines: Lines) -> 
 KIND = AwsTargetKind(
     name="memorydb",
     provider="memorydb",
+    target="benchwright.providers.aws.targets.memorydb:MemoryDbTarget",
     resources=(
         ResourceKind(
             "memorydb-cluster",

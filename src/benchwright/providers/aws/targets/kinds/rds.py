@@ -70,6 +70,7 @@ def price(book: AwsPriceBook, t: RdsTarget, hours: float, lines: Lines) -> None:
 KIND = AwsTargetKind(
     name="rds",
     provider="rds",
+    target="benchwright.providers.aws.targets.rds:RdsTarget",
     resources=(
         # an Aurora cluster's members are rds-instances too, deleted as members (no automated backups)
         ResourceKind(
