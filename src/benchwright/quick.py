@@ -28,7 +28,7 @@ QUICK_PROPERTIES = {
 def quick_caps() -> dict[str, int]:
     """The shared caps and every registered workload's; two workloads capping one name differently
     is a programming error (the cap is found by the property's last name, whatever the workload)."""
-    from benchwright.runner.workloads.base import descriptors
+    from benchwright.runner.workloads.registry import descriptors
 
     caps = dict(QUICK_PROPERTIES)
     for found in descriptors().values():
@@ -104,7 +104,7 @@ def _shorten_phase(name: str, phase: dict[str, Any], seconds: float, threads: in
 
 def _size_property(workload: str) -> str | None:
     """The property ``workload.data_size`` derives for this workload (YCSB's recordcount), if any."""
-    from benchwright.runner.workloads.base import descriptors
+    from benchwright.runner.workloads.registry import descriptors
 
     found = descriptors().get(workload)
     return found.size_property if found is not None and found.from_data_size is not None else None

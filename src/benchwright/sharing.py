@@ -30,8 +30,12 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from benchwright.spec.duration import PROVISION_S, TEARDOWN_S, phase_seconds
+from benchwright.spec.matrix import Cell, expand_matrix
+from benchwright.spec.properties import enabled_phases, workload_properties
+
 if TYPE_CHECKING:
-    from benchwright.spec import BenchmarkSpec, Cell
+    from benchwright.spec import BenchmarkSpec
 
 # Properties that change how the run phase drives the data, never what the load writes.
 RUN_SETTINGS = frozenset(
@@ -72,8 +76,8 @@ def target_key(spec: BenchmarkSpec, cell_id: str) -> str:
 
 def dataset_key(spec: BenchmarkSpec, cell_id: str) -> str:
     """Cells of one target group with equal keys run on one load."""
-    from benchwright.runner.workloads.base import descriptors
-    from benchwright.spec import enabled_phases, workload_properties
+    # deferred: importing the registry loads every built-in workload
+    from benchwright.runner.workloads.registry import descriptors
 
     phases = enabled_phases(spec)
     if "load" not in phases:
@@ -124,7 +128,6 @@ class TargetGroup:
 
 def plan(order: list[tuple[Cell, int]]) -> list[TargetGroup]:
     """The (cell, repeat) pairs grouped by target, then by dataset, each in first-seen order."""
-    from benchwright.spec import enabled_phases
 
     groups: dict[str, TargetGroup] = {}
     datasets: dict[tuple[str, str], Dataset] = {}
@@ -157,7 +160,6 @@ def item_seconds(groups: list[TargetGroup]) -> list[tuple[Item, float, str]]:
     """Each item's share of the wall time: provisioning and teardown on the group's first item, the
     load on each dataset's first, warmup and run on every one; with a word on what it does or shares
     ("provisions, loads", "loads", "shared data", "shared target")."""
-    from benchwright.spec import PROVISION_S, TEARDOWN_S, phase_seconds
 
     out: list[tuple[Item, float, str]] = []
     for group in groups:
@@ -182,7 +184,5 @@ def item_seconds(groups: list[TargetGroup]) -> list[tuple[Item, float, str]]:
 
 def estimated_seconds(spec: BenchmarkSpec) -> float:
     """Wall seconds for a whole spec, every matrix cell and repeat, with targets and loads shared."""
-    from benchwright.spec import expand_matrix
-
     order = [(c, r) for c in expand_matrix(spec) for r in range(spec.repeats)]
     return sum(seconds for _, seconds, _ in item_seconds(plan(order)))

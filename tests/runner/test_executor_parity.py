@@ -23,7 +23,8 @@ import pytest
 from benchwright.runner.drivers.redis import RedisDriver
 from benchwright.runner.event_loop import Connection, EventLoop, Request
 from benchwright.runner.measure import Recorder
-from benchwright.runner.workloads.base import ThreadInfo, Workload, registered
+from benchwright.runner.workloads.base import ThreadInfo, Workload
+from benchwright.runner.workloads.registry import registered
 from tests.null_resp import Answer, NullResp, plain_answer
 
 OPERATIONS = 120  # a client's stream at most: every kind of operation of the mixes below, several times

@@ -13,7 +13,6 @@ from benchwright.runner import compiled
 from benchwright.runner.drivers.resp import encode_command
 from benchwright.runner.engine import PhaseConfig, run_phase
 from benchwright.runner.measure import decode_histogram, encode_histogram, new_histogram
-from benchwright.runner.workloads.base import check_capability
 from benchwright.runner.workloads.redisbench.buckets import buckets_from_histogram
 from benchwright.runner.workloads.redisbench.commands import (
     INLINE,
@@ -25,6 +24,7 @@ from benchwright.runner.workloads.redisbench.commands import (
 )
 from benchwright.runner.workloads.redisbench.sequential import RedisBenchSettings, run_redis_bench
 from benchwright.runner.workloads.redisbench.workload import parse_tests, per_request
+from benchwright.runner.workloads.registry import check_capability
 
 
 def test_test_names_are_redis_benchmark_s_and_unknown_ones_name_the_setting() -> None:

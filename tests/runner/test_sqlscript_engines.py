@@ -120,7 +120,7 @@ def test_a_failing_statement_counts_errors_and_flags_the_result(urls: dict[str, 
 
 
 def test_sql_on_redis_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from benchwright.runner.workloads.base import check_capability
+    from benchwright.runner.workloads.registry import check_capability
 
     with pytest.raises(CapabilityError):
         check_capability("sql", "redis")

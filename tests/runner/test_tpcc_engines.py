@@ -13,7 +13,7 @@ from benchwright.cli import main
 from benchwright.errors import CapabilityError, SchemaMissing, SpecError
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, run_phase
-from benchwright.runner.workloads.base import check_capability
+from benchwright.runner.workloads.registry import check_capability
 from tests.statuses import assert_honest, failures_of
 
 pytestmark = [pytest.mark.servers, pytest.mark.slow]

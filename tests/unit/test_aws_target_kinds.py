@@ -1,11 +1,16 @@
 """Every registered AWS target kind (providers/aws/targets/kinds/) declares what the rest asks of it:
 its spec provider, the resources it leaves, each found by a janitor lister and deleted by one idempotent
-path, in one order. The IAM half (its actions granted by the stack) is tests/infra/test_target_kind_iam.py."""
+path, in one order; how its targets are priced (from the Price List services it names) and how a
+rehearsal stands in for it. The IAM half (its actions granted by the stack) is
+tests/infra/test_target_kind_iam.py."""
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -13,12 +18,21 @@ import pytest
 from botocore.stub import Stubber
 from moto import mock_aws
 
-from benchwright.providers.aws import janitor
+from benchwright.experiments.budget import region_of
+from benchwright.providers.aws import janitor, pricing
+from benchwright.providers.aws.pricelist import ExcerptPriceList
+from benchwright.providers.aws.pricing import AwsPriceBook
 from benchwright.providers.aws.targets import TARGETS
-from benchwright.providers.aws.targets.kinds import kinds, resource_kinds
+from benchwright.providers.aws.targets.kinds import kinds, rehearsal_services, resource_kinds
+from benchwright.providers.aws.targets.kinds.base import AwsTargetKind, Rehearsal
+from benchwright.rehearse.hooks import Hooks
+from benchwright.spec import TargetSpec, load_suite, parse_target
+from benchwright.spec.targets import PROVIDERS
 from tests.unit.test_deletion_paths import listed_kinds
 
 KINDS = kinds()
+ROOT = Path(__file__).resolve().parents[2]
+PRICES = ROOT / "tests" / "data" / "pricing"  # the saved Price List rows the packaged copy is made from
 ACTION = re.compile(r"^[a-z0-9-]+:[A-Z][A-Za-z0-9]+$")
 # moto has no backend for deleting cache parameter groups: botocore's Stubber answers as AWS does
 NO_MOTO = {
@@ -33,8 +47,12 @@ NO_MOTO = {
 
 def test_every_aws_provider_is_one_registered_kind() -> None:
     providers = [kind.provider for kind in KINDS.values() if kind.provider is not None]
-    assert sorted(providers) == sorted(TARGETS)  # one kind per spec provider, no kind without a target
+    # one kind per spec provider but local, no kind without a spec model of its own
+    assert sorted(providers) == sorted(set(PROVIDERS) - {"local"}) == sorted(TARGETS)
     assert len(providers) == len(set(providers))
+    for kind in KINDS.values():  # the target class each names is the one serving its provider
+        if kind.provider is not None:
+            assert TARGETS[kind.provider].kind == kind.provider
 
 
 @pytest.mark.parametrize("name", sorted(KINDS))
@@ -96,3 +114,116 @@ def test_each_deletion_path_counts_already_gone_as_deleted(aws: Any, resource: s
         stub.add_client_error(operation, service_error_code=code, http_status_code=404)
         assert janitor.delete(aws, gone) is True
         stub.assert_no_pending_responses()
+
+
+def _sample_targets() -> dict[str, tuple[TargetSpec, str]]:
+    """A target of each priced provider, in its region: the first in the AWS examples and the nightly
+    suite (which tests/data/pricing prices completely), and a MemoryDB cluster, which no example has."""
+    found: dict[str, tuple[TargetSpec, str]] = {
+        "memorydb": (
+            parse_target(
+                {
+                    "provider": "memorydb",
+                    "engine": "redis",
+                    "engine_version": "7.1",
+                    "node_type": "db.r7g.large",
+                }
+            ),
+            "us-east-1",
+        )
+    }
+    for path in [*sorted((ROOT / "examples").glob("*.aws.yaml")), ROOT / "infra" / "nightly.yaml"]:
+        for spec in load_suite(str(path)).benchmarks:
+            found.setdefault(spec.target.provider, (spec.target, region_of(spec)))
+    return found
+
+
+SAMPLES = _sample_targets()
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_each_kind_prices_its_targets_from_the_services_it_names(name: str) -> None:
+    kind = KINDS[name]
+    if kind.price is None:  # the endpoint (someone else's database) and the runner's tasks
+        if kind.provider is not None:
+            endpoint = parse_target(
+                {"provider": kind.provider, "engine": "postgres", "hosts": ["127.0.0.1:5432"]}
+            )
+            assert (
+                AwsPriceBook(ExcerptPriceList.from_directory(str(PRICES))).target_items(endpoint, 3600) == {}
+            )
+        return
+    assert kind.provider in SAMPLES, f"no sample {kind.provider} target to price"
+    target, region = SAMPLES[kind.provider]
+    prices = ExcerptPriceList.from_directory(str(PRICES), region)
+    used: set[str] = set()
+    prices.on_use = lambda service, _row: used.add(service)
+    items = AwsPriceBook(prices).target_items(target, 3600)
+    assert items and all(usd > 0 for usd in items.values()), items
+    assert used and used <= set(kind.price_services), (used, kind.price_services)
+
+
+def test_the_price_book_names_no_target_kind() -> None:
+    """It prices a target through its kind's ``price``: no dispatch on the spec's target classes."""
+    source = inspect.getsource(pricing)
+    for target_class in ("RdsTarget", "AuroraTarget", "ElastiCacheTarget", "MemoryDbTarget", "Ec2Target"):
+        assert target_class not in source
+    # Enhanced Monitoring's log ingestion is priced for the kinds that name CloudWatch (price_snapshot)
+    assert {k.provider for k in KINDS.values() if "AmazonCloudWatch" in k.price_services} == {"rds", "aurora"}
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_each_kind_says_how_a_rehearsal_stands_in_for_it(name: str) -> None:
+    rehearsal = KINDS[name].rehearsal
+    assert rehearsal is not None and rehearsal.standin
+    if KINDS[name].resources:  # what it creates in AWS, a rehearsal turns into something real
+        assert rehearsal.services
+    for module in rehearsal.services:
+        assert module.startswith("benchwright.rehearse.")
+        assert callable(importlib.import_module(module).install)
+
+
+def test_a_rehearsal_installs_every_kinds_stand_in_once_in_its_kinds_order() -> None:
+    services = rehearsal_services()
+    declared = {m for kind in KINDS.values() if kind.rehearsal for m in kind.rehearsal.services}
+    assert len(services) == len(set(services)) and set(services) == declared
+    rds = [f"benchwright.rehearse.{m}" for m in ("services.rds", "services.rds_restore", "events")]
+    assert [services.index(m) for m in rds] == sorted(services.index(m) for m in rds)  # they wrap RDS's hooks
+    install = inspect.getsource(Hooks.install)
+    assert "rehearsal_services()" in install
+    assert not re.search(r"\b(rds|rds_restore|events|ec2|ecs|cache)\b,|import (rds|ec2|ecs|cache)\b", install)
+
+
+def test_a_kind_without_a_rehearsal_stand_in_or_with_an_unnamed_price_is_refused() -> None:
+    with pytest.raises(ValueError, match="no rehearsal stand-in"):
+        AwsTargetKind(name="toy", provider="toy")
+    none = Rehearsal((), "none")
+    with pytest.raises(ValueError, match="Price List services"):
+        AwsTargetKind(name="toy", provider="toy", target="m:C", rehearsal=none, price=lambda *a: None)
+    with pytest.raises(ValueError, match="target class"):
+        AwsTargetKind(name="toy", provider="toy", rehearsal=none)
+
+
+def test_the_kinds_stand_ins_patch_moto_apart_so_their_order_does_not_matter(tmp_path: Path) -> None:
+    """Installed in the kinds' order (EC2's before RDS's since the kinds say so): no attribute is
+    patched by two stand-ins, and uninstalling restores each. Only the stand-ins are installed here
+    (Hooks.install also configures moto for the whole process, which a rehearsal's server wants and a
+    test worker does not)."""
+    patched: list[tuple[Any, str, Any]] = []
+
+    class Recording(Hooks):
+        def patch(self, owner: Any, name: str, value: Any) -> None:
+            patched.append((owner, name, owner.__dict__[name]))
+            super().patch(owner, name, value)
+
+    hooks = Recording(account=None, containers=None, image="unused", out_dir=tmp_path)  # type: ignore[arg-type]
+    try:
+        for module in rehearsal_services():
+            importlib.import_module(module).install(hooks)
+        names = [(id(owner), name) for owner, name, _ in patched]
+        assert len(names) == len(set(names)) and len(names) > 20
+        ec2 = importlib.import_module("moto.ec2.models.instances").InstanceBackend
+        assert (id(ec2), "run_instances") in names  # the EC2 kind's stand-in is installed
+    finally:
+        hooks.uninstall()
+    assert all(owner.__dict__[name] is before for owner, name, before in patched)

@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 
 from benchwright.cli import main
 from benchwright.errors import BenchwrightError
-from benchwright.spec import estimate_duration, parse_suite
+from benchwright.sharing import estimated_seconds as estimate_duration
+from benchwright.spec import parse_suite
 from benchwright.yamlload import loads
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

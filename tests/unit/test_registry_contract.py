@@ -11,7 +11,8 @@ from benchwright.results import ResultDocument
 from benchwright.runner.drivers import DRIVERS, capabilities
 from benchwright.runner.drivers.base import Capability
 from benchwright.runner.engine import PhaseConfig, run_phase
-from benchwright.runner.workloads.base import WORKLOADS, check_capability, workload_class
+from benchwright.runner.workloads.base import WORKLOADS
+from benchwright.runner.workloads.registry import check_capability, workload_class
 
 workload_class("ycsb")  # importing the package registers every built-in workload
 

@@ -10,10 +10,10 @@ import pytest
 import yaml
 
 from benchwright.errors import CapabilityError, SpecError
+from benchwright.sharing import estimated_seconds as estimate_duration
 from benchwright.spec import (
     BenchmarkSpec,
     enabled_phases,
-    estimate_duration,
     expand_matrix,
     load_spec,
     load_suite,
@@ -319,6 +319,12 @@ def test_a_cloud_targets_runner_is_measured_on_pinned_ec2_unless_the_spec_says_o
     assert parse_spec(spec_with(target=endpoint, runner=None)).runner.cls == "local"
     with pytest.raises(SpecError, match="a local runner has no class"):
         parse_spec(spec_with(runner={"class": "measured", "platform": "local"}))
+
+
+def test_a_runner_class_that_is_not_a_string_is_a_spec_error_naming_it() -> None:
+    """It was a TypeError (an unhashable value looked up among the classes), found by the fuzz test."""
+    with pytest.raises(SpecError, match=r"runner\.class"):
+        parse_spec(spec_with(target=RDS, runner={"class": ["smoke"]}))
 
 
 def test_both_spellings_of_the_runner_type_are_one_spec_and_dump_as_written() -> None:

@@ -19,7 +19,8 @@ from benchwright.report.sample import make_document
 from benchwright.report.table import build_table, seed_views
 from benchwright.runner.drivers.null import NullDriver
 from benchwright.runner.measure import Status
-from benchwright.runner.workloads.base import WORKLOADS, ThreadInfo, register, workload_class
+from benchwright.runner.workloads.base import WORKLOADS, ThreadInfo, register
+from benchwright.runner.workloads.registry import workload_class
 from benchwright.runs import CellResult, RunRecord
 from benchwright.spec import parse_spec, phase_seconds
 from tests.unit.toy_workload.workload import KvScanWorkload

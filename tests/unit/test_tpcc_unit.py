@@ -10,7 +10,8 @@ import pytest
 from benchwright.errors import SpecError
 from benchwright.runner.drivers.null import NullDriver
 from benchwright.runner.measure import Status
-from benchwright.runner.workloads.base import ThreadInfo, workload_class
+from benchwright.runner.workloads.base import ThreadInfo
+from benchwright.runner.workloads.registry import workload_class
 from benchwright.runner.workloads.sqlscript.sqlkit import UserAbort, retrying, transaction
 from benchwright.runner.workloads.tpcc import loader
 from benchwright.runner.workloads.tpcc.rand import TpccRandom, last_name

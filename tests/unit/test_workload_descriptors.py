@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from benchwright.report.table_metrics import expand_groups, resolve_metrics
-from benchwright.runner.workloads.base import WORKLOADS, Workload, register, workload_class
+from benchwright.runner.workloads.base import WORKLOADS, Workload, register
 from benchwright.runner.workloads.descriptor import UsageShape, WorkloadDescriptor
 from benchwright.runner.workloads.known_keys import check_known_keys
+from benchwright.runner.workloads.registry import workload_class
 from benchwright.spec.checks import native_tools
 from tests.unit.test_registry_contract import SMALL_RUN
 

@@ -24,7 +24,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from benchwright.errors import SpecError
-from benchwright.spec import BenchmarkSpec, EndpointTarget, estimate_duration
+from benchwright.sharing import estimated_seconds
+from benchwright.spec import BenchmarkSpec, EndpointTarget
 
 # Families a benchmark team typically measures, any size. An operator narrows or widens this in the
 # stage config (api.instance_types); accelerated and bare-metal families are left out on purpose.
@@ -134,7 +135,7 @@ def check_limits(spec: BenchmarkSpec, limits: ApiLimits, prefix: str = "") -> No
     # execution (matrix or repeats) six times that
     suite = bool(spec.matrix) or spec.repeats > 1
     allowed = limits.max_run_hours * (SUITE_FACTOR if suite else 1)
-    hours = estimate_duration(spec) / 3600
+    hours = estimated_seconds(spec) / 3600
     if hours > allowed:
         raise SpecError(
             f"{prefix}workload.phases",

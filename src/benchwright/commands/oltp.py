@@ -18,9 +18,9 @@ from benchwright.errors import SpecError
 from benchwright.results import ResultDocument
 from benchwright.runner.drivers import new_driver
 from benchwright.runner.engine import Period, PeriodProgress, PhaseConfig
-from benchwright.runner.workloads.base import check_capability
 from benchwright.runner.workloads.oltp.rand import RAND_TYPES
 from benchwright.runner.workloads.oltp.workload import COUNTS, TESTS, OltpSettings, table_names
+from benchwright.runner.workloads.registry import check_capability
 from benchwright.runner.workloads.sqlscript.sqlkit import sql_driver
 
 

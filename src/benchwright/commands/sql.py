@@ -20,7 +20,7 @@ from benchwright.runner.engine import PhaseConfig, ensure_complete, run_phase
 from benchwright.runner.fingerprint import stamp
 from benchwright.runner.floor import network_floor
 from benchwright.runner.plan import PlanContext
-from benchwright.runner.workloads.base import check_capability
+from benchwright.runner.workloads.registry import check_capability
 
 SQL_ENGINES = ("postgres", "mysql")
 URL_KEYS = {"postgres": "postgres.url", "mysql": "mysql.url", "null": "null.url"}

@@ -253,9 +253,9 @@ LONG_RUN_S = 86_400.0  # an estimate over a day is more likely a mistake than a 
 
 def check_estimate(suite: SuiteSpec, yes: bool) -> float:
     """The suite's estimated duration; over a day, refused unless the user said --yes."""
-    from benchwright.spec import estimate_duration
+    from benchwright.sharing import estimated_seconds
 
-    total = sum(estimate_duration(spec) for spec in suite.benchmarks)
+    total = sum(estimated_seconds(spec) for spec in suite.benchmarks)
     if total > LONG_RUN_S and not yes:
         raise SpecError(
             "--yes",

@@ -18,7 +18,7 @@ from benchwright.runner.engine import PhaseConfig, ensure_complete, run_phase
 from benchwright.runner.fingerprint import stamp
 from benchwright.runner.floor import network_floor
 from benchwright.runner.plan import DATASET_TARGET, PlanContext
-from benchwright.runner.workloads.base import check_capability
+from benchwright.runner.workloads.registry import check_capability
 from benchwright.runner.workloads.ycsb.properties import (
     core_settings,
     load_properties,

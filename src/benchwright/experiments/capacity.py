@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from benchwright.errors import SpecError
+from benchwright.spec.properties import enabled_phases, workload_properties
 
 if TYPE_CHECKING:
     from benchwright.spec import BenchmarkSpec
@@ -110,8 +111,6 @@ def max_connections(target: Any) -> tuple[int, str] | None:
 
 
 def _phase_clients(spec: BenchmarkSpec) -> list[tuple[str, int]]:
-    from benchwright.spec import enabled_phases, workload_properties
-
     out = []
     for name in enabled_phases(spec):
         phase = getattr(spec.workload.phases, name)
@@ -127,8 +126,8 @@ def _phase_clients(spec: BenchmarkSpec) -> list[tuple[str, int]]:
 def dataset_bytes(spec: BenchmarkSpec) -> int | None:
     """Bytes the load puts in a Redis-protocol target (an estimate from the workload's descriptor:
     its keys and each key's value bytes, plus Redis's own per-key overhead), None when unknown."""
-    from benchwright.runner.workloads.base import descriptors
-    from benchwright.spec import workload_properties
+    # deferred: importing the registry loads every built-in workload
+    from benchwright.runner.workloads.registry import descriptors
 
     found = descriptors().get(spec.workload.name)
     if found is None or found.dataset_bytes is None:
@@ -191,9 +190,11 @@ def check_capacity(spec: BenchmarkSpec, q: Callable[[str], str]) -> None:
                 )
     if target.engine != "redis":
         return
+    # deferred: the drivers package imports the event loop and its compiled extension
     from benchwright.runner.drivers.redis_datatype import redis_datatype
-    from benchwright.runner.workloads.base import descriptors
-    from benchwright.spec import workload_properties
+
+    # deferred: importing the registry loads every built-in workload
+    from benchwright.runner.workloads.registry import descriptors
 
     props = workload_properties(spec)
     own = descriptors().get(spec.workload.name)

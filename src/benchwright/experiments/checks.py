@@ -8,7 +8,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from benchwright.errors import SpecError
-from benchwright.experiments.models import EVENT_ACTIONS
+from benchwright.experiments.capacity import check_capacity
+from benchwright.experiments.models import EVENT_ACTIONS, OPERATIONS
 
 if TYPE_CHECKING:
     from benchwright.spec import BenchmarkSpec
@@ -35,8 +36,6 @@ def check_experiments(spec: BenchmarkSpec, q: Callable[[str], str]) -> None:
         if event.at_s in seen:
             raise SpecError(q(f"events[{i}].at_s"), f"another event is already at {event.at_s:g} s")
         seen.add(event.at_s)
-    from benchwright.experiments.models import OPERATIONS
-
     for i, operation in enumerate(spec.operations):
         allowed = OPERATIONS.get(provider, ())
         if operation not in allowed:
@@ -47,8 +46,6 @@ def check_experiments(spec: BenchmarkSpec, q: Callable[[str], str]) -> None:
         if operation in spec.operations[:i]:
             raise SpecError(q(f"operations[{i}]"), f"{operation} is listed twice")
         _check_cloud_operation(spec, i, operation, q)
-    from benchwright.experiments.capacity import check_capacity
-
     check_capacity(spec, q)
 
 

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 def load_seconds(workload: str, props: Mapping[str, str]) -> float | None:
     """Seconds the load phase of ``workload`` should take by its data size; None when its
     descriptor times the load by its record count and rate instead (or no such workload exists)."""
-    from benchwright.runner.workloads.base import descriptors
+    # deferred: importing the registry loads every built-in workload
+    from benchwright.runner.workloads.registry import descriptors
 
     found = descriptors().get(workload)
     if found is None or found.load_seconds is None:

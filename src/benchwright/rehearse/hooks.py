@@ -10,6 +10,7 @@ patch, ``cleanup`` stops what is still running and says what it had to stop.
 
 from __future__ import annotations
 
+import importlib
 import threading
 import time
 from collections.abc import Callable
@@ -108,26 +109,20 @@ class Hooks:
     _undo: list[Callable[[], None]] = field(default_factory=list)
 
     def install(self) -> None:
-        from benchwright.rehearse import events, principals
-        from benchwright.rehearse.services import (
-            cache,
-            cache_calls,
-            ec2,
-            ecs,
-            iam,
-            lambda_,
-            pi,
-            rds,
-            rds_restore,
-        )
+        from benchwright.providers.aws.targets.kinds import rehearsal_services
+        from benchwright.rehearse import principals
+        from benchwright.rehearse.services import cache_calls, iam, lambda_, pi
         from benchwright.rehearse.services.iam import principal_check
 
         configure_moto()
         cache_calls.install()  # calls moto lacks (parameter groups, TestFailover...): the hooks below wrap them
         pi.install(principal_check(self))  # Performance Insights, which moto lacks (services/pi.py)
-        # events: reboot/failover restart stand-ins; rds_restore: snapshots and restores copy their data
-        for service in (lambda_, iam, principals, ecs, rds, rds_restore, events, ec2, cache):
+        for service in (lambda_, iam, principals):  # the workflow's own services
             service.install(self)
+        # each AWS target kind's stand-in (its descriptor's ``rehearsal``): RDS and Aurora (with
+        # snapshots, restores, reboot and failover), ElastiCache and MemoryDB, EC2, the ECS runner
+        for name in rehearsal_services():
+            importlib.import_module(name).install(self)
 
     def uninstall(self) -> None:
         while self._undo:

@@ -386,7 +386,7 @@ def _short_cells(table: SeedTable, heads: list[str], grid: list[list[Any]]) -> l
 def seed_table_views(workload: str) -> list[tuple[str, str | None, list[str]]]:
     """[(title, phase, metrics)] of ``workload``'s seed tables (its descriptor's ``seed_views``, or
     those of the workload a native tool's results publish like); phase None is the measured phase."""
-    from benchwright.runner.workloads.base import descriptor_of
+    from benchwright.runner.workloads.registry import descriptor_of
 
     found = descriptor_of(workload)
     views = found.seed_views if found is not None else ()

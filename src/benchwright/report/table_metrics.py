@@ -298,7 +298,7 @@ FALLBACK_METRICS = ["throughput", "avg", "p95", "p99"]  # a workload that names 
 def groups() -> dict[str, list[str]]:
     """The report's own metric groups, then each registered workload's (its descriptor's
     ``report_groups``: "ycsb" is YCSB's columns)."""
-    from benchwright.runner.workloads.base import descriptors
+    from benchwright.runner.workloads.registry import descriptors
 
     out = {name: list(members) for name, members in GROUPS.items()}
     for found in descriptors().values():
@@ -316,7 +316,7 @@ def expand_groups(names: Iterable[str]) -> list[str]:
 def default_metrics(workload: str) -> list[str]:
     """What ``workload``'s seed publishes when --metric is not given (its descriptor's
     ``default_metrics``, or a native tool's results that publish like it); the fallback otherwise."""
-    from benchwright.runner.workloads.base import descriptor_of
+    from benchwright.runner.workloads.registry import descriptor_of
 
     found = descriptor_of(workload) if workload else None
     if found is None or found.default_metrics is None:

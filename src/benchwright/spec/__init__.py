@@ -20,24 +20,19 @@ The package is split by concern; this module re-exports the public names so that
 from __future__ import annotations
 
 from benchwright.spec._base import Engine, Scalar
-from benchwright.spec.checks import (
-    check_workload,
-    enabled_phases,
-    native_tools,
-    workload_properties,
-)
+from benchwright.spec.checks import check_workload, native_tools
 from benchwright.spec.duration import (
     ASSUMED_OPS_PER_S,
     PROVISION_S,
     TEARDOWN_S,
     cell_seconds,
-    estimate_duration,
     phase_seconds,
 )
 from benchwright.spec.loading import load_spec, load_suite, parse_spec, parse_suite, parse_target
 from benchwright.spec.matrix import FREE_FORM, Cell, expand_matrix, split_path
 from benchwright.spec.model import ZIP, BenchmarkSpec, SuiteSpec, is_zip, spec_dict
 from benchwright.spec.notify import NotifySpec, SlackSpec, ValidityPolicy
+from benchwright.spec.properties import enabled_phases, workload_properties
 from benchwright.spec.runners import FARGATE_CPU, RunnerSize, RunnerSpec
 from benchwright.spec.targets import (
     CLOUD_PROVIDERS,
@@ -96,7 +91,6 @@ __all__ = [
     "cell_seconds",
     "check_workload",
     "enabled_phases",
-    "estimate_duration",
     "expand_matrix",
     "is_zip",
     "load_spec",

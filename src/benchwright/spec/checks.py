@@ -1,7 +1,8 @@
 """The semantic checks that need the workload registry: does the workload exist, can this engine run
 it, are its properties (and the driver's, and a native tool's) valid.
 
-Also the two questions the stages ask of a spec's workload: which phases run, with which properties.
+The two questions the stages ask of a spec's workload (which phases run, with which properties) are
+in spec/properties.py, which the experiments and sharing modules import without these checks.
 """
 
 from __future__ import annotations
@@ -9,44 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from benchwright.errors import CapabilityError, SpecError
-from benchwright.spec._base import Scalar
 from benchwright.spec.model import BenchmarkSpec
+from benchwright.spec.properties import enabled_phases, str_props, workload_properties
 from benchwright.spec.workload import DEFAULTED, PHASE_NAMES
-
-
-def str_props(values: dict[str, Scalar]) -> dict[str, str]:
-    return {k: (str(v).lower() if isinstance(v, bool) else str(v)) for k, v in values.items()}
-
-
-def enabled_phases(spec: BenchmarkSpec) -> list[str]:
-    """Phases to run, in order: those enabled; a default (unwritten) load / run only if the workload has it."""
-    from benchwright.runner.workloads.base import workload_class
-
-    supported = workload_class(spec.workload.name).phases
-    phases = spec.workload.phases
-    out: list[str] = []
-    for name in PHASE_NAMES:
-        p = getattr(phases, name)
-        if p is None or not p.enabled:
-            continue
-        if phases.is_default(name) and name not in supported:
-            continue
-        out.append(name)
-    return out
-
-
-def workload_properties(spec: BenchmarkSpec, phase: str | None = None) -> dict[str, str]:
-    """The workload's properties: YCSB property files, then the spec's properties, then phase overrides."""
-    props = str_props(spec.workload.properties)
-    if spec.workload.files:
-        from benchwright.runner.workloads.ycsb.properties import load_properties
-
-        props = load_properties(list(spec.workload.files), props)
-    if phase is not None:
-        p = getattr(spec.workload.phases, phase)
-        if p is not None:
-            props.update(str_props(p.properties))
-    return props
 
 
 def _requalify(exc: SpecError, prefix: str) -> SpecError:
@@ -64,6 +30,7 @@ def _requalify(exc: SpecError, prefix: str) -> SpecError:
 def _check_driver(spec: BenchmarkSpec, props: dict[str, str], q: Any) -> None:
     """Driver settings in the properties (redis.datatype ...) are checked now, not in the runner.
     Nothing connects, and no client library is needed (drivers.check_settings)."""
+    # deferred: the drivers package imports the event loop and its compiled extension
     from benchwright.runner.drivers import check_settings
 
     try:
@@ -83,6 +50,7 @@ def _check_driver(spec: BenchmarkSpec, props: dict[str, str], q: Any) -> None:
 def _check_known(spec: BenchmarkSpec, prefix: str) -> None:
     """Keys in Benchwright's own namespaces (tpcc., redisbench., redis. ...) must exist: a typo is an
     error with a suggestion, not a silently measured default."""
+    # deferred: importing the registry loads every built-in workload
     from benchwright.runner.workloads.known_keys import check_known_keys
 
     sources = [("workload.properties", str_props(spec.workload.properties))]
@@ -100,7 +68,8 @@ def _check_known(spec: BenchmarkSpec, prefix: str) -> None:
 
 def check_workload(spec: BenchmarkSpec, prefix: str = "") -> list[str]:
     """Registry, capability and property checks; returns the workload's warnings."""
-    from benchwright.runner.workloads.base import check_capability, workload_class
+    # deferred: importing the registry loads every built-in workload
+    from benchwright.runner.workloads.registry import check_capability, workload_class
 
     def q(field: str) -> str:
         return ".".join(p for p in (prefix, field) if p)
@@ -126,6 +95,7 @@ def check_workload(spec: BenchmarkSpec, prefix: str = "") -> list[str]:
             f"{cls.name}'s load is not split between runners: {count} runners would each load the whole "
             f"{cls.name} dataset. Load with one runner, or disable workload.phases.load and load beforehand",
         )
+    # deferred: the spec package imports this module and the experiments import spec's modules
     from benchwright.experiments.checks import check_experiments
 
     check_experiments(spec, q)
@@ -153,7 +123,8 @@ def check_workload(spec: BenchmarkSpec, prefix: str = "") -> list[str]:
 
 def native_tools() -> dict[str, tuple[str, ...]]:
     """``native.tool`` values and the workloads each measures (the workloads' descriptors)."""
-    from benchwright.runner.workloads.base import descriptors
+    # deferred: importing the registry loads every built-in workload
+    from benchwright.runner.workloads.registry import descriptors
 
     tools: dict[str, tuple[str, ...]] = {}
     for name, found in descriptors().items():

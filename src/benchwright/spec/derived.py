@@ -30,7 +30,7 @@ def derive(name: str, files: list[str], properties: dict[str, Any], data_size: i
         added.add("fieldcount")
     if data_size is None:
         return added
-    from benchwright.runner.workloads.base import descriptors
+    from benchwright.runner.workloads.registry import descriptors
 
     found = descriptors()
     own = found.get(name)

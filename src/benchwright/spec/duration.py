@@ -1,13 +1,15 @@
 """How long a spec will take: provisioning, each phase, teardown, for every cell and repeat.
 
 An estimate, not a measurement: it sizes the polling interval, the runner's deadline, the suite's
-poll counts and the budget check before a run.
+poll counts and the budget check before a run. The whole spec's wall time, which knows which cells
+share a target and a load, is ``benchwright.sharing.estimated_seconds``.
 """
 
 from __future__ import annotations
 
-from benchwright.spec.checks import enabled_phases, str_props, workload_properties
+from benchwright.experiments.sizing import load_seconds
 from benchwright.spec.model import BenchmarkSpec
+from benchwright.spec.properties import enabled_phases, str_props, workload_properties
 from benchwright.spec.workload import PHASE_NAMES
 
 PROVISION_S = {
@@ -44,8 +46,6 @@ def phase_seconds(spec: BenchmarkSpec, phase: str) -> float:
     if requests is not None:  # a property fixes the requests (redis-bench's -n per test)
         by_count = requests / rate
     if phase == "load" and not p.operation_count:
-        from benchwright.experiments.sizing import load_seconds
-
         by_count = load_seconds(spec.workload.name, workload_properties(spec, "load")) or by_count
     if duration and by_count:
         return min(duration, by_count)
@@ -55,7 +55,8 @@ def phase_seconds(spec: BenchmarkSpec, phase: str) -> float:
 def _fixed_requests(workload: str, props: dict[str, str]) -> float | None:
     """The requests a phase makes when a property fixes them, whatever its rate (the workload's
     descriptor's ``fixed_requests``); None: its count and rate decide."""
-    from benchwright.runner.workloads.base import descriptors
+    # deferred: importing the registry loads every built-in workload
+    from benchwright.runner.workloads.registry import descriptors
 
     found = descriptors().get(workload)
     return None if found is None or found.fixed_requests is None else found.fixed_requests(props)
@@ -72,11 +73,3 @@ def cell_seconds(spec: BenchmarkSpec) -> float:
     provider = spec.target.provider
     phases = sum(phase_seconds(spec, ph) for ph in PHASE_NAMES)
     return PROVISION_S[provider] + phases + TEARDOWN_S[provider] + 3.0  # runner start, judge, store
-
-
-def estimate_duration(spec: BenchmarkSpec) -> float:
-    """Seconds for the whole spec: every matrix cell and repeat, run one after another, each target
-    provisioned once and each dataset loaded once (benchwright.sharing)."""
-    from benchwright.sharing import estimated_seconds
-
-    return estimated_seconds(spec)

@@ -130,7 +130,7 @@ class RunnerSpec(StrictModel):
         """``class`` without ``platform`` names the platform (measured: ec2, smoke: fargate)."""
         if isinstance(data, dict):
             given = data.get("class", data.get("runner_class"))
-            if given in CLASS_PLATFORM and "platform" not in data:
+            if isinstance(given, str) and given in CLASS_PLATFORM and "platform" not in data:
                 data = {**data, "platform": CLASS_PLATFORM[given]}
         return data
 

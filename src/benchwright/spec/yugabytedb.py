@@ -9,6 +9,8 @@ Each row names where its build number was read; add a row the same way (the rele
 
 from __future__ import annotations
 
+YSQL_USER = YSQL_DATABASE = "yugabyte"  # what a fresh YugabyteDB cluster has (no password)
+
 YUGABYTEDB_BUILDS: dict[str, str] = {
     # docs/content/preview/releases/ybdb-releases/v2024.2.md in github.com/yugabyte/yugabyte-db:
     # "v2024.2.0.0 - December 9, 2024 ... Build: 2024.2.0.0-b145" (docs.yugabyte.com release notes)

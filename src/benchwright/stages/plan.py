@@ -63,7 +63,7 @@ def _load_share(spec: BenchmarkSpec, props: dict[str, str], count: int, index: i
     """This runner's part of a load split between runners (the workload's descriptor's
     ``load_share``: YCSB's insertstart / insertcount slices); validation refuses several runners
     for a load that cannot be split."""
-    from benchwright.runner.workloads.base import descriptors
+    from benchwright.runner.workloads.registry import descriptors
 
     found = descriptors().get(spec.workload.name)
     if found is None or found.load_share is None:

@@ -15,18 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from benchwright.errors import ProvisioningFailed
-from benchwright.providers.aws.pricelist import PriceList, PriceNotFound
-from benchwright.providers.aws.pricing import (
-    AURORA_ENGINE,
-    EBS_IOPS_USAGE,
-    GP3_FREE_IOPS,
-    GP3_FREE_MIBPS,
-    HOURS_PER_MONTH,
-    RDS_ENGINE,
-    RDS_GP3_FREE_IOPS,
-    RDS_VOLUME,
-    USAGE_PREFIX,
-)
+from benchwright.providers.aws.pricelist import HOURS_PER_MONTH, PriceList, PriceNotFound
+from benchwright.providers.aws.pricing import EBS_IOPS_USAGE, GP3_FREE_IOPS, GP3_FREE_MIBPS, USAGE_PREFIX
+from benchwright.providers.aws.targets.kinds.aurora import AURORA_ENGINE
+from benchwright.providers.aws.targets.kinds.rds import RDS_ENGINE, RDS_GP3_FREE_IOPS, RDS_VOLUME
 from benchwright.spec.targets import (
     AuroraTarget,
     Ec2Target,

@@ -90,8 +90,10 @@ def _monitoring_rate(prices: PriceList, provider: str) -> list[str]:
     rate is kept for the run's cost, which is priced with the document size the run measures."""
     from benchwright.providers.aws.pricelist import PriceNotFound
     from benchwright.providers.aws.pricing import AwsPriceBook
+    from benchwright.providers.aws.targets.kinds import kind_of_provider
 
-    if provider not in ("rds", "aurora"):
+    kind = kind_of_provider(provider)
+    if kind is None or "AmazonCloudWatch" not in kind.price_services:  # no Enhanced Monitoring
         return []
     book = AwsPriceBook(prices)
     try:

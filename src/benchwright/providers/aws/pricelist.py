@@ -16,6 +16,8 @@ from typing import Any
 from benchwright.errors import ProvisioningFailed
 from benchwright.providers.aws.common import Clients, aws_call
 
+HOURS_PER_MONTH = 730.0  # the Price List's month: a GB-month or IOPS-month is 730 hours
+
 API_SOURCE = "Price List API"
 PACKAGED_FILE = "price_list.json"  # in this package: the cached copy (see its "how" field)
 # Products priced by a pair of regions (from, to) rather than one regionCode (data transfer).

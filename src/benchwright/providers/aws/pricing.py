@@ -16,31 +16,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from benchwright.errors import ProvisioningFailed
 from benchwright.providers.aws.pricelist import (
+    HOURS_PER_MONTH,
     ExcerptPriceList,
     Price,
     PriceList,
     matches,
     on_demand_usd,
 )
+from benchwright.providers.aws.targets.kinds import kind_of_provider
 from benchwright.providers.base import PriceBook
 from benchwright.runs import CellResult, CostEstimate
 from benchwright.spec import BenchmarkSpec
 from benchwright.spec.runners import RunnerSpec
-from benchwright.spec.targets import (
-    AuroraTarget,
-    Ec2Target,
-    Ec2Volume,
-    ElastiCacheTarget,
-    MemoryDbTarget,
-    RdsTarget,
-    TargetSpec,
-)
+from benchwright.spec.targets import Ec2Volume, TargetSpec
 
 __all__ = [
+    "HOURS_PER_MONTH",
     "AwsPriceBook",
     "ExcerptPriceList",
     "Lines",
@@ -50,7 +44,6 @@ __all__ = [
     "workflow_cost",
 ]
 
-HOURS_PER_MONTH = 730.0
 RDS_MIN_BILLED_S = 600.0  # RDS bills per second with a 10-minute minimum (applied to every target)
 RUNNER_MIN_BILLED_S = 60.0  # Fargate and EC2 Linux: per second, one-minute minimum
 NIGHTS_PER_MONTH = 30
@@ -62,23 +55,10 @@ LAMBDA_PER_REQUEST = 0.0000002
 LAMBDA_MEMORY_GB = 0.25
 LAMBDA_AVG_S = 1.5
 
-RDS_ENGINE = {"postgres": "PostgreSQL", "mysql": "MySQL"}
-AURORA_ENGINE = {"postgres": "Aurora PostgreSQL", "mysql": "Aurora MySQL"}
-RDS_VOLUME = {
-    "gp2": "General Purpose",
-    "gp3": "General Purpose-GP3",
-    "io1": "Provisioned IOPS",
-    "io2": "Provisioned IOPS-IO2",
-    "magnetic": "Magnetic",
-}
-RDS_IOPS_FAMILY = {"io1", "io2", "gp3"}
-# RDS gp3 (PostgreSQL, MySQL) includes 3,000 IOPS below 400 GB and 12,000 IOPS from 400 GB on.
-RDS_GP3_FREE_IOPS = ((400, 12000.0), (0, 3000.0))
 # EBS: the usage type's suffix of a volume type's provisioned IOPS; gp3 includes 3,000 IOPS, 125 MiB/s
 EBS_IOPS_USAGE = {"io1": "piops", "io2": "io2", "gp3": "gp3"}
 GP3_FREE_IOPS = 3000.0
 GP3_FREE_MIBPS = 125.0
-AURORA_MIN_GB = 10.0  # an Aurora cluster volume starts at 10 GB and grows with the data
 # Usage types carry a region prefix except in us-east-1 (e.g. EU-Fargate-GB-Hours)
 USAGE_PREFIX = {
     "us-east-1": "",
@@ -199,116 +179,12 @@ class AwsPriceBook(PriceBook):
         return lines.items
 
     def target_lines(self, target: TargetSpec, duration_s: float, lines: Lines) -> None:
+        """The target's line items, priced by its kind (providers/aws/targets/kinds/): a kind without
+        a ``price`` (an endpoint) costs nothing we can price."""
         hours = max(duration_s, RDS_MIN_BILLED_S) / 3600
-        handlers: dict[type, Callable[[Any, float, Lines], None]] = {
-            RdsTarget: self._rds,
-            AuroraTarget: self._aurora,
-            ElastiCacheTarget: self._elasticache,
-            MemoryDbTarget: self._memorydb,
-            Ec2Target: self._ec2,
-        }
-        handler = handlers.get(type(target))
-        if handler is not None:  # local and endpoint targets cost nothing we can price
-            handler(target, hours, lines)
-
-    def _rds(self, t: RdsTarget, hours: float, lines: Lines) -> None:
-        az = "Multi-AZ" if t.multi_az else "Single-AZ"
-        engine = RDS_ENGINE[t.engine]
-        usage = (
-            f"{self.usage_prefix()}{'Multi-AZUsage' if t.multi_az else 'InstanceUsage'}:{t.instance_class}"
-        )
-        unit = self.rate(
-            "AmazonRDS",
-            instanceType=t.instance_class,
-            databaseEngine=engine,
-            deploymentOption=az,
-            usagetype=usage,
-        )
-        lines.add(f"rds {t.instance_class} {az}", hours * unit.usd, [unit])
-        storage = t.storage
-        common = {"deploymentOption": az, "databaseEngine": engine, "volumeType": RDS_VOLUME[storage.type]}
-        gb_month = self.rate("AmazonRDS", productFamily="Database Storage", **common)
-        lines.add(
-            f"rds storage {storage.type} {storage.size_gb} GB",
-            storage.size_gb * gb_month.usd * hours / HOURS_PER_MONTH,
-            [gb_month],
-        )
-        free = next(i for gb, i in RDS_GP3_FREE_IOPS if storage.size_gb >= gb) if storage.type == "gp3" else 0
-        billable = float(storage.iops or 0) - free
-        if billable > 0 and storage.type in RDS_IOPS_FAMILY:
-            iops_month = self.rate("AmazonRDS", productFamily="Provisioned IOPS", **common)
-            lines.add(
-                f"rds provisioned IOPS {storage.iops}",
-                billable * iops_month.usd * hours / HOURS_PER_MONTH,
-                [iops_month],
-                f"{billable:g} IOPS above the {free:g} gp3 includes" if free else "",
-            )
-
-    def _aurora(self, t: AuroraTarget, hours: float, lines: Lines) -> None:
-        """Instances at the cluster's storage configuration (I/O-Optimized instances and ACUs cost more:
-        the Price List has two rows per class, told apart by usage type) and the cluster volume, at
-        its 10 GB minimum. Standard's I/O requests are usage (usage_prices.py)."""
-        engine = AURORA_ENGINE[t.engine]
-        optimized = t.storage_type == "aurora-iopt1"
-        mode = "I/O-Optimized" if optimized else "Standard"
-        if t.instance_class == "db.serverless" and t.serverless_v2 is not None:
-            acu = t.serverless_v2.max_acu  # an upper bound: the cluster may run below its maximum
-            unit = self.rate(
-                "AmazonRDS",
-                databaseEngine=engine,
-                usagetype=f"{self.usage_prefix()}Aurora:ServerlessV2{'IOOptimized' if optimized else ''}Usage",
-            )
-            lines.add(
-                f"aurora serverless v2 {t.instances} x {acu:g} ACU (max, {mode})",
-                hours * t.instances * acu * unit.usd,
-                [unit],
-            )
-        else:
-            cls = t.instance_class
-            unit = self.rate(
-                "AmazonRDS",
-                instanceType=cls,
-                databaseEngine=engine,
-                deploymentOption="Single-AZ",
-                usagetype=f"{self.usage_prefix()}InstanceUsage{'IOOptimized' if optimized else ''}:{cls}",
-            )
-            lines.add(f"aurora {t.instances} x {cls} ({mode})", hours * t.instances * unit.usd, [unit])
-        gb_month = self.rate(
-            "AmazonRDS",
-            productFamily="Database Storage",
-            usagetype=f"{self.usage_prefix()}Aurora:{'IO-Optimized' if optimized else ''}StorageUsage",
-        )
-        lines.add(
-            f"aurora storage {AURORA_MIN_GB:g} GB ({mode})",
-            AURORA_MIN_GB * gb_month.usd * hours / HOURS_PER_MONTH,
-            [gb_month],
-            "the cluster volume's 10 GB minimum (it grows with the data)",
-        )
-
-    def _elasticache(self, t: ElastiCacheTarget, hours: float, lines: Lines) -> None:
-        nodes = t.shards * (t.replicas + 1)
-        engine = "Valkey" if t.cache_engine == "valkey" else "Redis"
-        unit = self.rate("AmazonElastiCache", instanceType=t.node_type, cacheEngine=engine)
-        lines.add(f"elasticache {nodes} x {t.node_type}", hours * nodes * unit.usd, [unit])
-
-    def _memorydb(self, t: MemoryDbTarget, hours: float, lines: Lines) -> None:
-        nodes = t.shards * (t.replicas_per_shard + 1)
-        unit = self.rate("AmazonMemoryDB", instanceType=t.node_type)
-        lines.add(f"memorydb {nodes} x {t.node_type}", hours * nodes * unit.usd, [unit])
-
-    def _ec2(self, t: Ec2Target, hours: float, lines: Lines) -> None:
-        unit = self.ec2_hourly(t.instance_type)
-        lines.add(f"ec2 {t.nodes} x {t.instance_type}", hours * t.nodes * unit.usd, [unit])
-        volume = t.volume
-        if volume is None:
-            return
-        gb_month = self.rate("AmazonEC2", productFamily="Storage", volumeApiName=volume.type)
-        lines.add(
-            f"ebs {t.nodes} x {volume.size_gb} GB {volume.type}",
-            t.nodes * volume.size_gb * gb_month.usd * hours / HOURS_PER_MONTH,
-            [gb_month],
-        )
-        self.ebs_performance_lines(volume, t.nodes, hours, lines)
+        kind = kind_of_provider(target.provider)
+        if kind is not None and kind.price is not None:
+            kind.price(self, target, hours, lines)
 
     def ec2_hourly(self, instance_type: str) -> Price:
         return self.rate(

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 from benchwright.results import base_operation
 from benchwright.runs import CellResult
 from benchwright.spec import BenchmarkSpec, phase_seconds
-from benchwright.spec.checks import enabled_phases, workload_properties
 from benchwright.spec.duration import ASSUMED_OPS_PER_S
+from benchwright.spec.properties import enabled_phases, workload_properties
 
 if TYPE_CHECKING:  # the registry imports every workload: read only when a shape is asked for
     from benchwright.runner.workloads.descriptor import UsageShape
@@ -52,7 +52,7 @@ class Traffic:
 
 def _shape_of(spec: BenchmarkSpec) -> Callable[[BenchmarkSpec, str], UsageShape] | None:
     """The workload's usage shape by phase (its descriptor's ``usage_shape``), None: no model."""
-    from benchwright.runner.workloads.base import descriptors
+    from benchwright.runner.workloads.registry import descriptors
 
     found = descriptors().get(spec.workload.name)
     if found is None or found.usage_shape is None:
@@ -67,7 +67,7 @@ def _shape_of(spec: BenchmarkSpec) -> Callable[[BenchmarkSpec, str], UsageShape]
 
 def _write_operations() -> set[str]:
     """Operation names that write, as the results record them (every workload's descriptor)."""
-    from benchwright.runner.workloads.base import descriptors
+    from benchwright.runner.workloads.registry import descriptors
 
     return {op for found in descriptors().values() for op in found.write_operations}
 
@@ -97,7 +97,7 @@ def _phase_ops(spec: BenchmarkSpec, phase: str, shape: UsageShape) -> tuple[floa
 
 
 def _fixed_requests(spec: BenchmarkSpec, props: dict[str, str]) -> float | None:
-    from benchwright.runner.workloads.base import descriptors
+    from benchwright.runner.workloads.registry import descriptors
 
     found = descriptors().get(spec.workload.name)
     return None if found is None or found.fixed_requests is None else found.fixed_requests(props)

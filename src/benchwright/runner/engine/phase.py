@@ -21,7 +21,8 @@ from benchwright.runner.engine.periods import _check_period, _PeriodTracker
 from benchwright.runner.engine.processes import WorkerPool
 from benchwright.runner.event_loop import EventLoop
 from benchwright.runner.plan import PhaseConfig
-from benchwright.runner.workloads.base import ThreadInfo, Workload, split, workload_class
+from benchwright.runner.workloads.base import ThreadInfo, Workload, split
+from benchwright.runner.workloads.registry import workload_class
 
 
 def run_phase(

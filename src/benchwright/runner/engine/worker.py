@@ -27,7 +27,8 @@ from benchwright.runner.engine.thread_loop import _thread_loop
 from benchwright.runner.event_loop import Connection
 from benchwright.runner.measure import LatencyKind, Recorder
 from benchwright.runner.plan import PhaseConfig
-from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, workload_class
+from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload
+from benchwright.runner.workloads.registry import workload_class
 
 LAG_SAMPLE_S = 0.05
 

@@ -1,4 +1,4 @@
-"""What a workload is, and the registry of workloads.
+"""What a workload is, and how one registers (``register``; the lookups are in registry.py).
 
 A workload chooses operations and their arguments; it never times anything and never imports a
 driver. For each thread it yields ``(operation name, callable)`` pairs: the engine times the
@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from itertools import chain, islice
 from typing import Any, ClassVar
 
-from benchwright.errors import CapabilityError, SpecError
 from benchwright.runner.dataset import DatasetIdentity
 from benchwright.runner.drivers.base import Capability, Driver
 from benchwright.runner.event_loop import Request
@@ -155,45 +154,3 @@ def register(cls: type[Workload]) -> type[Workload]:
         )
     WORKLOADS[cls.name] = cls
     return cls
-
-
-def registered() -> dict[str, type[Workload]]:
-    """Every registered workload class by name (the built-ins, and any a test has registered)."""
-    from benchwright.runner import workloads  # noqa: F401 - importing registers the built-ins
-
-    return WORKLOADS
-
-
-def descriptors() -> dict[str, WorkloadDescriptor]:
-    """Every registered workload's descriptor, by name, in registration order."""
-    return {name: cls.descriptor for name, cls in registered().items()}
-
-
-def descriptor_of(name: str) -> WorkloadDescriptor | None:
-    """The descriptor of workload ``name`` (or of a native tool's results it publishes like), None
-    when no registered workload has that name."""
-    found = descriptors()
-    if name in found:
-        return found[name]
-    return next((d for d in found.values() if name in d.result_aliases), None)
-
-
-def workload_class(name: str) -> type[Workload]:
-    registered()
-    try:
-        return WORKLOADS[name]
-    except KeyError:
-        raise SpecError(
-            "workload", f"unknown workload {name!r} (one of {', '.join(sorted(WORKLOADS))})"
-        ) from None
-
-
-def check_capability(workload: str, engine: str) -> None:
-    """Refuse a workload on an engine that cannot run it, before anything starts."""
-    from benchwright.runner.drivers import capabilities
-
-    needed = workload_class(workload).requires
-    if needed not in capabilities(engine):
-        raise CapabilityError(
-            "engine", f"workload {workload!r} needs {needed.value}, which engine {engine!r} does not offer"
-        )

@@ -4,7 +4,7 @@ Validation, the duration and cost estimates, the reports, ``--quick`` and the na
 keep each workload's entries in string-keyed tables of their own, and a workload missing from one
 was estimated as zero without a word. Each workload's folder now has a ``descriptor.py`` whose
 ``DESCRIPTOR`` the registered class carries (``base.register`` refuses a class without one), and
-those modules read it through the registry (``base.descriptors()``, ``base.descriptor_of``). Every field is
+those modules read it through the registry (``registry.descriptors()``, ``registry.descriptor_of``). Every field is
 required: a workload that has no load-time model says ``None`` there, on purpose, not by default.
 
 This module imports nothing of Benchwright's: a descriptor is plain data and plain functions of a

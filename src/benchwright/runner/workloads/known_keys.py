@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 
 from benchwright.errors import SpecError
-from benchwright.runner.workloads.base import registered
+from benchwright.runner.workloads.registry import registered
 
 # The drivers' and the client's namespaces; each workload's own (``tpcc.``, ``oltp.`` ...) is in its
 # descriptor (``property_namespace``, ``known_properties``), added to ``KNOWN`` below.

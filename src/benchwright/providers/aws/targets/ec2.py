@@ -23,14 +23,14 @@ from benchwright.providers.aws.common import (
 from benchwright.providers.aws.deletion import delete_eni_later_ok, named, terminate_instances
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
 from benchwright.providers.aws.targets.elasticache import redis_connection
+from benchwright.providers.aws.targets.node_replace import NodeReplace, launched_replacements
 from benchwright.spec import Ec2Target as Ec2Spec
-from benchwright.spec.yugabytedb import yugabytedb_build
+from benchwright.spec.yugabytedb import YSQL_DATABASE, YSQL_USER, yugabytedb_build
 
 TEMPLATES = {  # template -> (user-data file, port); the spec owns the node counts
     "yugabytedb-3node": ("yugabytedb_3node.sh", 5433),
     "redis-protocol": ("redis_protocol.sh", 6379),
 }
-YSQL_USER = YSQL_DATABASE = "yugabyte"  # what a fresh YugabyteDB cluster has
 # What a template's user-data downloads from outside AWS at boot (YugabyteDB's release tarball, a
 # git clone): impossible in a stage without a route to the internet (network.egress: endpoints).
 NEEDS_INTERNET = {"yugabytedb-3node": "downloads.yugabyte.com", "keydb": "github.com", "ardb": "github.com"}
@@ -305,8 +305,6 @@ class Ec2Target(AwsTarget[Ec2Spec]):
         self, name: str, progress: dict[str, Any]
     ) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """node_replace on yugabytedb-3node: providers/aws/targets/node_replace.py."""
-        from benchwright.providers.aws.targets.node_replace import NodeReplace
-
         return NodeReplace(self).step(name, progress)
 
     def metric_dimensions(self) -> list[tuple[str, dict[str, str]]]:
@@ -320,8 +318,6 @@ class Ec2Target(AwsTarget[Ec2Spec]):
         ec2 = self.clients("ec2")
         ids = [i for i in self.handle.get("instances", "").split(",") if i]
         if "node_replace" in self.handle.get("operations", "").split():
-            from benchwright.providers.aws.targets.node_replace import launched_replacements
-
             ids += [i for i in launched_replacements(self) if i not in ids]  # also one a lost step made
         named(f"ec2 instances {self.name}", terminate_instances, ec2, ids)
         for eni in [e for e in self.handle.get("enis", "").split(",") if e]:

@@ -31,10 +31,12 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from benchwright.providers.aws import probe
 from benchwright.providers.aws.common import ENI_IN_USE, aws_call, error_code, is_not_found, translate
 from benchwright.providers.aws.names import RUN_ID_TAG
 from benchwright.providers.aws.targets.operations import OperationFailed
 from benchwright.providers.base import probe_or_none
+from benchwright.spec.yugabytedb import YSQL_DATABASE, YSQL_USER
 
 if TYPE_CHECKING:
     from benchwright.providers.aws.targets.ec2 import Ec2Target
@@ -204,9 +206,6 @@ class NodeReplace:
     def rows(self, host: str) -> int:
         """Every user table's rows through one node's YSQL (role and database ``yugabyte``, which a
         fresh cluster has without a password, as the runner's URL uses them)."""
-        from benchwright.providers.aws import probe
-        from benchwright.providers.aws.targets.ec2 import YSQL_DATABASE, YSQL_USER
-
         timeout = self.target.config.probe_timeout_s
         return probe.postgres_rows(host, self.target.default_port, YSQL_USER, "", YSQL_DATABASE, timeout)
 

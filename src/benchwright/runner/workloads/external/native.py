@@ -20,10 +20,10 @@ from benchwright.results import ResultDocument
 from benchwright.runner.dataset_guard import DatasetGuard
 from benchwright.runner.drivers import new_driver
 from benchwright.runner.plan import PhaseConfig
-from benchwright.runner.workloads.base import workload_class
 from benchwright.runner.workloads.external import pgbench, redis_benchmark, sysbench
 from benchwright.runner.workloads.external.common import LineSink
 from benchwright.runner.workloads.redisbench.sequential import RedisBenchSettings
+from benchwright.runner.workloads.registry import workload_class
 
 DEFAULT_TOOL = {"tpcb": "pgbench", "oltp": "sysbench", "redis-bench": "redis-benchmark"}
 OLTP_PASSTHROUGH = (

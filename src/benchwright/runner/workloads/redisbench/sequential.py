@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, ProgressFn, run_phase
-from benchwright.runner.workloads.base import check_capability
 from benchwright.runner.workloads.redisbench.workload import parse_tests, per_request
+from benchwright.runner.workloads.registry import check_capability
 
 WORKLOAD = "redis-bench"
 

@@ -1,9 +1,12 @@
 """The AWS target kinds, each described in its own module here; a new kind is its module plus a line
-in ``MODULES``. The janitor's deletion table and order are read from them (janitor.KINDS)."""
+in ``MODULES``. The janitor's deletion table and order are read from them (janitor.KINDS), the price
+book prices a target through its kind (pricing.AwsPriceBook.target_lines), and a rehearsal installs
+each kind's stand-in (rehearse/hooks.py)."""
 
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from benchwright.providers.aws.targets.kinds.base import AwsTargetKind, ResourceKind
 
@@ -27,6 +30,31 @@ def kinds() -> dict[str, AwsTargetKind]:
             raise ValueError(f"{module}.KIND: not an AwsTargetKind, or a second kind named {kind.name!r}")
         found[kind.name] = kind
     return found
+
+
+def target_classes() -> dict[str, type[Any]]:
+    """Each provider's AwsTarget class, from its kind's ``target`` (imported here, on first use)."""
+    found: dict[str, type[Any]] = {}
+    for kind in kinds().values():
+        if kind.provider is not None and kind.target is not None:
+            module, _, name = kind.target.partition(":")
+            found[kind.provider] = getattr(importlib.import_module(module), name)
+    return found
+
+
+def kind_of_provider(provider: str) -> AwsTargetKind | None:
+    """The kind of a spec's ``target.provider`` (None for ``local``, which no AWS kind serves)."""
+    return next((k for k in kinds().values() if k.provider == provider), None)
+
+
+def rehearsal_services() -> tuple[str, ...]:
+    """Every kind's stand-in modules, each once, in the kinds' order (a kind's own order kept):
+    what a rehearsal's hooks install after the workflow's own services (rehearse/hooks.py)."""
+    found: list[str] = []
+    for kind in kinds().values():
+        assert kind.rehearsal is not None  # AwsTargetKind refuses a kind without one
+        found += [m for m in kind.rehearsal.services if m not in found]
+    return tuple(found)
 
 
 def resource_kinds() -> tuple[ResourceKind, ...]:

@@ -3,16 +3,76 @@ snapshots and cluster parameter groups; listed by the janitor's RDS lister."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from benchwright.providers.aws.deletion import (
     delete_db_cluster,
     delete_db_snapshot,
     delete_parameter_group_later_ok,
 )
-from benchwright.providers.aws.targets.kinds.base import GROUPS, TARGETS, AwsTargetKind, ResourceKind
+from benchwright.providers.aws.pricelist import HOURS_PER_MONTH
+from benchwright.providers.aws.targets.kinds.base import (
+    GROUPS,
+    TARGETS,
+    AwsTargetKind,
+    Rehearsal,
+    ResourceKind,
+)
+from benchwright.spec.targets import AuroraTarget
+
+if TYPE_CHECKING:  # the price book prices through the kinds: only its types are needed here
+    from benchwright.providers.aws.pricing import AwsPriceBook, Lines
+
+AURORA_ENGINE = {"postgres": "Aurora PostgreSQL", "mysql": "Aurora MySQL"}
+AURORA_MIN_GB = 10.0  # an Aurora cluster volume starts at 10 GB and grows with the data
+
+
+def price(book: AwsPriceBook, t: AuroraTarget, hours: float, lines: Lines) -> None:
+    """Instances at the cluster's storage configuration (I/O-Optimized instances and ACUs cost more:
+    the Price List has two rows per class, told apart by usage type) and the cluster volume, at
+    its 10 GB minimum. Standard's I/O requests are usage (usage_prices.py)."""
+    engine = AURORA_ENGINE[t.engine]
+    optimized = t.storage_type == "aurora-iopt1"
+    mode = "I/O-Optimized" if optimized else "Standard"
+    if t.instance_class == "db.serverless" and t.serverless_v2 is not None:
+        acu = t.serverless_v2.max_acu  # an upper bound: the cluster may run below its maximum
+        unit = book.rate(
+            "AmazonRDS",
+            databaseEngine=engine,
+            usagetype=f"{book.usage_prefix()}Aurora:ServerlessV2{'IOOptimized' if optimized else ''}Usage",
+        )
+        lines.add(
+            f"aurora serverless v2 {t.instances} x {acu:g} ACU (max, {mode})",
+            hours * t.instances * acu * unit.usd,
+            [unit],
+        )
+    else:
+        cls = t.instance_class
+        unit = book.rate(
+            "AmazonRDS",
+            instanceType=cls,
+            databaseEngine=engine,
+            deploymentOption="Single-AZ",
+            usagetype=f"{book.usage_prefix()}InstanceUsage{'IOOptimized' if optimized else ''}:{cls}",
+        )
+        lines.add(f"aurora {t.instances} x {cls} ({mode})", hours * t.instances * unit.usd, [unit])
+    gb_month = book.rate(
+        "AmazonRDS",
+        productFamily="Database Storage",
+        usagetype=f"{book.usage_prefix()}Aurora:{'IO-Optimized' if optimized else ''}StorageUsage",
+    )
+    lines.add(
+        f"aurora storage {AURORA_MIN_GB:g} GB ({mode})",
+        AURORA_MIN_GB * gb_month.usd * hours / HOURS_PER_MONTH,
+        [gb_month],
+        "the cluster volume's 10 GB minimum (it grows with the data)",
+    )
+
 
 KIND = AwsTargetKind(
     name="aurora",
     provider="aurora",
+    target="benchwright.providers.aws.targets.aurora:AuroraTarget",
     resources=(
         ResourceKind("rds-cluster", lambda c, i, x: delete_db_cluster(c("rds"), i), TARGETS + 1),
         ResourceKind(
@@ -32,5 +92,11 @@ KIND = AwsTargetKind(
     iam_delete=(
         "rds:DeleteDBCluster", "rds:DeleteDBClusterSnapshot", "rds:DeleteDBClusterParameterGroup",
         "rds:DeleteDBInstance",
+    ),
+    price=price,
+    price_services=("AmazonRDS", "AmazonCloudWatch"),
+    rehearsal=Rehearsal(
+        ("benchwright.rehearse.services.rds", "benchwright.rehearse.services.rds_restore", "benchwright.rehearse.events"),
+        "PostgreSQL or MariaDB on 127.0.0.1 per cluster member; snapshots and restores copy its data; reboot and failover restart it",
     ),
 )  # fmt: skip

@@ -3,7 +3,10 @@
 A kind owns the resource kinds it creates (the janitor's ``Resource.kind``), each with its one deletion
 path (benchwright.providers.aws.deletion) and its rank in the deletion order; it names the janitor's
 lister that finds them by tag (``janitor.LISTERS``), and the IAM actions that listing and deleting need
-(infra/permissions.py grants them; tests/infra/test_target_kind_iam.py holds the two together).
+(infra/permissions.py grants them; tests/infra/test_target_kind_iam.py holds the two together). It
+prices its targets (``price``, over the Price List services it names: the price book calls it, no
+branch on the kind there) and says how a rehearsal stands in for it (``rehearsal``: the moto hooks
+in rehearse/ that turn its resources into real servers on 127.0.0.1, installed from these).
 """
 
 from __future__ import annotations
@@ -28,6 +31,19 @@ class ResourceKind:
     order: int  # lower is deleted first (see the ranks above)
 
 
+# (the price book, the kind's typed target spec, billed hours, the line items to add to) -> None
+TargetPricer = Callable[[Any, Any, float, Any], None]
+
+
+@dataclass(frozen=True)
+class Rehearsal:
+    """How a rehearsal stands in for a kind: modules whose ``install(hooks)`` patch moto so that
+    creating the kind's resources starts a real server, in install order, and that server in words."""
+
+    services: tuple[str, ...]
+    standin: str
+
+
 @dataclass(frozen=True)
 class AwsTargetKind:
     """One kind: a spec's ``target.provider`` (None for a runner kind, which owns resources too)."""
@@ -38,7 +54,17 @@ class AwsTargetKind:
     lister: str | None = None  # the janitor's lister (janitor.LISTERS) that finds ``resources`` by tag
     iam_list: tuple[str, ...] = ()  # what the lister calls
     iam_delete: tuple[str, ...] = ()  # what the deletion paths call
+    rehearsal: Rehearsal | None = None  # required: a kind no rehearsal stands in for is refused
+    target: str | None = None  # "module:Class" of its AwsTarget (providers/aws/targets/), for a provider
+    price: TargetPricer | None = None  # prices one target of the kind (None: nothing AWS bills us)
+    price_services: tuple[str, ...] = ()  # the Price List services the kind's resources are priced from
 
     def __post_init__(self) -> None:
         if self.resources and self.lister is None:
             raise ValueError(f"AWS kind {self.name}: resources without a lister are never found by tag")
+        if self.rehearsal is None:
+            raise ValueError(f"AWS kind {self.name}: no rehearsal stand-in (rehearsal=Rehearsal(...))")
+        if (self.provider is None) != (self.target is None):
+            raise ValueError(f"AWS kind {self.name}: a provider and its target class go together")
+        if self.price is not None and not self.price_services:
+            raise ValueError(f"AWS kind {self.name}: a price without the Price List services it reads")

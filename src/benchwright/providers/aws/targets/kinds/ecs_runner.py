@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from benchwright.providers.aws.deletion import stop_task
-from benchwright.providers.aws.targets.kinds.base import RUNNERS, AwsTargetKind, ResourceKind
+from benchwright.providers.aws.targets.kinds.base import RUNNERS, AwsTargetKind, Rehearsal, ResourceKind
 
 KIND = AwsTargetKind(
     name="ecs-runner",
@@ -16,4 +16,9 @@ KIND = AwsTargetKind(
     lister="ecs",
     iam_list=("ecs:ListClusters", "ecs:ListTasks", "ecs:DescribeTasks"),
     iam_delete=("ecs:StopTask",),
+    # the runner is priced by its platform (pricing.runner_lines), not as a target
+    price_services=("AmazonECS",),
+    rehearsal=Rehearsal(
+        ("benchwright.rehearse.services.ecs",), "the runner image as a podman container on the host network"
+    ),
 )

@@ -2,13 +2,34 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from benchwright.providers.aws.deletion import gone_ok
 from benchwright.providers.aws.targets.cache_params import ELASTICACHE, delete_group_later_ok
-from benchwright.providers.aws.targets.kinds.base import GROUPS, TARGETS, AwsTargetKind, ResourceKind
+from benchwright.providers.aws.targets.kinds.base import (
+    GROUPS,
+    TARGETS,
+    AwsTargetKind,
+    Rehearsal,
+    ResourceKind,
+)
+from benchwright.spec.targets import ElastiCacheTarget
+
+if TYPE_CHECKING:  # the price book prices through the kinds: only its types are needed here
+    from benchwright.providers.aws.pricing import AwsPriceBook, Lines
+
+
+def price(book: AwsPriceBook, t: ElastiCacheTarget, hours: float, lines: Lines) -> None:
+    nodes = t.shards * (t.replicas + 1)
+    engine = "Valkey" if t.cache_engine == "valkey" else "Redis"
+    unit = book.rate("AmazonElastiCache", instanceType=t.node_type, cacheEngine=engine)
+    lines.add(f"elasticache {nodes} x {t.node_type}", hours * nodes * unit.usd, [unit])
+
 
 KIND = AwsTargetKind(
     name="elasticache",
     provider="elasticache",
+    target="benchwright.providers.aws.targets.elasticache:ElastiCacheTarget",
     resources=(
         ResourceKind(
             "elasticache-replication-group",
@@ -27,4 +48,10 @@ KIND = AwsTargetKind(
         "elasticache:ListTagsForResource",
     ),
     iam_delete=("elasticache:DeleteReplicationGroup", "elasticache:DeleteCacheParameterGroup"),
+    price=price,
+    price_services=("AmazonElastiCache",),
+    rehearsal=Rehearsal(
+        ("benchwright.rehearse.services.cache",),
+        "Redis on 127.0.0.1 per replication group (TLS when in-transit encryption is on)",
+    ),
 )  # fmt: skip

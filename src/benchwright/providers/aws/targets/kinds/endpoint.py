@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
-from benchwright.providers.aws.targets.kinds.base import AwsTargetKind
+from benchwright.providers.aws.targets.kinds.base import AwsTargetKind, Rehearsal
 
-KIND = AwsTargetKind(name="endpoint", provider="endpoint")
+KIND = AwsTargetKind(
+    name="endpoint",
+    provider="endpoint",
+    target="benchwright.providers.aws.targets.endpoint:EndpointTarget",
+    # nothing to stand in for: the spec's own hosts answer (in a rehearsal's specs, servers on 127.0.0.1)
+    rehearsal=Rehearsal((), "none: the endpoint's own hosts answer"),
+)

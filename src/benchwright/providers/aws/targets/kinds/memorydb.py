@@ -2,13 +2,33 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from benchwright.providers.aws.deletion import gone_ok
 from benchwright.providers.aws.targets.cache_params import MEMORYDB, delete_group_later_ok
-from benchwright.providers.aws.targets.kinds.base import GROUPS, TARGETS, AwsTargetKind, ResourceKind
+from benchwright.providers.aws.targets.kinds.base import (
+    GROUPS,
+    TARGETS,
+    AwsTargetKind,
+    Rehearsal,
+    ResourceKind,
+)
+from benchwright.spec.targets import MemoryDbTarget
+
+if TYPE_CHECKING:  # the price book prices through the kinds: only its types are needed here
+    from benchwright.providers.aws.pricing import AwsPriceBook, Lines
+
+
+def price(book: AwsPriceBook, t: MemoryDbTarget, hours: float, lines: Lines) -> None:
+    nodes = t.shards * (t.replicas_per_shard + 1)
+    unit = book.rate("AmazonMemoryDB", instanceType=t.node_type)
+    lines.add(f"memorydb {nodes} x {t.node_type}", hours * nodes * unit.usd, [unit])
+
 
 KIND = AwsTargetKind(
     name="memorydb",
     provider="memorydb",
+    target="benchwright.providers.aws.targets.memorydb:MemoryDbTarget",
     resources=(
         ResourceKind(
             "memorydb-cluster",
@@ -24,4 +44,10 @@ KIND = AwsTargetKind(
     lister="memorydb",
     iam_list=("memorydb:DescribeClusters", "memorydb:ListTags", "memorydb:DescribeParameterGroups"),
     iam_delete=("memorydb:DeleteCluster", "memorydb:DeleteParameterGroup"),
+    price=price,
+    price_services=("AmazonMemoryDB",),
+    rehearsal=Rehearsal(
+        ("benchwright.rehearse.services.cache",),
+        "Redis on 127.0.0.1 per cluster (TLS unless the cluster turns it off)",
+    ),
 )

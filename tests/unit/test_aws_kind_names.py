@@ -1,0 +1,95 @@
+"""Where the code still branches on an AWS target kind by its name (or by its spec class) outside the
+kinds' folder, providers/aws/targets/kinds/ (issue 28): counted per module and held to the counts
+below, so a new branch fails the test and one converted to read the kind's descriptor must be
+taken off the list. The lists only shrink.
+
+Counted: a comparison with a kind's name (``== "rds"``, ``in ("rds", "aurora")``, ``x["ec2"]``), a
+name as a dict key (``"memorydb": ...``), an ``isinstance`` on a kind's spec class, and a dict keyed by
+one. The pricing of a target, its rehearsal stand-in, its target class and the janitor's deletion
+table and order are read from the descriptors and are not here any more.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SRC = ROOT / "src" / "benchwright"
+OWN_FOLDER = "providers/aws/targets/kinds/"
+NAMES = "rds|aurora|elasticache|memorydb|ec2|endpoint"
+CLASSES = "RdsTarget|AuroraTarget|ElastiCacheTarget|MemoryDbTarget|Ec2Target|EndpointTarget|Ec2Spec"
+BRANCH = re.compile(
+    rf"""(==|!=|\bin \(?|\w\[)\s*["']({NAMES})["']|["']({NAMES})["']\s*:"""
+    rf"""|isinstance\([^)]*\b({CLASSES})\b|^\s*({CLASSES}):\s"""
+)
+
+# Real branches on a kind, still to move into its descriptor (module -> lines).
+STILL_BRANCHING: dict[str, int] = {
+    "api/limits.py": 1,  # an endpoint target needs a local runner
+    "experiments/capacity.py": 6,  # reserved connections and memory by service
+    "experiments/checks.py": 12,  # which events and operations each kind offers, and their needs
+    "experiments/models.py": 9,  # the events and operations by provider
+    "forecast/credits.py": 3,  # which kinds have burst credits
+    "providers/aws/janitor.py": 4,  # the listers by name (the kinds name their lister)
+    "providers/aws/magnetic_io.py": 1,  # RDS magnetic I/O requests
+    "providers/aws/monthly.py": 12,  # the monthly price, by spec class
+    "providers/aws/targets/rds.py": 3,  # RDS and Aurora share one target class
+    "providers/aws/usage_prices.py": 5,  # usage priced by kind (Aurora I/O, MemoryDB writes, EC2)
+    "providers/base.py": 2,  # an endpoint has no handle
+    "providers/local/__init__.py": 1,  # an endpoint is also served by the local providers
+    "rehearse/credits_carry.py": 1,  # gp2 credits carried for RDS
+    "spec/duration.py": 12,  # provisioning and teardown seconds by provider
+    "spec/server_settings.py": 2,  # which settings each kind takes
+    "spec/targets.py": 7,  # each kind's spec model (its provider literal)
+    "stages/plan.py": 1,  # an endpoint's dataset is reset only where Benchwright wrote
+    "stages/steps.py": 7,  # the readiness deadline by provider
+}
+# The same words meaning something else: "ec2" the runner platform or a runner handle's kind,
+# "endpoint" the dataset-target marker or a handle key, the cache stand-in's two services.
+OTHER_MEANING: dict[str, int] = {
+    "api/limits.py": 1,
+    "experiments/runner_classes.py": 1,
+    "providers/aws/cloudwatch.py": 1,
+    "providers/aws/launcher.py": 3,
+    "providers/aws/pricing.py": 1,
+    "providers/local/endpoint.py": 1,
+    "rehearse/services/cache_api.py": 2,
+    "rehearse/services/cache_parameters.py": 1,
+    "rehearse/services/ec2.py": 1,
+    "runner/dataset.py": 2,
+    "runner/fingerprint.py": 1,
+    "runner/plan.py": 1,
+    "spec/runners.py": 3,
+    "stages/context.py": 1,
+    "stages/plan.py": 1,
+}
+
+
+def found_branches() -> Counter[str]:
+    """Matching lines per module of the package and of functions/, outside the kinds' folder."""
+    counts: Counter[str] = Counter()
+    for path in [*SRC.rglob("*.py"), *(ROOT / "functions").rglob("*.py")]:
+        name = str(path.relative_to(SRC if path.is_relative_to(SRC) else ROOT))
+        if name.startswith(OWN_FOLDER):
+            continue
+        counts[name] += sum(1 for line in path.read_text().splitlines() if BRANCH.search(line))
+    return +counts
+
+
+def test_the_matcher_sees_a_branch_on_a_kind_and_not_a_mention() -> None:
+    for branch in ('if provider == "rds":', 'x in ("aurora", "rds")', '"memorydb": 900.0,',
+                   "if isinstance(target, Ec2Target):", "    RdsTarget: self._rds,"):  # fmt: skip
+        assert BRANCH.search(branch), branch
+    for mention in ('"""RDS and Aurora."""', "kind = kind_of_provider(target.provider)", "t: RdsTarget, x"):
+        assert not BRANCH.search(mention), mention
+
+
+def test_no_new_branch_on_an_aws_kind_name_and_the_list_only_shrinks() -> None:
+    expected = Counter(STILL_BRANCHING) + Counter(OTHER_MEANING)
+    found = found_branches()
+    grown = {name: n for name, n in found.items() if n > expected.get(name, 0)}
+    assert grown == {}, "a new branch on an AWS kind's name: read the kind's descriptor instead"
+    shrunk = {name: n for name, n in expected.items() if found.get(name, 0) < n}
+    assert shrunk == {}, "fewer branches than listed: lower the count (or drop the module)"
