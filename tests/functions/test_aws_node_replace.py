@@ -24,7 +24,8 @@ import pytest
 
 from benchwright.providers.aws.janitor import leftovers
 from benchwright.providers.aws.names import RUN_ID_TAG
-from benchwright.rehearse.services.ssm import Cluster, YbAdmin, patch_send_command
+from benchwright.rehearse.services.ssm import patch_send_command
+from benchwright.rehearse.yb_admin import Cluster, YbAdmin
 from tests.conftest import PASSWORD, PG_PORT, USER
 from tests.functions.test_aws_targets import target
 

@@ -4,7 +4,7 @@
 publishers) and the faults to inject; each service's patches live in ``rehearse/services/``:
 ``lambda_`` (Invoke runs the real handlers in their sandboxes, lambda_pool.py; Step Functions error names; Wait compression), ``ecs``
 (RunTask/StopTask drive the runner container), ``ec2`` (runner hosts and EC2 target stand-ins), ``rds``
-(RDS and Aurora stand-ins), ``rds_restore`` (snapshots and restores carry the stand-in's data), ``cache`` (ElastiCache and MemoryDB stand-ins). ``uninstall`` undoes every
+(RDS and Aurora stand-ins), ``rds_restore`` (snapshots and restores carry the stand-in's data), ``cache`` (ElastiCache and MemoryDB stand-ins), ``ssm`` (Run Command's yb-admin on a YugabyteDB stand-in). ``uninstall`` undoes every
 patch, ``cleanup`` stops what is still running and says what it had to stop.
 """
 
@@ -119,6 +119,7 @@ class Hooks:
             pi,
             rds,
             rds_restore,
+            ssm,
         )
         from benchwright.rehearse.services.iam import principal_check
 
@@ -126,7 +127,8 @@ class Hooks:
         cache_calls.install()  # calls moto lacks (parameter groups, TestFailover...): the hooks below wrap them
         pi.install(principal_check(self))  # Performance Insights, which moto lacks (services/pi.py)
         # events: reboot/failover restart stand-ins; rds_restore: snapshots and restores copy their data
-        for service in (lambda_, iam, principals, ecs, rds, rds_restore, events, ec2, cache):
+        # ssm: Run Command's yb-admin on a YugabyteDB stand-in (moto runs no command)
+        for service in (lambda_, iam, principals, ecs, rds, rds_restore, events, ec2, cache, ssm):
             service.install(self)
 
     def uninstall(self) -> None:
