@@ -198,6 +198,19 @@ class Compute(Construct):
         self.runner_ami = self.machine_image.get_image(self).image_id
         self.runner_image_uri = self.container.image_name
         self.instance_profile = iam.InstanceProfile(self, "RunnerInstanceProfile", role=self.instance_role)
+        # Self-managed target nodes (EC2 templates): only SSM's agent, so that node_replace can run
+        # yb-admin on a node through Run Command (providers/aws/targets/yb_admin.py); no bucket, no
+        # secret, no image pull (a node downloads its server, it reads nothing of ours).
+        self.node_role = iam.Role(
+            self,
+            "TargetNodeRole",
+            assumed_by=iam.ServicePrincipal("ec2.amazonaws.com"),
+            description="Benchwright self-managed target nodes: SSM Run Command's agent only",
+            managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name("AmazonSSMManagedInstanceCore")],
+        )
+        self.node_instance_profile = iam.InstanceProfile(
+            self, "TargetNodeInstanceProfile", role=self.node_role
+        )
         # RDS's Enhanced Monitoring agent writes the OS metrics into CloudWatch Logs (RDSOSMetrics) as
         # this role (a spec's target.monitoring.enhanced_s; CreateDBInstance's MonitoringRoleArn)
         self.monitoring_role = iam.Role(

@@ -37,13 +37,14 @@ MANAGED_POLICIES: dict[str, str] = {
     "service-role/AmazonRDSEnhancedMonitoringRole": "what RDS's Enhanced Monitoring agent needs to write "
     "the RDSOSMetrics log group; AWS-maintained and logs-only",
     "AmazonSSMManagedInstanceCore": "lets operators reach EC2 runners through Session Manager instead of "
-    "SSH; AWS-maintained",
+    "SSH, and lets node_replace run yb-admin on a self-managed target node through Run Command; "
+    "AWS-maintained",
 }
 
 S3_ACTIONS = "CDK bucket grant helpers on our own results bucket (object-level reads/writes, listing)"
 WILDCARD_RESOURCES = (
     "only actions IAM cannot scope to a resource (Describe*/List*, GetMetricData, pricing:GetProducts, "
-    "tag:GetResources, timestream:DescribeEndpoints) or create/delete calls guarded by "
+    "tag:GetResources, timestream:DescribeEndpoints, ssm:GetCommandInvocation) or create/delete calls guarded by "
     "aws:RequestTag / aws:ResourceTag conditions on the benchwright:run-id tag, secret reads "
     "conditioned on the tags of benchwright's own databases or runs, and the secret RDS creates on "
     "our behalf (aws:ViaAWSService)"
@@ -100,6 +101,10 @@ def acknowledgments(stack: BenchwrightStack) -> dict[str, str]:
             "RunInstances also authorizes the existing AMI, subnet, security group, launch template and key "
             "pair it uses; those carry no request tags, the instance itself is tag-conditioned"
         )
+    acks[iam5.format("Resource::" + arn.format("ec2", "instance/*"))] = (
+        "node_replace's SendCommand (yb-admin) on instances that carry a benchwright:run-id tag only "
+        "(ssm:resourceTag condition), with the AWS-RunShellScript document only"
+    )
     acks[iam5.format("Resource::" + arn.format("ecr", "repository/*"))] = (
         "the runner image is given by URI and may be any repository of this account"
     )

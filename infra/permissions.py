@@ -63,8 +63,12 @@ OPERATIONS = [
     "rds:CreateDBSnapshot", "rds:CreateDBClusterSnapshot", "rds:RestoreDBInstanceFromDBSnapshot",
     "rds:RestoreDBInstanceToPointInTime", "rds:RestoreDBClusterFromSnapshot",
     "rds:RestoreDBClusterToPointInTime", "rds:CreateDBInstance", "rds:AddTagsToResource",
-    "ec2:RunInstances", "ec2:CreateTags",
+    "ec2:RunInstances", "ec2:CreateNetworkInterface", "ec2:CreateTags",
 ]  # fmt: skip
+# node_replace's yb-admin (providers/aws/targets/yb_admin.py): Run Command's shell document, on the
+# run's own instances only (their run tag); the invocation's output is read by command id (IAM has no
+# resource for GetCommandInvocation).
+RUN_COMMAND_DOCUMENT = "AWS-RunShellScript"
 # RunInstances / CreateNetworkInterface also authorize the EXISTING things they use (and the implicit
 # ENI), which carry no request tags: allow those by type; the instance and its volume stay tag-bound.
 RUN_INSTANCES_USES = ["image", "subnet", "security-group", "launch-template", "key-pair", "network-interface"]
@@ -114,6 +118,30 @@ def _run_instances_uses(fn: lambda_.Function, actions: list[str]) -> None:
         for kind in RUN_INSTANCES_USES
     ]
     fn.add_to_role_policy(_statement(actions, uses))
+
+
+def _pass_node_role(fn: lambda_.Function, compute: Compute) -> None:
+    """A target node's instance profile (SSM's agent), passed to EC2 only."""
+    fn.add_to_role_policy(
+        _statement(
+            ["iam:PassRole"],
+            [compute.node_role.role_arn],
+            StringEquals={"iam:PassedToService": "ec2.amazonaws.com"},
+        )
+    )
+
+
+def _run_command(fn: lambda_.Function) -> None:
+    """SendCommand of the shell document on the run's tagged instances; reading its invocation."""
+    stack = cdk.Stack.of(fn)
+    document = stack.format_arn(service="ssm", resource="document", resource_name=RUN_COMMAND_DOCUMENT,
+                                account="")  # fmt: skip
+    fn.add_to_role_policy(_statement(["ssm:SendCommand"], [document]))
+    instances = stack.format_arn(service="ec2", resource="instance", resource_name="*")
+    fn.add_to_role_policy(
+        _statement(["ssm:SendCommand"], [instances], Null={f"ssm:resourceTag/{names.RUN_ID_TAG}": "false"})
+    )
+    fn.add_to_role_policy(_statement(["ssm:GetCommandInvocation"], ["*"]))
 
 
 def _delete(fn: lambda_.Function) -> None:
@@ -227,6 +255,7 @@ def _placement(fn: lambda_.Function) -> None:
 def _provision(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
     _describe(fn)
     _create(fn, stage, compute)
+    _pass_node_role(fn, compute)  # a self-managed target's nodes (ec2.Ec2Target.node_launch_args)
 
 
 def _check_target(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
@@ -251,11 +280,13 @@ def _watch_runner(fn: lambda_.Function, stage: StageConfig, storage: Storage, co
 def _operations(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
     """The spec's operation benchmarks: snapshots and restores of the run's own database only (the
     run tag on every create, on every delete), and its master secret for the probe query;
-    node_replace terminates a node of the run's cluster and launches its replacement on the node's
-    existing network interface (no instance profile: the target nodes have none)."""
+    node_replace launches a replacement node on a new network interface (with the nodes' instance
+    profile), runs yb-admin on a node of the run through SSM Run Command, and terminates the old node."""
     _describe(fn)
     fn.add_to_role_policy(_statement(OPERATIONS, ["*"], Null={f"aws:RequestTag/{names.RUN_ID_TAG}": "false"}))
-    _run_instances_uses(fn, ["ec2:RunInstances"])
+    _run_instances_uses(fn, ["ec2:RunInstances", "ec2:CreateNetworkInterface"])
+    _pass_node_role(fn, compute)
+    _run_command(fn)
     _delete(fn)
     _read_run_secrets(fn)
 

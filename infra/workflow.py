@@ -174,6 +174,7 @@ class Workflow(Construct):
             runner_task_definition=cp.task_definition.task_definition_arn,
             runner_container=RUNNER_CONTAINER,
             runner_instance_profile=cp.instance_profile.instance_profile_name,
+            node_instance_profile=cp.node_instance_profile.instance_profile_name,
             monitoring_role_arn=cp.monitoring_role.role_arn,
             launch_template=cp.launch_template.launch_template_id or "",
             runner_ami=cp.runner_ami,

@@ -777,16 +777,29 @@ def yugabyte_spec(name: str) -> dict[str, Any]:
     return spec
 
 
+class Asked(list[str]):
+    """The ``host:port`` node_replace's probe asked for, in order, and the yb-admin cluster it used."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        from benchwright.rehearse.yb_admin import Cluster
+
+        self.yb = Cluster()
+
+
 @contextlib.contextmanager
-def ysql_at_world(world: World) -> Iterator[list[str]]:
+def ysql_at_world(world: World) -> Iterator[Asked]:
     """node_replace's probe query through any node's address counts the world's PostgreSQL (the
-    real query over a real connection; moto's node addresses answer nothing); yields the
-    ``host:port`` it was asked for, in order."""
+    real query over a real connection; moto's node addresses answer nothing), and its yb-admin
+    commands over SSM (which moto records and runs nothing of) run on one cluster state through the
+    rehearsal's executor (rehearse/services/ssm.py); yields what the probe asked and that state."""
     from benchwright.providers.aws import probe
+    from benchwright.rehearse.services.ssm import patch_send_command
+    from benchwright.rehearse.yb_admin import YbAdmin
     from tests.conftest import PG_PORT
 
     real = probe.postgres_rows
-    asked: list[str] = []
+    asked = Asked()
 
     def rows(host: str, port: int, user: str, password: str, database: str, timeout_s: float = 5.0) -> int:
         asked.append(f"{host}:{port}")
@@ -794,6 +807,7 @@ def ysql_at_world(world: World) -> Iterator[list[str]]:
 
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(probe, "postgres_rows", rows)
+        patch_send_command(mp.setattr, YbAdmin(lambda instance: asked.yb, lambda said: None))
         yield asked
 
 

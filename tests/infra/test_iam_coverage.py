@@ -197,7 +197,8 @@ def test_the_stages_that_write_report_sink_and_announce_failures_make_those_call
     operations = recorded["functions.check_operations.handler"]
     assert {"rds:CreateDBSnapshot", "rds:RestoreDBInstanceFromDBSnapshot", "rds:RestoreDBInstanceToPointInTime",
             "rds:DeleteDBSnapshot", "secretsmanager:GetSecretValue", "ec2:TerminateInstances",
-            "ec2:RunInstances", "ec2:DescribeInstances"} <= operations, operations  # fmt: skip
+            "ec2:RunInstances", "ec2:DescribeInstances", "ec2:CreateNetworkInterface",
+            "ssm:SendCommand", "ssm:GetCommandInvocation"} <= operations, operations  # fmt: skip
     assert "timestream:WriteRecords" in recorded["functions.store_results.handler"]
     assert "cloudwatch:GetMetricData" in recorded["functions.collect_metrics.handler"]
     assert "pricing:GetProducts" not in recorded["functions.price_run.handler"]  # excerpts stand in

@@ -243,9 +243,10 @@ def test_creates_and_deletes_are_bound_to_the_run_tag(stack: Any) -> None:
 
 
 def test_node_replace_launches_tagged_instances_only_on_existing_network_parts(stack: Any) -> None:
-    """CheckOperations' RunInstances (node_replace): on ``*`` only with the run tag on the request (the
-    instance and its volume); without it only the existing things a launch uses (image, subnet,
-    security group, the node's network interface), never an instance or a volume."""
+    """CheckOperations' RunInstances and CreateNetworkInterface (node_replace: the replacement at a new
+    address): on ``*`` only with the run tag on the request (the instance, its volume, the new
+    interface); without it only the existing things they use (image, subnet, security group, the
+    interface the launch attaches), never an instance or a volume."""
     _, doc = stack
     statements = [s for s in statements_of(doc, "check_operations") if "ec2:RunInstances" in actions_of([s])]
     assert len(statements) == 2, statements
@@ -255,7 +256,44 @@ def test_node_replace_launches_tagged_instances_only_on_existing_network_parts(s
         else:
             text = json.dumps(st["Resource"])
             assert "network-interface/" in text and "instance/" not in text and "volume/" not in text, st
-            assert "Condition" not in st and actions_of([st]) == {"ec2:RunInstances"}, st
+            assert "Condition" not in st, st
+            assert actions_of([st]) == {"ec2:RunInstances", "ec2:CreateNetworkInterface"}, st
+
+
+def test_node_replace_runs_yb_admin_only_with_the_shell_document_on_the_runs_instances(stack: Any) -> None:
+    """CheckOperations' SendCommand (yb-admin's blacklist and load move): the AWS-RunShellScript
+    document and instances that carry the run tag, nothing else; no other stage may send commands.
+    The nodes' instance profile holds SSM's agent policy only, and is passed to EC2 only."""
+    _, doc = stack
+    statements = [s for s in statements_of(doc, "check_operations") if "ssm:SendCommand" in actions_of([s])]
+    assert len(statements) == 2 and all(actions_of([s]) == {"ssm:SendCommand"} for s in statements)
+    document = next(s for s in statements if "document/AWS-RunShellScript" in json.dumps(s["Resource"]))
+    instances = next(s for s in statements if s is not document)
+    assert "Condition" not in document and "instance/*" in json.dumps(instances["Resource"]), statements
+    assert instances["Condition"] == {"Null": {"ssm:resourceTag/benchwright:run-id": "false"}}, instances
+    read = [
+        s for s in statements_of(doc, "check_operations") if "ssm:GetCommandInvocation" in actions_of([s])
+    ]
+    assert len(read) == 1 and read[0]["Resource"] == "*" and "Condition" not in read[0], (
+        read
+    )  # no resource in IAM
+    for module in ("provision_target", "launch_runner", "check_runner", "teardown", "janitor"):
+        assert not {"ssm:SendCommand", "ssm:GetCommandInvocation"} & actions_of(statements_of(doc, module))
+    (role_id,) = [k for k in resources(doc, "AWS::IAM::Role") if k.startswith("ComputeTargetNodeRole")]
+    role = resources(doc, "AWS::IAM::Role")[role_id]["Properties"]
+    assert (
+        "AmazonSSMManagedInstanceCore" in json.dumps(role["ManagedPolicyArns"])
+        and len(role["ManagedPolicyArns"]) == 1
+    )
+    attached = [
+        p for p in resources(doc, "AWS::IAM::Policy").values() if {"Ref": role_id} in p["Properties"]["Roles"]
+    ]
+    assert attached == []  # no bucket, no secret, no image pull
+    for module in ("provision_target", "check_operations"):
+        passes = [s for s in statements_of(doc, module) if role_id in json.dumps(s.get("Resource"))]
+        assert [s["Condition"] for s in passes] == [
+            {"StringEquals": {"iam:PassedToService": "ec2.amazonaws.com"}}
+        ]
 
 
 def test_lambdas_get_the_settings_the_aws_providers_read(stack: Any) -> None:

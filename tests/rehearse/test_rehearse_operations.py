@@ -109,10 +109,12 @@ def test_aurora_snapshot_restore_pitr_and_scale_out_probe_their_own_endpoints(
 def test_node_replace_on_a_yugabytedb_cluster_probes_through_the_replacement(
     runner_image: str, tmp_path: Path
 ) -> None:
-    """A three-node YugabyteDB target (one PostgreSQL stand-in on the three node addresses):
-    CheckOperations terminates the last node (its address stops answering), launches a replacement on
-    its network interface (the address answers again, same data), and the probe counts the rows
-    through the new node's address; Teardown terminates the replacement with the others."""
+    """A three-node YugabyteDB target (one PostgreSQL stand-in on the three node addresses), in the
+    seed's order: CheckOperations launches a replacement at a NEW address (the stand-in answers there
+    too), probes the rows through it, blacklists the old node's tserver with yb-admin over SSM Run
+    Command (the stand-in's yb-admin), waits for the load move to report 100 % (the clock stops there),
+    then terminates the old node (its address stops answering) and removes it from the blacklist;
+    Teardown terminates the replacement with the others."""
     path = rds_spec(tmp_path, name="rehearse-yb-replace", run_s=5)
     spec = yaml.safe_load(path.read_text())
     spec["target"] = {"provider": "ec2", "engine": "postgres", "template": "yugabytedb-3node",
@@ -128,12 +130,29 @@ def test_node_replace_on_a_yugabytedb_cluster_probes_through_the_replacement(
     assert run["throughput"] > 0
     (op,) = run["timed_operations"]
     assert op["name"] == "node_replace" and op["ok"] is True, op
-    assert set(op["steps"]) == {"terminate_s", "launch_s", "ready_s"}, op
+    clocked = ("launch_s", "ready_s", "blacklist_s", "rereplicate_s")
+    assert set(op["steps"]) == {*clocked, "serving_s", "terminate_s"}, op
+    assert abs(op["seconds"] - sum(op["steps"][k] for k in clocked)) < 0.01, op  # until 100 %
+    assert op["steps"]["serving_s"] <= op["seconds"], op
     assert f": {RECORDS:,} rows in the user tables, as before" in op["detail"], op
     probed = re.search(r"probe through the new node at (127\.[\d.]+):5433", op["detail"])
-    assert probed is not None, op
-    address = probed.group(1)
+    old = re.search(r"change_blacklist ADD (127\.[\d.]+):9100; load move 100 % after", op["detail"])
+    assert probed is not None and old is not None, op
+    address, victim = probed.group(1), old.group(1)
+    assert address != victim, op  # the replacement has its own address: the blacklist spares it
     said = "\n".join(outcome.events)
-    assert f"{address} no longer answers" in said and f"{address} answers again" in said, said
+    assert f"{address} answers too" in said and f"{victim} no longer answers" in said, said
+    added = said.index(f"change_blacklist ADD {victim}:9100")
+    moved = said.index("get_load_move_completion 100 %", added)
+    assert (
+        moved
+        < said.index(f"{victim} no longer answers")
+        < said.index(f"change_blacklist REMOVE {victim}:9100")
+    )
     assert_clean(outcome)
-    print("node_replace:", op["seconds"], op["steps"], [e for e in outcome.events if address in e])
+    print(
+        "node_replace:",
+        op["seconds"],
+        op["steps"],
+        [e for e in outcome.events if address in e or "yb-admin" in e],
+    )

@@ -411,8 +411,9 @@ def test_operations_are_stepped_after_the_runner_timed_and_leave_nothing(world: 
 def test_node_replace_is_stepped_through_the_workflow_and_teardown_terminates_the_replacement(
     world: World,
 ) -> None:
-    """A YugabyteDB cluster on EC2: CheckOperations terminates the last node, launches its replacement
-    on the same interface and probes through it; the replacement is terminated by Teardown."""
+    """A YugabyteDB cluster on EC2: CheckOperations launches a replacement at a new address, probes
+    through it, blacklists the old node's tserver (yb-admin over SSM), waits for the load move, then
+    terminates the old node and unblacklists it; Teardown terminates the replacement."""
     spec = yugabyte_spec("nr-1")
     spec["operations"] = ["node_replace"]
 
@@ -420,13 +421,20 @@ def test_node_replace_is_stepped_through_the_workflow_and_teardown_terminates_th
         result = world.execute("benchmark", run_input(spec, "nr-1"))
 
     assert result["status"] == "SUCCEEDED", (result["error"], result["cause"], world.calls)
-    assert world.calls.count("CheckOperations") >= 4, world.calls  # terminate, launch, running, probe
+    # launch, running, serving, blacklisted, load move 100 %, terminated, unblacklisted
+    assert world.calls.count("CheckOperations") >= 7, world.calls
     (op,) = run_record(world, "nr-1")["cells"][0]["phases"]["run"]["timed_operations"]
     assert op["name"] == "node_replace" and op["ok"] is True, op
-    assert set(op["steps"]) == {"terminate_s", "launch_s", "ready_s"}, op
+    clocked = {"launch_s", "ready_s", "blacklist_s", "rereplicate_s"}
+    assert set(op["steps"]) == clocked | {"serving_s", "terminate_s"}, op
+    assert abs(op["seconds"] - sum(op["steps"][k] for k in clocked)) < 0.01, op
     assert "rows in the user tables, as before" in op["detail"], op
     assert len(asked) >= 2 and asked[0] != asked[-1] and asked[-1].endswith(":5433"), asked
     assert f"probe through the new node at {asked[-1]}" in op["detail"], op
+    old = op["detail"].split("change_blacklist ADD ", 1)[1].split(";", 1)[0]
+    assert asked.yb.said == [f"change_blacklist ADD {old}", "get_load_move_completion",
+                             f"change_blacklist REMOVE {old}"], asked.yb.said  # fmt: skip
+    assert old.endswith(":9100") and old.split(":")[0] != asked[-1].split(":")[0]  # never the new node
     ec2 = world.clients("ec2")
     tagged = ec2.describe_instances(Filters=[{"Name": "tag:benchwright:run-id", "Values": ["nr-1"]}])
     states = [i["State"]["Name"] for r in tagged["Reservations"] for i in r["Instances"]]

@@ -142,6 +142,7 @@ def test_yugabyte_and_ardb_user_data_start_stand_ins_of_another_engine_at_the_te
         "yb_build": "b145",
         "master_flags": [],
         "master_start": "127.101.0.2:7100,127.101.0.3:7100,127.101.0.4:7100",
+        "master_leaving": "",
         "tserver_flags": [],
         "port": "5433",
         "server_args": [],
@@ -154,11 +155,12 @@ def test_yugabyte_and_ardb_user_data_start_stand_ins_of_another_engine_at_the_te
     }
     yb = target_of(render_user_data("yugabytedb-3node", values, code))
     assert yb == ("yugabytedb", ["127.101.0.2", "127.101.0.3", "127.101.0.4"], 5433, "postgres")
-    # node_replace's replacement names the same masters: it maps to the cluster's stand-in
-    replacement = {**values, "master_start": ""}
-    assert (
-        target_of(render_user_data("yugabytedb-3node", replacement, {**code, "master_join": "# swap"})) == yb
-    )
+    # node_replace's replacement, at a new address, names the masters after the move: its first is the
+    # cluster's first, so it maps to the cluster's stand-in (services/ec2.py keys it by that address)
+    after = "127.101.0.2:7100,127.101.0.3:7100,127.101.0.9:7100"
+    replacement = {**values, "master_start": "", "master_addresses": after, "master_leaving": "127.101.0.4"}
+    found = target_of(render_user_data("yugabytedb-3node", replacement, {**code, "master_join": "# move"}))
+    assert found == ("yugabytedb", ["127.101.0.2", "127.101.0.3", "127.101.0.9"], 5433, "postgres")
     ardb = target_of(render_user_data("redis-protocol", {**values, "port": "6379"}, code))
     assert ardb == ("ardb", [], 6379, "redis")
 

@@ -46,6 +46,7 @@ SCALARS = (
     "master_addresses",
     "master_start",
     "master_others",
+    "master_leaving",
     "replication_factor",
     "yb_version",
     "yb_build",
@@ -59,6 +60,7 @@ NAMES = {
     "master_addresses": "MASTERS",
     "master_start": "MASTER_START",
     "master_others": "MASTER_OTHERS",
+    "master_leaving": "MASTER_LEAVING",
     "replication_factor": "REPLICATION_FACTOR",
     "yb_version": "YB_VERSION",
     "yb_build": "YB_BUILD",
@@ -159,13 +161,16 @@ def test_a_replacement_node_gets_its_addresses_as_values(tmp_path: Path) -> None
         "instance_type": "m6i.large",
     }
     ips = ["10.0.0.5", "10.0.1.6", "10.0.2.7"]
-    script = _ec2(spec, ips).node_user_data(2, replace=True)
+    script = _ec2(spec, ips).replacement_user_data(2, "10.0.2.9")  # a new address (node_replace)
     assert subprocess.run(["bash", "-n"], input=script, text=True, timeout=20, check=False).returncode == 0
-    result = run_bash(
-        values_block(script) + 'printf "%s|%s|%s" "$NODE_IP" "$MASTER_OTHERS" "$MASTER_START"', tmp_path
+    shown = '"$NODE_IP" "$MASTERS" "$MASTER_OTHERS" "$MASTER_START" "$MASTER_LEAVING"'
+    result = run_bash(values_block(script) + f'printf "%s|%s|%s|%s|%s" {shown}', tmp_path)
+    # joins the quorum of the three (the replaced node's master included), which then loses the old one
+    assert result.stdout == (
+        "10.0.2.9|10.0.0.5:7100,10.0.1.6:7100,10.0.2.9:7100|10.0.0.5:7100,10.0.1.6:7100,10.0.2.7:7100||10.0.2.7"
     )
-    assert result.stdout == "10.0.2.7|10.0.0.5:7100,10.0.1.6:7100|"
-    assert 'admin "$MASTER_OTHERS" REMOVE_SERVER' in script
+    joins = script.index('admin "$MASTER_OTHERS" ADD_SERVER "$NODE_IP"')
+    assert joins < script.index('admin "$MASTERS" REMOVE_SERVER "$MASTER_LEAVING"')
 
 
 def test_an_address_that_is_not_one_never_reaches_the_user_data() -> None:

@@ -4,7 +4,7 @@
 publishers) and the faults to inject; each service's patches live in ``rehearse/services/``:
 ``lambda_`` (Invoke runs the real handlers in their sandboxes, lambda_pool.py; Step Functions error names; Wait compression), ``ecs``
 (RunTask/StopTask drive the runner container), ``ec2`` (runner hosts and EC2 target stand-ins), ``rds``
-(RDS and Aurora stand-ins), ``rds_restore`` (snapshots and restores carry the stand-in's data), ``cache`` (ElastiCache and MemoryDB stand-ins). ``uninstall`` undoes every
+(RDS and Aurora stand-ins), ``rds_restore`` (snapshots and restores carry the stand-in's data), ``cache`` (ElastiCache and MemoryDB stand-ins), ``ssm`` (Run Command's yb-admin on a YugabyteDB stand-in). ``uninstall`` undoes every
 patch, ``cleanup`` stops what is still running and says what it had to stop.
 """
 

@@ -57,7 +57,11 @@ def principal_roles(template: dict[str, Any], resolver: Resolver) -> dict[str, s
         role = resolver.resolve(res["Properties"].get("TaskRoleArn"))
         if role:
             found[str(role)] = RUNNER_TASK
-    for res in resources_of(template, "AWS::IAM::InstanceProfile").values():
+    for logical, res in resources_of(template, "AWS::IAM::InstanceProfile").items():
+        if (
+            "TargetNode" in logical
+        ):  # a self-managed target's nodes: SSM's agent, nothing signs in a rehearsal
+            continue
         for name in resolver.resolve(res["Properties"].get("Roles", [])):
             found[f"arn:aws:iam::{ACCOUNT}:role/{name}"] = RUNNER_EC2
     for logical, res in resources_of(template, "AWS::StepFunctions::StateMachine").items():

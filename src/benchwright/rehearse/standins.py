@@ -7,9 +7,11 @@
 - ``YsqlPostgres``: one PostgreSQL for a YugabyteDB cluster, listening on every node's private address
   at YSQL's port 5433, with YSQL's default role and database (``yugabyte``, no password, as YSQL
   ships with authentication off). PostgreSQL speaks the wire protocol YSQL speaks; it has no tablets.
-  A node whose instance is terminated (node_replace) stops answering at its address until a
-  replacement starts on it (``nodes_down`` / ``nodes_up``: listen_addresses and a clean restart on
-  the same data, so the cluster's data survives the loss of a node as RF 3 keeps it).
+  A node whose instance is terminated (node_replace) stops answering at its address, and a
+  replacement answers at its own (``nodes_down`` / ``nodes_up``: listen_addresses and a clean restart
+  on the same data, so the cluster's data survives the loss of a node as RF 3 keeps it). What
+  ``yb-admin`` reads and changes (the tserver blacklist) is its ``yb_admin`` state
+  (services/ssm.py runs node_replace's commands on it).
 
 EC2 targets get private addresses from 127.0.0.0/8 (the ENI hook in services/ec2.py), so several
 targets can use the same template port at once, and the runner container (host network) reaches them.
@@ -26,6 +28,7 @@ from benchwright.providers.base import Credentials
 from benchwright.providers.local.server_os import USER
 from benchwright.providers.local.servers import PostgresServer, RedisServer
 from benchwright.rehearse.tls import TlsMaterial
+from benchwright.rehearse.yb_admin import Cluster
 from benchwright.spec import LocalTarget
 
 
@@ -138,6 +141,7 @@ class YsqlPostgres(PostgresServer):
         self.hosts, self.node_port = hosts, node_port
         self.down: set[str] = set()  # node addresses whose instance is terminated
         self._lock = threading.Lock()
+        self.yb_admin = Cluster()  # yb-admin's view: the tserver blacklist (services/ssm.py)
 
     def listening(self) -> list[str]:
         return [h for h in self.hosts if h not in self.down]
@@ -147,14 +151,18 @@ class YsqlPostgres(PostgresServer):
         return self._listen(self.down | set(addresses))
 
     def nodes_up(self, addresses: list[str]) -> str:
-        """A replacement on a node's address (its network interface): it answers again."""
-        return self._listen(self.down - set(addresses))
+        """A replacement node: at a node's old address it answers again; at a new address (a new
+        network interface) it is added to the addresses the stand-in listens on."""
+        with self._lock:
+            added = [a for a in addresses if a not in self.hosts]
+            self.hosts = [*self.hosts, *added]
+        return self._listen(self.down - set(addresses), force=bool(added))
 
-    def _listen(self, down: set[str]) -> str:
+    def _listen(self, down: set[str], force: bool = False) -> str:
         """PostgreSQL reads listen_addresses at start only: the last line wins, then a clean restart
         on the same data directory (seconds; the rehearsal says so in its events)."""
         with self._lock:
-            if down == self.down or not set(self.hosts) - down:
+            if (down == self.down and not force) or not set(self.hosts) - down:
                 return ""
             self.down = down
             conf = Path(self.handle["dir"]) / "data" / "postgresql.conf"

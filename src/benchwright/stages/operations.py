@@ -54,8 +54,9 @@ def check_operations(state: RunState, providers: Providers) -> RunState:
     try:
         deadline = datetime.fromisoformat(progress["deadline"])
         if utcnow() > deadline:  # the operation's own deadline (node_replace: 1 h), else 4 h
+            waiting = f", waiting for {progress['waiting_for']}" if progress.get("waiting_for") else ""
             raise TimeoutError(
-                f"{name} did not finish by its deadline, {deadline:%Y-%m-%d %H:%M} UTC"
+                f"{name} did not finish by its deadline, {deadline:%Y-%m-%d %H:%M} UTC{waiting}"
                 f"{last_probe_error(progress)}"
             )
         progress, entry = target.operation_step(name, progress)

@@ -80,6 +80,8 @@ class AwsSettings(EnvSettings):
     runner_image: str | None = None  # the runner image URI an EC2 runner host pulls and runs
     egress: Literal["nat", "endpoints"] = "nat"  # endpoints: no internet, only AWS endpoints + S3
     runner_instance_profile: str | None = None  # name or ARN
+    # self-managed target nodes (EC2 templates): SSM Run Command's agent role (node_replace's yb-admin)
+    node_instance_profile: str | None = None  # name or ARN
     launch_template: str | None = None  # optional EC2 launch template for runner instances
     # the role RDS's Enhanced Monitoring agent writes RDSOSMetrics with (spec target.monitoring.enhanced_s)
     monitoring_role_arn: str | None = None

@@ -9,7 +9,7 @@
   ARDB / KeyDB / Valkey. It is said in the events and the summary. A YugabyteDB cluster's nodes share
   one stand-in, started with the first node (whose user-data names every master) and deleted with the
   last; a node terminated before the others (node_replace) stops answering at its address until an
-  instance on its interface starts again. The target's network interfaces get private addresses in 127.0.0.0/8, so the workflow's probe
+  instance on its interface starts again, and a replacement at a new address answers there too. The target's network interfaces get private addresses in 127.0.0.0/8, so the workflow's probe
   and the runner reach the stand-in at the address and port the template uses.
 """
 
@@ -194,6 +194,9 @@ def start_target(hooks: Hooks, instance: Any, found: tuple[str, list[str], int, 
         if address in getattr(server, "down", ()):  # a replacement on a terminated node's interface
             said = server.nodes_up([address])
             hooks.events.append(f"stand-in {key}: {address} answers again ({instance.id} started; {said})")
+        elif hasattr(server, "nodes_up") and address not in server.hosts:  # a replacement at a new address
+            said = server.nodes_up([address])
+            hooks.events.append(f"stand-in {key}: {address} answers too ({instance.id} started; {said})")
         watch_volumes(hooks, key, instance)
         return
     cls = YsqlPostgres if engine == "postgres" else NodeRedis

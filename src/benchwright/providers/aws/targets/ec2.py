@@ -146,13 +146,16 @@ class Ec2Target(AwsTarget[Ec2Spec]):
         return [{"DeviceName": "/dev/sdf", "Ebs": ebs}]
 
     def _template_values(
-        self, ips: list[str], index: int, replace: bool = False
+        self, ips: list[str], index: int, leaving: str = ""
     ) -> tuple[dict[str, str | list[str]], dict[str, str]]:
         """(values, code) for the template. Values are data, quoted when rendered: the spec's
         ``settings`` become words of a flags array (server flags), never text in a command line.
-        Code comes from this module's constants only. ``replace``: the node takes the place of a
-        terminated one (node_replace, targets/node_replace.py)."""
+        Code comes from this module's constants only. ``leaving``: the node replaces the node at that
+        address, whose master leaves the quorum once this one joined (node_replace,
+        targets/node_replace.py); ``ips`` are the cluster's addresses after the replacement."""
         ips = [_address(ip) for ip in ips]
+        replace = bool(leaving)
+        quorum = [_address(leaving) if i == index and replace else ip for i, ip in enumerate(ips)]
         settings = sorted(self.spec.settings.items())
         # the spec sets server for redis-protocol; yugabytedb-3node's template uses none of these
         packages, install, start = SERVERS[self.spec.server or "redis"]
@@ -161,7 +164,8 @@ class Ec2Target(AwsTarget[Ec2Spec]):
             "node_ip": ips[index],
             "master_addresses": masters,
             "master_start": "" if replace else masters,
-            "master_others": ",".join(f"{ip}:7100" for i, ip in enumerate(ips) if i != index),
+            "master_others": ",".join(f"{ip}:7100" for i, ip in enumerate(quorum) if replace or i != index),
+            "master_leaving": _address(leaving) if replace else "",
             "replication_factor": str(self.spec.replication_factor),
             "yb_version": self.spec.yugabytedb_version,
             "yb_build": yugabytedb_build(self.spec.yugabytedb_version),  # validated: a known release
@@ -220,12 +224,22 @@ class Ec2Target(AwsTarget[Ec2Spec]):
         }
         if self._block_devices():
             args["BlockDeviceMappings"] = self._block_devices()
+        profile = self.config.node_instance_profile  # SSM's agent: node_replace runs yb-admin through it
+        if profile:
+            args["IamInstanceProfile"] = {"Arn": profile} if profile.startswith("arn:") else {"Name": profile}
         return args
 
-    def node_user_data(self, index: int, replace: bool = False) -> str:
-        """The user-data of node ``index`` (of the handle's addresses)."""
+    def node_user_data(self, index: int) -> str:
+        """The first-boot user-data of node ``index`` (of the handle's addresses)."""
         ips = [ip for ip in self.handle.get("ips", "").split(",") if ip]
-        return render_user_data(self.template, *self._template_values(ips, index, replace))
+        return render_user_data(self.template, *self._template_values(ips, index))
+
+    def replacement_user_data(self, index: int, address: str) -> str:
+        """The user-data of a node that replaces node ``index`` (of the handle's addresses) at a new
+        ``address``: its master joins the quorum and the replaced node's master leaves it."""
+        ips = [ip for ip in self.handle.get("ips", "").split(",") if ip]
+        after = [address if i == index else ip for i, ip in enumerate(ips)]
+        return render_user_data(self.template, *self._template_values(after, index, leaving=ips[index]))
 
     def _create(self) -> dict[str, str]:
         self._check_egress()
@@ -319,21 +333,26 @@ class Ec2Target(AwsTarget[Ec2Spec]):
         ids = [i for i in self.handle.get("instances", "").split(",") if i]
         if "node_replace" in self.handle.get("operations", "").split():
             ids += [i for i in launched_replacements(self) if i not in ids]  # also one a lost step made
+        enis = [e for key in ("enis", "replaced_enis") for e in self.handle.get(key, "").split(",") if e]
+        if "node_replace" in self.handle.get("operations", "").split():
+            from benchwright.providers.aws.targets.node_replace import launched_interfaces
+
+            enis += [e for e in launched_interfaces(self) if e not in enis]
         named(f"ec2 instances {self.name}", terminate_instances, ec2, ids)
-        for eni in [e for e in self.handle.get("enis", "").split(",") if e]:
+        for eni in enis:
             delete_eni_later_ok(ec2, eni)
 
 
-# The user-data lines of a replacement node: the terminated node's master (same address, a UUID that
-# is gone) leaves the quorum, then this node's empty master joins it, as YugabyteDB's "Replace a failed
-# YB-Master" does it (REMOVE first when the old one is dead). Bounded retries (10 minutes each) while
-# the other two masters notice the loss. Code only: the addresses are the template's quoted values.
+# The user-data lines of a replacement node at a new address: its empty master joins the quorum, then
+# the replaced node's master (still running: the workflow terminates it after the load move) leaves
+# it, as YugabyteDB's master move does (ADD first while the old one lives). Bounded retries (10 minutes
+# each). Code only: the addresses are the template's quoted values.
 MASTER_JOIN = "\n".join(
     [
-        "# node_replace: swap the terminated node's master for this one (same address, new UUID)",
-        'admin() { ./bin/yb-admin --master_addresses "$1" change_master_config "$2" "$NODE_IP" 7100; }',
-        'for i in $(seq 120); do admin "$MASTER_OTHERS" REMOVE_SERVER && break; sleep 5; done',
-        'for i in $(seq 120); do admin "$MASTERS" ADD_SERVER && break; sleep 5; done',
+        "# node_replace: this node's master joins the quorum, the replaced node's master leaves it",
+        'admin() { ./bin/yb-admin --master_addresses "$1" change_master_config "$2" "$3" 7100; }',
+        'for i in $(seq 120); do admin "$MASTER_OTHERS" ADD_SERVER "$NODE_IP" && break; sleep 5; done',
+        'for i in $(seq 120); do admin "$MASTERS" REMOVE_SERVER "$MASTER_LEAVING" && break; sleep 5; done',
     ]
 )
 

@@ -1,29 +1,34 @@
 """``node_replace`` on a self-managed YugabyteDB cluster (EC2 ``yugabytedb-3node``), one step per poll.
 
-What a YugabyteDB user times as "replacing a node" after losing a VM (experiment 1 did it by hand):
+What a YugabyteDB user times as "replacing a node", in experiment 1's order (add a node at a new
+address, blacklist the old, wait for the load move, terminate, remove):
 
-1. TerminateInstances on the cluster's LAST node. The first node is the target's endpoint (the
-   readiness probe's address); the runner's URL lists all three nodes, but the runner has finished
-   when operations run. The rows of every user table are counted through the first node just before.
-2. Once the instance is terminated and its network interface is free again, RunInstances on that same
-   interface (so the same private address and AZ: every node's master and tserver addresses stay
-   valid) with the node's user-data in replacement mode (ec2.master_join: its master starts outside the
-   quorum, the terminated node's master is removed and the new one added, as YugabyteDB's "Replace a
-   failed YB-Master" does; its tserver registers as a new tserver). A ClientToken makes a retried step
-   return the same instance.
-3. Once it runs, the probe connects to the NEW node's YSQL port and counts every user table's rows; it
-   ends when that count equals the count before step 1 (a different count fails it).
+1. The rows of every user table are counted through the first node (the target's endpoint). A new
+   network interface in the victim's subnet (so its AZ; a new private address) and RunInstances on it,
+   with the node's user-data in replacement mode (ec2.MASTER_JOIN: its empty master joins the quorum,
+   then the replaced node's master leaves it; its tserver registers as a new tserver). The victim is
+   the cluster's LAST node and keeps running. A ClientToken makes a retried step return the same
+   instance.
+2. Once it runs, the probe connects to the NEW node's YSQL port and counts every user table's rows;
+   equal to the count before, the replacement serves (a different count fails the operation).
+3. ``yb-admin change_blacklist ADD <victim>:9100`` on node 1 through SSM Run Command (yb_admin.py),
+   then ``get_load_move_completion`` until it reports 100 %: the victim's tablets are re-replicated.
+   The operation's clock stops there.
+4. TerminateInstances on the victim, and once it is terminated ``change_blacklist REMOVE``.
 
-Steps: ``terminate_s`` (the terminate call until the interface is free), ``launch_s`` (the RunInstances
-call until "running"), ``ready_s`` (running until the probe answers through the new node). The total is
-from the terminate call, late by up to one ``poll_seconds``. Not in it: the re-replication of the lost
-node's tablets onto the new tserver (YugabyteDB starts it after ``follower_unavailable_considered_failed_sec``,
-15 minutes by default); the probe's reads are served by the tablet leaders through the new node's YSQL.
+Steps: ``launch_s`` (the start until the replacement runs), ``ready_s`` (running until the probe answers
+through it), ``blacklist_s`` (the blacklist command), ``rereplicate_s`` (until the load move reports
+100 %): these four split ``seconds``. ``serving_s`` is the time from the start until the replacement
+served; ``terminate_s`` (after the clock) the victim's termination. Each poll is late by up to one
+``poll_seconds``. Every wait is bounded: the operation's deadline (``TIMEOUT_S``), each SSM command's
+polls and seconds (yb_admin.py), the load move's polls (``LOAD_MOVE_POLLS``); a timeout names the
+step it waited for (``progress["waiting_for"]``).
 
-The replacement takes the terminated instance's place in the handle's ``instances`` (teardown terminates
-it; the victim goes to ``replaced``, whose CloudWatch series of the measured phase stay in the report);
-it is tagged like every resource of the run (the janitor finds it by tag), and teardown also looks for
-it by tag in case the step that launched it was lost.
+The replacement takes the victim's place in the handle (``instances``, ``ips``, ``enis``: teardown
+terminates and deletes them); the victim goes to ``replaced`` (its CloudWatch series of the measured
+phase stay in the report) and its interface to ``replaced_enis``. Everything is tagged like every
+resource of the run, and teardown also looks for instances and interfaces by tag in case the step that
+made them was lost.
 """
 
 from __future__ import annotations
@@ -32,8 +37,9 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from benchwright.providers.aws import probe
-from benchwright.providers.aws.common import ENI_IN_USE, aws_call, error_code, is_not_found, translate
+from benchwright.providers.aws.common import aws_call, is_not_found, tag_list, translate
 from benchwright.providers.aws.names import RUN_ID_TAG
+from benchwright.providers.aws.targets import yb_admin
 from benchwright.providers.aws.targets.operations import OperationFailed
 from benchwright.providers.base import probe_or_none
 from benchwright.spec.yugabytedb import YSQL_DATABASE, YSQL_USER
@@ -42,9 +48,12 @@ if TYPE_CHECKING:
     from benchwright.providers.aws.targets.ec2 import Ec2Target
 
 GONE = {"shutting-down", "terminated", "stopping", "stopped"}
-# A node boots, downloads YugabyteDB and joins in minutes: after an hour it will not (the stage's
+# A node boots, downloads YugabyteDB and joins in minutes; the load move copies the victim's tablets
+# (experiment 1's data: minutes to tens of minutes). After two hours it will not finish (the stage's
 # default deadline, four hours, is for restores of large databases; the cluster bills meanwhile).
-TIMEOUT_S = 3600.0
+TIMEOUT_S = 2 * 3600.0
+LOAD_MOVE_POLLS = 1000  # get_load_move_completion calls, one per poll: a bound besides the deadline
+TSERVER_PORT = 9100  # templates/yugabytedb_3node.sh: --rpc_bind_addresses=$NODE_IP:9100
 
 
 def _now() -> datetime:
@@ -57,6 +66,10 @@ def _since(progress: dict[str, Any], key: str, now: datetime) -> float:
 
 def _ids(handle: dict[str, str], key: str) -> list[str]:
     return [i for i in handle.get(key, "").split(",") if i]
+
+
+def _swap(handle: dict[str, str], key: str, old: str, new: str) -> None:
+    handle[key] = ",".join(new if i == old else i for i in _ids(handle, key))
 
 
 class NodeReplace:
@@ -72,38 +85,78 @@ class NodeReplace:
         phase = progress.get("phase") or "start"
         if phase == "start":
             return self._start(progress), None
-        if phase == "terminating":
-            return self._launch_when_free(progress), None
         if phase == "launching":
             return self._wait_running(progress), None
-        return self._probe(progress)
+        if phase == "joining":
+            return self._probe(progress), None
+        if phase == "blacklisting":
+            return self._blacklisted(progress), None
+        if phase == "moving":
+            return self._load_move(progress), None
+        if phase == "terminating":
+            return self._terminated(progress), None
+        return self._unblacklisted(progress)
 
     # ------------------------------------------------------------------ the steps
     def _start(self, progress: dict[str, Any]) -> dict[str, Any]:
+        """Count the rows, then a new interface in the victim's subnet and the replacement on it."""
         handle = self.target.handle
         instances, ips, enis = _ids(handle, "instances"), _ids(handle, "ips"), _ids(handle, "enis")
         if len(instances) < 2 or not (len(instances) == len(ips) == len(enis)):
             raise OperationFailed(
                 f"{self.target.name}: the handle lists no cluster of nodes to replace one of"
             )
-        index = len(instances) - 1  # node 1 is the endpoint: the last one goes
+        index = len(instances) - 1  # node 1 is the endpoint (and runs yb-admin): the last one goes
         rows = self.rows(ips[0])
         now = _now()
-        started = now.isoformat()
-        aws_call(f"ec2 terminate_instances {instances[index]}", self.ec2.terminate_instances,
-                 InstanceIds=[instances[index]])  # fmt: skip
-        return {
+        old = aws_call(
+            "ec2 describe_network_interfaces",
+            self.ec2.describe_network_interfaces,
+            NetworkInterfaceIds=[enis[index]],
+        )["NetworkInterfaces"][0]
+        tags = tag_list(self.target.tags() | {"Name": self.target.name})
+        eni = aws_call(
+            "node_replace: ec2 create_network_interface",
+            self.ec2.create_network_interface,
+            SubnetId=str(old["SubnetId"]),
+            Groups=list(self.target.config.security_group_ids),
+            Description=f"benchwright {self.target.run_id}",
+            TagSpecifications=[{"ResourceType": "network-interface", "Tags": tags}],
+        )["NetworkInterface"]
+        progress = {
             **progress,
             "name": "node_replace",
-            "phase": "terminating",
-            "started_at": started,
+            "started_at": now.isoformat(),
             "deadline": (now + timedelta(seconds=TIMEOUT_S)).isoformat(),  # stages/operations.py
             "rows_before": rows,
             "index": index,
             "victim": instances[index],
-            "eni": enis[index],
+            "victim_eni": enis[index],
             "ip": ips[index],
+            "eni": str(eni["NetworkInterfaceId"]),
+            "new_ip": str(eni["PrivateIpAddress"]),
+            "az": str(old["AvailabilityZone"]),
         }
+        return self._launch(progress)
+
+    def _launch(self, progress: dict[str, Any]) -> dict[str, Any]:
+        """RunInstances on the new interface; the replacement takes the victim's place in the handle."""
+        handle = self.target.handle
+        index = int(progress["index"])
+        user_data = self.target.replacement_user_data(index, progress["new_ip"])
+        args = self.target.node_launch_args(user_data, progress["eni"], progress["az"])
+        token = f"bw-{self.target.run_id}-{progress['victim']}"[-64:]  # a retried step: the same instance
+        reservation = aws_call(f"node_replace: RunInstances on {progress['eni']}", self.ec2.run_instances,
+                               ClientToken=token, **args)  # fmt: skip
+        replacement = str(reservation["Instances"][0]["InstanceId"])
+        _swap(handle, "instances", progress["victim"], replacement)
+        _swap(handle, "ips", progress["ip"], progress["new_ip"])
+        _swap(handle, "enis", progress["victim_eni"], progress["eni"])
+        handle["replaced"] = ",".join([*_ids(handle, "replaced"), progress["victim"]])
+        handle["replaced_enis"] = ",".join([*_ids(handle, "replaced_enis"), progress["victim_eni"]])
+        handle["replaced_ips"] = ",".join([*_ids(handle, "replaced_ips"), progress["ip"]])
+        return {**progress, "phase": "launching", "replacement": replacement,
+                "waiting_for": f"the replacement {replacement} to run"}  # fmt: skip
 
     def _state(self, instance_id: str) -> str:
         """The instance's state; "pending" while a new instance is not visible yet (EC2's eventual
@@ -118,91 +171,128 @@ class NodeReplace:
             raise translate(exc, f"ec2 describe_instances {instance_id}", fatal=OperationFailed) from exc
         return str(found[0]["Instances"][0]["State"]["Name"]) if found else "pending"
 
-    def _launch_when_free(self, progress: dict[str, Any]) -> dict[str, Any]:
-        """RunInstances on the terminated node's interface, once AWS lets it go."""
-        from botocore.exceptions import ClientError
-
-        if self._state(progress["victim"]) != "terminated":
-            return progress
-        eni = aws_call(
-            "ec2 describe_network_interfaces",
-            self.ec2.describe_network_interfaces,
-            NetworkInterfaceIds=[progress["eni"]],
-        )["NetworkInterfaces"][0]
-        now = _now()
-        user_data = self.target.node_user_data(int(progress["index"]), replace=True)
-        args = self.target.node_launch_args(user_data, progress["eni"], str(eni["AvailabilityZone"]))
-        token = f"bw-{self.target.run_id}-{progress['victim']}"[-64:]  # a retried step: the same instance
-        try:
-            reservation = self.ec2.run_instances(ClientToken=token, **args)
-        except ClientError as exc:  # still attached to the terminated instance: the next poll tries again
-            if error_code(exc) in ENI_IN_USE:
-                return progress
-            raise translate(
-                exc, f"node_replace: RunInstances on {progress['eni']}", fatal=OperationFailed
-            ) from exc
-        replacement = str(reservation["Instances"][0]["InstanceId"])
-        self._record(progress["victim"], replacement)
-        return {
-            **progress,
-            "phase": "launching",
-            "replacement": replacement,
-            "az": str(eni["AvailabilityZone"]),
-            "terminate_s": _since(progress, "started_at", now),
-            "launch_called_at": now.isoformat(),
-        }
-
-    def _record(self, victim: str, replacement: str) -> None:
-        """The replacement takes the victim's place in the handle (teardown terminates it)."""
-        handle = self.target.handle
-        handle["instances"] = ",".join(replacement if i == victim else i for i in _ids(handle, "instances"))
-        handle["replaced"] = ",".join([*_ids(handle, "replaced"), victim])
-
     def _wait_running(self, progress: dict[str, Any]) -> dict[str, Any]:
         state = self._state(progress["replacement"])
         if state in GONE:
             raise OperationFailed(f"node_replace: the replacement {progress['replacement']} is {state}")
         if state != "running":
             return progress
-        now = _now()
-        return {
-            **progress,
-            "phase": "joining",
-            "launch_s": _since(progress, "launch_called_at", now),
-            "running_at": now.isoformat(),
-        }
+        return {**progress, "phase": "joining", "running_at": _now().isoformat(),
+                "waiting_for": f"YSQL through the replacement at {progress['new_ip']}"}  # fmt: skip
 
-    def _probe(self, progress: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    def _probe(self, progress: dict[str, Any]) -> dict[str, Any]:
+        """The replacement serves once its YSQL counts the rows counted before; then the blacklist."""
         port = self.target.default_port
-        rows = probe_or_none(progress, lambda: self.rows(progress["ip"]), f"{progress['ip']}:{port}")
+        address = progress["new_ip"]
+        rows = probe_or_none(progress, lambda: self.rows(address), f"{address}:{port}")
         if rows is None:  # not joined or not serving yet: the next poll probes again
-            return progress, None
-        now = _now()
+            return progress
         before = int(progress["rows_before"])
         if rows != before:
             raise OperationFailed(
                 f"node_replace: the probe through the new node counted {rows:,} rows, {before:,} before"
             )
+        blacklist = self._admin("blacklist", "change_blacklist", "ADD", f"{progress['ip']}:{TSERVER_PORT}")
+        return {**progress, "phase": "blacklisting", "serving_at": _now().isoformat(), "rows": rows,
+                "ssm": blacklist, "waiting_for": f"yb-admin change_blacklist ADD {progress['ip']}"}  # fmt: skip
+
+    def _blacklisted(self, progress: dict[str, Any]) -> dict[str, Any]:
+        command, output = yb_admin.poll(self.ssm, progress["ssm"])
+        if output is None:
+            return {**progress, "ssm": command}
+        now = _now()
+        return {**progress, "phase": "moving", "blacklisted_at": now.isoformat(), "load_polls": 1,
+                "ssm": self._admin("load move", "get_load_move_completion"),
+                "waiting_for": "the load move off the blacklisted tserver (get_load_move_completion)"}  # fmt: skip
+
+    def _load_move(self, progress: dict[str, Any]) -> dict[str, Any]:
+        """One get_load_move_completion per poll until 100 %: then the clock stops and the victim goes."""
+        command, output = yb_admin.poll(self.ssm, progress["ssm"])
+        if output is None:
+            return {**progress, "ssm": command}
+        percent = yb_admin.load_move_percent(output)
+        polls = int(progress["load_polls"])
+        if percent < 100.0:
+            if polls >= LOAD_MOVE_POLLS:
+                raise OperationFailed(
+                    f"node_replace: load move: still {percent:g} % after {polls} get_load_move_completion"
+                )
+            return {**progress, "load_percent": percent, "load_polls": polls + 1,
+                    "ssm": self._admin("load move", "get_load_move_completion"),
+                    "waiting_for": f"the load move ({percent:g} % at the last poll)"}  # fmt: skip
+        now = _now()
+        aws_call(f"ec2 terminate_instances {progress['victim']}", self.ec2.terminate_instances,
+                 InstanceIds=[progress["victim"]])  # fmt: skip
+        return {**progress, "phase": "terminating", "load_percent": percent, "rereplicated_at": now.isoformat(),
+                "ssm": None, "waiting_for": f"the replaced node {progress['victim']} to terminate"}  # fmt: skip
+
+    def _terminated(self, progress: dict[str, Any]) -> dict[str, Any]:
+        if self._state(progress["victim"]) != "terminated":
+            return progress
+        masters = self._masters(with_victim=False)
+        remove = self._admin(
+            "unblacklist", "change_blacklist", "REMOVE", f"{progress['ip']}:{TSERVER_PORT}", masters=masters
+        )
+        return {**progress, "phase": "unblacklisting", "terminated_at": _now().isoformat(), "ssm": remove,
+                "waiting_for": f"yb-admin change_blacklist REMOVE {progress['ip']}"}  # fmt: skip
+
+    def _unblacklisted(self, progress: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        command, output = yb_admin.poll(self.ssm, progress["ssm"])
+        if output is None:
+            return {**progress, "ssm": command}, None
+        return progress, self._entry(progress)
+
+    def _entry(self, progress: dict[str, Any]) -> dict[str, Any]:
+        def between(a: str, b: str) -> float:
+            return _since({a: progress[a]}, a, datetime.fromisoformat(progress[b]))
+
+        port = self.target.default_port
         nodes = len(_ids(self.target.handle, "instances"))
-        return progress, {
+        seconds = between("started_at", "rereplicated_at")
+        serving = between("started_at", "serving_at")
+        return {
             "name": "node_replace",
             "started_at": progress["started_at"],
-            "seconds": _since(progress, "started_at", now),
+            "seconds": seconds,  # until the load move reported 100 %: re-replication complete
             "steps": {
-                "terminate_s": float(progress["terminate_s"]),
-                "launch_s": float(progress["launch_s"]),
-                "ready_s": _since(progress, "running_at", now),
+                "launch_s": between("started_at", "running_at"),
+                "ready_s": between("running_at", "serving_at"),
+                "blacklist_s": between("serving_at", "blacklisted_at"),
+                "rereplicate_s": between("blacklisted_at", "rereplicated_at"),
+                "serving_s": serving,
+                "terminate_s": between("rereplicated_at", "terminated_at"),
             },
             "ok": True,
             "detail": (
-                f"TerminateInstances {progress['victim']} (node {int(progress['index']) + 1} of {nodes}, "
-                f"{progress['ip']}, {progress.get('az', '')}; node 1 is the endpoint), RunInstances "
-                f"{progress['replacement']} on its interface {progress['eni']}; probe through the new node "
-                f"at {progress['ip']}:{port}: {rows:,} rows in the user tables, as before"
+                f"RunInstances {progress['replacement']} on a new interface {progress['eni']} "
+                f"({progress['new_ip']}, {progress['az']}) for node {int(progress['index']) + 1} of {nodes} "
+                f"({progress['victim']}, {progress['ip']}; node 1 is the endpoint); probe through the new "
+                f"node at {progress['new_ip']}:{port}: {int(progress['rows']):,} rows in the user tables, "
+                f"as before; serving after {serving:g} s; yb-admin change_blacklist ADD "
+                f"{progress['ip']}:{TSERVER_PORT}; load move {progress['load_percent']:g} % after "
+                f"{int(progress['load_polls'])} polls: re-replicated after {seconds:g} s; then "
+                f"TerminateInstances {progress['victim']} and change_blacklist REMOVE"
             ),
         }
 
-    # ------------------------------------------------------------------ probe
+    # ------------------------------------------------------------------ yb-admin and the probe
+    @property
+    def ssm(self) -> Any:
+        return self.target.clients("ssm")
+
+    def _masters(self, with_victim: bool = True) -> list[str]:
+        """The masters yb-admin asks: the handle's nodes (the replacement in the victim's place), and
+        the victim's master while it may still lead (the replacement's user-data moves it)."""
+        ips = _ids(self.target.handle, "ips")
+        victims = [p for p in _ids(self.target.handle, "replaced_ips") if with_victim]
+        return [f"{ip}:7100" for ip in [*ips, *victims]]
+
+    def _admin(self, step: str, *words: str, masters: list[str] | None = None) -> dict[str, Any]:
+        """SendCommand of one yb-admin command on node 1 (a master that stays)."""
+        node = _ids(self.target.handle, "instances")[0]
+        lines = yb_admin.commands(self.target.spec.yugabytedb_version, masters or self._masters(), *words)
+        return yb_admin.send(self.ssm, node, step, lines, self.target.run_id)
+
     def rows(self, host: str) -> int:
         """Every user table's rows through one node's YSQL (role and database ``yugabyte``, which a
         fresh cluster has without a password, as the runner's URL uses them)."""
@@ -221,3 +311,14 @@ def launched_replacements(target: Ec2Target) -> list[str]:
     ]
     found = aws_call("ec2 describe_instances", ec2.describe_instances, Filters=filters)["Reservations"]
     return [str(i["InstanceId"]) for r in found for i in r["Instances"]]
+
+
+def launched_interfaces(target: Ec2Target) -> list[str]:
+    """This run's target interfaces (by tag): a replacement's, when the step that made it was lost."""
+    ec2 = target.clients("ec2")
+    filters = [
+        {"Name": f"tag:{RUN_ID_TAG}", "Values": [target.run_id]},
+        {"Name": "tag:Name", "Values": [target.name]},
+    ]
+    found = aws_call("ec2 describe_network_interfaces", ec2.describe_network_interfaces, Filters=filters)
+    return [str(e["NetworkInterfaceId"]) for e in found["NetworkInterfaces"]]

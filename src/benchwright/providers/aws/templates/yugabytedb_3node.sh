@@ -9,9 +9,10 @@ YB_BUILD=$yb_build
 NODE_IP=$node_ip
 MASTERS=$master_addresses
 # A first boot names every master; a replacement node (node_replace) starts its master empty, outside
-# the quorum, and swaps it for the terminated node's master once its servers run (below).
+# the quorum, joins the quorum once its servers run, and the replaced node's master leaves it (below).
 MASTER_START=$master_start
-MASTER_OTHERS=$master_others  # the masters but this node's (node_replace)
+MASTER_OTHERS=$master_others  # the masters but this node's; a replacement's: the quorum it joins
+MASTER_LEAVING=$master_leaving  # a replacement's: the replaced node's address (node_replace)
 REPLICATION_FACTOR=$replication_factor
 MASTER_FLAGS=($master_flags)
 TSERVER_FLAGS=($tserver_flags)

@@ -48,7 +48,8 @@ KIND = AwsTargetKind(
     price=price,
     price_services=("AmazonEC2",),
     rehearsal=Rehearsal(
-        ("benchwright.rehearse.services.ec2",),
-        "per template: PostgreSQL as YugabyteDB's YSQL on every node's 127.0.0.x address, or Redis on the node's",
+        ("benchwright.rehearse.services.ec2", "benchwright.rehearse.services.ssm"),
+        "per template: PostgreSQL as YugabyteDB's YSQL on every node's 127.0.0.x address, or Redis on the"
+        " node's; Run Command's yb-admin (node replace's blacklist and load move) on the YugabyteDB stand-in",
     ),
 )
