@@ -9,6 +9,8 @@ URI as the CloudFormation parameter ``RunnerImageUri``, so plain `cdk synth` nee
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import aws_cdk as cdk
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_ecs as ecs
@@ -30,7 +32,9 @@ IMAGE_EXCLUDES = [
 ]  # fmt: skip
 
 
-def db_secret_statements(stack: cdk.Stack) -> list[iam.PolicyStatement]:
+def db_secret_statements(
+    stack: cdk.Stack, actions: Sequence[str] = ("secretsmanager:GetSecretValue",), **extra: object
+) -> list[iam.PolicyStatement]:
     """GetSecretValue on the secrets of benchwright's own databases only (fault 9: not ``rds!*``,
     every RDS-managed password in the account). RDS tags the secret it manages with the ARN of its
     instance or cluster (``aws:rds:primaryDBInstanceArn`` / ``aws:rds:primaryDBClusterArn``), and
@@ -52,17 +56,17 @@ def db_secret_statements(stack: cdk.Stack) -> list[iam.PolicyStatement]:
     }
     statements = [
         iam.PolicyStatement(
-            actions=["secretsmanager:GetSecretValue"],
+            actions=list(actions),
             resources=["*"],
-            conditions={"StringLike": {f"secretsmanager:ResourceTag/{key}": arn}},
+            conditions={"StringLike": {f"secretsmanager:ResourceTag/{key}": arn}, **extra},
         )
         for key, arn in owned.items()
     ]
     statements.append(
         iam.PolicyStatement(
-            actions=["secretsmanager:GetSecretValue"],
+            actions=list(actions),
             resources=["*"],
-            conditions={"Null": {f"secretsmanager:ResourceTag/{RUN_ID_TAG}": "false"}},
+            conditions={"Null": {f"secretsmanager:ResourceTag/{RUN_ID_TAG}": "false"}, **extra},
         )
     )
     return statements
