@@ -101,6 +101,10 @@ class Hooks:
     )  # access key id -> the stack principal it signs for
     denials: list[dict[str, str]] = field(default_factory=list)  # services/iam.py: AccessDenied seen
     signed: dict[str, int] = field(default_factory=dict)  # services/iam.py: calls evaluated, by principal
+    # run-scoped roles and their sessions (run_sessions.py): calls decided by abac, not moto
+    run_roles: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # role ARN -> statements
+    run_sessions: dict[str, Any] = field(default_factory=dict)  # access key id -> RunSession
+    run_unchecked: list[dict[str, str]] = field(default_factory=list)  # calls not evaluated, and why
     pool: Any = None  # lambda_pool.LambdaPool: the handlers' sandboxes (services/lambda_.run_handler)
     task_lock: threading.Lock = field(default_factory=threading.Lock)  # services/ecs.py: tasks change whole
     tls: TlsMaterial | None = None  # made with the first stand-in that speaks TLS
@@ -108,7 +112,7 @@ class Hooks:
     _undo: list[Callable[[], None]] = field(default_factory=list)
 
     def install(self) -> None:
-        from benchwright.rehearse import events, principals
+        from benchwright.rehearse import events, principals, run_sessions
         from benchwright.rehearse.services import (
             cache,
             cache_calls,
@@ -123,6 +127,8 @@ class Hooks:
         from benchwright.rehearse.services.iam import principal_check
 
         configure_moto()
+        self.run_roles = run_sessions.run_roles(self.account.resolver.template, self.account.resolver)
+        run_sessions.install(self)
         cache_calls.install()  # calls moto lacks (parameter groups, TestFailover...): the hooks below wrap them
         pi.install(principal_check(self))  # Performance Insights, which moto lacks (services/pi.py)
         # events: reboot/failover restart stand-ins; rds_restore: snapshots and restores copy their data

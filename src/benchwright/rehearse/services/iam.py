@@ -54,11 +54,13 @@ def install(hooks: Hooks) -> None:
 
     def authorize(self: Any, iam_request_cls: type, resource: str = "*") -> None:
         scope = _credential(self.headers)
+        run = hooks.run_sessions.get(scope[0])
         principal = hooks.sessions.get(scope[0])
-        if principal is None:
+        if principal is None and run is None:
             return  # not a stack principal of this rehearsal (the rehearsal's own calls): unchecked
-        with hooks.lock:
-            hooks.signed[principal] = hooks.signed.get(principal, 0) + 1
+        if principal is not None:
+            with hooks.lock:
+                hooks.signed[principal] = hooks.signed.get(principal, 0) + 1
         parsed = urlparse(self.uri)
         path = self.raw_path + ("?" + parsed.query if parsed.query else "")
         action = self._get_action()
@@ -76,18 +78,21 @@ def install(hooks: Hooks) -> None:
             if service in IAM_PREFIX:
                 request._action = f"{IAM_PREFIX[service]}:{request._action.split(':', 1)[1]}"
             request._action = IAM_ACTION.get(request._action, request._action)
-            request.check_action_permitted(resource)
+            if run is None:
+                request.check_action_permitted(resource)
         except Exception as exc:
             with hooks.lock:
                 hooks.denials.append(
                     {
-                        "principal": principal,
+                        "principal": str(principal or getattr(run, "label", "?")),
                         "action": _iam_action(scope, action),
                         "resource": resource,
                         "error": type(exc).__name__,
                     }
                 )
             raise
+        if run is not None:  # a run-scoped session: its tags decide, which moto cannot evaluate
+            _check_run_session(hooks, run, self, str(request._action), scope, resource)
 
     original = IAMPolicyStatement.__dict__["_check_element_matches"]
 
@@ -98,6 +103,40 @@ def install(hooks: Hooks) -> None:
 
     hooks.patch(ActionAuthenticatorMixin, "_authenticate_and_authorize_action", authorize)
     hooks.patch(IAMPolicyStatement, "_check_element_matches", _resource_star)
+
+
+def _check_run_session(
+    hooks: Hooks, run: Any, response: Any, action: str, scope: list[str], resource: str
+) -> None:
+    """One call of a run session, decided by abac (rehearse/run_sessions.py); a denial is recorded
+    and answered AccessDenied, a call it cannot evaluate is let through and listed."""
+    from moto.core.exceptions import AccessDeniedError
+
+    from benchwright.rehearse.run_sessions import check_call, request_params
+
+    region = scope[2] if len(scope) > 2 else ""
+    with hooks.lock:
+        hooks.signed[run.label] = hooks.signed.get(run.label, 0) + 1
+    try:
+        denials = check_call(
+            hooks.run_roles.get(run.role_arn, []),
+            run,
+            action,
+            request_params(response),
+            resource,
+            response.current_account,
+            region,
+        )
+    except Exception as exc:  # an unknown resource, an unsupported element: said, never guessed
+        with hooks.lock:
+            hooks.run_unchecked.append(
+                {"principal": run.label, "action": action, "why": f"{type(exc).__name__}: {exc}"}
+            )
+        return
+    if denials:
+        with hooks.lock:
+            hooks.denials.extend(denials)
+        raise AccessDeniedError(user_arn=run.label, action=action)
 
 
 def principal_check(hooks: Hooks) -> Any:
