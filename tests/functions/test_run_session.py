@@ -57,6 +57,7 @@ def moto(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://{host}:{port}")
     runner_main._RUN_SESSION.clear()
+    runner_main._RUN_CLIENTS.clear()
     try:
         import boto3
 
@@ -68,6 +69,7 @@ def moto(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
         import urllib.request
 
         runner_main._RUN_SESSION.clear()
+        runner_main._RUN_CLIENTS.clear()
         urllib.request.urlopen(urllib.request.Request(f"http://{host}:{port}/moto-api/reset", method="POST"))
         server.stop()
 

@@ -31,15 +31,20 @@ RUN_A, RUN_B = "20261129-030000-aaaaaa", "20261129-030000-bbbbbb"
 BUCKET = "bw-results"
 
 
-def template_roles(doc: dict[str, Any]) -> tuple[dict[str, list[dict[str, Any]]], str, str]:
-    """The run-scoped roles' statements as the rehearsal reads them; the runner's and teardown's ARNs."""
+def resolver_of(doc: dict[str, Any]) -> Resolver:
+    """Roles named by their logical ids, the results bucket as BUCKET."""
     attrs = {
         (logical, "Arn"): f"arn:aws:iam::{ACCOUNT}:role/{logical}"
         for logical in resources(doc, "AWS::IAM::Role")
     }
     (bucket,) = [k for k in resources(doc, "AWS::S3::Bucket") if k.startswith("StorageResults")]
     attrs[(bucket, "Arn")] = f"arn:aws:s3:::{BUCKET}"
-    roles = run_sessions.run_roles(doc, Resolver(template=doc, attrs=attrs))
+    return Resolver(template=doc, attrs=attrs)
+
+
+def template_roles(doc: dict[str, Any]) -> tuple[dict[str, list[dict[str, Any]]], str, str]:
+    """The run-scoped roles' statements as the rehearsal reads them; the runner's and teardown's ARNs."""
+    roles = run_sessions.run_roles(doc, resolver_of(doc))
     (runner,) = [arn for arn in roles if "IsolationRunnerRunRole" in arn]
     (teardown,) = [arn for arn in roles if "IsolationTeardownRunRole" in arn]
     return roles, runner, teardown
@@ -64,6 +69,7 @@ def moto(
     account = Account(endpoint=f"http://{host}:{port}", resolver=Resolver(template={}))
     hooks = Hooks(account=account, containers=None, image="", out_dir=tmp_path)  # type: ignore[arg-type]
     hooks.run_roles, runner, teardown = template_roles(stack[1])
+    hooks.account.resolver = resolver_of(stack[1])
     try:
         iam_checks.install(hooks)
         run_sessions.install(hooks)
@@ -167,3 +173,48 @@ def test_without_the_check_moto_would_allow_run_b(tmp_path: Path, monkeypatch: p
 
         urllib.request.urlopen(urllib.request.Request(f"http://{host}:{port}/moto-api/reset", method="POST"))
         server.stop()
+
+
+def test_the_runner_task_assumes_its_run_role_as_the_trust_policy_names_it(
+    moto: tuple[Hooks, str, str], stack: tuple[Any, dict[str, Any]]
+) -> None:
+    """The runner task role's session (how ECS hands a task its role) assumes RunnerRunRole, whose
+    synthesized trust policy names the task ROLE: IAM matches a role's sessions, moto only the exact
+    ARN (services/iam.py makes it match). Another role's session is denied, as on AWS."""
+    import json
+
+    hooks, runner_role, _ = moto
+    doc, resolver = stack[1], hooks.account.resolver
+    iam = boto3.client("iam")
+    logical = runner_role.rsplit("/", 1)[-1]
+    trust = resolver.resolve(doc["Resources"][logical]["Properties"]["AssumeRolePolicyDocument"])
+    iam.create_role(RoleName=logical, AssumeRolePolicyDocument=json.dumps(trust))
+    (task,) = [k for k in resources(doc, "AWS::IAM::Role") if k.startswith("ComputeRunnerTaskRole")]
+    anyone = {"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}
+    grant = {"Effect": "Allow", "Action": ["sts:AssumeRole", "sts:TagSession"], "Resource": runner_role}
+    for name in (task, "SomeOtherRole"):
+        iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps({"Statement": [anyone]}))
+        iam.put_role_policy(
+            RoleName=name, PolicyName="assume", PolicyDocument=json.dumps({"Statement": [grant]})
+        )
+
+    def session_of(role: str, who: str) -> Any:
+        keys = boto3.client("sts").assume_role(
+            RoleArn=f"arn:aws:iam::{ACCOUNT}:role/{role}", RoleSessionName="s1"
+        )
+        found = keys["Credentials"]
+        hooks.sessions[found["AccessKeyId"]] = who
+        return boto3.session.Session(
+            aws_access_key_id=found["AccessKeyId"], aws_secret_access_key=found["SecretAccessKey"],
+            aws_session_token=found["SessionToken"], region_name=REGION,
+        )  # fmt: skip
+
+    session = run_session(runner_role, RUN_A, "runner", base=session_of(task, "runner task"))
+    assert f"assumed-role/{logical}/bw-runner-{RUN_A}" in session.client("sts").get_caller_identity()["Arn"]
+    assert hooks.denials == [], hooks.denials
+    (run,) = hooks.run_sessions.values()
+    assert run.tags == {RUN_ID_TAG: RUN_A} and run.caller == "runner task"
+    sts = session_of("SomeOtherRole", "someone else").client("sts")
+    tags = [{"Key": RUN_ID_TAG, "Value": RUN_B}]
+    assert denied(sts.assume_role, RoleArn=runner_role, RoleSessionName="s2", Tags=tags)
+    assert [d["action"] for d in hooks.denials] == ["sts:AssumeRole"]

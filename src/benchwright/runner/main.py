@@ -19,6 +19,7 @@ import json
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -59,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 # ---------------------------------------------------------------- AWS access (the aws extra)
 _RUN_SESSION: list[Any] = []  # the run-scoped session, made once per process
+_RUN_CLIENTS: dict[str, Any] = {}  # its clients, one per service (a session is not thread-safe)
+_RUN_LOCK = threading.Lock()  # the interval flusher writes from the engine's thread
 
 
 def _client(service: str, field: str) -> Any:
@@ -73,9 +76,12 @@ def _client(service: str, field: str) -> Any:
     role = os.environ.get(RUN_ROLE_ENV)
     if not role:
         return boto3.client(service)
-    if not _RUN_SESSION:
-        _RUN_SESSION.append(run_session(role, os.environ.get(RUN_ID_ENV, ""), "runner"))
-    return _RUN_SESSION[0].client(service)
+    with _RUN_LOCK:
+        if not _RUN_SESSION:
+            _RUN_SESSION.append(run_session(role, os.environ.get(RUN_ID_ENV, ""), "runner"))
+        if service not in _RUN_CLIENTS:
+            _RUN_CLIENTS[service] = _RUN_SESSION[0].client(service)
+        return _RUN_CLIENTS[service]
 
 
 def check_run(plan: RunnerPlan, environ: dict[str, str] | None = None) -> None:

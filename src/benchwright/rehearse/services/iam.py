@@ -102,7 +102,41 @@ def install(hooks: Hooks) -> None:
         return bool(original(statement, element, value))
 
     hooks.patch(ActionAuthenticatorMixin, "_authenticate_and_authorize_action", authorize)
+    _trust_role_sessions(hooks)
     hooks.patch(IAMPolicyStatement, "_check_element_matches", _resource_star)
+
+
+def _session_role(arn: str) -> str | None:
+    """The role of a role session: ``arn:aws:sts::A:assumed-role/R/S`` -> ``arn:aws:iam::A:role/R``."""
+    head, _, rest = arn.partition(":assumed-role/")
+    if not rest or not head.startswith("arn:aws:sts::"):
+        return None
+    return f"arn:aws:iam::{head.rsplit(':', 1)[-1]}:role/{rest.split('/', 1)[0]}"
+
+
+def _trust_role_sessions(hooks: Hooks) -> None:
+    """moto matches a trust policy's principal to the caller's ARN exactly, so a role session (how
+    every stack principal signs) never matches the role ARN a trust policy names; IAM matches it
+    (a role principal covers its sessions). Evaluated once more as the session's role, moto's own
+    way otherwise (its trust conditions: StringEquals on sts:ExternalId only)."""
+    from moto.iam.access_control import IAMPolicy, IAMRequestBase, PermissionResult
+    from moto.iam.utils import format_incoming_conditional_values
+
+    original = IAMRequestBase.__dict__["_check_role_trust_relationship"]
+
+    def trusted(self: Any, role_arn: str) -> bool:
+        if original(self, role_arn):
+            return True
+        role_principal = _session_role(str(self._access_key.arn))
+        if role_principal is None:
+            return False
+        policy = IAMPolicy(self.backend.get_role_by_arn(role_arn).assume_role_policy_document)
+        found = policy.is_action_permitted(
+            self._action, role_arn, role_principal, format_incoming_conditional_values(self._data)
+        )
+        return bool(found == PermissionResult.PERMITTED)
+
+    hooks.patch(IAMRequestBase, "_check_role_trust_relationship", trusted)
 
 
 def _check_run_session(
