@@ -193,9 +193,14 @@ def test_the_runner_task_assumes_its_run_role_as_the_trust_policy_names_it(
     anyone = {"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}
     grant = {"Effect": "Allow", "Action": ["sts:AssumeRole", "sts:TagSession"], "Resource": runner_role}
     for name in (task, "SomeOtherRole"):
-        iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps({"Statement": [anyone]}))
+        iam.create_role(
+            RoleName=name,
+            AssumeRolePolicyDocument=json.dumps({"Version": "2012-10-17", "Statement": [anyone]}),
+        )
         iam.put_role_policy(
-            RoleName=name, PolicyName="assume", PolicyDocument=json.dumps({"Statement": [grant]})
+            RoleName=name,
+            PolicyName="assume",
+            PolicyDocument=json.dumps({"Version": "2012-10-17", "Statement": [grant]}),
         )
 
     def session_of(role: str, who: str) -> Any:
