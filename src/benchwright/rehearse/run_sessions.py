@@ -215,6 +215,14 @@ def request_params(response: Any) -> dict[str, Any]:
     return {k: v[0] if isinstance(v, list) and v else v for k, v in (response.querystring or {}).items()}
 
 
+def credential_scope(headers: Any) -> list[str]:
+    """SigV4's credential scope: [access key id, date, region, service, "aws4_request"]."""
+    auth = str(headers.get("Authorization") or "")
+    if "Credential=" not in auth:
+        return [""]
+    return auth.split("Credential=", 1)[1].split(",", 1)[0].split("/")
+
+
 def session_tags(response: Any) -> dict[str, str]:
     """The ``Tags`` of an AssumeRole request, parsed by moto (a list of Key/Value) or as the query
     sends them (``Tags.member.N.Key``)."""
@@ -234,8 +242,6 @@ def install(hooks: Hooks) -> None:
     """Watch moto's AssumeRole: a session of a run-scoped role goes into ``hooks.run_sessions``."""
     from moto.sts.responses import TokenResponse
 
-    from benchwright.rehearse.services.iam import _credential
-
     original = TokenResponse.__dict__["assume_role"]
 
     def assume_role(self: Any) -> Any:
@@ -243,7 +249,7 @@ def install(hooks: Hooks) -> None:
         role_arn = str(self._get_param("RoleArn") or "")
         if role_arn in hooks.run_roles:
             tags = session_tags(self)
-            caller = hooks.sessions.get(_credential(self.headers)[0], "an unknown caller")
+            caller = hooks.sessions.get(credential_scope(self.headers)[0], "an unknown caller")
             key_id = str(result.result["Credentials"].access_key_id)
             with hooks.lock:
                 hooks.run_sessions[key_id] = RunSession(role_arn, caller, tags)

@@ -23,6 +23,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
+from benchwright.rehearse.run_sessions import credential_scope as _credential
+
 if TYPE_CHECKING:
     from benchwright.rehearse.hooks import Hooks
 
@@ -32,14 +34,6 @@ IAM_PREFIX = {"monitoring": "cloudwatch", "tagging": "tag"}
 # API operation -> IAM action, where they differ (moto forms the action from the operation name):
 # Step Functions' Lambda tasks call Invoke, which IAM authorizes as lambda:InvokeFunction
 IAM_ACTION = {"lambda:Invoke": "lambda:InvokeFunction"}
-
-
-def _credential(headers: Any) -> list[str]:
-    """SigV4's credential scope: [access key id, date, region, service, "aws4_request"]."""
-    auth = str(headers.get("Authorization") or "")
-    if "Credential=" not in auth:
-        return [""]
-    return auth.split("Credential=", 1)[1].split(",", 1)[0].split("/")
 
 
 def _iam_action(scope: list[str], action: str) -> str:
