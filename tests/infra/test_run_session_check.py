@@ -147,6 +147,10 @@ def test_run_a_is_denied_run_b_and_allowed_its_own(moto: tuple[Hooks, str, str])
     assert not denied(rds.delete_db_instance, DBInstanceIdentifier=a["db"], SkipFinalSnapshot=True)
     assert not denied(ec2.terminate_instances, InstanceIds=[a["instance"]])
     assert hooks.denials == [] and not hooks.run_unchecked
+    # a database already gone (a repeated teardown): no tags to decide on, moto's NotFound, listed
+    with pytest.raises(ClientError, match="DBInstanceNotFound"):
+        rds.delete_db_instance(DBInstanceIdentifier="bw-gone", SkipFinalSnapshot=True)
+    assert hooks.denials == [] and [u["action"] for u in hooks.run_unchecked] == ["rds:DeleteDBInstance"]
     assert len(hooks.run_sessions) == 2  # the runner's and the teardown's, each seen at AssumeRole
 
 

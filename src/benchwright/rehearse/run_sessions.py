@@ -13,9 +13,12 @@ let run A's session read run B's secret. Here:
   resource of another run is an explicit or implicit deny: recorded in ``hooks.denials`` (the
   rehearsal fails on any) and answered AccessDenied, as AWS would.
 
-Limits, said rather than hidden: the trust policy's conditions (who may assume, which tags) are not
-evaluated (abac evaluates identity policies only); a call whose resource this cannot look up in moto
-is let through and listed in ``hooks.run_unchecked`` (the summary names them), never silently allowed.
+Limits, said rather than hidden: the trust policy's conditions (which tags) are not evaluated (abac
+evaluates identity policies only; services/iam.py holds the trust's principal); a call whose
+resource this cannot find in moto (one already deleted: a repeated, idempotent teardown) is let
+through to moto's own answer (NotFound) and listed in ``hooks.run_unchecked`` (execution.json
+``run_session_calls_unchecked``), never silently allowed. AWS would likely refuse such a call
+(no resource tag to match), as it already would for the standing roles' tag conditions.
 """
 
 from __future__ import annotations
@@ -89,7 +92,10 @@ def _tags(items: Any, key: str = "Key", value: str = "Value") -> dict[str, str]:
 def _rds(kind: str) -> Lookup:
     def find(account: str, region: str, name: str) -> list[tuple[str, dict[str, str]]]:
         arn = f"arn:aws:rds:{region}:{account}:{kind}:{name}"
-        return [(arn, _tags(_backend("rds", account, region).list_tags_for_resource(arn)))]
+        backend = _backend("rds", account, region)
+        if backend._get_resource_for_tagging(arn) is None:
+            raise LookupError(f"no {arn}")
+        return [(arn, _tags(backend.list_tags_for_resource(arn)))]
 
     return find
 
@@ -102,7 +108,9 @@ def _secret(account: str, region: str, name: str) -> list[tuple[str, dict[str, s
 
 
 def _instance(account: str, region: str, name: str) -> list[tuple[str, dict[str, str]]]:
-    tags = _backend("ec2", account, region).tags.get(name, {})
+    backend = _backend("ec2", account, region)
+    backend.get_instance(name)  # raises for an instance moto does not know
+    tags = backend.tags.get(name, {})
     return [(f"arn:aws:ec2:{region}:{account}:instance/{name}", {str(k): str(v) for k, v in tags.items()})]
 
 
@@ -116,6 +124,8 @@ def _cache(kind: str, service: str = "elasticache") -> Lookup:
         sep = ":" if service == "elasticache" else "/"
         arn = f"arn:aws:{service}:{region}:{account}:{kind}{sep}{name}"
         backend = _backend(service, account, region)
+        if kind == "replicationgroup" and name not in backend.replication_groups:
+            raise LookupError(f"no {arn}")  # (parameter groups and MemoryDB raise by themselves)
         listed = backend.list_tags_for_resource(arn) if service == "elasticache" else backend.list_tags(arn)
         return [(arn, _tags(listed))]
 
