@@ -65,7 +65,7 @@ def tear_down_cell(raw: dict[str, Any], reason: str) -> str | None:
     problem = None
     if not state.torn_down:
         try:
-            stage_function("teardown")(state, providers_for(state))
+            stage_function("teardown")(state, providers_for(state, "teardown"))
         except Exception as exc:
             problem = f"{state.run_id}: {type(exc).__name__}: {exc}"
     if state.suite_run_id:  # a suite's cell: its own record says aborted; the suite run is finished below

@@ -9,6 +9,8 @@ URI as the CloudFormation parameter ``RunnerImageUri``, so plain `cdk synth` nee
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import aws_cdk as cdk
 from aws_cdk import aws_ec2 as ec2
 from aws_cdk import aws_ecs as ecs
@@ -30,7 +32,9 @@ IMAGE_EXCLUDES = [
 ]  # fmt: skip
 
 
-def db_secret_statements(stack: cdk.Stack) -> list[iam.PolicyStatement]:
+def db_secret_statements(
+    stack: cdk.Stack, actions: Sequence[str] = ("secretsmanager:GetSecretValue",), **extra: object
+) -> list[iam.PolicyStatement]:
     """GetSecretValue on the secrets of benchwright's own databases only (fault 9: not ``rds!*``,
     every RDS-managed password in the account). RDS tags the secret it manages with the ARN of its
     instance or cluster (``aws:rds:primaryDBInstanceArn`` / ``aws:rds:primaryDBClusterArn``), and
@@ -52,17 +56,17 @@ def db_secret_statements(stack: cdk.Stack) -> list[iam.PolicyStatement]:
     }
     statements = [
         iam.PolicyStatement(
-            actions=["secretsmanager:GetSecretValue"],
+            actions=list(actions),
             resources=["*"],
-            conditions={"StringLike": {f"secretsmanager:ResourceTag/{key}": arn}},
+            conditions={"StringLike": {f"secretsmanager:ResourceTag/{key}": arn}, **extra},
         )
         for key, arn in owned.items()
     ]
     statements.append(
         iam.PolicyStatement(
-            actions=["secretsmanager:GetSecretValue"],
+            actions=list(actions),
             resources=["*"],
-            conditions={"Null": {f"secretsmanager:ResourceTag/{RUN_ID_TAG}": "false"}},
+            conditions={"Null": {f"secretsmanager:ResourceTag/{RUN_ID_TAG}": "false"}, **extra},
         )
     )
     return statements
@@ -117,9 +121,8 @@ class Compute(Construct):
             self,
             "RunnerTaskRole",
             assumed_by=iam.ServicePrincipal("ecs-tasks.amazonaws.com"),
-            description="Benchwright runner: read its plan, write its result document",
+            description="Benchwright runner: a session of the run-scoped RunnerRunRole (infra/isolation.py)",
         )
-        results.grant_read_write(self.task_role)
         self.task_definition = ecs.FargateTaskDefinition(
             self,
             "RunnerTask",
@@ -145,9 +148,9 @@ class Compute(Construct):
             environment={"PYTHONUNBUFFERED": "1"},
         )
 
-        # Runners read the target's password from Secrets Manager (BENCHWRIGHT_DB_SECRET_ARN): only
-        # the RDS-managed secrets of databases the workflow names, and secrets it tags (never rds!*).
-        self.read_db_secrets(self.task_role)
+        # The runner reads its plan and the target's password (BENCHWRIGHT_DB_SECRET_ARN) and writes
+        # its output only as a session of RunnerRunRole tagged with its run (infra/isolation.py,
+        # providers/aws/run_session.py): its own role grants no bucket or secret of any run.
         if stage.runner.image or not build_image:
             # an image by URI may live in this account's ECR: let the execution role pull it
             execution = self.task_definition.obtain_execution_role()
@@ -171,11 +174,10 @@ class Compute(Construct):
             self,
             "RunnerInstanceRole",
             assumed_by=iam.ServicePrincipal("ec2.amazonaws.com"),
-            description="Benchwright EC2 runner / self-managed target: SSM access, plan and results",
+            description="Benchwright EC2 runner: SSM access, image pull, a session of RunnerRunRole",
             managed_policies=[iam.ManagedPolicy.from_aws_managed_policy_name("AmazonSSMManagedInstanceCore")],
         )
-        results.grant_read_write(self.instance_role)
-        self.read_db_secrets(self.instance_role)
+        # like the task role: plan, secret and output only through a session of RunnerRunRole
         # an EC2 runner host pulls the same runner image the Fargate task runs (userdata.py)
         self.instance_role.add_to_principal_policy(
             iam.PolicyStatement(actions=["ecr:GetAuthorizationToken"], resources=["*"])
@@ -241,10 +243,6 @@ class Compute(Construct):
             ],
             instance_initiated_shutdown_behavior=ec2.InstanceInitiatedShutdownBehavior.TERMINATE,
         )
-
-    def read_db_secrets(self, role: iam.IRole) -> None:
-        for statement in db_secret_statements(cdk.Stack.of(self)):
-            role.add_to_principal_policy(statement)
 
     def launch_template_arn(self) -> str:
         return cdk.Stack.of(self).format_arn(

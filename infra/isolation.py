@@ -26,17 +26,10 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from benchwright.providers.aws.names import RUN_ID_TAG
+from benchwright.providers.aws.run_session import TEARDOWN_ACTIONS
 
 RUN_TAG_VARIABLE = "${aws:PrincipalTag/" + RUN_ID_TAG + "}"
 RUN_PREFIX = f"runs/{RUN_TAG_VARIABLE}/"
-# what a teardown deletes or stops (infra/permissions.py DELETE): the same actions, this run's only
-TEARDOWN_ACTIONS = [
-    "rds:DeleteDBInstance", "rds:DeleteDBCluster", "rds:DeleteDBParameterGroup",
-    "rds:DeleteDBClusterParameterGroup", "rds:DeleteDBSnapshot", "rds:DeleteDBClusterSnapshot",
-    "elasticache:DeleteReplicationGroup", "elasticache:DeleteCacheParameterGroup",
-    "memorydb:DeleteCluster", "memorydb:DeleteParameterGroup",
-    "ec2:TerminateInstances", "ecs:StopTask",
-]  # fmt: skip
 
 
 def _own(key: str) -> dict[str, object]:

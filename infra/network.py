@@ -3,9 +3,9 @@
 Gateway endpoints (S3, DynamoDB) are free and always present: image layers (ECR keeps them in S3),
 plans and results never cross a NAT gateway. Egress ``nat`` (default): one NAT gateway, about
 33 USD/month plus 0.045 USD/GB for the little that remains (API calls). Egress ``endpoints``: isolated
-subnets and interface endpoints in ONE zone (about 7.3 USD/month each): the runner needs four (ECR
-api+dkr, Logs, Secrets Manager), the readiness probe three more (RDS, ElastiCache, EC2), so seven
-cost about 51 USD/month: cheaper than NAT only when API traffic is heavy, or when policy forbids any
+subnets and interface endpoints in ONE zone (about 7.3 USD/month each): the runner needs five (ECR
+api+dkr, Logs, Secrets Manager, STS), the readiness probe three more (RDS, ElastiCache, EC2), so eight
+cost about 58 USD/month: cheaper than NAT only when API traffic is heavy, or when policy forbids any
 route to the internet. Both are one setting (network.egress); docs/deploy.md has the arithmetic.
 """
 
@@ -28,6 +28,8 @@ INTERFACE_ENDPOINTS = {
     "EcrDocker": ec2.InterfaceVpcEndpointAwsService.ECR_DOCKER,
     "Logs": ec2.InterfaceVpcEndpointAwsService.CLOUDWATCH_LOGS,
     "SecretsManager": ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER,
+    # the runner's run-scoped session (AssumeRole with its run's tag: providers/aws/run_session.py)
+    "Sts": ec2.InterfaceVpcEndpointAwsService.STS,
     # for the readiness-probe Lambda, which describes the target before it connects
     "Rds": ec2.InterfaceVpcEndpointAwsService.RDS,
     "ElastiCache": ec2.InterfaceVpcEndpointAwsService.ELASTICACHE,

@@ -153,6 +153,15 @@ def _read_run_secrets(fn: lambda_.Function) -> None:
         fn.add_to_role_policy(statement)
 
 
+def _tag_run_secrets(fn: lambda_.Function) -> None:
+    """LaunchRunner tags the database secret with the run it launches for (the run-scoped runner
+    role reads only a secret tagged with its run): the same secrets the stages may read, and only
+    the run-id tag."""
+    only_run_tag = {"ForAllValues:StringEquals": {"aws:TagKeys": [names.RUN_ID_TAG]}}
+    for statement in db_secret_statements(cdk.Stack.of(fn), ["secretsmanager:TagResource"], **only_run_tag):
+        fn.add_to_role_policy(statement)
+
+
 def _launch(fn: lambda_.Function, compute: Compute) -> None:
     fn.add_to_role_policy(
         _statement(
@@ -268,6 +277,7 @@ def _launch_runner(fn: lambda_.Function, stage: StageConfig, storage: Storage, c
     _create(fn, stage, compute)
     _placement(fn)
     _describe(fn)  # the target's class, storage and AZ id for the results' fingerprint (stages/context.py)
+    _tag_run_secrets(fn)
 
 
 def _watch_runner(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:

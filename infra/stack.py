@@ -6,6 +6,7 @@ import aws_cdk as cdk
 from constructs import Construct
 
 from benchwright.providers.aws import names
+from benchwright.providers.aws.config import AwsSettings
 from infra.api import Api
 from infra.compute import Compute
 from infra.config import StageConfig
@@ -52,6 +53,15 @@ class BenchwrightStack(cdk.Stack):
             runners=[self.compute.task_role, self.compute.instance_role],
             teardowns=[role for role in teardowns if role is not None],
         )
+        # who acts through a run session learns the role's ARN (providers/aws/run_session.py)
+        for state, field, role in (
+            ("LaunchRunner", "runner_run_role_arn", self.isolation.runner_role),
+            ("Teardown", "teardown_run_role_arn", self.isolation.teardown_role),
+            ("AbortTeardown", "teardown_run_role_arn", self.isolation.teardown_role),
+        ):
+            if state in self.workflow.functions:
+                for name, value in AwsSettings.environment(**{field: role.role_arn}).items():
+                    self.workflow.functions[state].add_environment(name, value)
         self.monitoring = Monitoring(self, "Monitoring", stage=stage, workflow=self.workflow)
 
         outputs = {

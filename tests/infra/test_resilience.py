@@ -99,7 +99,9 @@ def test_no_policy_grants_every_rds_managed_secret(stack: Any) -> None:
         assert st["Condition"] == {"Bool": {"aws:ViaAWSService": "true"}}, name
 
 
-def test_the_runner_reads_only_secrets_of_databases_the_workflow_names(stack: Any) -> None:
+def test_the_runner_reads_only_the_secret_of_its_own_run(stack: Any) -> None:
+    """The runner's task role reads no secret itself (issue 30): its run-scoped session reads the
+    secret whose run tag equals its session's (infra/isolation.py), and nothing else."""
     _, doc = stack
     roles = [
         name
@@ -109,19 +111,18 @@ def test_the_runner_reads_only_secrets_of_databases_the_workflow_names(stack: An
         and "Execution" not in name
     ]
     assert roles
-    statements = [
-        st
-        for policy in resources(doc, "AWS::IAM::Policy").values()
-        if {"Ref": roles[0]} in policy["Properties"]["Roles"]
-        for st in policy["Properties"]["PolicyDocument"]["Statement"]
-        if "secretsmanager:GetSecretValue" in actions_of([st])
-    ]
-    keys = sorted(k for st in statements for cond in st["Condition"].values() for k in cond)
-    assert keys == [
-        "secretsmanager:ResourceTag/aws:rds:primaryDBClusterArn",
-        "secretsmanager:ResourceTag/aws:rds:primaryDBInstanceArn",
-        "secretsmanager:ResourceTag/benchwright:run-id",
-    ]
+    by_role: dict[str, list[Any]] = {}
+    for policy in resources(doc, "AWS::IAM::Policy").values():
+        for ref in policy["Properties"]["Roles"]:
+            for st in policy["Properties"]["PolicyDocument"]["Statement"]:
+                if "secretsmanager:GetSecretValue" in actions_of([st]):
+                    by_role.setdefault(str(ref.get("Ref")), []).append(st)
+    assert roles[0] not in by_role
+    (run_role,) = [r for r in by_role if r.startswith("IsolationRunnerRunRole")]
+    (statement,) = by_role[run_role]
+    assert statement["Condition"] == {
+        "StringEquals": {f"secretsmanager:ResourceTag/{RUN_ID_TAG}": f"${{aws:PrincipalTag/{RUN_ID_TAG}}}"}
+    }
 
 
 def test_the_budget_filters_on_the_stage_tag_every_run_resource_carries(stack: Any) -> None:

@@ -413,7 +413,7 @@ def test_liveanalytics_sink_warns_about_closed_accounts() -> None:
         for e in resources(doc, "AWS::EC2::VPCEndpoint").values()
         if e["Properties"].get("VpcEndpointType") == "Interface"
     ]
-    assert len(interface) == 7
+    assert len(interface) == 8  # the runner's five (STS: its run session) and the probe's three
 
 
 def test_template_passes_cfn_lint(stack: Any, tmp_path: Path) -> None:

@@ -75,6 +75,12 @@ def test_one_cell_rds_postgres_end_to_end(runner_image: str, tmp_path: Path) -> 
     assert len(logs) == 1
     (container,) = execution["containers"]
     assert container["entrypoint"] is None and container["exit_code"] == 0
+    # issue 30: the runner read its secret and plan, and Teardown deleted, as sessions of the run-scoped
+    # roles tagged with this run, each call decided by abac (rehearse/run_sessions.py), none unchecked
+    run_sessions = {who.lower() for who in execution["signed_calls"] if who.startswith("run session")}
+    assert any("runnerrunrole" in who for who in run_sessions), execution["signed_calls"]
+    assert any("teardownrunrole" in who for who in run_sessions), execution["signed_calls"]
+    assert execution["run_session_calls_unchecked"] == []
     assert container["args"][0] == "--plan" and container["args"][1].startswith("s3://"), container["args"]
     slack = json.loads((out / "slack.json").read_text())
     assert_clean(outcome)
@@ -82,7 +88,8 @@ def test_one_cell_rds_postgres_end_to_end(runner_image: str, tmp_path: Path) -> 
     # issue 25 part 2: the runner (its plan, its result, its DB secret) signed as the task role and the
     # state machine invoked each Lambda as its own role, every call evaluated (rehearse/principals.py)
     signed = signed_by(execution)
-    assert signed["runner task"] >= 3, signed
+    assert signed["runner task"] >= 1, signed  # its AssumeRole of the run-scoped role (issue 30)
+    assert run_session_calls(execution, "runner task") >= 3, execution["signed_calls"]
     assert signed["Benchmark state machine"] >= 10, signed  # one lambda:InvokeFunction per task state
     assert_clean(outcome)
     # no secret in what the run wrote: the stand-in's password never left Secrets Manager + the runner
@@ -123,8 +130,19 @@ def test_a_measured_runner_runs_on_one_pinned_ec2_instance_in_the_targets_az(
     execution = json.loads((out / "execution.json").read_text())
     (container,) = execution["containers"]  # one runner, one host
     assert container["exit_code"] == 0 and "--plan" in container["args"], container
-    assert signed_by(execution)["EC2 runner"] >= 3  # the instance profile's role (rehearse/principals.py)
+    # the instance profile's role (rehearse/principals.py) assumes the run-scoped role, which signs the rest
+    assert signed_by(execution)["EC2 runner"] >= 1
+    assert run_session_calls(execution, "EC2 runner") >= 3, execution["signed_calls"]
     assert_clean(outcome)
+
+
+def run_session_calls(execution: dict[str, Any], caller: str) -> int:
+    """Calls signed by run-scoped sessions that ``caller`` (a principal's kind) assumed (issue 30)."""
+    return sum(
+        int(calls)
+        for who, calls in execution["signed_calls"].items()
+        if who.startswith("run session") and f"(assumed by {caller} (" in who
+    )
 
 
 def signed_by(execution: dict[str, Any]) -> dict[str, int]:

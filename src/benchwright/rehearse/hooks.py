@@ -102,6 +102,10 @@ class Hooks:
     )  # access key id -> the stack principal it signs for
     denials: list[dict[str, str]] = field(default_factory=list)  # services/iam.py: AccessDenied seen
     signed: dict[str, int] = field(default_factory=dict)  # services/iam.py: calls evaluated, by principal
+    # run-scoped roles and their sessions (run_sessions.py): calls decided by abac, not moto
+    run_roles: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # role ARN -> statements
+    run_sessions: dict[str, Any] = field(default_factory=dict)  # access key id -> RunSession
+    run_unchecked: list[dict[str, str]] = field(default_factory=list)  # calls not evaluated, and why
     pool: Any = None  # lambda_pool.LambdaPool: the handlers' sandboxes (services/lambda_.run_handler)
     task_lock: threading.Lock = field(default_factory=threading.Lock)  # services/ecs.py: tasks change whole
     tls: TlsMaterial | None = None  # made with the first stand-in that speaks TLS
@@ -110,11 +114,13 @@ class Hooks:
 
     def install(self) -> None:
         from benchwright.providers.aws.targets.kinds import rehearsal_services
-        from benchwright.rehearse import principals
+        from benchwright.rehearse import principals, run_sessions
         from benchwright.rehearse.services import cache_calls, iam, lambda_, pi
         from benchwright.rehearse.services.iam import principal_check
 
         configure_moto()
+        self.run_roles = run_sessions.run_roles(self.account.resolver.template, self.account.resolver)
+        run_sessions.install(self)
         cache_calls.install()  # calls moto lacks (parameter groups, TestFailover...): the hooks below wrap them
         pi.install(principal_check(self))  # Performance Insights, which moto lacks (services/pi.py)
         for service in (lambda_, iam, principals):  # the workflow's own services

@@ -459,6 +459,8 @@ def _write(outcome: Outcome, hooks: Hooks, asset: Asset) -> None:
                 # calls evaluated against each principal's policies (services/iam.py); denials are
                 # in resources-after.json's access_denied
                 "signed_calls": dict(sorted(hooks.signed.items())),
+                # calls of run-scoped sessions abac could not evaluate (rehearse/run_sessions.py)
+                "run_session_calls_unchecked": list(hooks.run_unchecked),
                 "containers": [  # what ECS / EC2 started: the image's ENTRYPOINT unless entrypoint is set
                     {
                         "resource": resource,

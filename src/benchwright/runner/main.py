@@ -19,6 +19,7 @@ import json
 import os
 import signal
 import sys
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -58,12 +59,41 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # ---------------------------------------------------------------- AWS access (the aws extra)
+_RUN_SESSION: list[Any] = []  # the run-scoped session, made once per process
+_RUN_CLIENTS: dict[str, Any] = {}  # its clients, one per service (a session is not thread-safe)
+_RUN_LOCK = threading.Lock()  # the interval flusher writes from the engine's thread
+
+
 def _client(service: str, field: str) -> Any:
+    """A client of the run-scoped session when the launcher named a run role (the run's secret and
+    prefix only: providers/aws/run_session.py), else of the standing credentials (local runs)."""
     try:
         import boto3
     except ImportError:
         raise SpecError(field, "AWS locations need the aws extra (pip install 'benchwright[aws]')") from None
-    return boto3.client(service)
+    from benchwright.providers.aws.run_session import RUN_ID_ENV, RUN_ROLE_ENV, run_session
+
+    role = os.environ.get(RUN_ROLE_ENV)
+    if not role:
+        return boto3.client(service)
+    with _RUN_LOCK:
+        if not _RUN_SESSION:
+            _RUN_SESSION.append(run_session(role, os.environ.get(RUN_ID_ENV, ""), "runner"))
+        if service not in _RUN_CLIENTS:
+            _RUN_CLIENTS[service] = _RUN_SESSION[0].client(service)
+        return _RUN_CLIENTS[service]
+
+
+def check_run(plan: RunnerPlan, environ: dict[str, str] | None = None) -> None:
+    """A run session serves the plan's run and no other: a plan of another run is refused (its
+    prefix and secret would be denied anyway, with a less clear error)."""
+    from benchwright.providers.aws.run_session import RUN_ID_ENV, RUN_ROLE_ENV
+
+    env = os.environ if environ is None else environ
+    if env.get(RUN_ROLE_ENV) and env.get(RUN_ID_ENV) != plan.run_id:
+        raise SpecError(
+            RUN_ID_ENV, f"the session serves run {env.get(RUN_ID_ENV)!r}, the plan is of {plan.run_id!r}"
+        )
 
 
 def _split_s3(uri: str) -> tuple[str, str]:
@@ -274,6 +304,7 @@ def run(args: argparse.Namespace) -> int:
     from benchwright.runner.server_stats import StatsProbe
 
     plan = read_plan(args.plan)
+    check_run(plan)
     out = str(args.out)
     if not out.startswith("s3://"):
         Path(out).parent.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,7 @@ from benchwright.providers.aws.common import Clients, aws_call, lifecycle_tags, 
 from benchwright.providers.aws.config import AwsSettings
 from benchwright.providers.aws.deletion import named, stop_task, terminate_instances
 from benchwright.providers.aws.names import LAUNCH_TOKEN_TAG
+from benchwright.providers.aws.run_session import RUN_ID_ENV, RUN_ROLE_ENV, run_tags
 from benchwright.providers.aws.s3 import S3Artifacts
 from benchwright.providers.aws.userdata import runner_user_data
 from benchwright.providers.base import (
@@ -95,6 +96,7 @@ class AwsRunnerLauncher(RunnerLauncher):
             env = {SECRET_ARN_ENV: credentials.secret_arn} if credentials.secret_arn else {}
             # where the runner really is: the result's host.availability_zone(_id) (engine/document.host_facts)
             env |= {AZ_ENV: where.availability_zone, AZ_ID_ENV: where.availability_zone_id}
+            env |= self._run_scope(plan, credentials)
             tags = lifecycle_tags(self.config, plan.run_id)
             if self.kind == "fargate":
                 resource_id = self._run_task(plan, plan_uri, result_uri, env, tags, where)
@@ -114,6 +116,22 @@ class AwsRunnerLauncher(RunnerLauncher):
                 "plan": plan_uri,
             },
         )
+
+    def _run_scope(self, plan: RunnerPlan, credentials: Credentials) -> dict[str, str]:
+        """With a run-scoped runner role: the database secret is tagged with this run (a suite's
+        cells measure one shared target one after another, so the cell measuring it now owns it),
+        and the runner learns the role and its run, to act only as that run (run_session.py)."""
+        role = self.config.runner_run_role_arn
+        if not role:
+            return {}
+        if credentials.secret_arn:
+            aws_call(
+                "secretsmanager tag_resource (run tag)",
+                self.clients("secretsmanager").tag_resource,
+                SecretId=credentials.secret_arn,
+                Tags=run_tags(plan.run_id),
+            )
+        return {RUN_ROLE_ENV: role, RUN_ID_ENV: plan.run_id}
 
     def _run_task(
         self,

@@ -23,6 +23,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
+from benchwright.rehearse.run_sessions import credential_scope as _credential
+
 if TYPE_CHECKING:
     from benchwright.rehearse.hooks import Hooks
 
@@ -32,14 +34,6 @@ IAM_PREFIX = {"monitoring": "cloudwatch", "tagging": "tag"}
 # API operation -> IAM action, where they differ (moto forms the action from the operation name):
 # Step Functions' Lambda tasks call Invoke, which IAM authorizes as lambda:InvokeFunction
 IAM_ACTION = {"lambda:Invoke": "lambda:InvokeFunction"}
-
-
-def _credential(headers: Any) -> list[str]:
-    """SigV4's credential scope: [access key id, date, region, service, "aws4_request"]."""
-    auth = str(headers.get("Authorization") or "")
-    if "Credential=" not in auth:
-        return [""]
-    return auth.split("Credential=", 1)[1].split(",", 1)[0].split("/")
 
 
 def _iam_action(scope: list[str], action: str) -> str:
@@ -54,11 +48,13 @@ def install(hooks: Hooks) -> None:
 
     def authorize(self: Any, iam_request_cls: type, resource: str = "*") -> None:
         scope = _credential(self.headers)
+        run = hooks.run_sessions.get(scope[0])
         principal = hooks.sessions.get(scope[0])
-        if principal is None:
+        if principal is None and run is None:
             return  # not a stack principal of this rehearsal (the rehearsal's own calls): unchecked
-        with hooks.lock:
-            hooks.signed[principal] = hooks.signed.get(principal, 0) + 1
+        if principal is not None:
+            with hooks.lock:
+                hooks.signed[principal] = hooks.signed.get(principal, 0) + 1
         parsed = urlparse(self.uri)
         path = self.raw_path + ("?" + parsed.query if parsed.query else "")
         action = self._get_action()
@@ -76,18 +72,21 @@ def install(hooks: Hooks) -> None:
             if service in IAM_PREFIX:
                 request._action = f"{IAM_PREFIX[service]}:{request._action.split(':', 1)[1]}"
             request._action = IAM_ACTION.get(request._action, request._action)
-            request.check_action_permitted(resource)
+            if run is None:
+                request.check_action_permitted(resource)
         except Exception as exc:
             with hooks.lock:
                 hooks.denials.append(
                     {
-                        "principal": principal,
+                        "principal": str(principal or getattr(run, "label", "?")),
                         "action": _iam_action(scope, action),
                         "resource": resource,
                         "error": type(exc).__name__,
                     }
                 )
             raise
+        if run is not None:  # a run-scoped session: its tags decide, which moto cannot evaluate
+            _check_run_session(hooks, run, self, str(request._action), scope, resource)
 
     original = IAMPolicyStatement.__dict__["_check_element_matches"]
 
@@ -97,7 +96,75 @@ def install(hooks: Hooks) -> None:
         return bool(original(statement, element, value))
 
     hooks.patch(ActionAuthenticatorMixin, "_authenticate_and_authorize_action", authorize)
+    _trust_role_sessions(hooks)
     hooks.patch(IAMPolicyStatement, "_check_element_matches", _resource_star)
+
+
+def _session_role(arn: str) -> str | None:
+    """The role of a role session: ``arn:aws:sts::A:assumed-role/R/S`` -> ``arn:aws:iam::A:role/R``."""
+    head, _, rest = arn.partition(":assumed-role/")
+    if not rest or not head.startswith("arn:aws:sts::"):
+        return None
+    return f"arn:aws:iam::{head.rsplit(':', 1)[-1]}:role/{rest.split('/', 1)[0]}"
+
+
+def _trust_role_sessions(hooks: Hooks) -> None:
+    """moto matches a trust policy's principal to the caller's ARN exactly, so a role session (how
+    every stack principal signs) never matches the role ARN a trust policy names; IAM matches it
+    (a role principal covers its sessions). Evaluated once more as the session's role, moto's own
+    way otherwise (its trust conditions: StringEquals on sts:ExternalId only)."""
+    from moto.iam.access_control import IAMPolicy, IAMRequestBase, PermissionResult
+    from moto.iam.utils import format_incoming_conditional_values
+
+    original = IAMRequestBase.__dict__["_check_role_trust_relationship"]
+
+    def trusted(self: Any, role_arn: str) -> bool:
+        if original(self, role_arn):
+            return True
+        role_principal = _session_role(str(self._access_key.arn))
+        if role_principal is None:
+            return False
+        policy = IAMPolicy(self.backend.get_role_by_arn(role_arn).assume_role_policy_document)
+        found = policy.is_action_permitted(
+            self._action, role_arn, role_principal, format_incoming_conditional_values(self._data)
+        )
+        return bool(found == PermissionResult.PERMITTED)
+
+    hooks.patch(IAMRequestBase, "_check_role_trust_relationship", trusted)
+
+
+def _check_run_session(
+    hooks: Hooks, run: Any, response: Any, action: str, scope: list[str], resource: str
+) -> None:
+    """One call of a run session, decided by abac (rehearse/run_sessions.py); a denial is recorded
+    and answered AccessDenied, a call it cannot evaluate is let through and listed."""
+    from moto.core.exceptions import AccessDeniedError
+
+    from benchwright.rehearse.run_sessions import check_call, request_params
+
+    region = scope[2] if len(scope) > 2 else ""
+    with hooks.lock:
+        hooks.signed[run.label] = hooks.signed.get(run.label, 0) + 1
+    try:
+        denials = check_call(
+            hooks.run_roles.get(run.role_arn, []),
+            run,
+            action,
+            request_params(response),
+            resource,
+            response.current_account,
+            region,
+        )
+    except Exception as exc:  # an unknown resource, an unsupported element: said, never guessed
+        with hooks.lock:
+            hooks.run_unchecked.append(
+                {"principal": run.label, "action": action, "why": f"{type(exc).__name__}: {exc}"}
+            )
+        return
+    if denials:
+        with hooks.lock:
+            hooks.denials.extend(denials)
+        raise AccessDeniedError(user_arn=run.label, action=action)
 
 
 def principal_check(hooks: Hooks) -> Any:
