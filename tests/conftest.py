@@ -123,6 +123,10 @@ def pg_url() -> Iterator[str]:
     try:
         with psycopg.connect(admin, autocommit=True, connect_timeout=5) as conn:
             conn.execute(f"CREATE DATABASE {name}")
+            # A commit need not wait for its WAL flush in a database dropped after the module: with
+            # fsync on (scripts/local-servers), that wait is 5-10 ms a commit on a loaded host, most
+            # of the writing tests' time. Every session on this database only, never the server's.
+            conn.execute(f"ALTER DATABASE {name} SET synchronous_commit = off")
     except psycopg.OperationalError as exc:
         pytest.fail(f"PostgreSQL on 127.0.0.1:{PG_PORT} unreachable ({exc}); {HINT}")
     yield f"postgresql://{USER}:{PASSWORD}@127.0.0.1:{PG_PORT}/{name}"
