@@ -32,14 +32,14 @@ FAST := not servers and not rehearse
 NO_SERVERS := BENCHWRIGHT_PG_PORT=9 BENCHWRIGHT_MYSQL_PORT=9 BENCHWRIGHT_REDIS_PORT=9
 
 test: servers image   ## every test: unit, runner (real servers), functions, state machines, infra, e2e, rehearsals
-	$(NO_SERVERS) $(BIN)/pytest -q -p no:cacheprovider -m "$(FAST)" -n auto --durations=15
+	$(NO_SERVERS) $(BIN)/pytest -q -p no:cacheprovider -m "$(FAST)" -n auto --durations=30
 	BIN=$(BIN) scripts/server-tiers
 
 sanitize:             ## the C hot path under AddressSanitizer + UBSan, with the tests that drive it
 	BIN=$(BIN) scripts/sanitize
 
 test-fast:            ## tests that need no servers, on every core
-	$(NO_SERVERS) $(BIN)/pytest -q -p no:cacheprovider -m "$(FAST)" -n auto
+	$(NO_SERVERS) $(BIN)/pytest -q -p no:cacheprovider -m "$(FAST)" -n auto --durations=30
 
 lint:                 ## ruff lint + format, mypy --strict, pylint's size rules
 	$(BIN)/ruff check .

@@ -12,6 +12,7 @@ import random
 import secrets
 import signal
 import socket
+import sys
 import tempfile
 from collections.abc import Iterator
 from typing import Any
@@ -23,6 +24,12 @@ import pytest
 # workers) or of another checkout's tests on the machine, which would make their phases
 # "concurrent_benchmark". tests/unit/test_host_lock.py points it elsewhere to make them meet.
 os.environ["BENCHWRIGHT_HOST_LOCK_DIR"] = tempfile.mkdtemp(prefix="bw-host-lock-")
+# The tests start hundreds of Python processes (pytest-xdist workers, `benchwright` commands, runners,
+# handlers): with PYTHONDONTWRITEBYTECODE set (some CI images and sandboxes set it) none caches its
+# compiled modules, so each compiles the package from source again, 1.5 s of CPU per process here.
+# The caches land in __pycache__ directories, which git and the Lambda asset ignore.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 
 def _use_this_workers_server_set() -> None:
@@ -116,6 +123,10 @@ def pg_url() -> Iterator[str]:
     try:
         with psycopg.connect(admin, autocommit=True, connect_timeout=5) as conn:
             conn.execute(f"CREATE DATABASE {name}")
+            # A commit need not wait for its WAL flush in a database dropped after the module: with
+            # fsync on (scripts/local-servers), that wait is 5-10 ms a commit on a loaded host, most
+            # of the writing tests' time. Every session on this database only, never the server's.
+            conn.execute(f"ALTER DATABASE {name} SET synchronous_commit = off")
     except psycopg.OperationalError as exc:
         pytest.fail(f"PostgreSQL on 127.0.0.1:{PG_PORT} unreachable ({exc}); {HINT}")
     yield f"postgresql://{USER}:{PASSWORD}@127.0.0.1:{PG_PORT}/{name}"
