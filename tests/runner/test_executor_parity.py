@@ -4,7 +4,8 @@ Python event loop and the compiled (C) loop must send the same commands, in the 
 same keys and values, and record the same statuses. Each runs one client's seeded stream against a
 null RESP server on 127.0.0.1 (tests/null_resp.py: it keeps nothing, answers from the command and
 notes every command), so no database server is needed; YCSB's answers make some reads find nothing,
-so the stream's follow-up steps depend on the replies as they do on a server.
+so the stream's follow-up steps depend on the replies as they do on a server. The SQL workloads'
+three-way comparisons need PostgreSQL (ON_SQL names them).
 
 Every registered workload is in exactly one of the tables below: a new one fails until it is listed.
 """
@@ -16,6 +17,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from itertools import islice
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -81,12 +83,12 @@ ON_RESP: dict[str, tuple[str, dict[str, str], Answer]] = {
         plain_answer,
     ),
 }
-# Workloads the loops run, but only over libpq or mysqlclient: their streams need a SQL server, so
-# threads and the loops are compared there, on statuses and the rows left, by the tests named here.
-ON_SQL_ONLY = {
-    "oltp": "test_event_loop_sql.py / test_event_loop_mysql.py::test_oltp_on_the_loop_does_what_threads_do",
-    "tpcb": "test_event_loop_sql.py / test_event_loop_mysql.py::test_tpcb_on_the_loop_does_what_threads_do",
-    "tpcc": "test_tpcc_loop.py::test_tpcc_on_the_loop_leaves_the_rows_threads_leave",
+# Workloads the loops run over libpq (and mysqlclient): their streams need a SQL server, so the three
+# executors are compared on PostgreSQL, statement by statement off the wire, by the tests named here.
+ON_SQL = {
+    "oltp": "test_executor_parity_sql.py::test_threads_the_python_loop_and_the_c_loop_send_one_sql_stream",
+    "tpcb": "test_executor_parity_sql.py::test_threads_the_python_loop_and_the_c_loop_send_one_sql_stream",
+    "tpcc": "test_tpcc_loop.py::test_threads_the_python_loop_and_the_c_loop_send_one_tpcc_stream",
 }
 # Workloads with no event-loop form (no ``wire_requests``): threads are their only executor.
 THREADS_ONLY = {
@@ -99,8 +101,11 @@ def test_every_registered_workload_is_listed_once() -> None:
     # the built-ins (a test may have registered a toy workload from its own folder)
     workloads = {n: cls for n, cls in registered().items() if cls.__module__.startswith("benchwright.")}
     on_loops = {n for n, cls in workloads.items() if cls.wire_requests is not Workload.wire_requests}
-    assert on_loops == set(ON_RESP) | set(ON_SQL_ONLY)
+    assert on_loops == set(ON_RESP) | set(ON_SQL)
     assert set(workloads) - on_loops == set(THREADS_ONLY)
+    for where in ON_SQL.values():  # the comparisons named are there
+        module, test = where.split("::")
+        assert f"def {test}(" in (Path(__file__).parent / module).read_text(encoding="utf-8"), where
 
 
 class Stream:

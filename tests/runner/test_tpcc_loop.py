@@ -16,6 +16,7 @@ import pytest
 
 from benchwright.results import ResultDocument, base_operation, is_failed
 from benchwright.runner.engine import PhaseConfig, run_phase
+from tests.runner.sql_executors import SqlStream, assert_one_stream, three_ways
 from tests.statuses import assert_honest, failures_of, statuses_of
 
 pytestmark = [pytest.mark.servers, pytest.mark.slow]
@@ -98,6 +99,21 @@ def test_tpcc_on_the_loop_leaves_the_rows_threads_leave(loaded: Any) -> None:
     assert loop[0] == threads[0]
     for table in STATE:
         assert loop[1][table] == threads[1][table], table
+
+
+def test_threads_the_python_loop_and_the_c_loop_send_one_tpcc_stream(
+    loaded: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One terminal's seeded TPC-C stream, each executor on its own copy of the warehouse: the same
+    transactions, the same statements with the same parameters (each built from the answers before
+    it: order numbers, customers by name, the oldest new order) and the same statuses; as
+    tests/runner/test_executor_parity_sql.py does for TPC-B and OLTP. An even mix, so that Delivery
+    and Stock-Level (4 % each by default) come up in 40 transactions."""
+    props = {"tpcc.warehouses": "1", "tpcc.mix": "20,20,20,20,20"}
+    threads, python, c = three_ways(SqlStream("tpcc", props, "", 40), loaded, monkeypatch)
+    assert set(threads.names) == TRANSACTIONS
+    assert {status for _, status in threads.statuses} <= {"OK", "USER_ABORT"}
+    assert_one_stream(threads, python, c, 40)
 
 
 def test_concurrent_terminals_on_the_loop_keep_the_consistency_conditions(loaded: Any) -> None:

@@ -211,20 +211,21 @@ class TpcbWorkload(Workload):
         return None if wire is None else self._run_requests(driver, wire, thread)
 
     def _run_requests(self, db: SqlDriver, wire: Any, thread: ThreadInfo) -> Iterator[Request]:
+        # read once: the Python loop's select-only used to ask the server twice (tests/runner/
+        # test_executor_parity_sql.py compares the statements each executor sends)
+        scale = (self.scale if self.scale_given else loaded_scale(db)) or self.scale
         if self.script == "select-only" and hasattr(wire, "uniform_selects"):
             # made one at a time in C, the threads' draws from the same generator (_run_ops)
-            scale = (self.scale if self.scale_given else loaded_scale(db)) or self.scale
             accounts = schema.ACCOUNTS_PER_BRANCH * scale
             rng = random.Random(thread.seed)
             selects = wire.uniform_selects(self.script, SELECT_ABALANCE, rng, 1, accounts)
             if selects is not None:
                 return selects  # type: ignore[no-any-return]
-        return requests_of(self._request_blocks(db, wire, thread), thread)
+        return requests_of(self._request_blocks(scale, wire, thread), thread)
 
-    def _request_blocks(self, db: SqlDriver, wire: Any, thread: ThreadInfo) -> Iterator[list[Request]]:
+    def _request_blocks(self, scale: int, wire: Any, thread: ThreadInfo) -> Iterator[list[Request]]:
         """The transactions ``BLOCK`` at a time: their draws depend on no reply, and a generator step
         per select-only transaction was half of the client's user time on the compiled loop."""
-        scale = (self.scale if self.scale_given else loaded_scale(db)) or self.scale
         accounts = schema.ACCOUNTS_PER_BRANCH * scale
         tellers = schema.TELLERS_PER_BRANCH * scale
         rnd = random.Random(thread.seed)
