@@ -71,11 +71,14 @@ def test_target_nodes_may_install_at_boot_and_reach_each_other(stack: Any) -> No
 
 
 def test_the_runner_host_may_pull_the_runner_image(stack: Any) -> None:
+    """The EC2 runner's instance role pulls the image and assumes the run's role; the run's plan,
+    secret and output are reached only through that session (issue 30), never by the host itself."""
     _, doc = stack
     role = next(
         name
         for name, r in resources(doc, "AWS::IAM::Role").items()
         if "ec2.amazonaws.com" in json.dumps(r["Properties"]["AssumeRolePolicyDocument"])
+        and "RunnerInstanceRole" in name
     )
     statements = [
         st
@@ -83,4 +86,6 @@ def test_the_runner_host_may_pull_the_runner_image(stack: Any) -> None:
         if {"Ref": role} in policy["Properties"]["Roles"]
         for st in policy["Properties"]["PolicyDocument"]["Statement"]
     ]
-    assert {"ecr:GetAuthorizationToken", "ecr:BatchGetImage", "s3:PutObject"} <= actions_of(statements)
+    granted = actions_of(statements)
+    assert {"ecr:GetAuthorizationToken", "ecr:BatchGetImage", "sts:AssumeRole", "sts:TagSession"} <= granted
+    assert not {"s3:PutObject", "s3:GetObject", "secretsmanager:GetSecretValue"} & granted

@@ -56,6 +56,7 @@ OTHER_MEANING: dict[str, int] = {
     "providers/aws/pricing.py": 1,
     "providers/local/endpoint.py": 1,
     "rehearse/services/cache_api.py": 2,
+    "rehearse/run_sessions.py": 2,  # an ARN's form per service (ElastiCache "x:name", MemoryDB "x/name")
     "rehearse/services/cache_parameters.py": 1,
     "rehearse/services/ec2.py": 1,
     "runner/dataset.py": 2,

@@ -62,9 +62,22 @@ def test_stages_import_no_cloud_or_local_provider() -> None:
     assert offenders(modules("stages"), forbidden) == []
 
 
+# The names every AWS side must spell alike (tags, prefixes, metrics): a module of constants that
+# imports nothing, so the runner's run session (runner/aws_session.py) tags with the same key.
+SHARED_NAMES = "benchwright.providers.aws.names"
+
+
 def test_the_runner_results_and_judge_import_nothing_above_them() -> None:
     paths = modules("runner", "judge", "results", "runs", "merge")
-    assert offenders(paths, ("benchwright.providers", "benchwright.stages", *UPPER)) == []
+    found = offenders(paths, ("benchwright.providers", "benchwright.stages", *UPPER))
+    assert [o for o in found if not o.endswith((f" {SHARED_NAMES}", f" {SHARED_NAMES}.RUN_ID_TAG"))] == []
+
+
+def test_the_shared_names_import_nothing() -> None:
+    """What the runner may take from the providers is constants, never code."""
+    names = imports_of(SRC / "providers" / "aws" / "names.py")
+    assert names, "names.py imports at least typing's Final: the reader must see its imports"
+    assert [n for n in names if n.startswith("benchwright")] == []
 
 
 def test_nothing_in_the_core_imports_the_lambda_framework() -> None:

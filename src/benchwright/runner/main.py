@@ -66,12 +66,12 @@ _RUN_LOCK = threading.Lock()  # the interval flusher writes from the engine's th
 
 def _client(service: str, field: str) -> Any:
     """A client of the run-scoped session when the launcher named a run role (the run's secret and
-    prefix only: providers/aws/run_session.py), else of the standing credentials (local runs)."""
+    prefix only: runner/aws_session.py), else of the standing credentials (local runs)."""
     try:
         import boto3
     except ImportError:
         raise SpecError(field, "AWS locations need the aws extra (pip install 'benchwright[aws]')") from None
-    from benchwright.providers.aws.run_session import RUN_ID_ENV, RUN_ROLE_ENV, run_session
+    from benchwright.runner.aws_session import RUN_ID_ENV, RUN_ROLE_ENV, run_session
 
     role = os.environ.get(RUN_ROLE_ENV)
     if not role:
@@ -87,7 +87,7 @@ def _client(service: str, field: str) -> Any:
 def check_run(plan: RunnerPlan, environ: dict[str, str] | None = None) -> None:
     """A run session serves the plan's run and no other: a plan of another run is refused (its
     prefix and secret would be denied anyway, with a less clear error)."""
-    from benchwright.providers.aws.run_session import RUN_ID_ENV, RUN_ROLE_ENV
+    from benchwright.runner.aws_session import RUN_ID_ENV, RUN_ROLE_ENV
 
     env = os.environ if environ is None else environ
     if env.get(RUN_ROLE_ENV) and env.get(RUN_ID_ENV) != plan.run_id:
