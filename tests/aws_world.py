@@ -77,17 +77,24 @@ class SlackServer(SlackWebhookReceiver):
 
 # ---------------------------------------------------------------- moto for other processes
 @contextlib.contextmanager
-def moto_endpoint() -> Iterator[str]:
+def moto_endpoint(reset: bool = False) -> Iterator[str]:
     """Inside mock_aws: the same moto account served over HTTP on 127.0.0.1, for processes this test
-    starts (the real runner reaches it through ``AWS_ENDPOINT_URL``). One account, two doors."""
+    starts (the real runner reaches it through ``AWS_ENDPOINT_URL``). One account, two doors.
+    Standing alone (``reset=True``), its accounts are emptied on exit: moto's backends are the
+    process's, so what one test made would otherwise be there for the next."""
+    import urllib.request
+
     from moto.server import ThreadedMotoServer
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
+    endpoint = f"http://{host}:{port}"
     try:
-        yield f"http://{host}:{port}"
+        yield endpoint
     finally:
+        if reset:
+            urllib.request.urlopen(urllib.request.Request(f"{endpoint}/moto-api/reset", method="POST"))
         server.stop()
 
 

@@ -34,6 +34,7 @@ from benchwright.runner import main as runner_main
 from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV
 from benchwright.runner.plan import RunnerPlan
 from benchwright.spec.runners import RunnerSpec
+from tests.aws_world import moto_endpoint
 from tests.conftest import FAKE_AWS_ENV
 
 RUN_A, RUN_B = "20261129-030000-aaaaaa", "20261129-030000-bbbbbb"
@@ -48,30 +49,22 @@ TRUST = {
 @pytest.fixture
 def moto(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """A moto server on 127.0.0.1 with a run-scoped role; its ARN."""
-    from moto.server import ThreadedMotoServer
+    import boto3
 
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    for key, value in FAKE_AWS_ENV.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://{host}:{port}")
-    runner_main._RUN_SESSION.clear()
-    runner_main._RUN_CLIENTS.clear()
-    try:
-        import boto3
-
-        role = boto3.client("iam").create_role(
-            RoleName="RunnerRunRole", AssumeRolePolicyDocument=json.dumps(TRUST)
-        )
-        yield str(role["Role"]["Arn"])
-    finally:
-        import urllib.request
-
+    with moto_endpoint(reset=True) as endpoint:
+        for key, value in FAKE_AWS_ENV.items():
+            monkeypatch.setenv(key, value)
+        monkeypatch.setenv("AWS_ENDPOINT_URL", endpoint)
         runner_main._RUN_SESSION.clear()
         runner_main._RUN_CLIENTS.clear()
-        urllib.request.urlopen(urllib.request.Request(f"http://{host}:{port}/moto-api/reset", method="POST"))
-        server.stop()
+        try:
+            role = boto3.client("iam").create_role(
+                RoleName="RunnerRunRole", AssumeRolePolicyDocument=json.dumps(TRUST)
+            )
+            yield str(role["Role"]["Arn"])
+        finally:
+            runner_main._RUN_SESSION.clear()
+            runner_main._RUN_CLIENTS.clear()
 
 
 def watch(session: Any, seen: list[tuple[str, dict[str, Any]]]) -> None:

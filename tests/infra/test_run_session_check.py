@@ -25,6 +25,7 @@ from benchwright.rehearse.account import Account
 from benchwright.rehearse.hooks import Hooks, configure_moto
 from benchwright.rehearse.services import iam as iam_checks
 from benchwright.rehearse.stack import ACCOUNT, REGION, Resolver
+from tests.aws_world import moto_endpoint
 from tests.infra.test_stack import resources
 
 RUN_A, RUN_B = "20261129-030000-aaaaaa", "20261129-030000-bbbbbb"
@@ -55,31 +56,28 @@ def moto(
     stack: tuple[Any, dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[tuple[Hooks, str, str]]:
     """A moto server with the rehearsal's IAM hooks and the stack's run-scoped roles."""
-    from moto.server import ThreadedMotoServer
+    sign_as_the_rehearsal(monkeypatch)
+    configure_moto()
+    with moto_endpoint(reset=True) as endpoint:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", endpoint)
+        account = Account(endpoint=endpoint, resolver=Resolver(template={}))
+        hooks = Hooks(account=account, containers=None, image="", out_dir=tmp_path)  # type: ignore[arg-type]
+        hooks.run_roles, runner, teardown = template_roles(stack[1])
+        hooks.account.resolver = resolver_of(stack[1])
+        try:
+            iam_checks.install(hooks)
+            run_sessions.install(hooks)
+            yield hooks, runner, teardown
+        finally:
+            hooks.uninstall()
 
-    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):  # what the rehearsal itself signs with
+
+def sign_as_the_rehearsal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The keys the rehearsal itself signs with, in its region."""
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
         monkeypatch.setenv(key, "rehearsal")
     monkeypatch.delenv("AWS_SESSION_TOKEN", raising=False)
     monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
-    configure_moto()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://{host}:{port}")
-    account = Account(endpoint=f"http://{host}:{port}", resolver=Resolver(template={}))
-    hooks = Hooks(account=account, containers=None, image="", out_dir=tmp_path)  # type: ignore[arg-type]
-    hooks.run_roles, runner, teardown = template_roles(stack[1])
-    hooks.account.resolver = resolver_of(stack[1])
-    try:
-        iam_checks.install(hooks)
-        run_sessions.install(hooks)
-        yield hooks, runner, teardown
-    finally:
-        import urllib.request
-
-        hooks.uninstall()
-        urllib.request.urlopen(urllib.request.Request(f"http://{host}:{port}/moto-api/reset", method="POST"))
-        server.stop()
 
 
 def tagged(run: str) -> list[dict[str, str]]:
@@ -156,27 +154,14 @@ def test_run_a_is_denied_run_b_and_allowed_its_own(moto: tuple[Hooks, str, str])
 
 def test_without_the_check_moto_would_allow_run_b(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The same session reading run B's secret, on a moto server without the hooks: allowed."""
-    from moto.server import ThreadedMotoServer
-
-    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
-        monkeypatch.setenv(key, "rehearsal")
-    monkeypatch.delenv("AWS_SESSION_TOKEN", raising=False)
-    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://{host}:{port}")
-    try:
+    sign_as_the_rehearsal(monkeypatch)
+    with moto_endpoint(reset=True) as endpoint:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", endpoint)
         secret = boto3.client("secretsmanager").create_secret(Name="b", SecretString="{}", Tags=tagged(RUN_B))
         session = run_session(f"arn:aws:iam::{ACCOUNT}:role/IsolationRunnerRunRole", RUN_A, "runner")
         assert (
             session.client("secretsmanager").get_secret_value(SecretId=secret["ARN"])["SecretString"] == "{}"
         )
-    finally:
-        import urllib.request
-
-        urllib.request.urlopen(urllib.request.Request(f"http://{host}:{port}/moto-api/reset", method="POST"))
-        server.stop()
 
 
 def test_the_runner_task_assumes_its_run_role_as_the_trust_policy_names_it(
