@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,7 @@ from benchwright.rehearse.stack import (
     resources_of,
 )
 
+_CLIENTS_LOCK = threading.Lock()  # boto3's default session is not safe to build clients from at once
 DUMMY_ENV = {"AWS_ACCESS_KEY_ID": "rehearsal", "AWS_SECRET_ACCESS_KEY": "rehearsal"}
 
 
@@ -68,15 +70,23 @@ class Account:
     principals: dict[str, str] = field(default_factory=dict)
     instance_profiles: dict[str, str] = field(default_factory=dict)  # profile name -> its role's ARN
     role_credentials: dict[str, dict[str, str]] = field(default_factory=dict)  # role ARN -> a session
+    _clients: dict[str, Any] = field(default_factory=dict, repr=False)  # service -> client (client())
 
     @property
     def region(self) -> str:
         return self.resolver.region
 
     def client(self, service: str) -> Any:
-        import boto3
+        """One client per service for the whole rehearsal: building a boto3 client costs about 0.1 s
+        of CPU (a rehearsal asked for 72), and a built client is safe to share between threads."""
+        with _CLIENTS_LOCK:
+            built = self._clients.get(service)
+            if built is None:
+                import boto3
 
-        return boto3.client(service, region_name=self.region, endpoint_url=self.endpoint)
+                built = boto3.client(service, region_name=self.region, endpoint_url=self.endpoint)
+                self._clients[service] = built
+            return built
 
 
 def create_account(

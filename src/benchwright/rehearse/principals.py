@@ -15,6 +15,7 @@ against the role's policies from the template, and a denial is recorded (0 expec
 from __future__ import annotations
 
 import importlib
+import threading
 from typing import TYPE_CHECKING, Any
 
 from benchwright.rehearse.stack import ACCOUNT, Resolver, resources_of
@@ -112,10 +113,19 @@ def install(hooks: Hooks) -> None:
     from moto.stepfunctions.parser.asl.component.common.timeouts.timeout import TimeoutSeconds
 
     account = hooks.account
+    built: dict[tuple[str, str, str | None], Any] = {}  # a suite's Map calls thousands of tasks
+    lock = threading.Lock()
 
     def boto_client_for(region: str, service: str, state_credentials: Any = None) -> Any:
+        """A client per region, service and role, built once: moto builds one for every task."""
         role = getattr(state_credentials, "role_arn", None)
         keys = credentials_for(account, role)
+        with lock:
+            if (region, service, role) not in built:
+                built[region, service, role] = _client(region, service, keys)
+            return built[region, service, role]
+
+    def _client(region: str, service: str, keys: dict[str, str]) -> Any:
         return boto3.client(
             service_name=service,
             region_name=region,
