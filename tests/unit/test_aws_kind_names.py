@@ -34,7 +34,6 @@ STILL_BRANCHING: dict[str, int] = {
     "forecast/credits.py": 3,  # which kinds have burst credits
     "providers/aws/janitor.py": 4,  # the listers by name (the kinds name their lister)
     "providers/aws/magnetic_io.py": 1,  # RDS magnetic I/O requests
-    "providers/aws/monthly.py": 12,  # the monthly price, by spec class
     "providers/aws/targets/rds.py": 3,  # RDS and Aurora share one target class
     "providers/aws/usage_prices.py": 5,  # usage priced by kind (Aurora I/O, MemoryDB writes, EC2)
     "providers/base.py": 2,  # an endpoint has no handle

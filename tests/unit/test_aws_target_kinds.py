@@ -20,6 +20,7 @@ from moto import mock_aws
 
 from benchwright.experiments.budget import region_of
 from benchwright.providers.aws import janitor, pricing
+from benchwright.providers.aws.monthly import MonthlyPricer, describe
 from benchwright.providers.aws.pricelist import ExcerptPriceList
 from benchwright.providers.aws.pricing import AwsPriceBook
 from benchwright.providers.aws.targets import TARGETS
@@ -161,6 +162,37 @@ def test_each_kind_prices_its_targets_from_the_services_it_names(name: str) -> N
     items = AwsPriceBook(prices).target_items(target, 3600)
     assert items and all(usd > 0 for usd in items.values()), items
     assert used and used <= set(kind.price_services), (used, kind.price_services)
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_each_priced_kind_prices_a_month_of_its_targets_in_its_own_words(name: str) -> None:
+    """The seeds' monthly tables (providers/aws/monthly.py) ask the kind: a month of its sample target,
+    priced only from the services it names, under a configuration in its own words."""
+    kind = KINDS[name]
+    if kind.price is None:
+        assert kind.monthly is None and kind.describe is None
+        return
+    target, region = SAMPLES[kind.provider or ""]
+    pricer, used = MonthlyPricer(ExcerptPriceList.from_directory(str(PRICES), region)), set[str]()
+    row = pricer.row
+    pricer.row = lambda service, **attributes: (used.add(service), row(service, **attributes))[1]  # type: ignore[method-assign]
+    month = pricer.price(target)
+    assert month is not None and month.configuration == describe(target) != target.provider
+    assert month.lines and month.part_usd("server"), month.missing
+    assert used and used <= set(kind.price_services), (used, kind.price_services)
+
+
+def test_a_priced_kind_without_a_monthly_price_is_refused() -> None:
+    none = Rehearsal((), "none")
+    with pytest.raises(ValueError, match="no monthly price"):
+        AwsTargetKind(
+            name="toy",
+            provider="toy",
+            target="m:C",
+            rehearsal=none,
+            price=lambda *a: None,
+            price_services=("S",),
+        )
 
 
 def test_the_price_book_names_no_target_kind() -> None:

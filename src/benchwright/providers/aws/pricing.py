@@ -19,6 +19,9 @@ from dataclasses import dataclass, field
 
 from benchwright.errors import ProvisioningFailed
 from benchwright.providers.aws.pricelist import (
+    EBS_IOPS_USAGE,
+    GP3_FREE_IOPS,
+    GP3_FREE_MIBPS,
     HOURS_PER_MONTH,
     ExcerptPriceList,
     Price,
@@ -55,10 +58,6 @@ LAMBDA_PER_REQUEST = 0.0000002
 LAMBDA_MEMORY_GB = 0.25
 LAMBDA_AVG_S = 1.5
 
-# EBS: the usage type's suffix of a volume type's provisioned IOPS; gp3 includes 3,000 IOPS, 125 MiB/s
-EBS_IOPS_USAGE = {"io1": "piops", "io2": "io2", "gp3": "gp3"}
-GP3_FREE_IOPS = 3000.0
-GP3_FREE_MIBPS = 125.0
 # Usage types carry a region prefix except in us-east-1 (e.g. EU-Fargate-GB-Hours)
 USAGE_PREFIX = {
     "us-east-1": "",

@@ -10,7 +10,7 @@ from benchwright.providers.aws.deletion import (
     delete_db_snapshot,
     delete_parameter_group_later_ok,
 )
-from benchwright.providers.aws.pricelist import HOURS_PER_MONTH
+from benchwright.providers.aws.pricelist import HOURS_NOTE, HOURS_PER_MONTH
 from benchwright.providers.aws.targets.kinds.base import (
     GROUPS,
     TARGETS,
@@ -21,6 +21,7 @@ from benchwright.providers.aws.targets.kinds.base import (
 from benchwright.spec.targets import AuroraTarget
 
 if TYPE_CHECKING:  # the price book prices through the kinds: only its types are needed here
+    from benchwright.providers.aws.monthly import MonthlyPrice, MonthlyPricer
     from benchwright.providers.aws.pricing import AwsPriceBook, Lines
 
 AURORA_ENGINE = {"postgres": "Aurora PostgreSQL", "mysql": "Aurora MySQL"}
@@ -69,6 +70,35 @@ def price(book: AwsPriceBook, t: AuroraTarget, hours: float, lines: Lines) -> No
     )
 
 
+# prices and resources (h-kindsp) ---------------------------------------------------------------
+def describe(t: AuroraTarget) -> str:
+    return f"aurora {t.instances} x {t.instance_class} ({t.storage_type})"
+
+
+def monthly(pricer: MonthlyPricer, t: AuroraTarget, out: MonthlyPrice, _io: float | None) -> None:
+    engine, optimized = AURORA_ENGINE[t.engine], t.storage_type == "aurora-iopt1"
+    p, mode = pricer.prefix(), "I/O-Optimized" if optimized else "Standard"
+    if t.instance_class == "db.serverless":
+        out.unpriced("server", "aurora serverless v2", "not priced: ACUs follow the load")
+    else:
+        cls = t.instance_class
+
+        def instances() -> tuple[float, str]:
+            usd, src = pricer.row(
+                "AmazonRDS",
+                instanceType=cls,
+                databaseEngine=engine,
+                deploymentOption="Single-AZ",
+                usagetype=f"{p}InstanceUsage{'IOOptimized' if optimized else ''}:{cls}",
+            )
+            return t.instances * usd * HOURS_PER_MONTH, f"{src}; {t.instances} x {HOURS_NOTE}"
+
+        pricer.line(out, "server", f"aurora {t.instances} x {cls} ({mode})", instances)
+    out.unpriced("disk", "aurora cluster volume", "not priced: billed for the data it holds")
+    if not optimized:
+        out.unpriced("io", "aurora I/O requests", "not priced: Standard bills each request")
+
+
 KIND = AwsTargetKind(
     name="aurora",
     provider="aurora",
@@ -99,4 +129,7 @@ KIND = AwsTargetKind(
         ("benchwright.rehearse.services.rds", "benchwright.rehearse.services.rds_restore", "benchwright.rehearse.events"),
         "PostgreSQL or MariaDB on 127.0.0.1 per cluster member; snapshots and restores copy its data; reboot and failover restart it",
     ),
+    # prices and resources (h-kindsp)
+    monthly=monthly,
+    describe=describe,
 )  # fmt: skip

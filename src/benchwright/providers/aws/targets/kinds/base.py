@@ -11,7 +11,7 @@ in rehearse/ that turn its resources into real servers on 127.0.0.1, installed f
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +33,18 @@ class ResourceKind:
 
 # (the price book, the kind's typed target spec, billed hours, the line items to add to) -> None
 TargetPricer = Callable[[Any, Any, float, Any], None]
+
+
+# prices and resources (h-kindsp): what the monthly price tables, a cell's usage lines and the
+# janitor's listing ask of a kind (the types are Any where naming them would import the price book).
+# (the monthly pricer, the kind's typed target spec, the MonthlyPrice to add to, the run's I/O rate) -> None
+MonthlyPricing = Callable[[Any, Any, Any, float | None], None]
+# (the price book, the benchmark spec, the cell or None, the line items) -> None
+UsagePricing = Callable[[Any, Any, Any, Any], None]
+# (the price book, the benchmark spec, the cell or None, the target's seconds, the line items) -> None
+IoRequestPricing = Callable[[Any, Any, Any, float, Any], None]
+# (clients) -> the janitor's Resources of the kind's own resource kinds still alive, found by their tags
+Finder = Callable[[Any], Iterator[Any]]
 
 
 @dataclass(frozen=True)
@@ -58,6 +70,14 @@ class AwsTargetKind:
     target: str | None = None  # "module:Class" of its AwsTarget (providers/aws/targets/), for a provider
     price: TargetPricer | None = None  # prices one target of the kind (None: nothing AWS bills us)
     price_services: tuple[str, ...] = ()  # the Price List services the kind's resources are priced from
+    # prices and resources (h-kindsp) ----------------------------------------------------------
+    monthly: MonthlyPricing | None = None  # a month of one target (monthly.py); required with ``price``
+    describe: Callable[[Any], str] | None = None  # its configuration in the seed tables' words; ditto
+    usage: UsagePricing | None = None  # what it bills by use beyond its hours (Aurora I/O, MemoryDB writes)
+    io_requests: IoRequestPricing | None = None  # storage billed per I/O request (RDS magnetic)
+    zones: Callable[[Any], list[str]] | None = None  # the AZs its target names (cross-AZ transfer)
+    hosts_runners: bool = False  # its nodes are EC2 hosts, counted with an EC2 runner's network series
+    find: Finder | None = None  # lists its own ``resources`` by tag, in its service ``lister``
 
     def __post_init__(self) -> None:
         if self.resources and self.lister is None:
@@ -68,3 +88,9 @@ class AwsTargetKind:
             raise ValueError(f"AWS kind {self.name}: a provider and its target class go together")
         if self.price is not None and not self.price_services:
             raise ValueError(f"AWS kind {self.name}: a price without the Price List services it reads")
+        self._check_prices_and_resources()
+
+    def _check_prices_and_resources(self) -> None:  # h-kindsp
+        """A priced kind prices a month too."""
+        if self.price is not None and (self.monthly is None or self.describe is None):
+            raise ValueError(f"AWS kind {self.name}: priced, but no monthly price (monthly=, describe=)")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from benchwright.providers.aws.deletion import gone_ok
+from benchwright.providers.aws.pricelist import HOURS_NOTE, HOURS_PER_MONTH
 from benchwright.providers.aws.targets.cache_params import MEMORYDB, delete_group_later_ok
 from benchwright.providers.aws.targets.kinds.base import (
     GROUPS,
@@ -16,6 +17,7 @@ from benchwright.providers.aws.targets.kinds.base import (
 from benchwright.spec.targets import MemoryDbTarget
 
 if TYPE_CHECKING:  # the price book prices through the kinds: only its types are needed here
+    from benchwright.providers.aws.monthly import MonthlyPrice, MonthlyPricer
     from benchwright.providers.aws.pricing import AwsPriceBook, Lines
 
 
@@ -23,6 +25,22 @@ def price(book: AwsPriceBook, t: MemoryDbTarget, hours: float, lines: Lines) -> 
     nodes = t.shards * (t.replicas_per_shard + 1)
     unit = book.rate("AmazonMemoryDB", instanceType=t.node_type)
     lines.add(f"memorydb {nodes} x {t.node_type}", hours * nodes * unit.usd, [unit])
+
+
+# prices and resources (h-kindsp) ---------------------------------------------------------------
+def describe(t: MemoryDbTarget) -> str:
+    return f"memorydb {t.shards * (t.replicas_per_shard + 1)} x {t.node_type}"
+
+
+def monthly(pricer: MonthlyPricer, t: MemoryDbTarget, out: MonthlyPrice, _io: float | None) -> None:
+    nodes, attrs = t.shards * (t.replicas_per_shard + 1), {"instanceType": t.node_type}
+
+    def hourly() -> tuple[float, str]:
+        usd, src = pricer.row("AmazonMemoryDB", **attrs)
+        return nodes * usd * HOURS_PER_MONTH, f"{src}; {nodes} x {HOURS_NOTE}"
+
+    pricer.line(out, "server", f"{nodes} x {t.node_type}", hourly)
+    out.notes.append("data written: billed per GB written, usage not in this monthly price")
 
 
 KIND = AwsTargetKind(
@@ -50,4 +68,7 @@ KIND = AwsTargetKind(
         ("benchwright.rehearse.services.cache",),
         "Redis on 127.0.0.1 per cluster (TLS unless the cluster turns it off)",
     ),
+    # prices and resources (h-kindsp)
+    monthly=monthly,
+    describe=describe,
 )
