@@ -33,9 +33,7 @@ STILL_BRANCHING: dict[str, int] = {
     "experiments/models.py": 9,  # the events and operations by provider
     "forecast/credits.py": 3,  # which kinds have burst credits
     "providers/aws/janitor.py": 4,  # the listers by name (the kinds name their lister)
-    "providers/aws/magnetic_io.py": 1,  # RDS magnetic I/O requests
     "providers/aws/targets/rds.py": 3,  # RDS and Aurora share one target class
-    "providers/aws/usage_prices.py": 5,  # usage priced by kind (Aurora I/O, MemoryDB writes, EC2)
     "providers/base.py": 2,  # an endpoint has no handle
     "providers/local/__init__.py": 1,  # an endpoint is also served by the local providers
     "rehearse/credits_carry.py": 1,  # gp2 credits carried for RDS
@@ -53,6 +51,7 @@ OTHER_MEANING: dict[str, int] = {
     "providers/aws/cloudwatch.py": 1,
     "providers/aws/launcher.py": 3,
     "providers/aws/pricing.py": 1,
+    "providers/aws/usage_prices.py": 1,  # the runner platform "ec2" (its hosts' network series)
     "providers/local/endpoint.py": 1,
     "rehearse/services/cache_api.py": 2,
     "rehearse/run_sessions.py": 2,  # an ARN's form per service (ElastiCache "x:name", MemoryDB "x/name")

@@ -182,17 +182,27 @@ def test_each_priced_kind_prices_a_month_of_its_targets_in_its_own_words(name: s
     assert used and used <= set(kind.price_services), (used, kind.price_services)
 
 
-def test_a_priced_kind_without_a_monthly_price_is_refused() -> None:
-    none = Rehearsal((), "none")
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_each_priced_kind_says_where_its_target_sits_for_cross_az_transfer(name: str) -> None:
+    kind = KINDS[name]
+    if kind.price is None:  # no AZ we know of (an endpoint): runner traffic is not priced across AZs
+        assert kind.zones is None
+        return
+    assert kind.zones is not None
+    target, region = SAMPLES[kind.provider or ""]
+    zones = kind.zones(target)
+    assert isinstance(zones, list) and all(z.startswith(region) for z in zones), zones
+
+
+def test_a_priced_kind_without_a_monthly_price_or_its_zones_is_refused() -> None:
+    none, month = Rehearsal((), "none"), {"monthly": lambda *a: None, "describe": str}
+    priced = {"name": "toy", "provider": "toy", "target": "m:C", "rehearsal": none, "price": lambda *a: None,
+              "price_services": ("S",)}  # fmt: skip
     with pytest.raises(ValueError, match="no monthly price"):
-        AwsTargetKind(
-            name="toy",
-            provider="toy",
-            target="m:C",
-            rehearsal=none,
-            price=lambda *a: None,
-            price_services=("S",),
-        )
+        AwsTargetKind(**priced)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="zones="):
+        AwsTargetKind(**priced, **month)  # type: ignore[arg-type]
+    assert AwsTargetKind(**priced, **month, zones=lambda t: []).zones is not None  # type: ignore[arg-type]
 
 
 def test_the_price_book_names_no_target_kind() -> None:

@@ -140,7 +140,6 @@ class AwsPriceBook(PriceBook):
         """Every line item of one cell: the target over ``duration_s``; the runner over ``runner_s``
         (it starts once the target is ready and is gone before teardown), else the span of the
         cell's phases, else ``duration_s``. An unknown price never loses the rest."""
-        from benchwright.providers.aws.magnetic_io import magnetic_io_lines
         from benchwright.providers.aws.monitoring_prices import monitoring_lines
         from benchwright.providers.aws.usage_prices import usage_lines
 
@@ -156,7 +155,7 @@ class AwsPriceBook(PriceBook):
             ("target", lambda: self.target_lines(spec.target, duration_s, lines)),
             ("runner", lambda: self.runner_lines(spec.runner, runner[0], lines, runner[1])),
             ("usage", lambda: usage_lines(self, spec, cell, lines)),
-            ("magnetic I/O", lambda: magnetic_io_lines(self, spec, cell, duration_s, lines)),
+            ("magnetic I/O", lambda: self.io_request_lines(spec, cell, duration_s, lines)),
             ("monitoring", lambda: monitoring_lines(self, spec, cell, duration_s, lines)),
         ]
         for part, price_it in parts:
@@ -170,6 +169,14 @@ class AwsPriceBook(PriceBook):
             [Price(0.0, "benchwright's workflow model (us-east-1 list prices)")],
         )
         return lines
+
+    def io_request_lines(
+        self, spec: BenchmarkSpec, cell: CellResult | None, duration_s: float, lines: Lines
+    ) -> None:
+        """Storage billed per I/O request, priced by the target's kind (``io_requests``: RDS magnetic)."""
+        kind = kind_of_provider(spec.target.provider)
+        if kind is not None and kind.io_requests is not None:
+            kind.io_requests(self, spec, cell, duration_s, lines)
 
     # target ----------------------------------------------------------------------------------
     def target_items(self, target: TargetSpec, duration_s: float) -> dict[str, float]:

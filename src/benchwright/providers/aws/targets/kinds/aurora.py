@@ -3,7 +3,7 @@ snapshots and cluster parameter groups; listed by the janitor's RDS lister."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from benchwright.providers.aws.deletion import (
     delete_db_cluster,
@@ -18,6 +18,7 @@ from benchwright.providers.aws.targets.kinds.base import (
     Rehearsal,
     ResourceKind,
 )
+from benchwright.providers.aws.usage_prices import aurora_io_lines
 from benchwright.spec.targets import AuroraTarget
 
 if TYPE_CHECKING:  # the price book prices through the kinds: only its types are needed here
@@ -99,6 +100,18 @@ def monthly(pricer: MonthlyPricer, t: AuroraTarget, out: MonthlyPrice, _io: floa
         out.unpriced("io", "aurora I/O requests", "not priced: Standard bills each request")
 
 
+def usage(book: AwsPriceBook, spec: Any, cell: Any, lines: Lines) -> None:
+    """Aurora Standard bills each I/O request (I/O-Optimized has them in its prices)."""
+    t = spec.target
+    assert isinstance(t, AuroraTarget)  # its kind's own spec
+    if t.storage_type == "aurora":
+        aurora_io_lines(book, spec, cell, lines)
+
+
+def zones(t: AuroraTarget) -> list[str]:
+    return [t.availability_zone] if t.availability_zone else []
+
+
 KIND = AwsTargetKind(
     name="aurora",
     provider="aurora",
@@ -132,4 +145,6 @@ KIND = AwsTargetKind(
     # prices and resources (h-kindsp)
     monthly=monthly,
     describe=describe,
+    usage=usage,
+    zones=zones,
 )  # fmt: skip

@@ -75,8 +75,8 @@ class AwsTargetKind:
     describe: Callable[[Any], str] | None = None  # its configuration in the seed tables' words; ditto
     usage: UsagePricing | None = None  # what it bills by use beyond its hours (Aurora I/O, MemoryDB writes)
     io_requests: IoRequestPricing | None = None  # storage billed per I/O request (RDS magnetic)
-    zones: Callable[[Any], list[str]] | None = None  # the AZs its target names (cross-AZ transfer)
-    hosts_runners: bool = False  # its nodes are EC2 hosts, counted with an EC2 runner's network series
+    zones: Callable[[Any], list[str]] | None = None  # the AZs its target names (cross-AZ); ditto
+    on_ec2: bool = False  # its nodes are EC2 instances, whose AWS/EC2 network series an EC2 runner's count
     find: Finder | None = None  # lists its own ``resources`` by tag, in its service ``lister``
 
     def __post_init__(self) -> None:
@@ -91,6 +91,10 @@ class AwsTargetKind:
         self._check_prices_and_resources()
 
     def _check_prices_and_resources(self) -> None:  # h-kindsp
-        """A priced kind prices a month too."""
+        """A priced kind prices a month too, and says where it sits (runner traffic across AZs)."""
         if self.price is not None and (self.monthly is None or self.describe is None):
             raise ValueError(f"AWS kind {self.name}: priced, but no monthly price (monthly=, describe=)")
+        if self.price is not None and self.zones is None:
+            raise ValueError(
+                f"AWS kind {self.name}: priced, but its AZs unknown to cross-AZ transfer (zones=)"
+            )

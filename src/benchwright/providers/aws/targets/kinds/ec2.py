@@ -111,6 +111,10 @@ def monthly(pricer: MonthlyPricer, t: Ec2Target, out: MonthlyPrice, io_per_s: fl
         pricer.io_requests(out, "AmazonEC2", f"{p}EBS:VolumeIOUsage", io_per_s)
 
 
+def zones(t: Ec2Target) -> list[str]:
+    return list(t.availability_zones or [])
+
+
 KIND = AwsTargetKind(
     name="ec2",
     provider="ec2",
@@ -132,4 +136,6 @@ KIND = AwsTargetKind(
     # prices and resources (h-kindsp)
     monthly=monthly,
     describe=describe,
+    zones=zones,
+    on_ec2=True,
 )

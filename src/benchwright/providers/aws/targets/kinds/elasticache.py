@@ -46,6 +46,10 @@ def monthly(pricer: MonthlyPricer, t: ElastiCacheTarget, out: MonthlyPrice, _io:
     pricer.line(out, "server", f"{nodes} x {t.node_type}", hourly)
 
 
+def zones(t: ElastiCacheTarget) -> list[str]:
+    return [t.availability_zone]
+
+
 KIND = AwsTargetKind(
     name="elasticache",
     provider="elasticache",
@@ -77,4 +81,5 @@ KIND = AwsTargetKind(
     # prices and resources (h-kindsp)
     monthly=monthly,
     describe=describe,
+    zones=zones,
 )  # fmt: skip

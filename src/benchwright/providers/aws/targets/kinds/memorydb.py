@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from benchwright.providers.aws.deletion import gone_ok
 from benchwright.providers.aws.pricelist import HOURS_NOTE, HOURS_PER_MONTH
@@ -14,6 +14,7 @@ from benchwright.providers.aws.targets.kinds.base import (
     Rehearsal,
     ResourceKind,
 )
+from benchwright.providers.aws.usage_prices import memorydb_written_lines
 from benchwright.spec.targets import MemoryDbTarget
 
 if TYPE_CHECKING:  # the price book prices through the kinds: only its types are needed here
@@ -41,6 +42,13 @@ def monthly(pricer: MonthlyPricer, t: MemoryDbTarget, out: MonthlyPrice, _io: fl
 
     pricer.line(out, "server", f"{nodes} x {t.node_type}", hourly)
     out.notes.append("data written: billed per GB written, usage not in this monthly price")
+
+
+def usage(book: AwsPriceBook, spec: Any, cell: Any, lines: Lines) -> None:
+    """MemoryDB bills each GB written."""
+    t = spec.target
+    assert isinstance(t, MemoryDbTarget)  # its kind's own spec
+    memorydb_written_lines(book, t, spec, cell, lines)
 
 
 KIND = AwsTargetKind(
@@ -71,4 +79,6 @@ KIND = AwsTargetKind(
     # prices and resources (h-kindsp)
     monthly=monthly,
     describe=describe,
+    usage=usage,
+    zones=lambda t: [],  # a MemoryDB cluster's nodes are placed by AWS: no AZ in the spec
 )

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from benchwright.providers.aws.deletion import (
     delete_db_instance,
     delete_db_snapshot,
     delete_parameter_group_later_ok,
 )
+from benchwright.providers.aws.magnetic_io import magnetic_io_lines
 from benchwright.providers.aws.pricelist import HOURS_NOTE, HOURS_PER_MONTH, PriceNotFound
 from benchwright.providers.aws.targets.kinds.base import (
     GROUPS,
@@ -160,6 +161,18 @@ def _backups(t: RdsTarget, out: MonthlyPrice) -> None:
     )
 
 
+def io_requests(book: AwsPriceBook, spec: Any, cell: Any, duration_s: float, lines: Lines) -> None:
+    """Magnetic storage bills each I/O request (providers/aws/magnetic_io.py prices them)."""
+    t = spec.target
+    assert isinstance(t, RdsTarget)  # its kind's own spec
+    if t.storage.type == "magnetic":
+        magnetic_io_lines(book, t, cell, duration_s, lines)
+
+
+def zones(t: RdsTarget) -> list[str]:
+    return [t.availability_zone] if t.availability_zone else []
+
+
 KIND = AwsTargetKind(
     name="rds",
     provider="rds",
@@ -187,4 +200,6 @@ KIND = AwsTargetKind(
     # prices and resources (h-kindsp)
     monthly=monthly,
     describe=describe,
+    io_requests=io_requests,
+    zones=zones,
 )  # fmt: skip
