@@ -32,7 +32,6 @@ STILL_BRANCHING: dict[str, int] = {
     "experiments/checks.py": 12,  # which events and operations each kind offers, and their needs
     "experiments/models.py": 9,  # the events and operations by provider
     "forecast/credits.py": 3,  # which kinds have burst credits
-    "providers/aws/janitor.py": 4,  # the listers by name (the kinds name their lister)
     "providers/aws/targets/rds.py": 3,  # RDS and Aurora share one target class
     "providers/base.py": 2,  # an endpoint has no handle
     "providers/local/__init__.py": 1,  # an endpoint is also served by the local providers

@@ -25,7 +25,7 @@ from benchwright.providers.aws.pricelist import ExcerptPriceList
 from benchwright.providers.aws.pricing import AwsPriceBook
 from benchwright.providers.aws.targets import TARGETS
 from benchwright.providers.aws.targets.kinds import kinds, rehearsal_services, resource_kinds
-from benchwright.providers.aws.targets.kinds.base import AwsTargetKind, Rehearsal
+from benchwright.providers.aws.targets.kinds.base import AwsTargetKind, Rehearsal, ResourceKind
 from benchwright.rehearse.hooks import Hooks
 from benchwright.spec import TargetSpec, load_suite, parse_target
 from benchwright.spec.targets import PROVIDERS
@@ -64,8 +64,10 @@ def test_each_kind_is_listed_deleted_and_ordered(name: str) -> None:
     if not kind.resources:  # a kind that creates nothing (endpoint) asks nothing of the janitor
         assert kind.lister is None and not kind.iam_delete
         return
-    assert kind.lister in janitor.LISTERS
-    assert {r.name for r in kind.resources} <= listed_kinds()  # the lister yields them, by tag
+    assert kind.lister in janitor.LISTERS and kind.find in janitor.LISTERS[kind.lister]
+    module = importlib.import_module(kind.find.__module__)  # its own module lists exactly what it owns
+    assert module.KIND is kind
+    assert {r.name for r in kind.resources} == listed_kinds(module.__name__.rpartition(".")[2])
     for resource in kind.resources:
         assert janitor.KINDS[resource.name] is resource.delete  # the janitor deletes through it
     assert kind.iam_list and kind.iam_delete
@@ -244,6 +246,9 @@ def test_a_kind_without_a_rehearsal_stand_in_or_with_an_unnamed_price_is_refused
         AwsTargetKind(name="toy", provider="toy", target="m:C", rehearsal=none, price=lambda *a: None)
     with pytest.raises(ValueError, match="target class"):
         AwsTargetKind(name="toy", provider="toy", rehearsal=none)
+    owned = (ResourceKind("toy-thing", lambda c, i, x: True, 999),)
+    with pytest.raises(ValueError, match="find="):  # resources nobody lists are never swept
+        AwsTargetKind(name="toy", provider=None, resources=owned, lister="toy", rehearsal=none)
 
 
 def test_the_kinds_stand_ins_patch_moto_apart_so_their_order_does_not_matter(tmp_path: Path) -> None:

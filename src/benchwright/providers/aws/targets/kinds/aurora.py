@@ -1,8 +1,9 @@
 """Aurora clusters (their member instances are rds-instances, owned by the rds kind), their manual
-snapshots and cluster parameter groups; listed by the janitor's RDS lister."""
+snapshots and cluster parameter groups; found by tag in the RDS service (``find``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from benchwright.providers.aws.deletion import (
@@ -10,7 +11,9 @@ from benchwright.providers.aws.deletion import (
     delete_db_snapshot,
     delete_parameter_group_later_ok,
 )
+from benchwright.providers.aws.names import RESOURCE_PREFIX
 from benchwright.providers.aws.pricelist import HOURS_NOTE, HOURS_PER_MONTH
+from benchwright.providers.aws.tagged import Resource
 from benchwright.providers.aws.targets.kinds.base import (
     GROUPS,
     TARGETS,
@@ -18,6 +21,7 @@ from benchwright.providers.aws.targets.kinds.base import (
     Rehearsal,
     ResourceKind,
 )
+from benchwright.providers.aws.targets.kinds.rds import tagged
 from benchwright.providers.aws.usage_prices import aurora_io_lines
 from benchwright.spec.targets import AuroraTarget
 
@@ -112,6 +116,35 @@ def zones(t: AuroraTarget) -> list[str]:
     return [t.availability_zone] if t.availability_zone else []
 
 
+def find(clients: Any) -> Iterator[Resource]:
+    """Clusters, their manual snapshots and cluster parameter groups (members: the rds kind's)."""
+    rds = clients("rds")
+    for cluster, tags in tagged(
+        rds, "describe_db_clusters", "DBClusters", "DBClusterIdentifier", "DBClusterArn", status="Status"
+    ):
+        yield Resource("rds-cluster", cluster["DBClusterIdentifier"], tags)
+    for snap, tags in tagged(
+        rds,
+        "describe_db_cluster_snapshots",
+        "DBClusterSnapshots",
+        "DBClusterSnapshotIdentifier",
+        "DBClusterSnapshotArn",
+        RESOURCE_PREFIX,
+        "Status",
+        SnapshotType="manual",
+    ):
+        yield Resource("rds-cluster-snapshot", snap["DBClusterSnapshotIdentifier"], tags)
+    for group, tags in tagged(
+        rds,
+        "describe_db_cluster_parameter_groups",
+        "DBClusterParameterGroups",
+        "DBClusterParameterGroupName",
+        "DBClusterParameterGroupArn",
+        RESOURCE_PREFIX,
+    ):
+        yield Resource("rds-cluster-parameter-group", group["DBClusterParameterGroupName"], tags)
+
+
 KIND = AwsTargetKind(
     name="aurora",
     provider="aurora",
@@ -147,4 +180,5 @@ KIND = AwsTargetKind(
     describe=describe,
     usage=usage,
     zones=zones,
+    find=find,
 )  # fmt: skip

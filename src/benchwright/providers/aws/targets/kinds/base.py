@@ -1,12 +1,15 @@
 """What an AWS target kind declares, so that the janitor and the stack's policy read it from one place.
 
 A kind owns the resource kinds it creates (the janitor's ``Resource.kind``), each with its one deletion
-path (benchwright.providers.aws.deletion) and its rank in the deletion order; it names the janitor's
-lister that finds them by tag (``janitor.LISTERS``), and the IAM actions that listing and deleting need
-(infra/permissions.py grants them; tests/infra/test_target_kind_iam.py holds the two together). It
+path (benchwright.providers.aws.deletion) and its rank in the deletion order; it lists them by tag
+itself (``find``, in the service it names as ``lister``), and names the IAM actions that listing and
+deleting need (infra/permissions.py grants them; tests/infra/test_target_kind_iam.py holds the two
+together). It
 prices its targets (``price``, over the Price List services it names: the price book calls it, no
 branch on the kind there) and says how a rehearsal stands in for it (``rehearsal``: the moto hooks
-in rehearse/ that turn its resources into real servers on 127.0.0.1, installed from these).
+in rehearse/ that turn its resources into real servers on 127.0.0.1, installed from these). It
+prices a month of a target for the seeds' tables (``monthly``), what it bills by use, and where it
+sits for cross-AZ transfer.
 """
 
 from __future__ import annotations
@@ -63,7 +66,7 @@ class AwsTargetKind:
     name: str
     provider: str | None
     resources: tuple[ResourceKind, ...] = ()
-    lister: str | None = None  # the janitor's lister (janitor.LISTERS) that finds ``resources`` by tag
+    lister: str | None = None  # the service its ``find`` lists ``resources`` in (janitor.LISTERS' key)
     iam_list: tuple[str, ...] = ()  # what the lister calls
     iam_delete: tuple[str, ...] = ()  # what the deletion paths call
     rehearsal: Rehearsal | None = None  # required: a kind no rehearsal stands in for is refused
@@ -91,9 +94,12 @@ class AwsTargetKind:
         self._check_prices_and_resources()
 
     def _check_prices_and_resources(self) -> None:  # h-kindsp
-        """A priced kind prices a month too, and says where it sits (runner traffic across AZs)."""
+        """A kind with resources finds them itself; a priced kind prices a month too, and says where it
+        sits (runner traffic across AZs)."""
         if self.price is not None and (self.monthly is None or self.describe is None):
             raise ValueError(f"AWS kind {self.name}: priced, but no monthly price (monthly=, describe=)")
+        if self.resources and self.find is None:
+            raise ValueError(f"AWS kind {self.name}: resources without find=, its lister by tag")
         if self.price is not None and self.zones is None:
             raise ValueError(
                 f"AWS kind {self.name}: priced, but its AZs unknown to cross-AZ transfer (zones=)"

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
+from benchwright.providers.aws.common import paginate
 from benchwright.providers.aws.deletion import delete_eni_later_ok, terminate_instances
+from benchwright.providers.aws.names import RUN_ID_TAG
 from benchwright.providers.aws.pricelist import (
     EBS_IOPS_USAGE,
     GP3_FREE_IOPS,
@@ -12,6 +15,7 @@ from benchwright.providers.aws.pricelist import (
     HOURS_NOTE,
     HOURS_PER_MONTH,
 )
+from benchwright.providers.aws.tagged import Resource, kv
 from benchwright.providers.aws.targets.kinds.base import (
     INTERFACES,
     NODES,
@@ -115,6 +119,23 @@ def zones(t: Ec2Target) -> list[str]:
     return list(t.availability_zones or [])
 
 
+def find(clients: Any) -> Iterator[Resource]:
+    """Instances not yet terminating and network interfaces, filtered by the run tag's key."""
+    ec2 = clients("ec2")
+    filters = [{"Name": "tag-key", "Values": [RUN_ID_TAG]}]
+    alive = ["pending", "running", "stopping", "stopped"]
+    for reservation in paginate(
+        ec2,
+        "describe_instances",
+        "Reservations",
+        Filters=[*filters, {"Name": "instance-state-name", "Values": alive}],
+    ):
+        for instance in reservation["Instances"]:
+            yield Resource("ec2-instance", instance["InstanceId"], kv(instance.get("Tags")))
+    for eni in paginate(ec2, "describe_network_interfaces", "NetworkInterfaces", Filters=filters):
+        yield Resource("ec2-network-interface", eni["NetworkInterfaceId"], kv(eni.get("TagSet")))
+
+
 KIND = AwsTargetKind(
     name="ec2",
     provider="ec2",
@@ -138,4 +159,5 @@ KIND = AwsTargetKind(
     describe=describe,
     zones=zones,
     on_ec2=True,
+    find=find,
 )

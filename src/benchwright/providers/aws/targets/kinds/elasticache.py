@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
+from benchwright.providers.aws.common import paginate
 from benchwright.providers.aws.deletion import gone_ok
+from benchwright.providers.aws.names import RESOURCE_PREFIX
 from benchwright.providers.aws.pricelist import HOURS_NOTE, HOURS_PER_MONTH
+from benchwright.providers.aws.tagged import Resource, kv, ours
 from benchwright.providers.aws.targets.cache_params import ELASTICACHE, delete_group_later_ok
 from benchwright.providers.aws.targets.kinds.base import (
     GROUPS,
@@ -50,6 +54,23 @@ def zones(t: ElastiCacheTarget) -> list[str]:
     return [t.availability_zone]
 
 
+def find(clients: Any) -> Iterator[Resource]:
+    """Replication groups and the parameter groups made for them, by their run tag."""
+    client = clients("elasticache")
+    for group in paginate(client, "describe_replication_groups", "ReplicationGroups"):
+        if group.get("Status") == "deleting" or not group.get("ARN"):
+            continue
+        tags = kv(client.list_tags_for_resource(ResourceName=group["ARN"]).get("TagList"))
+        if ours(tags):
+            yield Resource("elasticache-replication-group", group["ReplicationGroupId"], tags)
+    for params in paginate(client, "describe_cache_parameter_groups", "CacheParameterGroups"):
+        if not params["CacheParameterGroupName"].startswith(RESOURCE_PREFIX) or not params.get("ARN"):
+            continue  # the service's default.* groups and everyone else's
+        tags = kv(client.list_tags_for_resource(ResourceName=params["ARN"]).get("TagList"))
+        if ours(tags):
+            yield Resource("elasticache-parameter-group", params["CacheParameterGroupName"], tags)
+
+
 KIND = AwsTargetKind(
     name="elasticache",
     provider="elasticache",
@@ -82,4 +103,5 @@ KIND = AwsTargetKind(
     monthly=monthly,
     describe=describe,
     zones=zones,
+    find=find,
 )  # fmt: skip

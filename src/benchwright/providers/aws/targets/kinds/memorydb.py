@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from benchwright.providers.aws.deletion import gone_ok
+from benchwright.providers.aws.names import RESOURCE_PREFIX
 from benchwright.providers.aws.pricelist import HOURS_NOTE, HOURS_PER_MONTH
+from benchwright.providers.aws.tagged import Resource, kv, ours
 from benchwright.providers.aws.targets.cache_params import MEMORYDB, delete_group_later_ok
 from benchwright.providers.aws.targets.kinds.base import (
     GROUPS,
@@ -51,6 +54,39 @@ def usage(book: AwsPriceBook, spec: Any, cell: Any, lines: Lines) -> None:
     memorydb_written_lines(book, t, spec, cell, lines)
 
 
+def find(clients: Any) -> Iterator[Resource]:
+    """Clusters and the parameter groups made for them (the tagging API misses MemoryDB)."""
+    client = clients("memorydb")
+    token = None
+    while True:
+        page = client.describe_clusters(**({"NextToken": token} if token else {}))
+        for cluster in page.get("Clusters", []):
+            if str(cluster.get("Status", "")).lower() == "deleting":
+                continue
+            tags = kv(client.list_tags(ResourceArn=cluster["ARN"]).get("TagList"))
+            if ours(tags):
+                yield Resource("memorydb-cluster", cluster["Name"], tags)
+        token = page.get("NextToken")
+        if not token:
+            break
+    yield from _parameter_groups(client)
+
+
+def _parameter_groups(client: Any) -> Iterator[Resource]:
+    token = None
+    while True:
+        page = client.describe_parameter_groups(**({"NextToken": token} if token else {}))
+        for group in page.get("ParameterGroups", []):
+            if not group["Name"].startswith(RESOURCE_PREFIX) or not group.get("ARN"):
+                continue  # the service's default.* groups and everyone else's
+            tags = kv(client.list_tags(ResourceArn=group["ARN"]).get("TagList"))
+            if ours(tags):
+                yield Resource("memorydb-parameter-group", group["Name"], tags)
+        token = page.get("NextToken")
+        if not token:
+            return
+
+
 KIND = AwsTargetKind(
     name="memorydb",
     provider="memorydb",
@@ -81,4 +117,5 @@ KIND = AwsTargetKind(
     describe=describe,
     usage=usage,
     zones=lambda t: [],  # a MemoryDB cluster's nodes are placed by AWS: no AZ in the spec
+    find=find,
 )

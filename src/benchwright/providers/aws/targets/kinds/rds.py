@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from benchwright.providers.aws.common import paginate
 from benchwright.providers.aws.deletion import (
     delete_db_instance,
     delete_db_snapshot,
     delete_parameter_group_later_ok,
 )
 from benchwright.providers.aws.magnetic_io import magnetic_io_lines
+from benchwright.providers.aws.names import RESOURCE_PREFIX
 from benchwright.providers.aws.pricelist import HOURS_NOTE, HOURS_PER_MONTH, PriceNotFound
+from benchwright.providers.aws.tagged import Resource, kv, ours
 from benchwright.providers.aws.targets.kinds.base import (
     GROUPS,
     TARGETS,
@@ -173,6 +177,54 @@ def zones(t: RdsTarget) -> list[str]:
     return [t.availability_zone] if t.availability_zone else []
 
 
+def tagged(
+    rds: Any, op: str, key: str, ident: str, arn: str, prefix: str = "", status: str = "", **filters: Any
+) -> Iterator[tuple[dict[str, Any], dict[str, str]]]:
+    """Each item of an RDS Describe* listing a run tagged (its tags inline, else asked for), but those
+    named outside ``prefix`` and those whose ``status`` says deleting: the RDS and Aurora listers."""
+    for item in paginate(rds, op, key, **filters):
+        if not str(item.get(ident, "")).startswith(prefix) or (status and item.get(status) == "deleting"):
+            continue
+        tags = kv(item.get("TagList")) or kv(rds.list_tags_for_resource(ResourceName=item[arn])["TagList"])
+        if ours(tags):
+            yield item, tags
+
+
+def find(clients: Any) -> Iterator[Resource]:
+    """Instances (an Aurora cluster's members marked as such), manual snapshots, parameter groups."""
+    rds = clients("rds")
+    for db, tags in tagged(
+        rds,
+        "describe_db_instances",
+        "DBInstances",
+        "DBInstanceIdentifier",
+        "DBInstanceArn",
+        status="DBInstanceStatus",
+    ):
+        member = {"cluster": db["DBClusterIdentifier"]} if db.get("DBClusterIdentifier") else {}
+        yield Resource("rds-instance", db["DBInstanceIdentifier"], tags, member)
+    for snap, tags in tagged(
+        rds,
+        "describe_db_snapshots",
+        "DBSnapshots",
+        "DBSnapshotIdentifier",
+        "DBSnapshotArn",
+        RESOURCE_PREFIX,
+        "Status",
+        SnapshotType="manual",
+    ):
+        yield Resource("rds-snapshot", snap["DBSnapshotIdentifier"], tags)
+    for group, tags in tagged(
+        rds,
+        "describe_db_parameter_groups",
+        "DBParameterGroups",
+        "DBParameterGroupName",
+        "DBParameterGroupArn",
+        RESOURCE_PREFIX,
+    ):
+        yield Resource("rds-parameter-group", group["DBParameterGroupName"], tags)
+
+
 KIND = AwsTargetKind(
     name="rds",
     provider="rds",
@@ -202,4 +254,5 @@ KIND = AwsTargetKind(
     describe=describe,
     io_requests=io_requests,
     zones=zones,
+    find=find,
 )  # fmt: skip
