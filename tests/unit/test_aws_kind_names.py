@@ -35,7 +35,6 @@ STILL_BRANCHING: dict[str, int] = {
     "providers/aws/targets/rds.py": 3,  # RDS and Aurora share one target class
     "providers/base.py": 2,  # an endpoint has no handle
     "providers/local/__init__.py": 1,  # an endpoint is also served by the local providers
-    "rehearse/credits_carry.py": 1,  # gp2 credits carried for RDS
     "spec/duration.py": 12,  # provisioning and teardown seconds by provider
     "spec/server_settings.py": 2,  # which settings each kind takes
     "spec/targets.py": 7,  # each kind's spec model (its provider literal)

@@ -196,6 +196,19 @@ def test_each_priced_kind_says_where_its_target_sits_for_cross_az_transfer(name:
     assert isinstance(zones, list) and all(z.startswith(region) for z in zones), zones
 
 
+@pytest.mark.parametrize("name", sorted(k.name for k in KINDS.values() if k.burst_start_field))
+def test_a_kind_whose_stand_in_carries_a_burst_start_takes_it_at_the_field_it_names(name: str) -> None:
+    """A quick rehearsal stamps ``burst_start_pct`` on the field the kind names (credits_carry.py):
+    its spec model takes it there on gp2 storage."""
+    kind = KINDS[name]
+    field = kind.burst_start_field or ""
+    target, _region = SAMPLES[kind.provider or ""]
+    data = target.model_dump(mode="json", exclude_none=True)
+    data[field] = {**data.get(field, {}), "type": "gp2", "size_gb": 100, "burst_start_pct": 12.5}
+    data[field].pop("iops", None), data[field].pop("throughput_mbps", None)
+    assert getattr(parse_target(data), field).burst_start_pct == 12.5
+
+
 def test_a_priced_kind_without_a_monthly_price_or_its_zones_is_refused() -> None:
     none, month = Rehearsal((), "none"), {"monthly": lambda *a: None, "describe": str}
     priced = {"name": "toy", "provider": "toy", "target": "m:C", "rehearsal": none, "price": lambda *a: None,

@@ -81,6 +81,9 @@ class AwsTargetKind:
     zones: Callable[[Any], list[str]] | None = None  # the AZs its target names (cross-AZ); ditto
     on_ec2: bool = False  # its nodes are EC2 instances, whose AWS/EC2 network series an EC2 runner's count
     find: Finder | None = None  # lists its own ``resources`` by tag, in its service ``lister``
+    # the target field (RDS: "storage") whose gp2 bucket its stand-in models, started by a quick
+    # rehearsal where the full spec's forecast says (rehearse/credits_carry.py); None: no bucket carried
+    burst_start_field: str | None = None
 
     def __post_init__(self) -> None:
         if self.resources and self.lister is None:

@@ -255,4 +255,5 @@ KIND = AwsTargetKind(
     io_requests=io_requests,
     zones=zones,
     find=find,
+    burst_start_field="storage",
 )  # fmt: skip
