@@ -5,8 +5,9 @@ taken off the list. The lists only shrink.
 
 Counted: a comparison with a kind's name (``== "rds"``, ``in ("rds", "aurora")``, ``x["ec2"]``), a
 name as a dict key (``"memorydb": ...``), an ``isinstance`` on a kind's spec class, and a dict keyed by
-one. The pricing of a target, its rehearsal stand-in, its target class and the janitor's deletion
-table and order are read from the descriptors and are not here any more.
+one. The pricing of a target (a run's, its usage and a month's), its rehearsal stand-in and the burst
+start it carries, its target class and the janitor's listers, deletion table and order are read from
+the descriptors and are not here any more.
 """
 
 from __future__ import annotations
