@@ -5,8 +5,9 @@ taken off the list. The lists only shrink.
 
 Counted: a comparison with a kind's name (``== "rds"``, ``in ("rds", "aurora")``, ``x["ec2"]``), a
 name as a dict key (``"memorydb": ...``), an ``isinstance`` on a kind's spec class, and a dict keyed by
-one. The pricing of a target, its rehearsal stand-in, its target class and the janitor's deletion
-table and order are read from the descriptors and are not here any more.
+one. The pricing of a target (a run's, its usage and a month's), its rehearsal stand-in and the burst
+start it carries, its target class and the janitor's listers, deletion table and order are read from
+the descriptors and are not here any more.
 """
 
 from __future__ import annotations
@@ -32,14 +33,9 @@ STILL_BRANCHING: dict[str, int] = {
     "experiments/checks.py": 12,  # which events and operations each kind offers, and their needs
     "experiments/models.py": 9,  # the events and operations by provider
     "forecast/credits.py": 3,  # which kinds have burst credits
-    "providers/aws/janitor.py": 4,  # the listers by name (the kinds name their lister)
-    "providers/aws/magnetic_io.py": 1,  # RDS magnetic I/O requests
-    "providers/aws/monthly.py": 12,  # the monthly price, by spec class
     "providers/aws/targets/rds.py": 3,  # RDS and Aurora share one target class
-    "providers/aws/usage_prices.py": 5,  # usage priced by kind (Aurora I/O, MemoryDB writes, EC2)
     "providers/base.py": 2,  # an endpoint has no handle
     "providers/local/__init__.py": 1,  # an endpoint is also served by the local providers
-    "rehearse/credits_carry.py": 1,  # gp2 credits carried for RDS
     "spec/duration.py": 12,  # provisioning and teardown seconds by provider
     "spec/server_settings.py": 2,  # which settings each kind takes
     "spec/targets.py": 7,  # each kind's spec model (its provider literal)
@@ -54,6 +50,7 @@ OTHER_MEANING: dict[str, int] = {
     "providers/aws/cloudwatch.py": 1,
     "providers/aws/launcher.py": 3,
     "providers/aws/pricing.py": 1,
+    "providers/aws/usage_prices.py": 1,  # the runner platform "ec2" (its hosts' network series)
     "providers/local/endpoint.py": 1,
     "rehearse/services/cache_api.py": 2,
     "rehearse/run_sessions.py": 2,  # an ARN's form per service (ElastiCache "x:name", MemoryDB "x/name")

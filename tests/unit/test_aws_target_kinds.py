@@ -20,11 +20,12 @@ from moto import mock_aws
 
 from benchwright.experiments.budget import region_of
 from benchwright.providers.aws import janitor, pricing
+from benchwright.providers.aws.monthly import MonthlyPricer, describe
 from benchwright.providers.aws.pricelist import ExcerptPriceList
 from benchwright.providers.aws.pricing import AwsPriceBook
 from benchwright.providers.aws.targets import TARGETS
 from benchwright.providers.aws.targets.kinds import kinds, rehearsal_services, resource_kinds
-from benchwright.providers.aws.targets.kinds.base import AwsTargetKind, Rehearsal
+from benchwright.providers.aws.targets.kinds.base import AwsTargetKind, Rehearsal, ResourceKind
 from benchwright.rehearse.hooks import Hooks
 from benchwright.spec import TargetSpec, load_suite, parse_target
 from benchwright.spec.targets import PROVIDERS
@@ -63,8 +64,10 @@ def test_each_kind_is_listed_deleted_and_ordered(name: str) -> None:
     if not kind.resources:  # a kind that creates nothing (endpoint) asks nothing of the janitor
         assert kind.lister is None and not kind.iam_delete
         return
-    assert kind.lister in janitor.LISTERS
-    assert {r.name for r in kind.resources} <= listed_kinds()  # the lister yields them, by tag
+    assert kind.lister in janitor.LISTERS and kind.find in janitor.LISTERS[kind.lister]
+    module = importlib.import_module(kind.find.__module__)  # its own module lists exactly what it owns
+    assert module.KIND is kind
+    assert {r.name for r in kind.resources} == listed_kinds(module.__name__.rpartition(".")[2])
     for resource in kind.resources:
         assert janitor.KINDS[resource.name] is resource.delete  # the janitor deletes through it
     assert kind.iam_list and kind.iam_delete
@@ -163,6 +166,60 @@ def test_each_kind_prices_its_targets_from_the_services_it_names(name: str) -> N
     assert used and used <= set(kind.price_services), (used, kind.price_services)
 
 
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_each_priced_kind_prices_a_month_of_its_targets_in_its_own_words(name: str) -> None:
+    """The seeds' monthly tables (providers/aws/monthly.py) ask the kind: a month of its sample target,
+    priced only from the services it names, under a configuration in its own words."""
+    kind = KINDS[name]
+    if kind.price is None:
+        assert kind.monthly is None and kind.describe is None
+        return
+    target, region = SAMPLES[kind.provider or ""]
+    pricer, used = MonthlyPricer(ExcerptPriceList.from_directory(str(PRICES), region)), set[str]()
+    row = pricer.row
+    pricer.row = lambda service, **attributes: (used.add(service), row(service, **attributes))[1]  # type: ignore[method-assign]
+    month = pricer.price(target)
+    assert month is not None and month.configuration == describe(target) != target.provider
+    assert month.lines and month.part_usd("server"), month.missing
+    assert used and used <= set(kind.price_services), (used, kind.price_services)
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_each_priced_kind_says_where_its_target_sits_for_cross_az_transfer(name: str) -> None:
+    kind = KINDS[name]
+    if kind.price is None:  # no AZ we know of (an endpoint): runner traffic is not priced across AZs
+        assert kind.zones is None
+        return
+    assert kind.zones is not None
+    target, region = SAMPLES[kind.provider or ""]
+    zones = kind.zones(target)
+    assert isinstance(zones, list) and all(z.startswith(region) for z in zones), zones
+
+
+@pytest.mark.parametrize("name", sorted(k.name for k in KINDS.values() if k.burst_start_field))
+def test_a_kind_whose_stand_in_carries_a_burst_start_takes_it_at_the_field_it_names(name: str) -> None:
+    """A quick rehearsal stamps ``burst_start_pct`` on the field the kind names (credits_carry.py):
+    its spec model takes it there on gp2 storage."""
+    kind = KINDS[name]
+    field = kind.burst_start_field or ""
+    target, _region = SAMPLES[kind.provider or ""]
+    data = target.model_dump(mode="json", exclude_none=True)
+    data[field] = {**data.get(field, {}), "type": "gp2", "size_gb": 100, "burst_start_pct": 12.5}
+    data[field].pop("iops", None), data[field].pop("throughput_mbps", None)
+    assert getattr(parse_target(data), field).burst_start_pct == 12.5
+
+
+def test_a_priced_kind_without_a_monthly_price_or_its_zones_is_refused() -> None:
+    none, month = Rehearsal((), "none"), {"monthly": lambda *a: None, "describe": str}
+    priced = {"name": "toy", "provider": "toy", "target": "m:C", "rehearsal": none, "price": lambda *a: None,
+              "price_services": ("S",)}  # fmt: skip
+    with pytest.raises(ValueError, match="no monthly price"):
+        AwsTargetKind(**priced)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="zones="):
+        AwsTargetKind(**priced, **month)  # type: ignore[arg-type]
+    assert AwsTargetKind(**priced, **month, zones=lambda t: []).zones is not None  # type: ignore[arg-type]
+
+
 def test_the_price_book_names_no_target_kind() -> None:
     """It prices a target through its kind's ``price``: no dispatch on the spec's target classes."""
     source = inspect.getsource(pricing)
@@ -202,6 +259,9 @@ def test_a_kind_without_a_rehearsal_stand_in_or_with_an_unnamed_price_is_refused
         AwsTargetKind(name="toy", provider="toy", target="m:C", rehearsal=none, price=lambda *a: None)
     with pytest.raises(ValueError, match="target class"):
         AwsTargetKind(name="toy", provider="toy", rehearsal=none)
+    owned = (ResourceKind("toy-thing", lambda c, i, x: True, 999),)
+    with pytest.raises(ValueError, match="find="):  # resources nobody lists are never swept
+        AwsTargetKind(name="toy", provider=None, resources=owned, lister="toy", rehearsal=none)
 
 
 def test_the_kinds_stand_ins_patch_moto_apart_so_their_order_does_not_matter(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """One deletion path per AWS resource kind (providers/aws/deletion.py): the janitor has a path for
-every kind its listers find, deletes in one order, and each path is idempotent against moto."""
+every kind the AWS kinds' listers find, deletes in one order, and each path is idempotent against moto."""
 
 from __future__ import annotations
 
@@ -12,20 +12,21 @@ from moto import mock_aws
 
 from benchwright.providers.aws import janitor
 from benchwright.providers.aws.deletion import delete_db_instance, delete_db_snapshot, terminate_instances
+from benchwright.providers.aws.targets import kinds as kinds_package
 
-JANITOR = Path(janitor.__file__)
+KINDS_FOLDER = Path(kinds_package.__file__).parent
 
 
-def listed_kinds() -> set[str]:
-    """Every kind a lister yields: the first argument of each ``Resource(...)`` in janitor.py."""
+def listed_kinds(module: str | None = None) -> set[str]:
+    """Every resource kind a lister yields: the first argument of each ``Resource(...)`` in the AWS
+    kinds' modules (each kind lists its own: ``module``, e.g. "rds", for one kind's)."""
     kinds: set[str] = set()
-    for node in ast.walk(ast.parse(JANITOR.read_text())):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Resource" and node.args:
-            first = node.args[0]
-            if isinstance(first, ast.Constant):
+    for path in [KINDS_FOLDER / f"{module}.py"] if module else sorted(KINDS_FOLDER.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Resource" and node.args:
+                first = node.args[0]
+                assert isinstance(first, ast.Constant), f"{path.name}: Resource(...) names its kind literally"
                 kinds.add(str(first.value))
-            elif isinstance(first, ast.Name):  # the snapshot lister's loop variable: its tuple's kinds
-                kinds.update({"rds-snapshot", "rds-cluster-snapshot"})
     return kinds
 
 

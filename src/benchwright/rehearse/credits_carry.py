@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchwright.forecast.credits import forecast_spec
+from benchwright.providers.aws.targets.kinds import kind_of_provider
 from benchwright.spec.model import BenchmarkSpec, SuiteSpec, spec_dict
 
 StorageKey = tuple[str, int]  # (storage type, size in GiB)
@@ -42,14 +43,17 @@ def _stamp(storage: Any, starts: dict[StorageKey, float]) -> None:
 
 
 def carry(quick: SuiteSpec, starts: dict[StorageKey, float]) -> SuiteSpec:
-    """The quick suite with each gp2 storage (the target's and a matrix's ``target.storage`` values)
-    starting where the full spec's forecast says."""
+    """The quick suite with each gp2 storage whose bucket the kind's stand-in models (its
+    ``burst_start_field``, the target's and a matrix's values: RDS's ``target.storage``) starting
+    where the full spec's forecast says."""
     benchmarks: list[BenchmarkSpec] = []
     for spec in quick.benchmarks:
         data = spec_dict(spec)
-        if data["target"].get("provider") == "rds":
-            _stamp(data["target"].get("storage"), starts)
-            for value in data.get("matrix", {}).get("target.storage", []):
+        kind = kind_of_provider(spec.target.provider)
+        field = kind.burst_start_field if kind is not None else None
+        if field is not None:
+            _stamp(data["target"].get(field), starts)
+            for value in data.get("matrix", {}).get(f"target.{field}", []):
                 _stamp(value, starts)
         benchmarks.append(BenchmarkSpec.model_validate(data))
     return SuiteSpec(suite=quick.suite, description=quick.description, benchmarks=benchmarks)

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from benchwright.judge.credits import CLOUDWATCH_PERIOD_S
 from benchwright.providers.aws.pricelist import PriceNotFound
 from benchwright.runs import CellResult
-from benchwright.spec import BenchmarkSpec
 from benchwright.spec.targets import RdsTarget
 
 if TYPE_CHECKING:
@@ -48,12 +47,10 @@ def measured_requests(cell: CellResult | None) -> float | None:
 
 
 def magnetic_io_lines(
-    book: AwsPriceBook, spec: BenchmarkSpec, cell: CellResult | None, duration_s: float, lines: Lines
+    book: AwsPriceBook, target: RdsTarget, cell: CellResult | None, duration_s: float, lines: Lines
 ) -> None:
-    """The magnetic I/O request line of an RDS target on magnetic storage; nothing for others."""
-    target = spec.target
-    if not isinstance(target, RdsTarget) or target.storage.type != "magnetic":
-        return
+    """The magnetic I/O request line of an RDS target on magnetic storage (the rds kind's
+    ``io_requests`` calls it for one)."""
     if target.multi_az:
         raise PriceNotFound(
             "magnetic I/O requests: not priced for Multi-AZ (the standby's I/O is not observed)"

@@ -17,6 +17,12 @@ from benchwright.errors import ProvisioningFailed
 from benchwright.providers.aws.common import Clients, aws_call
 
 HOURS_PER_MONTH = 730.0  # the Price List's month: a GB-month or IOPS-month is 730 hours
+# EBS: the usage type's suffix of a volume type's provisioned IOPS; gp3 includes 3,000 IOPS, 125 MiB/s
+# (the price book's run lines and the EC2 kind's monthly price read them)
+EBS_IOPS_USAGE = {"io1": "piops", "io2": "io2", "gp3": "gp3"}
+GP3_FREE_IOPS = 3000.0
+GP3_FREE_MIBPS = 125.0
+HOURS_NOTE = f"{HOURS_PER_MONTH:g} h/month (AWS's convention for a month)"  # monthly prices say so
 
 API_SOURCE = "Price List API"
 PACKAGED_FILE = "price_list.json"  # in this package: the cached copy (see its "how" field)

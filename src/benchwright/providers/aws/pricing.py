@@ -19,6 +19,9 @@ from dataclasses import dataclass, field
 
 from benchwright.errors import ProvisioningFailed
 from benchwright.providers.aws.pricelist import (
+    EBS_IOPS_USAGE,
+    GP3_FREE_IOPS,
+    GP3_FREE_MIBPS,
     HOURS_PER_MONTH,
     ExcerptPriceList,
     Price,
@@ -55,10 +58,6 @@ LAMBDA_PER_REQUEST = 0.0000002
 LAMBDA_MEMORY_GB = 0.25
 LAMBDA_AVG_S = 1.5
 
-# EBS: the usage type's suffix of a volume type's provisioned IOPS; gp3 includes 3,000 IOPS, 125 MiB/s
-EBS_IOPS_USAGE = {"io1": "piops", "io2": "io2", "gp3": "gp3"}
-GP3_FREE_IOPS = 3000.0
-GP3_FREE_MIBPS = 125.0
 # Usage types carry a region prefix except in us-east-1 (e.g. EU-Fargate-GB-Hours)
 USAGE_PREFIX = {
     "us-east-1": "",
@@ -141,7 +140,6 @@ class AwsPriceBook(PriceBook):
         """Every line item of one cell: the target over ``duration_s``; the runner over ``runner_s``
         (it starts once the target is ready and is gone before teardown), else the span of the
         cell's phases, else ``duration_s``. An unknown price never loses the rest."""
-        from benchwright.providers.aws.magnetic_io import magnetic_io_lines
         from benchwright.providers.aws.monitoring_prices import monitoring_lines
         from benchwright.providers.aws.usage_prices import usage_lines
 
@@ -157,7 +155,7 @@ class AwsPriceBook(PriceBook):
             ("target", lambda: self.target_lines(spec.target, duration_s, lines)),
             ("runner", lambda: self.runner_lines(spec.runner, runner[0], lines, runner[1])),
             ("usage", lambda: usage_lines(self, spec, cell, lines)),
-            ("magnetic I/O", lambda: magnetic_io_lines(self, spec, cell, duration_s, lines)),
+            ("magnetic I/O", lambda: self.io_request_lines(spec, cell, duration_s, lines)),
             ("monitoring", lambda: monitoring_lines(self, spec, cell, duration_s, lines)),
         ]
         for part, price_it in parts:
@@ -171,6 +169,14 @@ class AwsPriceBook(PriceBook):
             [Price(0.0, "benchwright's workflow model (us-east-1 list prices)")],
         )
         return lines
+
+    def io_request_lines(
+        self, spec: BenchmarkSpec, cell: CellResult | None, duration_s: float, lines: Lines
+    ) -> None:
+        """Storage billed per I/O request, priced by the target's kind (``io_requests``: RDS magnetic)."""
+        kind = kind_of_provider(spec.target.provider)
+        if kind is not None and kind.io_requests is not None:
+            kind.io_requests(self, spec, cell, duration_s, lines)
 
     # target ----------------------------------------------------------------------------------
     def target_items(self, target: TargetSpec, duration_s: float) -> dict[str, float]:

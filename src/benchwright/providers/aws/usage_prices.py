@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from benchwright.providers.aws.pricelist import PriceNotFound
+from benchwright.providers.aws.targets.kinds import kind_of_provider
 from benchwright.providers.aws.usage import GIB, Traffic, modelled, traffic
 from benchwright.runs import CellResult
 from benchwright.spec import BenchmarkSpec
-from benchwright.spec.targets import AuroraTarget, Ec2Target, MemoryDbTarget
+from benchwright.spec.targets import MemoryDbTarget
 
 if TYPE_CHECKING:
     from benchwright.providers.aws.pricing import AwsPriceBook, Lines
@@ -26,17 +27,17 @@ RUNNER_NETWORK_METRICS = ("NetworkIn", "NetworkOut")
 
 
 def usage_lines(book: AwsPriceBook, spec: BenchmarkSpec, cell: CellResult | None, lines: Lines) -> None:
-    target = spec.target
-    if isinstance(target, AuroraTarget) and target.storage_type == "aurora":
-        _aurora_io(book, spec, cell, lines)
-    if isinstance(target, MemoryDbTarget):
-        _memorydb_written(book, spec, cell, lines)
+    """What the target's kind bills by use (its ``usage``: Aurora Standard's I/O, MemoryDB's data
+    written), then runner <-> target bytes across AZs."""
+    kind = kind_of_provider(spec.target.provider)
+    if kind is not None and kind.usage is not None:
+        kind.usage(book, spec, cell, lines)
     crossing = crosses_az(spec)
     if crossing:
         _cross_az(book, spec, cell, lines, crossing)
 
 
-def _unmodelled(spec: BenchmarkSpec, what: str) -> PriceNotFound:
+def unmodelled(spec: BenchmarkSpec, what: str) -> PriceNotFound:
     return PriceNotFound(
         f"{what}: not estimated for workload {spec.workload.name} (no per-operation model of its reads "
         "and writes; priced after the run when the cost stage has the measured figure)"
@@ -54,7 +55,7 @@ def measured_aurora_io(cell: CellResult | None) -> float | None:
     return sum(p.value for m in series for p in m.points)
 
 
-def _aurora_io(book: AwsPriceBook, spec: BenchmarkSpec, cell: CellResult | None, lines: Lines) -> None:
+def aurora_io_lines(book: AwsPriceBook, spec: BenchmarkSpec, cell: CellResult | None, lines: Lines) -> None:
     unit = book.rate(
         "AmazonRDS", productFamily="System Operation", usagetype=f"{book.usage_prefix()}Aurora:StorageIOUsage"
     )
@@ -65,7 +66,7 @@ def _aurora_io(book: AwsPriceBook, spec: BenchmarkSpec, cell: CellResult | None,
         return
     found = traffic(spec, cell)
     if found is None:
-        raise _unmodelled(spec, "aurora I/O requests")
+        raise unmodelled(spec, "aurora I/O requests")
     ios = aurora_ios(found)
     basis = (
         f"{found.basis}; {ios:,.0f} I/Os = writes x 4 KiB log units + every read a cache miss "
@@ -82,12 +83,12 @@ def aurora_ios(found: Traffic) -> float:
 
 
 # --------------------------------------------------------------------- MemoryDB data written
-def _memorydb_written(book: AwsPriceBook, spec: BenchmarkSpec, cell: CellResult | None, lines: Lines) -> None:
-    target = spec.target
-    assert isinstance(target, MemoryDbTarget)
+def memorydb_written_lines(
+    book: AwsPriceBook, target: MemoryDbTarget, spec: BenchmarkSpec, cell: CellResult | None, lines: Lines
+) -> None:
     found = traffic(spec, cell)
     if found is None:
-        raise _unmodelled(spec, "memorydb data written")
+        raise unmodelled(spec, "memorydb data written")
     engine = "Valkey" if target.cache_engine == "valkey" else "Redis"
     unit = book.prices.lookup_by_unit("AmazonMemoryDB", "GB", ("written", engine.lower()))
     basis = f"{found.basis}; {found.written_gb:,.3f} GB = writes x value size"
@@ -95,24 +96,17 @@ def _memorydb_written(book: AwsPriceBook, spec: BenchmarkSpec, cell: CellResult 
 
 
 # --------------------------------------------------------------------- cross-AZ transfer
-def _target_azs(spec: BenchmarkSpec) -> list[str]:
-    target = spec.target
-    if isinstance(target, Ec2Target):
-        return list(target.availability_zones or [])
-    zone = getattr(target, "availability_zone", None)
-    return [zone] if zone else []
-
-
 def crosses_az(spec: BenchmarkSpec) -> str | None:
-    """Why runner <-> target traffic crosses AZs (None: it stays in one AZ, or no cloud runner)."""
-    runner = spec.runner
-    if runner.platform == "local" or spec.target.provider in ("local", "endpoint"):
+    """Why runner <-> target traffic crosses AZs (None: it stays in one AZ, or no cloud runner, or a
+    target no AWS kind places: local, or an endpoint someone else runs)."""
+    runner, kind = spec.runner, kind_of_provider(spec.target.provider)
+    if runner.platform == "local" or kind is None or kind.zones is None:
         return None
     if runner.placement == "same-az":
         return None
     if runner.placement == "other-az":
         return "runner placement other-az"
-    zones = _target_azs(spec)
+    zones = kind.zones(spec.target)
     if runner.placement in zones:
         return None
     where = ", ".join(zones) if zones else "an AZ AWS picks"
@@ -122,7 +116,8 @@ def crosses_az(spec: BenchmarkSpec) -> str | None:
 def measured_runner_bytes(spec: BenchmarkSpec, cell: CellResult | None) -> float | None:
     """The EC2 runner hosts' NetworkIn + NetworkOut over the cell's window. Only when the target is
     not on EC2 too, whose instances would be counted with the runners'."""
-    if cell is None or spec.runner.platform != "ec2" or isinstance(spec.target, Ec2Target):
+    kind = kind_of_provider(spec.target.provider)
+    if cell is None or spec.runner.platform != "ec2" or (kind is not None and kind.on_ec2):
         return None
     series = [m for m in cell.metrics if m.name in RUNNER_NETWORK_METRICS and "AWS/EC2" in m.source]
     if not series:
@@ -147,7 +142,7 @@ def _cross_az(
         lines.add("cross-AZ transfer runner <-> target (measured)", 2 * gb * unit.usd, [unit], basis)
         return
     if not modelled(spec):
-        raise _unmodelled(spec, "cross-AZ transfer")
+        raise unmodelled(spec, "cross-AZ transfer")
     found = traffic(spec, cell)
     assert found is not None
     basis = f"{crossing}; {found.basis}; {found.moved_gb:,.3f} GB moved, charged out and in"

@@ -1,7 +1,8 @@
 """The AWS target kinds, each described in its own module here; a new kind is its module plus a line
-in ``MODULES``. The janitor's deletion table and order are read from them (janitor.KINDS), the price
-book prices a target through its kind (pricing.AwsPriceBook.target_lines), and a rehearsal installs
-each kind's stand-in (rehearse/hooks.py)."""
+in ``MODULES``. The janitor's listers, deletion table and order are read from them (janitor.LISTERS,
+janitor.KINDS), the price book prices a target through its kind (pricing.AwsPriceBook.target_lines,
+usage_prices.py, the magnetic I/O line) and so do the seeds' monthly prices (monthly.py), and a
+rehearsal installs each kind's stand-in (rehearse/hooks.py)."""
 
 from __future__ import annotations
 

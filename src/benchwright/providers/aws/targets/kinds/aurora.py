@@ -1,16 +1,19 @@
 """Aurora clusters (their member instances are rds-instances, owned by the rds kind), their manual
-snapshots and cluster parameter groups; listed by the janitor's RDS lister."""
+snapshots and cluster parameter groups; found by tag in the RDS service (``find``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from benchwright.providers.aws.deletion import (
     delete_db_cluster,
     delete_db_snapshot,
     delete_parameter_group_later_ok,
 )
-from benchwright.providers.aws.pricelist import HOURS_PER_MONTH
+from benchwright.providers.aws.names import RESOURCE_PREFIX
+from benchwright.providers.aws.pricelist import HOURS_NOTE, HOURS_PER_MONTH
+from benchwright.providers.aws.tagged import Resource
 from benchwright.providers.aws.targets.kinds.base import (
     GROUPS,
     TARGETS,
@@ -18,9 +21,12 @@ from benchwright.providers.aws.targets.kinds.base import (
     Rehearsal,
     ResourceKind,
 )
+from benchwright.providers.aws.targets.kinds.rds import tagged
+from benchwright.providers.aws.usage_prices import aurora_io_lines
 from benchwright.spec.targets import AuroraTarget
 
 if TYPE_CHECKING:  # the price book prices through the kinds: only its types are needed here
+    from benchwright.providers.aws.monthly import MonthlyPrice, MonthlyPricer
     from benchwright.providers.aws.pricing import AwsPriceBook, Lines
 
 AURORA_ENGINE = {"postgres": "Aurora PostgreSQL", "mysql": "Aurora MySQL"}
@@ -69,6 +75,76 @@ def price(book: AwsPriceBook, t: AuroraTarget, hours: float, lines: Lines) -> No
     )
 
 
+# prices and resources (h-kindsp) ---------------------------------------------------------------
+def describe(t: AuroraTarget) -> str:
+    return f"aurora {t.instances} x {t.instance_class} ({t.storage_type})"
+
+
+def monthly(pricer: MonthlyPricer, t: AuroraTarget, out: MonthlyPrice, _io: float | None) -> None:
+    engine, optimized = AURORA_ENGINE[t.engine], t.storage_type == "aurora-iopt1"
+    p, mode = pricer.prefix(), "I/O-Optimized" if optimized else "Standard"
+    if t.instance_class == "db.serverless":
+        out.unpriced("server", "aurora serverless v2", "not priced: ACUs follow the load")
+    else:
+        cls = t.instance_class
+
+        def instances() -> tuple[float, str]:
+            usd, src = pricer.row(
+                "AmazonRDS",
+                instanceType=cls,
+                databaseEngine=engine,
+                deploymentOption="Single-AZ",
+                usagetype=f"{p}InstanceUsage{'IOOptimized' if optimized else ''}:{cls}",
+            )
+            return t.instances * usd * HOURS_PER_MONTH, f"{src}; {t.instances} x {HOURS_NOTE}"
+
+        pricer.line(out, "server", f"aurora {t.instances} x {cls} ({mode})", instances)
+    out.unpriced("disk", "aurora cluster volume", "not priced: billed for the data it holds")
+    if not optimized:
+        out.unpriced("io", "aurora I/O requests", "not priced: Standard bills each request")
+
+
+def usage(book: AwsPriceBook, spec: Any, cell: Any, lines: Lines) -> None:
+    """Aurora Standard bills each I/O request (I/O-Optimized has them in its prices)."""
+    t = spec.target
+    assert isinstance(t, AuroraTarget)  # its kind's own spec
+    if t.storage_type == "aurora":
+        aurora_io_lines(book, spec, cell, lines)
+
+
+def zones(t: AuroraTarget) -> list[str]:
+    return [t.availability_zone] if t.availability_zone else []
+
+
+def find(clients: Any) -> Iterator[Resource]:
+    """Clusters, their manual snapshots and cluster parameter groups (members: the rds kind's)."""
+    rds = clients("rds")
+    for cluster, tags in tagged(
+        rds, "describe_db_clusters", "DBClusters", "DBClusterIdentifier", "DBClusterArn", status="Status"
+    ):
+        yield Resource("rds-cluster", cluster["DBClusterIdentifier"], tags)
+    for snap, tags in tagged(
+        rds,
+        "describe_db_cluster_snapshots",
+        "DBClusterSnapshots",
+        "DBClusterSnapshotIdentifier",
+        "DBClusterSnapshotArn",
+        RESOURCE_PREFIX,
+        "Status",
+        SnapshotType="manual",
+    ):
+        yield Resource("rds-cluster-snapshot", snap["DBClusterSnapshotIdentifier"], tags)
+    for group, tags in tagged(
+        rds,
+        "describe_db_cluster_parameter_groups",
+        "DBClusterParameterGroups",
+        "DBClusterParameterGroupName",
+        "DBClusterParameterGroupArn",
+        RESOURCE_PREFIX,
+    ):
+        yield Resource("rds-cluster-parameter-group", group["DBClusterParameterGroupName"], tags)
+
+
 KIND = AwsTargetKind(
     name="aurora",
     provider="aurora",
@@ -99,4 +175,10 @@ KIND = AwsTargetKind(
         ("benchwright.rehearse.services.rds", "benchwright.rehearse.services.rds_restore", "benchwright.rehearse.events"),
         "PostgreSQL or MariaDB on 127.0.0.1 per cluster member; snapshots and restores copy its data; reboot and failover restart it",
     ),
+    # prices and resources (h-kindsp)
+    monthly=monthly,
+    describe=describe,
+    usage=usage,
+    zones=zones,
+    find=find,
 )  # fmt: skip

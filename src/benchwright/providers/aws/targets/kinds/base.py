@@ -1,17 +1,20 @@
 """What an AWS target kind declares, so that the janitor and the stack's policy read it from one place.
 
 A kind owns the resource kinds it creates (the janitor's ``Resource.kind``), each with its one deletion
-path (benchwright.providers.aws.deletion) and its rank in the deletion order; it names the janitor's
-lister that finds them by tag (``janitor.LISTERS``), and the IAM actions that listing and deleting need
-(infra/permissions.py grants them; tests/infra/test_target_kind_iam.py holds the two together). It
+path (benchwright.providers.aws.deletion) and its rank in the deletion order; it lists them by tag
+itself (``find``, in the service it names as ``lister``), and names the IAM actions that listing and
+deleting need (infra/permissions.py grants them; tests/infra/test_target_kind_iam.py holds the two
+together). It
 prices its targets (``price``, over the Price List services it names: the price book calls it, no
 branch on the kind there) and says how a rehearsal stands in for it (``rehearsal``: the moto hooks
-in rehearse/ that turn its resources into real servers on 127.0.0.1, installed from these).
+in rehearse/ that turn its resources into real servers on 127.0.0.1, installed from these). It
+prices a month of a target for the seeds' tables (``monthly``), what it bills by use, and where it
+sits for cross-AZ transfer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +38,18 @@ class ResourceKind:
 TargetPricer = Callable[[Any, Any, float, Any], None]
 
 
+# prices and resources (h-kindsp): what the monthly price tables, a cell's usage lines and the
+# janitor's listing ask of a kind (the types are Any where naming them would import the price book).
+# (the monthly pricer, the kind's typed target spec, the MonthlyPrice to add to, the run's I/O rate) -> None
+MonthlyPricing = Callable[[Any, Any, Any, float | None], None]
+# (the price book, the benchmark spec, the cell or None, the line items) -> None
+UsagePricing = Callable[[Any, Any, Any, Any], None]
+# (the price book, the benchmark spec, the cell or None, the target's seconds, the line items) -> None
+IoRequestPricing = Callable[[Any, Any, Any, float, Any], None]
+# (clients) -> the janitor's Resources of the kind's own resource kinds still alive, found by their tags
+Finder = Callable[[Any], Iterator[Any]]
+
+
 @dataclass(frozen=True)
 class Rehearsal:
     """How a rehearsal stands in for a kind: modules whose ``install(hooks)`` patch moto so that
@@ -51,13 +66,24 @@ class AwsTargetKind:
     name: str
     provider: str | None
     resources: tuple[ResourceKind, ...] = ()
-    lister: str | None = None  # the janitor's lister (janitor.LISTERS) that finds ``resources`` by tag
+    lister: str | None = None  # the service its ``find`` lists ``resources`` in (janitor.LISTERS' key)
     iam_list: tuple[str, ...] = ()  # what the lister calls
     iam_delete: tuple[str, ...] = ()  # what the deletion paths call
     rehearsal: Rehearsal | None = None  # required: a kind no rehearsal stands in for is refused
     target: str | None = None  # "module:Class" of its AwsTarget (providers/aws/targets/), for a provider
     price: TargetPricer | None = None  # prices one target of the kind (None: nothing AWS bills us)
     price_services: tuple[str, ...] = ()  # the Price List services the kind's resources are priced from
+    # prices and resources (h-kindsp) ----------------------------------------------------------
+    monthly: MonthlyPricing | None = None  # a month of one target (monthly.py); required with ``price``
+    describe: Callable[[Any], str] | None = None  # its configuration in the seed tables' words; ditto
+    usage: UsagePricing | None = None  # what it bills by use beyond its hours (Aurora I/O, MemoryDB writes)
+    io_requests: IoRequestPricing | None = None  # storage billed per I/O request (RDS magnetic)
+    zones: Callable[[Any], list[str]] | None = None  # the AZs its target names (cross-AZ); ditto
+    on_ec2: bool = False  # its nodes are EC2 instances, whose AWS/EC2 network series an EC2 runner's count
+    find: Finder | None = None  # lists its own ``resources`` by tag, in its service ``lister``
+    # the target field (RDS: "storage") whose gp2 bucket its stand-in models, started by a quick
+    # rehearsal where the full spec's forecast says (rehearse/credits_carry.py); None: no bucket carried
+    burst_start_field: str | None = None
 
     def __post_init__(self) -> None:
         if self.resources and self.lister is None:
@@ -68,3 +94,16 @@ class AwsTargetKind:
             raise ValueError(f"AWS kind {self.name}: a provider and its target class go together")
         if self.price is not None and not self.price_services:
             raise ValueError(f"AWS kind {self.name}: a price without the Price List services it reads")
+        self._check_prices_and_resources()
+
+    def _check_prices_and_resources(self) -> None:  # h-kindsp
+        """A kind with resources finds them itself; a priced kind prices a month too, and says where it
+        sits (runner traffic across AZs)."""
+        if self.price is not None and (self.monthly is None or self.describe is None):
+            raise ValueError(f"AWS kind {self.name}: priced, but no monthly price (monthly=, describe=)")
+        if self.resources and self.find is None:
+            raise ValueError(f"AWS kind {self.name}: resources without find=, its lister by tag")
+        if self.price is not None and self.zones is None:
+            raise ValueError(
+                f"AWS kind {self.name}: priced, but its AZs unknown to cross-AZ transfer (zones=)"
+            )

@@ -2,8 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
+from benchwright.providers.aws.common import paginate
 from benchwright.providers.aws.deletion import stop_task
+from benchwright.providers.aws.tagged import Resource, kv, ours
 from benchwright.providers.aws.targets.kinds.base import RUNNERS, AwsTargetKind, Rehearsal, ResourceKind
+
+
+# prices and resources (h-kindsp) ---------------------------------------------------------------
+def find(clients: Any) -> Iterator[Resource]:
+    """The runner tasks still running in any cluster, by their run tag."""
+    ecs = clients("ecs")
+    for cluster in paginate(ecs, "list_clusters", "clusterArns"):
+        arns = list(paginate(ecs, "list_tasks", "taskArns", cluster=cluster, desiredStatus="RUNNING"))
+        for i in range(0, len(arns), 100):
+            tasks = ecs.describe_tasks(cluster=cluster, tasks=arns[i : i + 100], include=["TAGS"]).get(
+                "tasks", []
+            )
+            for task in tasks:
+                tags = kv(task.get("tags"), "key", "value")
+                if ours(tags) and task.get("lastStatus") != "STOPPED":
+                    yield Resource("ecs-task", task["taskArn"], tags, {"cluster": cluster})
+
 
 KIND = AwsTargetKind(
     name="ecs-runner",
@@ -21,4 +43,6 @@ KIND = AwsTargetKind(
     rehearsal=Rehearsal(
         ("benchwright.rehearse.services.ecs",), "the runner image as a podman container on the host network"
     ),
+    # prices and resources (h-kindsp)
+    find=find,
 )

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
+from benchwright.providers.aws.common import paginate
 from benchwright.providers.aws.deletion import (
     delete_db_instance,
     delete_db_snapshot,
     delete_parameter_group_later_ok,
 )
-from benchwright.providers.aws.pricelist import HOURS_PER_MONTH
+from benchwright.providers.aws.magnetic_io import magnetic_io_lines
+from benchwright.providers.aws.names import RESOURCE_PREFIX
+from benchwright.providers.aws.pricelist import HOURS_NOTE, HOURS_PER_MONTH, PriceNotFound
+from benchwright.providers.aws.tagged import Resource, kv, ours
 from benchwright.providers.aws.targets.kinds.base import (
     GROUPS,
     TARGETS,
@@ -20,6 +25,7 @@ from benchwright.providers.aws.targets.kinds.base import (
 from benchwright.spec.targets import RdsTarget
 
 if TYPE_CHECKING:  # the price book prices through the kinds: only its types are needed here
+    from benchwright.providers.aws.monthly import MonthlyPrice, MonthlyPricer
     from benchwright.providers.aws.pricing import AwsPriceBook, Lines
 
 RDS_ENGINE = {"postgres": "PostgreSQL", "mysql": "MySQL"}
@@ -67,6 +73,158 @@ def price(book: AwsPriceBook, t: RdsTarget, hours: float, lines: Lines) -> None:
         )
 
 
+# prices and resources (h-kindsp) ---------------------------------------------------------------
+# RDS gp3 includes 125 MiB/s below 400 GB and 500 MiB/s from 400 GB on
+RDS_GP3_FREE_MIBPS = ((400, 500.0), (0, 125.0))
+MULTI_AZ_DOC = (
+    "RDS bills a Multi-AZ standby's instance hours and storage like the primary's "
+    "(https://docs.aws.amazon.com/AmazonRDS/latest/UserGuide/USER_OnDemandDBInstances.html)"
+)
+
+
+def describe(t: RdsTarget) -> str:
+    s = t.storage
+    iops = f" {s.iops} IOPS" if s.iops else ""
+    return f"{t.instance_class} {s.type} {s.size_gb} GB{iops}" + (" Multi-AZ" if t.multi_az else "")
+
+
+def rate(pricer: MonthlyPricer, multi_az: bool, **attributes: str) -> tuple[float, str]:
+    """An RDS storage/IOPS row at the deployment option; a Multi-AZ price the list lacks is
+    twice the Single-AZ row, saying so."""
+    az = "Multi-AZ" if multi_az else "Single-AZ"
+    try:
+        return pricer.row("AmazonRDS", deploymentOption=az, **attributes)
+    except PriceNotFound:
+        if not multi_az:
+            raise
+    try:
+        usd, source = pricer.row("AmazonRDS", deploymentOption="Single-AZ", **attributes)
+    except PriceNotFound as exc:
+        raise PriceNotFound(f"no Multi-AZ row, nor a Single-AZ one: {exc}") from None
+    return 2 * usd, f"2 x {source} (the list has no Multi-AZ row; {MULTI_AZ_DOC})"
+
+
+def monthly(pricer: MonthlyPricer, t: RdsTarget, out: MonthlyPrice, io_per_s: float | None) -> None:
+    engine, az, cls = RDS_ENGINE[t.engine], "Multi-AZ" if t.multi_az else "Single-AZ", t.instance_class
+    p = pricer.prefix()
+
+    def instance() -> tuple[float, str]:
+        usage = "Multi-AZUsage" if t.multi_az else "InstanceUsage"
+        attrs = {"instanceType": cls, "databaseEngine": engine}
+        try:
+            usd, src = pricer.row("AmazonRDS", deploymentOption=az, usagetype=f"{p}{usage}:{cls}", **attrs)
+        except PriceNotFound:
+            if not t.multi_az:
+                raise
+            usd, src = pricer.row(
+                "AmazonRDS", deploymentOption="Single-AZ", usagetype=f"{p}InstanceUsage:{cls}", **attrs
+            )
+            usd, src = 2 * usd, f"2 x {src} (the list has no Multi-AZ row; {MULTI_AZ_DOC})"
+        return usd * HOURS_PER_MONTH, f"{src}; x {HOURS_NOTE}"
+
+    pricer.line(out, "server", f"rds {cls} {az}", instance)
+    s = t.storage
+    common = {"databaseEngine": engine, "volumeType": RDS_VOLUME[s.type]}
+
+    def storage() -> tuple[float, str]:
+        usd, src = rate(pricer, t.multi_az, productFamily="Database Storage", **common)
+        return s.size_gb * usd, f"{src}; {s.size_gb} GB-month"
+
+    pricer.line(out, "disk", f"storage {s.type} {s.size_gb} GB", storage)
+    free_iops = next(i for gb, i in RDS_GP3_FREE_IOPS if s.size_gb >= gb) if s.type == "gp3" else 0.0
+    billable = float(s.iops or 0) - free_iops
+    if billable > 0 and s.type in RDS_IOPS_FAMILY:
+
+        def iops() -> tuple[float, str]:
+            usd, src = rate(pricer, t.multi_az, productFamily="Provisioned IOPS", **common)
+            above = f" above the {free_iops:g} gp3 includes" if free_iops else ""
+            return billable * usd, f"{src}; {billable:g} IOPS-month{above}"
+
+        pricer.line(out, "io", f"provisioned IOPS {billable:g}", iops)
+    free_mibps = next(m for gb, m in RDS_GP3_FREE_MIBPS if s.size_gb >= gb)
+    extra = float(s.throughput_mbps or 0) - free_mibps
+    if s.type == "gp3" and extra > 0:
+
+        def throughput() -> tuple[float, str]:
+            usd, src = rate(pricer, t.multi_az, productFamily="Provisioned Throughput", **common)
+            return extra * usd, f"{src}; {extra:g} MiB/s-month above the {free_mibps:g} gp3 includes"
+
+        pricer.line(out, "io", f"gp3 throughput {extra:g} MiB/s", throughput)
+    if s.type == "magnetic":
+        pricer.io_requests(out, "AmazonRDS", f"{p}RDS:StorageIOUsage", io_per_s, t.multi_az)
+    _backups(t, out)
+
+
+def _backups(t: RdsTarget, out: MonthlyPrice) -> None:
+    if t.backup_retention_days == 0:
+        out.notes.append("backups: off (backup_retention_days 0), nothing billed")
+        return
+    out.notes.append(
+        f"backups: {t.backup_retention_days} days kept; backup storage up to the provisioned "
+        f"{t.storage.size_gb} GB is free, beyond it not priced (it depends on how much the data changes)"
+    )
+
+
+def io_requests(book: AwsPriceBook, spec: Any, cell: Any, duration_s: float, lines: Lines) -> None:
+    """Magnetic storage bills each I/O request (providers/aws/magnetic_io.py prices them)."""
+    t = spec.target
+    assert isinstance(t, RdsTarget)  # its kind's own spec
+    if t.storage.type == "magnetic":
+        magnetic_io_lines(book, t, cell, duration_s, lines)
+
+
+def zones(t: RdsTarget) -> list[str]:
+    return [t.availability_zone] if t.availability_zone else []
+
+
+def tagged(
+    rds: Any, op: str, key: str, ident: str, arn: str, prefix: str = "", status: str = "", **filters: Any
+) -> Iterator[tuple[dict[str, Any], dict[str, str]]]:
+    """Each item of an RDS Describe* listing a run tagged (its tags inline, else asked for), but those
+    named outside ``prefix`` and those whose ``status`` says deleting: the RDS and Aurora listers."""
+    for item in paginate(rds, op, key, **filters):
+        if not str(item.get(ident, "")).startswith(prefix) or (status and item.get(status) == "deleting"):
+            continue
+        tags = kv(item.get("TagList")) or kv(rds.list_tags_for_resource(ResourceName=item[arn])["TagList"])
+        if ours(tags):
+            yield item, tags
+
+
+def find(clients: Any) -> Iterator[Resource]:
+    """Instances (an Aurora cluster's members marked as such), manual snapshots, parameter groups."""
+    rds = clients("rds")
+    for db, tags in tagged(
+        rds,
+        "describe_db_instances",
+        "DBInstances",
+        "DBInstanceIdentifier",
+        "DBInstanceArn",
+        status="DBInstanceStatus",
+    ):
+        member = {"cluster": db["DBClusterIdentifier"]} if db.get("DBClusterIdentifier") else {}
+        yield Resource("rds-instance", db["DBInstanceIdentifier"], tags, member)
+    for snap, tags in tagged(
+        rds,
+        "describe_db_snapshots",
+        "DBSnapshots",
+        "DBSnapshotIdentifier",
+        "DBSnapshotArn",
+        RESOURCE_PREFIX,
+        "Status",
+        SnapshotType="manual",
+    ):
+        yield Resource("rds-snapshot", snap["DBSnapshotIdentifier"], tags)
+    for group, tags in tagged(
+        rds,
+        "describe_db_parameter_groups",
+        "DBParameterGroups",
+        "DBParameterGroupName",
+        "DBParameterGroupArn",
+        RESOURCE_PREFIX,
+    ):
+        yield Resource("rds-parameter-group", group["DBParameterGroupName"], tags)
+
+
 KIND = AwsTargetKind(
     name="rds",
     provider="rds",
@@ -91,4 +249,11 @@ KIND = AwsTargetKind(
         ("benchwright.rehearse.services.rds", "benchwright.rehearse.services.rds_restore", "benchwright.rehearse.events"),
         "PostgreSQL or MariaDB on 127.0.0.1 per instance; snapshots and restores copy its data; reboot and failover restart it",
     ),
+    # prices and resources (h-kindsp)
+    monthly=monthly,
+    describe=describe,
+    io_requests=io_requests,
+    zones=zones,
+    find=find,
+    burst_start_field="storage",
 )  # fmt: skip
