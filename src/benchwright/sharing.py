@@ -30,7 +30,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from benchwright.spec.duration import PROVISION_S, TEARDOWN_S, phase_seconds
+from benchwright.spec.duration import phase_seconds
 from benchwright.spec.matrix import Cell, expand_matrix
 from benchwright.spec.properties import enabled_phases, workload_properties
 
@@ -170,8 +170,7 @@ def item_seconds(groups: list[TargetGroup]) -> list[tuple[Item, float, str]]:
                 seconds = phase_seconds(spec, "warmup") + phase_seconds(spec, "run") + 3.0
                 notes = []
                 if item is first:
-                    provider = spec.target.provider
-                    seconds += PROVISION_S[provider] + TEARDOWN_S[provider]
+                    seconds += spec.target.facts.provision_s + spec.target.facts.teardown_s
                     notes.append("provisions")
                 if dataset.loads and i == 0:
                     seconds += phase_seconds(spec, "load")

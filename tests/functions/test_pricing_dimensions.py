@@ -391,7 +391,7 @@ def test_every_aws_example_in_its_own_region_gets_a_complete_estimate(path: Path
 def test_the_runner_is_priced_without_the_target_provisioning_and_teardown() -> None:
     """The runner starts once the target is ready and is stopped before teardown: a one-cell spec's
     runner line covers its phases, the target's covers provisioning and teardown too."""
-    from benchwright.spec import PROVISION_S, TEARDOWN_S
+    from benchwright.spec import AuroraTarget
 
     spec = spec_of(
         {**AURORA, "storage_type": "aurora-iopt1"},
@@ -401,7 +401,7 @@ def test_the_runner_is_priced_without_the_target_provisioning_and_teardown() -> 
     )
     budget = estimate_spec(spec, ExcerptPriceList.from_directory(str(PRICES)))
     (cell,) = budget.cells
-    runner_s = cell.seconds - PROVISION_S["aurora"] - TEARDOWN_S["aurora"]
+    runner_s = cell.seconds - AuroraTarget.facts.provision_s - AuroraTarget.facts.teardown_s
     assert 600 <= runner_s < 700
     assert cell.items["ec2 runner 1 x c6i.8xlarge"] == pytest.approx(runner_s / 3600 * 1.36, abs=1e-4)
     assert cell.items["aurora 1 x db.r6g.2xlarge (I/O-Optimized)"] == pytest.approx(

@@ -303,9 +303,11 @@ def test_a_runner_that_fails_or_never_starts_fails_the_run_after_teardown(world:
 def test_a_database_that_never_becomes_reachable_times_out_then_tears_down(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from benchwright.stages import steps
+    from dataclasses import replace
 
-    monkeypatch.setitem(steps.READY_TIMEOUT_S, "rds", 0.0)
+    from benchwright.spec import RdsTarget
+
+    monkeypatch.setattr(RdsTarget, "facts", replace(RdsTarget.facts, ready_timeout_s=0.0))
     world.faults["unreachable"] = True
 
     result = world.execute("benchmark", run_input(rds_spec(), "unreachable-1"))

@@ -36,11 +36,10 @@ STILL_BRANCHING: dict[str, int] = {
     "providers/aws/targets/rds.py": 3,  # RDS and Aurora share one target class
     "providers/base.py": 2,  # an endpoint has no handle
     "providers/local/__init__.py": 1,  # an endpoint is also served by the local providers
-    "spec/duration.py": 12,  # provisioning and teardown seconds by provider
     "spec/server_settings.py": 2,  # which settings each kind takes
     "spec/targets.py": 7,  # each kind's spec model (its provider literal)
     "stages/plan.py": 1,  # an endpoint's dataset is reset only where Benchwright wrote
-    "stages/steps.py": 7,  # the readiness deadline by provider
+    "stages/steps.py": 1,  # an endpoint is torn down without a handle
 }
 # The same words meaning something else: "ec2" the runner platform or a runner handle's kind,
 # "endpoint" the dataset-target marker or a handle key, the cache stand-in's two services.

@@ -212,7 +212,7 @@ def test_a_kind_whose_stand_in_carries_a_burst_start_takes_it_at_the_field_it_na
 def test_a_priced_kind_without_a_monthly_price_or_its_zones_is_refused() -> None:
     none, month = Rehearsal((), "none"), {"monthly": lambda *a: None, "describe": str}
     priced = {"name": "toy", "provider": "toy", "target": "m:C", "rehearsal": none, "price": lambda *a: None,
-              "price_services": ("S",)}  # fmt: skip
+              "price_services": ("S",), "spec": object}  # fmt: skip
     with pytest.raises(ValueError, match="no monthly price"):
         AwsTargetKind(**priced)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="zones="):

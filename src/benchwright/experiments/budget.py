@@ -96,7 +96,7 @@ def estimate_spec(spec: BenchmarkSpec, prices: PriceList | None) -> SpecBudget:
     then). Each (cell, repeat) is priced over its share of the wall time (benchwright.sharing): the
     target's provisioning and teardown once per target group, the load once per dataset."""
     from benchwright.sharing import item_seconds, plan
-    from benchwright.spec import PROVISION_S, TEARDOWN_S, expand_matrix
+    from benchwright.spec import expand_matrix
 
     cells = expand_matrix(spec)
     costs = {c.cell_id: CellCost(c.cell_id, 0.0, 0.0) for c in cells}
@@ -108,8 +108,8 @@ def estimate_spec(spec: BenchmarkSpec, prices: PriceList | None) -> SpecBudget:
             continue
         from benchwright.providers.aws.pricing import AwsPriceBook
 
-        provider = item.cell.spec.target.provider
-        target_only = PROVISION_S[provider] + TEARDOWN_S[provider] if "provisions" in note else 0.0
+        facts = item.cell.spec.target.facts
+        target_only = facts.provision_s + facts.teardown_s if "provisions" in note else 0.0
         lines = AwsPriceBook(prices).lines(item.cell.spec, None, seconds, seconds - target_only)
         cost.usd = round(cost.usd + lines.total(), 4)
         for name, usd in lines.items.items():

@@ -21,13 +21,7 @@ from __future__ import annotations
 
 from benchwright.spec._base import Engine, Scalar
 from benchwright.spec.checks import check_workload, native_tools
-from benchwright.spec.duration import (
-    ASSUMED_OPS_PER_S,
-    PROVISION_S,
-    TEARDOWN_S,
-    cell_seconds,
-    phase_seconds,
-)
+from benchwright.spec.duration import ASSUMED_OPS_PER_S, cell_seconds, phase_seconds
 from benchwright.spec.loading import load_spec, load_suite, parse_spec, parse_suite, parse_target
 from benchwright.spec.matrix import FREE_FORM, Cell, expand_matrix, split_path
 from benchwright.spec.model import ZIP, BenchmarkSpec, SuiteSpec, is_zip, spec_dict
@@ -59,8 +53,6 @@ __all__ = [
     "FARGATE_CPU",
     "FREE_FORM",
     "PROVIDERS",
-    "PROVISION_S",
-    "TEARDOWN_S",
     "ZIP",
     "AuroraTarget",
     "BenchmarkSpec",

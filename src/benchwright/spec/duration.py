@@ -12,24 +12,6 @@ from benchwright.spec.model import BenchmarkSpec
 from benchwright.spec.properties import enabled_phases, str_props, workload_properties
 from benchwright.spec.workload import PHASE_NAMES
 
-PROVISION_S = {
-    "local": 5.0,
-    "endpoint": 1.0,
-    "rds": 900.0,
-    "aurora": 1200.0,
-    "elasticache": 900.0,
-    "memorydb": 1200.0,
-    "ec2": 420.0,
-}
-TEARDOWN_S = {
-    "local": 2.0,
-    "endpoint": 0.0,
-    "rds": 600.0,
-    "aurora": 900.0,
-    "elasticache": 600.0,
-    "memorydb": 900.0,
-    "ec2": 120.0,
-}
 ASSUMED_OPS_PER_S = 5000.0  # an unpaced phase bounded only by its operation count
 
 
@@ -70,6 +52,6 @@ def _float(v: str | None) -> float | None:
 
 
 def cell_seconds(spec: BenchmarkSpec) -> float:
-    provider = spec.target.provider
+    facts = spec.target.facts  # the kind's own provisioning and teardown estimates (spec/target_facts.py)
     phases = sum(phase_seconds(spec, ph) for ph in PHASE_NAMES)
-    return PROVISION_S[provider] + phases + TEARDOWN_S[provider] + 3.0  # runner start, judge, store
+    return facts.provision_s + phases + facts.teardown_s + 3.0  # runner start, judge, store

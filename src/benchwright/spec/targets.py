@@ -7,7 +7,7 @@ the EC2 templates' node counts), so a provider reads typed, already-checked fiel
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
@@ -28,6 +28,7 @@ from benchwright.spec._base import (
 )
 from benchwright.spec.monitoring import Monitoring
 from benchwright.spec.server_settings import SettingError, check_settings, settings_kind
+from benchwright.spec.target_facts import TargetFacts, require_facts
 from benchwright.spec.yugabytedb import yugabytedb_build
 
 # The runner's Redis clients speak to one node (no Redis Cluster slot map or MOVED redirects): with
@@ -41,6 +42,16 @@ ONE_SHARD = (
 class _TargetBase(StrictModel):
     engine: Engine
     settings: dict[str, Scalar] = Field(default_factory=dict)  # server settings / parameter group
+    facts: ClassVar[TargetFacts]  # each kind's own (spec/target_facts.py), checked as its class is made
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        require_facts(cls, cls.model_fields.get("provider"))
+
+    def ready_timeout(self) -> float:
+        """How long provisioning may take before the run gives up."""
+        return self.facts.ready_timeout_s
 
     @model_validator(mode="after")
     def _settings_allowed(self) -> _TargetBase:
@@ -67,12 +78,20 @@ class LocalTarget(_TargetBase):
     provider: Literal["local"]
     port: int | None = Field(default=None, ge=1024, le=65535)  # None: a free port
     startup_timeout_s: float = Field(default=60.0, gt=0, le=600)
+    facts = TargetFacts(provision_s=5.0, teardown_s=2.0, ready_timeout_s=120.0)
+
+    def ready_timeout(self) -> float:
+        """The spec's own ``startup_timeout_s`` where it writes one."""
+        if "startup_timeout_s" in self.model_fields_set:
+            return self.startup_timeout_s
+        return self.facts.ready_timeout_s
 
 
 class EndpointTarget(_TargetBase):
     """An existing database: nothing is created or deleted. The password comes from an env var."""
 
     provider: Literal["endpoint"]
+    facts = TargetFacts(provision_s=1.0, teardown_s=0.0, ready_timeout_s=60.0)
     hosts: list[str] = Field(min_length=1)  # host:port, several for client-side spreading
     database: str = Field(default="bench", min_length=1)  # SQL engines; Redis uses ``db``
     user: str = Field(default="bench", min_length=1)
@@ -159,6 +178,7 @@ class RdsTarget(_TargetBase):
     """RDS for PostgreSQL / MySQL; ``settings`` become a DB parameter group."""
 
     provider: Literal["rds"]
+    facts = TargetFacts(provision_s=900.0, teardown_s=600.0, ready_timeout_s=3600.0)
     engine: Literal["postgres", "mysql"]
     engine_version: str = Field(min_length=1)
     instance_class: str
@@ -204,6 +224,7 @@ class AuroraTarget(_TargetBase):
     """Aurora PostgreSQL / MySQL: a cluster and its instances (``db.serverless`` for serverless v2)."""
 
     provider: Literal["aurora"]
+    facts = TargetFacts(provision_s=1200.0, teardown_s=900.0, ready_timeout_s=3600.0)
     engine: Literal["postgres", "mysql"]
     engine_version: str = Field(min_length=1)
     instance_class: str = "db.serverless"
@@ -236,6 +257,7 @@ class ElastiCacheTarget(_TargetBase):
     """An ElastiCache Redis / Valkey replication group pinned to an AZ."""
 
     provider: Literal["elasticache"]
+    facts = TargetFacts(provision_s=900.0, teardown_s=600.0, ready_timeout_s=3600.0)
     engine: Literal["redis"]
     cache_engine: Literal["redis", "valkey"] = "redis"
     engine_version: str = Field(min_length=1)
@@ -271,6 +293,7 @@ class MemoryDbTarget(_TargetBase):
     """A MemoryDB cluster (durable Redis-compatible)."""
 
     provider: Literal["memorydb"]
+    facts = TargetFacts(provision_s=1200.0, teardown_s=900.0, ready_timeout_s=3600.0)
     engine: Literal["redis"]
     cache_engine: Literal["redis", "valkey"] = "redis"
     engine_version: str = Field(min_length=1)
@@ -330,6 +353,7 @@ class Ec2Target(_TargetBase):
     """Self-managed on EC2 from a user-data template (experiment 1's YugabyteDB, experiment 4's ARDB)."""
 
     provider: Literal["ec2"]
+    facts = TargetFacts(provision_s=420.0, teardown_s=120.0, ready_timeout_s=1800.0)
     template: Literal["yugabytedb-3node", "redis-protocol"]
     instance_type: str
     volume: Ec2Volume | None = None  # None: the instance store (i3, m6id ...) or the root volume

@@ -15,33 +15,15 @@ from benchwright.errors import ProvisioningFailed, RunnerFailed, TargetNotReady,
 from benchwright.providers.base import MetricsWindow, Providers, Target
 from benchwright.results import MetricSeries, ResultDocument
 from benchwright.runs import combined_cost
-from benchwright.spec import LocalTarget, TargetSpec, cell_seconds, check_workload, spec_dict
+from benchwright.spec import cell_seconds, check_workload, spec_dict
 from benchwright.stages.context import plan_context
 from benchwright.stages.plan import build_plan, fanout_start_at
 from benchwright.stages.schedule import close_pending_events, issue_due_events
 from benchwright.stages.state import RunState, utcnow
 
-READY_TIMEOUT_S = {
-    "local": 120.0,
-    "endpoint": 60.0,
-    "rds": 3600.0,
-    "aurora": 3600.0,
-    "elasticache": 3600.0,
-    "memorydb": 3600.0,
-    "ec2": 1800.0,
-}
-
 
 def _target(state: RunState, providers: Providers) -> Target:
     return providers.target(state.spec.target, state.run_id, state.target)
-
-
-def _ready_timeout(target: TargetSpec) -> float:
-    """How long provisioning may take: the provider's figure, or a local target's own
-    ``startup_timeout_s`` where the spec writes one."""
-    if isinstance(target, LocalTarget) and "startup_timeout_s" in target.model_fields_set:
-        return target.startup_timeout_s
-    return READY_TIMEOUT_S.get(target.provider, 3600.0)
 
 
 def _cell_key(state: RunState, providers: Providers) -> str:
@@ -83,7 +65,7 @@ def provision_target(state: RunState, providers: Providers) -> RunState:
         raise ProvisioningFailed(f"{target.kind} target: {exc}") from exc
     if state.spec.operations:  # teardown deletes what they make by name, on every path
         handle = {**handle, "operations": " ".join(str(o) for o in state.spec.operations)}
-    timeout = _ready_timeout(state.spec.target)
+    timeout = state.spec.target.ready_timeout()  # the kind's, or a local spec's own
     return state.advance(
         "provision_target",
         target=handle,

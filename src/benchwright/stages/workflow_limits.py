@@ -13,8 +13,8 @@ nightly schedule and the API start one per benchmark). The estimates below are e
   the execution carries. Measured as ``json.dumps`` writes it (with spaces: a slight overestimate).
 - history events: the states each target group and each cell pass on the happy path (the paths
   below, held to the ASL by tests/unit/test_workflow_limits.py), times the events Step Functions
-  records per state type; each poll loop counted at its estimated iterations: provisioning
-  (``spec.PROVISION_S``) or the runner's phases (``spec.phase_seconds``) over the poll interval
+  records per state type; each poll loop counted at its estimated iterations: provisioning (the
+  kind's ``facts.provision_s``) or the runner's phases (``spec.phase_seconds``) over the poll interval
   ExpandMatrix sets (the target's from the spec, each cell's from its own cell), and after the run an operation at ``OPERATION_S`` each. Retries and failure
   paths are not counted.
 """
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchwright.errors import SpecError
-from benchwright.spec import PROVISION_S, BenchmarkSpec, SuiteSpec, expand_matrix, phase_seconds
+from benchwright.spec import BenchmarkSpec, SuiteSpec, TargetSpec, expand_matrix, phase_seconds
 from benchwright.spec.workload import PHASE_NAMES
 
 PAYLOAD_LIMIT_BYTES = 262_144  # 256 KiB: a state's input or output (Step Functions quotas)
@@ -139,11 +139,11 @@ def cell_events(spec: BenchmarkSpec, poll_s: float, first: bool) -> int:
     return n
 
 
-def group_events(provider: str, poll_s: float) -> int:
+def group_events(target: TargetSpec, poll_s: float) -> int:
     """One target group, without its cells (each counts its own RunCells iteration): its RunGroups
     iteration, provisioning polls, RunCells and teardown."""
     n = EVENTS_PER_ITERATION + events(GROUP_HEAD) + events(GROUP_TAIL)
-    return n + polls(PROVISION_S.get(provider, 0.0), poll_s) * events(TARGET_POLL)
+    return n + polls(target.facts.provision_s, poll_s) * events(TARGET_POLL)
 
 
 def estimate(spec: BenchmarkSpec) -> Estimate:
@@ -166,7 +166,7 @@ def estimate(spec: BenchmarkSpec) -> Estimate:
     total = EVENTS_PER_EXECUTION + events(TOP_PATH)
     cells = 0
     for group in groups:
-        total += group_events(group.items[0].cell.spec.target.provider, poll_s)
+        total += group_events(group.items[0].cell.spec.target, poll_s)
         first = True
         for dataset in group.datasets:
             for n, item in enumerate(dataset.items):

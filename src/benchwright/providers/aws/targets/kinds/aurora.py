@@ -181,4 +181,5 @@ KIND = AwsTargetKind(
     usage=usage,
     zones=zones,
     find=find,
+    spec=AuroraTarget,  # its spec model, which declares its timings and experiments (h-kindst)
 )  # fmt: skip

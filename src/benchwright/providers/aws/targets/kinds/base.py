@@ -84,6 +84,10 @@ class AwsTargetKind:
     # the target field (RDS: "storage") whose gp2 bucket its stand-in models, started by a quick
     # rehearsal where the full spec's forecast says (rehearse/credits_carry.py); None: no bucket carried
     burst_start_field: str | None = None
+    # timings and experiments (h-kindst): what the estimates, the stages and the spec's checks ask of
+    # a kind before any provider exists live on its spec model (spec/target_facts.py: the spec layer
+    # sits below the providers and cannot read this descriptor); the kind names that model here
+    spec: type[Any] | None = None  # its target section's model (spec/targets.py), for a provider
 
     def __post_init__(self) -> None:
         if self.resources and self.lister is None:
@@ -95,6 +99,8 @@ class AwsTargetKind:
         if self.price is not None and not self.price_services:
             raise ValueError(f"AWS kind {self.name}: a price without the Price List services it reads")
         self._check_prices_and_resources()
+        if (self.provider is None) != (self.spec is None):  # h-kindst
+            raise ValueError(f"AWS kind {self.name}: a provider and its spec model go together")
 
     def _check_prices_and_resources(self) -> None:  # h-kindsp
         """A kind with resources finds them itself; a priced kind prices a month too, and says where it

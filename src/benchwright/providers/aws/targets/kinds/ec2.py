@@ -160,4 +160,5 @@ KIND = AwsTargetKind(
     zones=zones,
     on_ec2=True,
     find=find,
+    spec=Ec2Target,  # its spec model, which declares its timings and experiments (h-kindst)
 )

@@ -104,4 +104,5 @@ KIND = AwsTargetKind(
     describe=describe,
     zones=zones,
     find=find,
+    spec=ElastiCacheTarget,  # its spec model, which declares its timings and experiments (h-kindst)
 )  # fmt: skip

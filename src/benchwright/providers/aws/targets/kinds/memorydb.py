@@ -118,4 +118,5 @@ KIND = AwsTargetKind(
     usage=usage,
     zones=lambda t: [],  # a MemoryDB cluster's nodes are placed by AWS: no AZ in the spec
     find=find,
+    spec=MemoryDbTarget,  # its spec model, which declares its timings and experiments (h-kindst)
 )

@@ -256,4 +256,5 @@ KIND = AwsTargetKind(
     zones=zones,
     find=find,
     burst_start_field="storage",
+    spec=RdsTarget,  # its spec model, which declares its timings and experiments (h-kindst)
 )  # fmt: skip
