@@ -30,8 +30,6 @@ BRANCH = re.compile(
 STILL_BRANCHING: dict[str, int] = {
     "api/limits.py": 1,  # an endpoint target needs a local runner
     "experiments/capacity.py": 6,  # reserved connections and memory by service
-    "experiments/checks.py": 12,  # which events and operations each kind offers, and their needs
-    "experiments/models.py": 9,  # the events and operations by provider
     "forecast/credits.py": 3,  # which kinds have burst credits
     "providers/aws/targets/rds.py": 3,  # RDS and Aurora share one target class
     "providers/base.py": 2,  # an endpoint has no handle

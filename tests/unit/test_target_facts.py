@@ -9,7 +9,10 @@ from typing import Literal
 
 import pytest
 
+from benchwright.providers.aws.targets import TARGETS, events
 from benchwright.providers.aws.targets.kinds import kinds
+from benchwright.providers.aws.targets.operations import SHORT
+from benchwright.providers.base import Target
 from benchwright.spec import LocalTarget, parse_target
 from benchwright.spec.target_facts import TargetFacts
 from benchwright.spec.targets import PROVIDERS, TargetSpec, _TargetBase
@@ -55,3 +58,20 @@ def test_the_ready_timeout_is_the_kinds_unless_a_local_spec_writes_its_own() -> 
     assert parse_target({"provider": "local", "engine": "postgres"}).ready_timeout() == 120.0
     written = parse_target({"provider": "local", "engine": "postgres", "startup_timeout_s": 30})
     assert isinstance(written, LocalTarget) and written.ready_timeout() == 30.0
+
+
+@pytest.mark.parametrize("name", sorted(k for k, kind in KINDS.items() if kind.provider is not None))
+def test_each_aws_kind_allows_exactly_the_events_and_operations_its_target_does(name: str) -> None:
+    """The spec check reads the model's facts; the AWS target does the event's API call
+    (providers/aws/targets/events.py) and the operation's steps: the two agree."""
+    kind = KINDS[name]
+    assert kind.spec is not None and kind.provider is not None
+    facts = kind.spec.facts
+    assert set(facts.events) == {action for (on, action) in events.ACTIONS if on == kind.provider}
+    if "scale" in facts.events:
+        assert facts.scale_key is not None
+    # an operation's steps are the target's own (RDS's and Aurora's API calls, EC2's node replacement),
+    # not the base's, which refuses every operation on AWS
+    overridden = TARGETS[kind.provider].operation_step is not Target.operation_step
+    assert overridden == bool(facts.operations)
+    assert set(facts.operations) <= {*SHORT, "node_replace"}

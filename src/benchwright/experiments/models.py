@@ -8,27 +8,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 EventAction = Literal["failover", "reboot", "scale"]
 OperationName = Literal["dump_restore", "snapshot_restore", "pitr", "scale_out", "node_replace"]
-# Operation benchmarks each provider implements (timed after the measured phase, on its data):
-# locally with the engine's own tools (providers/local/operations.py), on RDS and Aurora with the
-# service's API (providers/aws/targets/operations.py), node replacement on a self-managed YugabyteDB
-# cluster with EC2's (providers/aws/targets/node_replace.py). A single RDS instance or a cache has no
-# node of its own to replace.
-OPERATIONS: dict[str, tuple[str, ...]] = {
-    "local": ("dump_restore",),
-    "rds": ("snapshot_restore", "pitr"),
-    "aurora": ("snapshot_restore", "pitr", "scale_out"),
-    "ec2": ("node_replace",),
-}
-# What each provider can do during a run. Locally failover and reboot restart the throwaway server.
-EVENT_ACTIONS: dict[str, tuple[str, ...]] = {
-    "local": ("failover", "reboot"),
-    "endpoint": (),  # not ours to restart
-    "rds": ("failover", "reboot", "scale"),
-    "aurora": ("failover", "reboot", "scale"),
-    "elasticache": ("failover", "reboot", "scale"),
-    "memorydb": ("failover", "scale"),
-    "ec2": ("reboot",),
-}
+# Which kind allows which action and operation is each kind's own: its spec model's ``facts``
+# (spec/target_facts.py), read by experiments/checks.py.
+
 # Default give-up time of a client whose every operation fails, when the spec has events: long
 # enough for a managed failover (RDS Multi-AZ: 60-120 s) to end and be measured.
 EVENT_GIVE_UP_S = 300.0

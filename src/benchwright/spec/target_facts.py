@@ -18,6 +18,16 @@ class TargetFacts:
     provision_s: float  # estimate: from create until the target answers (spec/duration.py, sharing)
     teardown_s: float  # estimate: from delete until gone
     ready_timeout_s: float  # how long provisioning may take before the run gives up (stages/steps.py)
+    # What the kind can do during a run (``events``; locally failover and reboot restart the throwaway
+    # server) and the operation benchmarks built for it, timed after the measured phase on its data
+    # (experiments/checks.py refuses the rest): locally with the engine's own tools
+    # (providers/local/operations.py), on RDS and Aurora with the service's API
+    # (providers/aws/targets/operations.py), node replacement on a self-managed YugabyteDB cluster with
+    # EC2's (providers/aws/targets/node_replace.py). A single RDS instance or a cache has no node of its
+    # own to replace.
+    events: tuple[str, ...]
+    operations: tuple[str, ...]
+    scale_key: str | None  # the one key a ``scale`` event's ``to`` takes (None: no scale, or no rule)
 
 
 def require_facts(model: type, provider: object) -> None:

@@ -53,6 +53,15 @@ class _TargetBase(StrictModel):
         """How long provisioning may take before the run gives up."""
         return self.facts.ready_timeout_s
 
+    def failover_needs(self) -> str | None:
+        """The setting a forced failover needs and this target lacks (a standby), or None."""
+        return None
+
+    def operation_refusal(self, operation: str) -> tuple[str, str] | None:
+        """Why this target cannot do ``operation`` as written: (the field to blame, or "" for the
+        operation itself; the reason), or None."""
+        return None
+
     @model_validator(mode="after")
     def _settings_allowed(self) -> _TargetBase:
         # held to the allow-list of the server that reads them (spec.server_settings); names are
@@ -78,7 +87,10 @@ class LocalTarget(_TargetBase):
     provider: Literal["local"]
     port: int | None = Field(default=None, ge=1024, le=65535)  # None: a free port
     startup_timeout_s: float = Field(default=60.0, gt=0, le=600)
-    facts = TargetFacts(provision_s=5.0, teardown_s=2.0, ready_timeout_s=120.0)
+    facts = TargetFacts(
+        provision_s=5.0, teardown_s=2.0, ready_timeout_s=120.0,
+        events=("failover", "reboot"), operations=("dump_restore",), scale_key=None,
+    )  # fmt: skip
 
     def ready_timeout(self) -> float:
         """The spec's own ``startup_timeout_s`` where it writes one."""
@@ -91,7 +103,10 @@ class EndpointTarget(_TargetBase):
     """An existing database: nothing is created or deleted. The password comes from an env var."""
 
     provider: Literal["endpoint"]
-    facts = TargetFacts(provision_s=1.0, teardown_s=0.0, ready_timeout_s=60.0)
+    facts = TargetFacts(
+        provision_s=1.0, teardown_s=0.0, ready_timeout_s=60.0,
+        events=(), operations=(), scale_key=None,
+    )  # fmt: skip
     hosts: list[str] = Field(min_length=1)  # host:port, several for client-side spreading
     database: str = Field(default="bench", min_length=1)  # SQL engines; Redis uses ``db``
     user: str = Field(default="bench", min_length=1)
@@ -178,7 +193,11 @@ class RdsTarget(_TargetBase):
     """RDS for PostgreSQL / MySQL; ``settings`` become a DB parameter group."""
 
     provider: Literal["rds"]
-    facts = TargetFacts(provision_s=900.0, teardown_s=600.0, ready_timeout_s=3600.0)
+    facts = TargetFacts(
+        provision_s=900.0, teardown_s=600.0, ready_timeout_s=3600.0,
+        events=("failover", "reboot", "scale"), scale_key="instance_class",
+        operations=("snapshot_restore", "pitr"),
+    )  # fmt: skip
     engine: Literal["postgres", "mysql"]
     engine_version: str = Field(min_length=1)
     instance_class: str
@@ -206,6 +225,15 @@ class RdsTarget(_TargetBase):
             raise ValueError("io2 needs size_gb >= 100")
         return self
 
+    def failover_needs(self) -> str | None:
+        return None if self.multi_az else "target.multi_az: true"
+
+    def operation_refusal(self, operation: str) -> tuple[str, str] | None:
+        if operation == "pitr" and not self.backup_retention_days:
+            reason = "pitr needs automated backups: set target.backup_retention_days to 1 or more"
+            return "target.backup_retention_days", reason
+        return None
+
 
 class ServerlessV2(StrictModel):
     min_acu: float = Field(ge=0, le=256)
@@ -224,7 +252,11 @@ class AuroraTarget(_TargetBase):
     """Aurora PostgreSQL / MySQL: a cluster and its instances (``db.serverless`` for serverless v2)."""
 
     provider: Literal["aurora"]
-    facts = TargetFacts(provision_s=1200.0, teardown_s=900.0, ready_timeout_s=3600.0)
+    facts = TargetFacts(
+        provision_s=1200.0, teardown_s=900.0, ready_timeout_s=3600.0,
+        events=("failover", "reboot", "scale"), scale_key="instance_class",
+        operations=("snapshot_restore", "pitr", "scale_out"),
+    )  # fmt: skip
     engine: Literal["postgres", "mysql"]
     engine_version: str = Field(min_length=1)
     instance_class: str = "db.serverless"
@@ -257,7 +289,10 @@ class ElastiCacheTarget(_TargetBase):
     """An ElastiCache Redis / Valkey replication group pinned to an AZ."""
 
     provider: Literal["elasticache"]
-    facts = TargetFacts(provision_s=900.0, teardown_s=600.0, ready_timeout_s=3600.0)
+    facts = TargetFacts(
+        provision_s=900.0, teardown_s=600.0, ready_timeout_s=3600.0,
+        events=("failover", "reboot", "scale"), operations=(), scale_key="node_type",
+    )  # fmt: skip
     engine: Literal["redis"]
     cache_engine: Literal["redis", "valkey"] = "redis"
     engine_version: str = Field(min_length=1)
@@ -288,12 +323,18 @@ class ElastiCacheTarget(_TargetBase):
             raise ValueError(f"cluster_mode: {ONE_SHARD}")
         return self
 
+    def failover_needs(self) -> str | None:
+        return None if self.replicas >= 1 else "target.replicas >= 1"
+
 
 class MemoryDbTarget(_TargetBase):
     """A MemoryDB cluster (durable Redis-compatible)."""
 
     provider: Literal["memorydb"]
-    facts = TargetFacts(provision_s=1200.0, teardown_s=900.0, ready_timeout_s=3600.0)
+    facts = TargetFacts(
+        provision_s=1200.0, teardown_s=900.0, ready_timeout_s=3600.0,
+        events=("failover", "scale"), operations=(), scale_key="node_type",
+    )  # fmt: skip
     engine: Literal["redis"]
     cache_engine: Literal["redis", "valkey"] = "redis"
     engine_version: str = Field(min_length=1)
@@ -307,6 +348,9 @@ class MemoryDbTarget(_TargetBase):
         if self.shards > 1:
             raise ValueError(f"shards: {ONE_SHARD}")
         return self
+
+    def failover_needs(self) -> str | None:
+        return None if self.replicas_per_shard >= 1 else "target.replicas_per_shard >= 1"
 
     _nt = field_validator("node_type")(_instance_class("db."))
     _version = field_validator("engine_version")(matching(VERSION_RE, "an engine version such as 16.4"))
@@ -353,7 +397,10 @@ class Ec2Target(_TargetBase):
     """Self-managed on EC2 from a user-data template (experiment 1's YugabyteDB, experiment 4's ARDB)."""
 
     provider: Literal["ec2"]
-    facts = TargetFacts(provision_s=420.0, teardown_s=120.0, ready_timeout_s=1800.0)
+    facts = TargetFacts(
+        provision_s=420.0, teardown_s=120.0, ready_timeout_s=1800.0,
+        events=("reboot",), operations=("node_replace",), scale_key=None,
+    )  # fmt: skip
     template: Literal["yugabytedb-3node", "redis-protocol"]
     instance_type: str
     volume: Ec2Volume | None = None  # None: the instance store (i3, m6id ...) or the root volume
@@ -411,6 +458,19 @@ class Ec2Target(_TargetBase):
     def yugabytedb_version(self) -> str:
         """The YugabyteDB release the yugabytedb-3node template installs."""
         return self.version or YUGABYTEDB_VERSION
+
+    def operation_refusal(self, operation: str) -> tuple[str, str] | None:
+        """node_replace terminates a node: only a replicated YugabyteDB cluster keeps its data and
+        answers."""
+        if self.template != "yugabytedb-3node":
+            return "", (
+                f"{operation} replaces a node of a cluster: template {self.template} is a single server "
+                "(built for yugabytedb-3node)"
+            )
+        if self.replication_factor < 3:
+            reason = f"{operation} terminates a node: with replication_factor 1 its data is lost; set 3"
+            return "target.replication_factor", reason
+        return None
 
 
 TargetSpec = Annotated[

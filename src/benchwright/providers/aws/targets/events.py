@@ -1,5 +1,6 @@
-"""Events during a run on AWS targets: the API call each action maps to (experiments/models.py
-says which provider allows which action; the spec check refuses the rest before anything is made).
+"""Events during a run on AWS targets: the API call each action maps to (each kind's spec model
+says which actions it allows, spec/target_facts.py; the spec check refuses the rest before anything is
+made, and tests/unit/test_target_facts.py holds the two alike).
 
 | target | failover | reboot | scale (``to``) |
 |---|---|---|---|
