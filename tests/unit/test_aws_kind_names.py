@@ -34,8 +34,14 @@ STILL_BRANCHING: dict[str, int] = {
     "providers/aws/targets/rds.py": 3,  # RDS and Aurora share one target class
     "providers/base.py": 2,  # an endpoint has no handle
     "providers/local/__init__.py": 1,  # an endpoint is also served by the local providers
-    "spec/server_settings.py": 2,  # which settings each kind takes
-    "spec/targets.py": 7,  # each kind's spec model (its provider literal)
+    # Each kind's spec model: its ``provider: Literal[NAME]``, the discriminator of the spec's target
+    # union. Kept in the spec layer on purpose, not moved into the kind's folder: spec/ sits below the
+    # providers (the API, the CLI and the stages parse specs without importing providers.aws, and
+    # importing a kind's module runs providers/aws/__init__, which imports spec back). The facts the
+    # rest asks of a kind are on these models (spec/target_facts.py), so these lines are declarations,
+    # not branches; they stay listed so that a new one is seen.
+    "spec/ec2_target.py": 1,
+    "spec/targets.py": 5,
     "stages/plan.py": 1,  # an endpoint's dataset is reset only where Benchwright wrote
     "stages/steps.py": 1,  # an endpoint is torn down without a handle
 }
@@ -57,6 +63,7 @@ OTHER_MEANING: dict[str, int] = {
     "runner/fingerprint.py": 1,
     "runner/plan.py": 1,
     "spec/runners.py": 3,
+    "spec/targets.py": 1,  # Aurora's storage_type "aurora" (standard, not I/O-Optimized)
     "stages/context.py": 1,
     "stages/plan.py": 1,
 }

@@ -14,8 +14,8 @@ from benchwright.providers.aws.targets.kinds import kinds
 from benchwright.providers.aws.targets.operations import SHORT
 from benchwright.providers.base import Target
 from benchwright.spec import LocalTarget, parse_target
-from benchwright.spec.target_facts import TargetFacts
-from benchwright.spec.targets import PROVIDERS, TargetSpec, _TargetBase
+from benchwright.spec.target_facts import TargetBase, TargetFacts
+from benchwright.spec.targets import PROVIDERS, TargetSpec
 
 KINDS = kinds()
 MODELS = {typing.get_args(m.model_fields["provider"].annotation)[0]: m for m in typing.get_args(
@@ -44,7 +44,7 @@ def test_each_aws_kind_names_the_spec_model_of_its_provider(name: str) -> None:
 def test_a_kind_model_without_its_facts_is_refused_when_its_class_is_made() -> None:
     with pytest.raises(TypeError, match="facts = TargetFacts"):
 
-        class Toy(_TargetBase):
+        class Toy(TargetBase):
             provider: Literal["toy"]
 
     with pytest.raises(TypeError, match="ready_timeout_s"):

@@ -395,16 +395,3 @@ def check_settings(kind: Kind, settings: Mapping[str, Scalar]) -> dict[str, Scal
         written[name] = raw
         out[name] = value
     return out
-
-
-def settings_kind(provider: str, engine: str, template: str | None = None, server: str | None = None) -> Kind:
-    """Which list a target's settings are held to (the server that reads them)."""
-    if provider in ("elasticache", "memorydb"):
-        return "cache"
-    if provider == "ec2":
-        if template == "yugabytedb-3node":
-            return "yugabytedb"
-        return "none" if server == "ardb" else "redis"
-    if engine in ("postgres", "mysql", "redis"):
-        return engine  # type: ignore[return-value]
-    return "none"

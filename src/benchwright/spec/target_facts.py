@@ -11,6 +11,14 @@ or sets no ``facts`` at all, is refused when its class is made.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from pydantic import Field, model_validator
+from pydantic_core import PydanticCustomError
+
+from benchwright.spec._base import Engine, Scalar, StrictModel
+from benchwright.spec.server_settings import Kind as SettingsKind
+from benchwright.spec.server_settings import SettingError, check_settings
 
 
 @dataclass(frozen=True)
@@ -34,3 +42,46 @@ def require_facts(model: type, provider: object) -> None:
     """Refuse a target model (one with a ``provider``) whose class declares no ``TargetFacts``."""
     if provider is not None and not isinstance(model.__dict__.get("facts"), TargetFacts):
         raise TypeError(f"{model.__name__}: a target kind's model declares its facts = TargetFacts(...)")
+
+
+class TargetBase(StrictModel):
+    """What every kind's target section has: an engine, its server settings, and its facts."""
+
+    engine: Engine
+    settings: dict[str, Scalar] = Field(default_factory=dict)  # server settings / parameter group
+    facts: ClassVar[TargetFacts]  # each kind's own (spec/target_facts.py), checked as its class is made
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        require_facts(cls, cls.model_fields.get("provider"))
+
+    def ready_timeout(self) -> float:
+        """How long provisioning may take before the run gives up."""
+        return self.facts.ready_timeout_s
+
+    def failover_needs(self) -> str | None:
+        """The setting a forced failover needs and this target lacks (a standby), or None."""
+        return None
+
+    def operation_refusal(self, operation: str) -> tuple[str, str] | None:
+        """Why this target cannot do ``operation`` as written: (the field to blame, or "" for the
+        operation itself; the reason), or None."""
+        return None
+
+    def settings_kind(self) -> SettingsKind:
+        """Which list its settings are held to (spec/server_settings.py): the server that reads them,
+        here the engine's own; a managed cache's parameter group and EC2's templates say their own."""
+        return self.engine if self.engine in ("postgres", "mysql", "redis") else "none"
+
+    @model_validator(mode="after")
+    def _settings_allowed(self) -> TargetBase:
+        # held to the allow-list of the server that reads them (spec.server_settings); names are
+        # stored normalised, so the server gets exactly the name that was checked
+        try:
+            self.settings = check_settings(self.settings_kind(), self.settings)
+        except SettingError as exc:
+            raise PydanticCustomError(
+                "bad_setting", "{message}", {"name": exc.name, "message": str(exc)}
+            ) from None
+        return self
