@@ -31,7 +31,6 @@ STILL_BRANCHING: dict[str, int] = {
     "api/limits.py": 1,  # an endpoint target needs a local runner
     "experiments/capacity.py": 6,  # reserved connections and memory by service
     "forecast/credits.py": 3,  # which kinds have burst credits
-    "providers/aws/targets/rds.py": 3,  # RDS and Aurora share one target class
     "providers/base.py": 2,  # an endpoint has no handle
     "providers/local/__init__.py": 1,  # an endpoint is also served by the local providers
     # Each kind's spec model: its ``provider: Literal[NAME]``, the discriminator of the spec's target

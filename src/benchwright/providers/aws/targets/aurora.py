@@ -35,6 +35,7 @@ ENGINES = {"postgres": ("aurora-postgresql", 5432), "mysql": ("aurora-mysql", 33
 
 class AuroraTarget(ManagedSqlTarget[AuroraSpec]):
     kind = "aurora"
+    cluster = True
 
     @property
     def default_port(self) -> int:  # type: ignore[override]

@@ -6,7 +6,7 @@ never see it; the runner gets the secret ARN and resolves it itself.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from benchwright.errors import ProvisioningFailed
 from benchwright.providers.aws.common import (
@@ -59,6 +59,10 @@ SqlSpecT = TypeVar("SqlSpecT", bound=RdsSpec | AuroraSpec)
 class ManagedSqlTarget(AwsTarget[SqlSpecT]):
     """What RDS instances and Aurora clusters share: a SQL endpoint and an RDS-managed secret."""
 
+    cluster: ClassVar[bool] = (
+        False  # Aurora's operations act on its cluster (AuroraTarget), RDS's on the instance
+    )
+
     @property
     def engine(self) -> str:
         """postgres | mysql (the spec allows no other engine for these providers)."""
@@ -84,18 +88,18 @@ class ManagedSqlTarget(AwsTarget[SqlSpecT]):
         """snapshot_restore, pitr (and scale_out on Aurora): providers/aws/targets/operations.py."""
         from benchwright.providers.aws.targets.operations import SqlOperations
 
-        return SqlOperations(self, cluster=self.kind == "aurora").step(name, progress)
+        return SqlOperations(self, cluster=self.cluster).step(name, progress)
 
     def operation_cleanup(self, name: str, progress: dict[str, Any]) -> None:
         from benchwright.providers.aws.targets.operations import SHORT, SqlOperations
 
         if name in SHORT:
-            SqlOperations(self, cluster=self.kind == "aurora").cleanup(name, progress)
+            SqlOperations(self, cluster=self.cluster).cleanup(name, progress)
 
     def _delete_operations(self) -> None:
         from benchwright.providers.aws.targets.operations import delete_operation_resources
 
-        delete_operation_resources(self, cluster=self.kind == "aurora")
+        delete_operation_resources(self, cluster=self.cluster)
 
 
 class RdsTarget(ManagedSqlTarget[RdsSpec]):
