@@ -28,10 +28,8 @@ BRANCH = re.compile(
 
 # Real branches on a kind, still to move into its descriptor (module -> lines).
 STILL_BRANCHING: dict[str, int] = {
-    "api/limits.py": 1,  # an endpoint target needs a local runner
     "experiments/capacity.py": 6,  # reserved connections and memory by service
     "forecast/credits.py": 3,  # which kinds have burst credits
-    "providers/base.py": 2,  # an endpoint has no handle
     "providers/local/__init__.py": 1,  # an endpoint is also served by the local providers
     # Each kind's spec model: its ``provider: Literal[NAME]``, the discriminator of the spec's target
     # union. Kept in the spec layer on purpose, not moved into the kind's folder: spec/ sits below the
@@ -41,8 +39,6 @@ STILL_BRANCHING: dict[str, int] = {
     # not branches; they stay listed so that a new one is seen.
     "spec/ec2_target.py": 1,
     "spec/targets.py": 5,
-    "stages/plan.py": 1,  # an endpoint's dataset is reset only where Benchwright wrote
-    "stages/steps.py": 1,  # an endpoint is torn down without a handle
 }
 # The same words meaning something else: "ec2" the runner platform or a runner handle's kind,
 # "endpoint" the dataset-target marker or a handle key, the cache stand-in's two services.

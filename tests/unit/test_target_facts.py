@@ -39,6 +39,8 @@ def test_each_aws_kind_names_the_spec_model_of_its_provider(name: str) -> None:
         assert kind.spec is None
         return
     assert kind.spec is MODELS[kind.provider]
+    # a kind Benchwright owns leaves resources the janitor finds; someone else's database leaves none
+    assert kind.spec.facts.owned == bool(kind.resources)
 
 
 def test_a_kind_model_without_its_facts_is_refused_when_its_class_is_made() -> None:
@@ -75,3 +77,10 @@ def test_each_aws_kind_allows_exactly_the_events_and_operations_its_target_does(
     overridden = TARGETS[kind.provider].operation_step is not Target.operation_step
     assert overridden == bool(facts.operations)
     assert set(facts.operations) <= {*SHORT, "node_replace"}
+
+
+def test_only_someone_elses_database_names_its_hosts() -> None:
+    endpoint = parse_target({"provider": "endpoint", "engine": "redis", "hosts": ["10.0.0.1:6379"]})
+    assert not endpoint.facts.owned and endpoint.named_hosts() == ["10.0.0.1:6379"]
+    assert parse_target({"provider": "local", "engine": "redis"}).named_hosts() == []
+    assert [m for m in MODELS.values() if not m.facts.owned] == [MODELS["endpoint"]]

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from benchwright.errors import SpecError
 from benchwright.sharing import estimated_seconds
-from benchwright.spec import BenchmarkSpec, EndpointTarget
+from benchwright.spec import BenchmarkSpec, TargetSpec
 
 # Families a benchmark team typically measures, any size. An operator narrows or widens this in the
 # stage config (api.instance_types); accelerated and bare-metal families are left out on purpose.
@@ -73,10 +73,11 @@ def _never(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str | None
     return None
 
 
-def check_endpoint(target: EndpointTarget, limits: ApiLimits, prefix: str = "") -> None:
-    """An endpoint target's hosts against the stage's CIDRs (none: endpoint targets refused)."""
+def check_endpoint(target: TargetSpec, limits: ApiLimits, prefix: str = "") -> None:
+    """The hosts a target names (an endpoint's: ``named_hosts``; none where Benchwright creates the
+    target) against the stage's CIDRs (none: endpoint targets refused)."""
     networks = [ipaddress.ip_network(c, strict=False) for c in limits.endpoint_cidrs]
-    for i, entry in enumerate(target.hosts):
+    for i, entry in enumerate(target.named_hosts()):
         where = f"{prefix}target.hosts[{i}]"
         host = entry.rpartition(":")[0].strip("[]")
         try:
@@ -123,7 +124,7 @@ def _sizes(spec: BenchmarkSpec) -> list[tuple[str, str]]:
 
 def check_limits(spec: BenchmarkSpec, limits: ApiLimits, prefix: str = "") -> None:
     """One benchmark of a submission against the stage's limits; a ``SpecError`` for the first breach."""
-    if isinstance(spec.target, EndpointTarget) and spec.runner.platform != "local":
+    if spec.runner.platform != "local":  # a runner in the cloud, to someone else's database's hosts
         check_endpoint(spec.target, limits, prefix)
     for where, value in _sizes(spec):
         if not any(fnmatch.fnmatchcase(value, pattern) for pattern in limits.instance_types):

@@ -27,6 +27,7 @@ from benchwright.results import MetricSeries, ResultDocument, redact_text
 from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV
 from benchwright.runner.plan import RunnerPlan
 from benchwright.runner_output import RunnerOutput
+from benchwright.spec.target_facts import TargetBase
 
 if TYPE_CHECKING:  # runs.py is written by the store+report engineer; imported lazily to avoid cycles
     from benchwright.runs import CellResult, CostEstimate, RunRecord
@@ -77,7 +78,7 @@ class MetricsWindow(_Model):
 
 
 # ---------------------------------------------------------------- target (template method)
-SpecT = TypeVar("SpecT", bound=BaseModel, default=BaseModel, covariant=True)
+SpecT = TypeVar("SpecT", bound=TargetBase, default=TargetBase, covariant=True)
 
 
 class Target(ABC, Generic[SpecT]):
@@ -107,13 +108,13 @@ class Target(ABC, Generic[SpecT]):
 
     def status(self) -> TargetStatus:
         """Non-blocking: "ready" means the database accepts a connection, not merely exists."""
-        if not self.handle and self.kind != "endpoint":
+        if not self.handle and self.spec.facts.owned:
             return "deleted"
         return self._status()
 
     def delete(self) -> None:
         """Idempotent: deleting what is already gone (or never existed) succeeds."""
-        if not self.handle and self.kind != "endpoint":
+        if not self.handle and self.spec.facts.owned:
             return
         self._delete()
 

@@ -57,6 +57,7 @@ class Ec2Target(TargetBase):
     facts = TargetFacts(
         provision_s=420.0, teardown_s=120.0, ready_timeout_s=1800.0,
         events=("reboot",), operations=("node_replace",), scale_key=None,
+        owned=True,
     )  # fmt: skip
     template: Literal["yugabytedb-3node", "redis-protocol"]
     instance_type: str

@@ -36,6 +36,11 @@ class TargetFacts:
     events: tuple[str, ...]
     operations: tuple[str, ...]
     scale_key: str | None  # the one key a ``scale`` event's ``to`` takes (None: no scale, or no rule)
+    # Benchwright creates and deletes it. False: someone else's database (an endpoint), there with or
+    # without a handle (polled and torn down all the same, deleting nothing), whose data a runner
+    # resets only where Benchwright wrote it (stages/plan.py), and which a runner off this machine may
+    # reach only inside the stage's allowed networks (api/limits.py).
+    owned: bool
 
 
 def require_facts(model: type, provider: object) -> None:
@@ -59,6 +64,11 @@ class TargetBase(StrictModel):
     def ready_timeout(self) -> float:
         """How long provisioning may take before the run gives up."""
         return self.facts.ready_timeout_s
+
+    def named_hosts(self) -> list[str]:
+        """The host:port entries of ``target.hosts``, where the spec names someone else's database;
+        none for a target Benchwright creates."""
+        return []
 
     def failover_needs(self) -> str | None:
         """The setting a forced failover needs and this target lacks (a standby), or None."""

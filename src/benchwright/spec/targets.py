@@ -49,6 +49,7 @@ class LocalTarget(TargetBase):
     facts = TargetFacts(
         provision_s=5.0, teardown_s=2.0, ready_timeout_s=120.0,
         events=("failover", "reboot"), operations=("dump_restore",), scale_key=None,
+        owned=True,
     )  # fmt: skip
 
     def ready_timeout(self) -> float:
@@ -65,6 +66,7 @@ class EndpointTarget(TargetBase):
     facts = TargetFacts(
         provision_s=1.0, teardown_s=0.0, ready_timeout_s=60.0,
         events=(), operations=(), scale_key=None,
+        owned=False,  # someone else's database
     )  # fmt: skip
     hosts: list[str] = Field(min_length=1)  # host:port, several for client-side spreading
     database: str = Field(default="bench", min_length=1)  # SQL engines; Redis uses ``db``
@@ -87,6 +89,9 @@ class EndpointTarget(TargetBase):
             if len(host) > 253 or not HOST_RE.match(host):
                 raise ValueError(f"hosts[{i}] {shown(h)}: the host must be a DNS name or an IP address")
         return hosts
+
+    def named_hosts(self) -> list[str]:
+        return self.hosts
 
     @field_validator("password_env")
     @classmethod
@@ -156,6 +161,7 @@ class RdsTarget(TargetBase):
         provision_s=900.0, teardown_s=600.0, ready_timeout_s=3600.0,
         events=("failover", "reboot", "scale"), scale_key="instance_class",
         operations=("snapshot_restore", "pitr"),
+        owned=True,
     )  # fmt: skip
     engine: Literal["postgres", "mysql"]
     engine_version: str = Field(min_length=1)
@@ -215,6 +221,7 @@ class AuroraTarget(TargetBase):
         provision_s=1200.0, teardown_s=900.0, ready_timeout_s=3600.0,
         events=("failover", "reboot", "scale"), scale_key="instance_class",
         operations=("snapshot_restore", "pitr", "scale_out"),
+        owned=True,
     )  # fmt: skip
     engine: Literal["postgres", "mysql"]
     engine_version: str = Field(min_length=1)
@@ -251,6 +258,7 @@ class ElastiCacheTarget(TargetBase):
     facts = TargetFacts(
         provision_s=900.0, teardown_s=600.0, ready_timeout_s=3600.0,
         events=("failover", "reboot", "scale"), operations=(), scale_key="node_type",
+        owned=True,
     )  # fmt: skip
     engine: Literal["redis"]
     cache_engine: Literal["redis", "valkey"] = "redis"
@@ -296,6 +304,7 @@ class MemoryDbTarget(TargetBase):
     facts = TargetFacts(
         provision_s=1200.0, teardown_s=900.0, ready_timeout_s=3600.0,
         events=("failover", "scale"), operations=(), scale_key="node_type",
+        owned=True,
     )  # fmt: skip
     engine: Literal["redis"]
     cache_engine: Literal["redis", "valkey"] = "redis"

@@ -75,7 +75,7 @@ def _dataset_properties(spec: BenchmarkSpec) -> dict[str, str]:
     """How the runner treats data on the target (runner/dataset.py): on an ``endpoint`` target it
     resets only what Benchwright created; with several runners (one load split between them) it
     neither resets nor checks, as no runner alone holds the dataset."""
-    out = {DATASET_TARGET: "endpoint"} if spec.target.provider == "endpoint" else {}
+    out = {} if spec.target.facts.owned else {DATASET_TARGET: "endpoint"}
     if spec.runner.count > 1:
         out[DATASET_CHECK] = "off"
     return out

@@ -350,7 +350,7 @@ def teardown(state: RunState, providers: Providers) -> RunState:
                 providers.launcher.stop(handle)
         except Exception as exc:
             problems.append(f"runner {handle.id}: {exc}")
-    if state.target or state.spec.target.provider == "endpoint":
+    if state.target or not state.spec.target.facts.owned:  # someone else's database has no handle
         target = _target(state, providers)
         with contextlib.suppress(Exception):
             providers.metrics.collect(target, MetricsWindow(start=state.created_at, end=utcnow()))
