@@ -86,6 +86,26 @@ def test_elasticache_and_memorydb_calls_match_the_api_model(aws: Any) -> None:
         mem.trigger("reboot")
 
 
+def test_an_ec2_reboot_reboots_the_targets_instances_and_nothing_else(aws: Any) -> None:
+    """EC2's one event, through the call its kind names (providers/aws/targets/kinds/ec2.py)."""
+    ec2 = aws[1]("ec2")
+    image = aws[0].runner_ami
+    ids = [i["InstanceId"] for i in ec2.run_instances(ImageId=image, MinCount=2, MaxCount=2)["Instances"]]
+    section = {
+        "provider": "ec2",
+        "engine": "redis",
+        "template": "redis-protocol",
+        "instance_type": "m6i.large",
+    }
+    assert target(aws, section, "ev-ec2", handle={"instances": ",".join(ids)}).trigger("reboot") == (
+        f"RebootInstances {', '.join(ids)}"
+    )
+    with pytest.raises(CapabilityError, match="no instances to reboot yet"):
+        target(aws, section, "ev-ec2-none", handle={"name": "x"}).trigger("reboot")
+    with pytest.raises(CapabilityError, match="cannot failover"):
+        target(aws, section, "ev-ec2-fo", handle={"instances": ids[0]}).trigger("failover")
+
+
 def _cloud(target_section: dict[str, Any], events: list[dict[str, Any]]) -> dict[str, Any]:
     return {"name": "ev", "target": target_section, "runner": {"platform": "fargate"},
             "workload": {"name": "ycsb", "phases": {"run": {"duration_s": 60}}}, "events": events}  # fmt: skip

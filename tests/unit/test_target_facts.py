@@ -69,7 +69,9 @@ def test_each_aws_kind_allows_exactly_the_events_and_operations_its_target_does(
     kind = KINDS[name]
     assert kind.spec is not None and kind.provider is not None
     facts = kind.spec.facts
-    assert set(facts.events) == {action for (on, action) in events.ACTIONS if on == kind.provider}
+    calls = dict(kind.events)
+    assert set(facts.events) == set(calls) and len(calls) == len(kind.events)
+    assert all(call.__module__ == events.__name__ for call in calls.values())
     if "scale" in facts.events:
         assert facts.scale_key is not None
     # an operation's steps are the target's own (RDS's and Aurora's API calls, EC2's node replacement),

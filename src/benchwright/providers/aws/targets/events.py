@@ -1,6 +1,7 @@
-"""Events during a run on AWS targets: the API call each action maps to (each kind's spec model
-says which actions it allows, spec/target_facts.py; the spec check refuses the rest before anything is
-made, and tests/unit/test_target_facts.py holds the two alike).
+"""Events during a run on AWS targets: the API call each action maps to. Each kind names its calls
+(``AwsTargetKind.events``, providers/aws/targets/kinds/) and its spec model the actions it allows
+(spec/target_facts.py: the spec check refuses the rest before anything is made);
+tests/unit/test_target_facts.py holds the two alike.
 
 | target | failover | reboot | scale (``to``) |
 |---|---|---|---|
@@ -16,16 +17,15 @@ what the runner's clients measure, not how long the call took. Scaling applies i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from benchwright.errors import CapabilityError, SpecError
 from benchwright.providers.aws.common import aws_call
+from benchwright.providers.aws.targets.kinds import kind_of_provider
 
 if TYPE_CHECKING:
     from benchwright.providers.aws.targets.base import AwsTarget
-
-Action = Callable[["AwsTarget", Mapping[str, Any]], str]
 
 
 def _size(to: Mapping[str, Any], key: str) -> str:
@@ -58,8 +58,20 @@ def _rds_scale(t: AwsTarget, instance_class: str, instance: str | None = None) -
     return f"ModifyDBInstance {name} to {instance_class}"
 
 
+def rds_failover(t: AwsTarget, to: Mapping[str, Any]) -> str:
+    return _rds_reboot(t, True)
+
+
+def rds_reboot(t: AwsTarget, to: Mapping[str, Any]) -> str:
+    return _rds_reboot(t, False)
+
+
+def rds_scale(t: AwsTarget, to: Mapping[str, Any]) -> str:
+    return _rds_scale(t, _size(to, "instance_class"))
+
+
 # ---------------------------------------------------------------- Aurora
-def _aurora_failover(t: AwsTarget, to: Mapping[str, Any]) -> str:
+def aurora_failover(t: AwsTarget, to: Mapping[str, Any]) -> str:
     aws_call(
         f"rds failover_db_cluster {t.name}", t.clients("rds").failover_db_cluster, DBClusterIdentifier=t.name
     )
@@ -71,12 +83,12 @@ def _aurora_instances(t: AwsTarget) -> list[str]:
     return [t.instance_name(i) for i in range(count)]  # type: ignore[attr-defined]
 
 
-def _aurora_scale(t: AwsTarget, to: Mapping[str, Any]) -> str:
+def aurora_scale(t: AwsTarget, to: Mapping[str, Any]) -> str:
     instance_class = _size(to, "instance_class")
     return "; ".join(_rds_scale(t, instance_class, name) for name in _aurora_instances(t))
 
 
-def _aurora_reboot(t: AwsTarget, to: Mapping[str, Any]) -> str:
+def aurora_reboot(t: AwsTarget, to: Mapping[str, Any]) -> str:
     writer = _aurora_instances(t)[0]
     aws_call(
         f"rds reboot_db_instance {writer}", t.clients("rds").reboot_db_instance, DBInstanceIdentifier=writer
@@ -85,7 +97,7 @@ def _aurora_reboot(t: AwsTarget, to: Mapping[str, Any]) -> str:
 
 
 # ---------------------------------------------------------------- ElastiCache / MemoryDB
-def _elasticache_failover(t: AwsTarget, to: Mapping[str, Any]) -> str:
+def elasticache_failover(t: AwsTarget, to: Mapping[str, Any]) -> str:
     aws_call(
         f"elasticache test_failover {t.name}",
         t.clients("elasticache").test_failover,
@@ -95,7 +107,7 @@ def _elasticache_failover(t: AwsTarget, to: Mapping[str, Any]) -> str:
     return f"TestFailover {t.name} node group 0001"
 
 
-def _elasticache_reboot(t: AwsTarget, to: Mapping[str, Any]) -> str:
+def elasticache_reboot(t: AwsTarget, to: Mapping[str, Any]) -> str:
     cluster = f"{t.name}-001"  # the replication group's first member (its primary at creation)
     aws_call(
         f"elasticache reboot_cache_cluster {cluster}",
@@ -106,7 +118,7 @@ def _elasticache_reboot(t: AwsTarget, to: Mapping[str, Any]) -> str:
     return f"RebootCacheCluster {cluster}"
 
 
-def _elasticache_scale(t: AwsTarget, to: Mapping[str, Any]) -> str:
+def elasticache_scale(t: AwsTarget, to: Mapping[str, Any]) -> str:
     node_type = _size(to, "node_type")
     aws_call(
         f"elasticache modify_replication_group {t.name}",
@@ -118,7 +130,7 @@ def _elasticache_scale(t: AwsTarget, to: Mapping[str, Any]) -> str:
     return f"ModifyReplicationGroup {t.name} to {node_type}"
 
 
-def _memorydb_failover(t: AwsTarget, to: Mapping[str, Any]) -> str:
+def memorydb_failover(t: AwsTarget, to: Mapping[str, Any]) -> str:
     aws_call(
         f"memorydb failover_shard {t.name}",
         t.clients("memorydb").failover_shard,
@@ -128,7 +140,7 @@ def _memorydb_failover(t: AwsTarget, to: Mapping[str, Any]) -> str:
     return f"FailoverShard {t.name} shard 0001"
 
 
-def _memorydb_scale(t: AwsTarget, to: Mapping[str, Any]) -> str:
+def memorydb_scale(t: AwsTarget, to: Mapping[str, Any]) -> str:
     node_type = _size(to, "node_type")
     aws_call(
         f"memorydb update_cluster {t.name}",
@@ -139,7 +151,7 @@ def _memorydb_scale(t: AwsTarget, to: Mapping[str, Any]) -> str:
     return f"UpdateCluster {t.name} to {node_type}"
 
 
-def _ec2_reboot(t: AwsTarget, to: Mapping[str, Any]) -> str:
+def ec2_reboot(t: AwsTarget, to: Mapping[str, Any]) -> str:
     ids = [i for i in t.handle.get("instances", "").split(",") if i]
     if not ids:
         raise CapabilityError("events", "the EC2 target has no instances to reboot yet")
@@ -147,24 +159,10 @@ def _ec2_reboot(t: AwsTarget, to: Mapping[str, Any]) -> str:
     return f"RebootInstances {', '.join(ids)}"
 
 
-ACTIONS: dict[tuple[str, str], Action] = {
-    ("rds", "failover"): lambda t, to: _rds_reboot(t, True),
-    ("rds", "reboot"): lambda t, to: _rds_reboot(t, False),
-    ("rds", "scale"): lambda t, to: _rds_scale(t, _size(to, "instance_class")),
-    ("aurora", "failover"): _aurora_failover,
-    ("aurora", "reboot"): _aurora_reboot,
-    ("aurora", "scale"): _aurora_scale,
-    ("elasticache", "failover"): _elasticache_failover,
-    ("elasticache", "reboot"): _elasticache_reboot,
-    ("elasticache", "scale"): _elasticache_scale,
-    ("memorydb", "failover"): _memorydb_failover,
-    ("memorydb", "scale"): _memorydb_scale,
-    ("ec2", "reboot"): _ec2_reboot,
-}
-
-
 def trigger(target: AwsTarget, action: str, to: Mapping[str, Any] | None) -> str:
-    call = ACTIONS.get((target.kind, action))
+    """Do ``action`` with the call the target's kind names for it (AwsTargetKind.events)."""
+    kind = kind_of_provider(target.kind)
+    call = dict(kind.events).get(action) if kind is not None else None
     if call is None:
         raise CapabilityError("events", f"a {target.kind} target cannot {action} during a run")
     return call(target, to or {})

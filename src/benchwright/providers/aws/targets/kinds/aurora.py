@@ -14,6 +14,7 @@ from benchwright.providers.aws.deletion import (
 from benchwright.providers.aws.names import RESOURCE_PREFIX
 from benchwright.providers.aws.pricelist import HOURS_NOTE, HOURS_PER_MONTH
 from benchwright.providers.aws.tagged import Resource
+from benchwright.providers.aws.targets import events
 from benchwright.providers.aws.targets.kinds.base import (
     GROUPS,
     TARGETS,
@@ -182,4 +183,7 @@ KIND = AwsTargetKind(
     zones=zones,
     find=find,
     spec=AuroraTarget,  # its spec model, which declares its timings and experiments (h-kindst)
+    events=(  # the API call of each event it allows
+        ("failover", events.aurora_failover), ("reboot", events.aurora_reboot), ("scale", events.aurora_scale),
+    ),
 )  # fmt: skip

@@ -88,6 +88,9 @@ class AwsTargetKind:
     # a kind before any provider exists live on its spec model (spec/target_facts.py: the spec layer
     # sits below the providers and cannot read this descriptor); the kind names that model here
     spec: type[Any] | None = None  # its target section's model (spec/targets.py), for a provider
+    # (action, its API call (target, to) -> what was done) for the events its spec model allows
+    # (providers/aws/targets/events.py has the calls; events.trigger reads them here)
+    events: tuple[tuple[str, Callable[[Any, Any], str]], ...] = ()
 
     def __post_init__(self) -> None:
         if self.resources and self.lister is None:

@@ -16,6 +16,7 @@ from benchwright.providers.aws.pricelist import (
     HOURS_PER_MONTH,
 )
 from benchwright.providers.aws.tagged import Resource, kv
+from benchwright.providers.aws.targets import events
 from benchwright.providers.aws.targets.kinds.base import (
     INTERFACES,
     NODES,
@@ -161,4 +162,5 @@ KIND = AwsTargetKind(
     on_ec2=True,
     find=find,
     spec=Ec2Target,  # its spec model, which declares its timings and experiments (h-kindst)
+    events=(("reboot", events.ec2_reboot),),  # the API call of each event it allows
 )

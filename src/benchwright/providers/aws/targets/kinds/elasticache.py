@@ -10,6 +10,7 @@ from benchwright.providers.aws.deletion import gone_ok
 from benchwright.providers.aws.names import RESOURCE_PREFIX
 from benchwright.providers.aws.pricelist import HOURS_NOTE, HOURS_PER_MONTH
 from benchwright.providers.aws.tagged import Resource, kv, ours
+from benchwright.providers.aws.targets import events
 from benchwright.providers.aws.targets.cache_params import ELASTICACHE, delete_group_later_ok
 from benchwright.providers.aws.targets.kinds.base import (
     GROUPS,
@@ -105,4 +106,8 @@ KIND = AwsTargetKind(
     zones=zones,
     find=find,
     spec=ElastiCacheTarget,  # its spec model, which declares its timings and experiments (h-kindst)
+    events=(  # the API call of each event it allows
+        ("failover", events.elasticache_failover), ("reboot", events.elasticache_reboot),
+        ("scale", events.elasticache_scale),
+    ),
 )  # fmt: skip

@@ -9,6 +9,7 @@ from benchwright.providers.aws.deletion import gone_ok
 from benchwright.providers.aws.names import RESOURCE_PREFIX
 from benchwright.providers.aws.pricelist import HOURS_NOTE, HOURS_PER_MONTH
 from benchwright.providers.aws.tagged import Resource, kv, ours
+from benchwright.providers.aws.targets import events
 from benchwright.providers.aws.targets.cache_params import MEMORYDB, delete_group_later_ok
 from benchwright.providers.aws.targets.kinds.base import (
     GROUPS,
@@ -119,4 +120,8 @@ KIND = AwsTargetKind(
     zones=lambda t: [],  # a MemoryDB cluster's nodes are placed by AWS: no AZ in the spec
     find=find,
     spec=MemoryDbTarget,  # its spec model, which declares its timings and experiments (h-kindst)
+    events=(
+        ("failover", events.memorydb_failover),
+        ("scale", events.memorydb_scale),
+    ),  # the API call of each event it allows
 )

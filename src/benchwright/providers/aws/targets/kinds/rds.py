@@ -15,6 +15,7 @@ from benchwright.providers.aws.magnetic_io import magnetic_io_lines
 from benchwright.providers.aws.names import RESOURCE_PREFIX
 from benchwright.providers.aws.pricelist import HOURS_NOTE, HOURS_PER_MONTH, PriceNotFound
 from benchwright.providers.aws.tagged import Resource, kv, ours
+from benchwright.providers.aws.targets import events
 from benchwright.providers.aws.targets.kinds.base import (
     GROUPS,
     TARGETS,
@@ -257,4 +258,7 @@ KIND = AwsTargetKind(
     find=find,
     burst_start_field="storage",
     spec=RdsTarget,  # its spec model, which declares its timings and experiments (h-kindst)
+    events=(  # the API call of each event it allows
+        ("failover", events.rds_failover), ("reboot", events.rds_reboot), ("scale", events.rds_scale),
+    ),
 )  # fmt: skip
