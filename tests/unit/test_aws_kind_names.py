@@ -24,6 +24,7 @@ CLASSES = "RdsTarget|AuroraTarget|ElastiCacheTarget|MemoryDbTarget|Ec2Target|End
 BRANCH = re.compile(
     rf"""(==|!=|\bin \(?|\w\[)\s*["']({NAMES})["']|["']({NAMES})["']\s*:"""
     rf"""|isinstance\([^)]*\b({CLASSES})\b|^\s*({CLASSES}):\s"""
+    rf"""|\(\s*["']({NAMES})["']\s*,[^)]*\)\s*:"""  # a tuple key: ("rds", "failover"): ...
 )
 
 # Real branches on a kind, still to move into its descriptor (module -> lines).
@@ -77,7 +78,8 @@ def found_branches() -> Counter[str]:
 
 def test_the_matcher_sees_a_branch_on_a_kind_and_not_a_mention() -> None:
     for branch in ('if provider == "rds":', 'x in ("aurora", "rds")', '"memorydb": 900.0,',
-                   "if isinstance(target, Ec2Target):", "    RdsTarget: self._rds,"):  # fmt: skip
+                   "if isinstance(target, Ec2Target):", "    RdsTarget: self._rds,",
+                   '    ("rds", "failover"): reboot,'):  # fmt: skip
         assert BRANCH.search(branch), branch
     for mention in ('"""RDS and Aurora."""', "kind = kind_of_provider(target.provider)", "t: RdsTarget, x"):
         assert not BRANCH.search(mention), mention
