@@ -4,10 +4,12 @@ below, so a new branch fails the test and one converted to read the kind's descr
 taken off the list. The lists only shrink.
 
 Counted: a comparison with a kind's name (``== "rds"``, ``in ("rds", "aurora")``, ``x["ec2"]``), a
-name as a dict key (``"memorydb": ...``), an ``isinstance`` on a kind's spec class, and a dict keyed by
-one. The pricing of a target (a run's, its usage and a month's), its rehearsal stand-in and the burst
-start it carries, its target class and the janitor's listers, deletion table and order are read from
-the descriptors and are not here any more.
+name as a dict key (``"memorydb": ...``) or in a tuple key (``("rds", "failover"): ...``), an
+``isinstance`` on a kind's spec class, and a dict keyed by one. The pricing of a target (a run's, its
+usage and a month's), its rehearsal stand-in and the burst start it carries, its target class, the
+API call of each of its events and the janitor's listers, deletion table and order are read from the
+descriptors and are not here any more; its timings, events, operations and their needs, its settings
+list and whether Benchwright owns it are its spec model's facts (spec/target_facts.py).
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ BRANCH = re.compile(
 STILL_BRANCHING: dict[str, int] = {
     "experiments/capacity.py": 6,  # reserved connections and memory by service
     "forecast/credits.py": 3,  # which kinds have burst credits
-    "providers/local/__init__.py": 1,  # an endpoint is also served by the local providers
+    # The local providers' own choice between their two target classes (a throwaway server, or
+    # someone else's database): each class takes its spec class, so the choice is typed by it; kept.
+    "providers/local/__init__.py": 1,
     # Each kind's spec model: its ``provider: Literal[NAME]``, the discriminator of the spec's target
     # union. Kept in the spec layer on purpose, not moved into the kind's folder: spec/ sits below the
     # providers (the API, the CLI and the stages parse specs without importing providers.aws, and
