@@ -27,11 +27,11 @@ from benchwright.results import MetricSeries, ResultDocument, redact_text
 from benchwright.runner.entry import PASSWORD_ENV, SECRET_ARN_ENV
 from benchwright.runner.plan import RunnerPlan
 from benchwright.runner_output import RunnerOutput
-from benchwright.spec.target_facts import TargetBase
 
 if TYPE_CHECKING:  # runs.py is written by the store+report engineer; imported lazily to avoid cycles
     from benchwright.runs import CellResult, CostEstimate, RunRecord
     from benchwright.spec import BenchmarkSpec, TargetSpec
+    from benchwright.spec.target_facts import TargetBase
 
 TargetStatus = Literal["creating", "ready", "failed", "deleted"]
 RunnerStatus = Literal["starting", "running", "succeeded", "failed"]
@@ -78,7 +78,8 @@ class MetricsWindow(_Model):
 
 
 # ---------------------------------------------------------------- target (template method)
-SpecT = TypeVar("SpecT", bound=TargetBase, default=TargetBase, covariant=True)
+# a target section model (spec/target_facts.py), named lazily: this module does not import the spec
+SpecT = TypeVar("SpecT", bound="TargetBase", default="TargetBase", covariant=True)
 
 
 class Target(ABC, Generic[SpecT]):
