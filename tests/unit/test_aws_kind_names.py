@@ -9,7 +9,8 @@ name as a dict key (``"memorydb": ...``) or in a tuple key (``("rds", "failover"
 usage and a month's), its rehearsal stand-in and the burst start it carries, its target class, the
 API call of each of its events and the janitor's listers, deletion table and order are read from the
 descriptors and are not here any more; its timings, events, operations and their needs, its settings
-list and whether Benchwright owns it are its spec model's facts (spec/target_facts.py).
+list, whether Benchwright owns it, the connections and memory it holds and the storage and instance
+class whose burst credits are forecast are its spec model's facts (spec/target_facts.py).
 """
 
 from __future__ import annotations
@@ -31,8 +32,6 @@ BRANCH = re.compile(
 
 # Real branches on a kind, still to move into its descriptor (module -> lines).
 STILL_BRANCHING: dict[str, int] = {
-    "experiments/capacity.py": 6,  # reserved connections and memory by service
-    "forecast/credits.py": 3,  # which kinds have burst credits
     # The local providers' own choice between their two target classes (a throwaway server, or
     # someone else's database): each class takes its spec class, so the choice is typed by it; kept.
     "providers/local/__init__.py": 1,

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from benchwright.errors import SpecError
-from benchwright.experiments.capacity import instance_memory_gib, max_connections
 from benchwright.spec import load_suite, parse_spec
+from benchwright.spec.target_capacity import instance_memory_gib
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,9 +66,9 @@ def test_rds_uses_the_default_formula_from_the_instance_memory() -> None:
     err = _refused(_rds("db.t3.micro", 60))
     assert "122 connections" in err.detail and "112" in err.detail and "db.t3.micro" in err.detail
     parse_spec(_rds("db.r6g.large", 60))  # 16 GiB: 1802 connections
-    limit = max_connections(parse_spec(_rds("db.r6g.large", 60)).target)
+    limit = parse_spec(_rds("db.r6g.large", 60)).target.usable_connections()
     assert limit is not None and limit[0] == 1802 - 5
-    mysql = max_connections(parse_spec(_rds("db.r6g.large", 60, "mysql")).target)
+    mysql = parse_spec(_rds("db.r6g.large", 60, "mysql")).target.usable_connections()
     assert mysql is not None and mysql[0] == 16 * 1024**3 // 12582880 - 1
 
 

@@ -86,3 +86,85 @@ def test_only_someone_elses_database_names_its_hosts() -> None:
     assert not endpoint.facts.owned and endpoint.named_hosts() == ["10.0.0.1:6379"]
     assert parse_target({"provider": "local", "engine": "redis"}).named_hosts() == []
     assert [m for m in MODELS.values() if not m.facts.owned] == [MODELS["endpoint"]]
+
+
+# One representative target per kind, and more where a kind's answer turns on a field.
+SAMPLES = {
+    "local-pg": {"provider": "local", "engine": "postgres"},
+    "local-mysql": {"provider": "local", "engine": "mysql"},
+    "local-redis-64mb": {"provider": "local", "engine": "redis", "settings": {"maxmemory": "64mb"}},
+    "endpoint": {"provider": "endpoint", "engine": "postgres", "hosts": ["10.0.0.1:5432"],
+                 "settings": {"max_connections": 500}},
+    "rds-pg-gp2": {"provider": "rds", "engine": "postgres", "engine_version": "16.4",
+                   "instance_class": "db.r6g.large", "storage": {"type": "gp2", "size_gb": 100}},
+    "rds-mysql-t3": {"provider": "rds", "engine": "mysql", "engine_version": "8.0.36",
+                     "instance_class": "db.t3.micro", "settings": {"max_connections": 500},
+                     "storage": {"type": "gp2", "size_gb": 20, "burst_start_pct": 40}},
+    "aurora-serverless": {"provider": "aurora", "engine": "postgres", "engine_version": "16.4",
+                          "serverless_v2": {"min_acu": 0.5, "max_acu": 4}},
+    "aurora-t3": {"provider": "aurora", "engine": "postgres", "engine_version": "16.4",
+                  "instance_class": "db.t3.medium"},
+    "elasticache": {"provider": "elasticache", "engine": "redis", "engine_version": "7.1",
+                    "node_type": "cache.t4g.micro", "availability_zone": "eu-west-1a",
+                    "settings": {"maxclients": 1000}},
+    "memorydb": {"provider": "memorydb", "engine": "redis", "engine_version": "7.1",
+                 "node_type": "db.r6g.large"},
+    "ec2-gp2": {"provider": "ec2", "engine": "redis", "template": "redis-protocol",
+                "instance_type": "m6i.large", "volume": {"type": "gp2", "size_gb": 500}},
+    "ec2-instance-store": {"provider": "ec2", "engine": "redis", "template": "redis-protocol",
+                           "instance_type": "i3.large"},
+}  # fmt: skip
+GIB = 1024**3
+# What the capacity preflight and the burst forecast read of each (the tables they kept by provider
+# before the kinds answered for themselves): (usable connections, usable memory bytes, burst storage
+# (type, GiB, IOPS, engine, field, start %), CPU credit class).
+EXPECTED: dict[str, tuple[int | None, int | None, tuple[object, ...] | None, str | None]] = {
+    "local-pg": (100 - 3, None, None, None),
+    "local-mysql": (151, None, None, None),
+    "local-redis-64mb": (10000 - 32, 64 * 1024**2, None, None),
+    "endpoint": (None, None, None, None),  # someone else's server: its settings are not what it holds
+    "rds-pg-gp2": (1802 - 5, None, ("gp2", 100, None, "postgres", "target.storage", 100.0), "db.r6g.large"),
+    "rds-mysql-t3": (500 - 1, None, ("gp2", 20, None, "mysql", "target.storage", 40.0), "db.t3.micro"),
+    "aurora-serverless": (None, None, None, None),
+    "aurora-t3": (min(int(4 * GIB / 9531392), 5000) - 5, None, None, None),
+    "elasticache": (1000 - 32, int(0.5 * 0.75 * GIB), None, None),
+    "memorydb": (None, int(13.07 * GIB), None, None),
+    "ec2-gp2": (None, None, ("gp2", 500, None, "ebs", "target.volume", 100.0), None),
+    "ec2-instance-store": (None, None, None, None),
+}
+
+
+def test_every_kind_has_a_sample() -> None:
+    assert {SAMPLES[name]["provider"] for name in SAMPLES} == set(MODELS)
+    assert set(EXPECTED) == set(SAMPLES)
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_each_kind_answers_what_the_preflight_and_the_forecast_ask(name: str) -> None:
+    target = parse_target(SAMPLES[name])
+    connections, memory, storage, cpu_class = EXPECTED[name]
+    assert isinstance(target.reserved_connections(), int) and target.reserved_connections() >= 0
+    usable = target.usable_connections()
+    assert (usable and usable[0]) == connections
+    if usable is not None:  # the figure's source says where it comes from and what is reserved
+        assert usable[1] and f"less {target.reserved_connections()} reserved" in usable[1]
+    held = target.usable_memory()
+    assert (held and held[0]) == memory
+    burst = target.burst_storage()
+    assert (burst and (burst.kind, burst.size_gib, burst.iops, burst.engine, burst.field,
+                       burst.burst_start_pct)) == storage  # fmt: skip
+    assert target.cpu_credit_class() == cpu_class
+
+
+def test_the_sources_read_as_the_preflight_has_always_written_them() -> None:
+    rds = parse_target(SAMPLES["rds-pg-gp2"]).usable_connections()
+    assert rds is not None and rds[1] == "the rds default for db.r6g.large (16 GiB): 1802, less 5 reserved"
+    local = parse_target(SAMPLES["local-pg"]).usable_connections()
+    assert local == (97, "the local postgres server's default max_connections 100 less 3 reserved")
+    written = parse_target(SAMPLES["rds-mysql-t3"]).usable_connections()
+    assert written == (499, "target.settings.max_connections 500 less 1 reserved")
+    cache = parse_target(SAMPLES["elasticache"]).usable_memory()
+    assert cache is not None
+    assert cache[1] == "cache.t4g.micro 0.5 GiB x 1 shard(s), less ElastiCache's 25% reserved memory"
+    memorydb = parse_target(SAMPLES["memorydb"]).usable_memory()
+    assert memorydb is not None and memorydb[1] == "db.r6g.large 13.07 GiB x 1 shard(s)"

@@ -25,6 +25,7 @@ from benchwright.forecast import facts
 from benchwright.judge.credits import DRAINING_DROP, CreditRegime
 from benchwright.sharing import TargetGroup
 from benchwright.spec.model import BenchmarkSpec
+from benchwright.spec.target_facts import BurstStorage
 
 
 @dataclass(frozen=True)
@@ -37,18 +38,7 @@ class Segment:
     iops: float | None  # the phase's expected_iops; None: not given
 
 
-@dataclass(frozen=True)
-class Storage:
-    kind: str  # gp2 | gp3 | io1 | io2 | magnetic | standard ...
-    size_gib: int
-    iops: int | None  # provisioned
-    engine: str  # the RDS engine, or "ebs" for an EC2 volume
-    field: str  # the spec field that sets it
-    burst_start_pct: float = 100.0  # gp2's bucket when the first phase starts (a new volume: full)
-
-    @property
-    def label(self) -> str:
-        return f"{self.kind} {self.size_gib:,} GiB"
+Storage = BurstStorage  # the target's own (spec/target_facts.py): RDS's storage, an EC2 volume
 
 
 @dataclass
@@ -74,15 +64,8 @@ class BucketRun:
 
 
 def storage_of(spec: BenchmarkSpec) -> Storage | None:
-    target = spec.target
-    if target.provider == "rds":
-        s = target.storage
-        start = 100.0 if s.burst_start_pct is None else s.burst_start_pct
-        return Storage(s.type, s.size_gb, s.iops, target.engine, "target.storage", start)
-    if target.provider == "ec2" and target.volume is not None:
-        v = target.volume
-        return Storage(v.type, v.size_gb, v.iops, "ebs", "target.volume")
-    return None
+    """The storage the target says has burst credits to forecast (spec/target_facts.py), or None."""
+    return spec.target.burst_storage()
 
 
 def timeline(group: TargetGroup) -> list[Segment]:
@@ -210,7 +193,7 @@ def forecast_group(group: TargetGroup) -> GroupForecast:
     spec = group.items[0].cell.spec
     segments = timeline(group)
     storage = storage_of(spec)
-    instance_class = spec.target.instance_class if spec.target.provider == "rds" else None
+    instance_class = spec.target.cpu_credit_class()
     top = ceiling(storage) if storage is not None else None
     if storage is not None and storage.kind == "gp2" and top is not None:
         top = max(top, facts.GP2_BURST_IOPS)  # while the bucket lasts

@@ -10,7 +10,7 @@ from pydantic import Field, field_validator, model_validator
 
 from benchwright.spec._base import AZ_NAME_RE, EC2_TYPE_RE, StrictModel, matching
 from benchwright.spec.server_settings import Kind as SettingsKind
-from benchwright.spec.target_facts import TargetBase, TargetFacts
+from benchwright.spec.target_facts import BurstStorage, TargetBase, TargetFacts
 from benchwright.spec.yugabytedb import yugabytedb_build
 
 VolumeType = Literal["standard", "gp2", "gp3", "io1", "io2", "st1", "sc1"]
@@ -116,6 +116,11 @@ class Ec2Target(TargetBase):
     def yugabytedb_version(self) -> str:
         """The YugabyteDB release the yugabytedb-3node template installs."""
         return self.version or YUGABYTEDB_VERSION
+
+    def burst_storage(self) -> BurstStorage | None:
+        """Its EBS volume (a new one: a full gp2 bucket); none on the instance store or root volume."""
+        v = self.volume
+        return None if v is None else BurstStorage(v.type, v.size_gb, v.iops, "ebs", "target.volume")
 
     def settings_kind(self) -> SettingsKind:
         """The template's server: YugabyteDB's flags, Redis's config (ARDB takes none)."""

@@ -19,6 +19,7 @@ from pydantic_core import PydanticCustomError
 from benchwright.spec._base import Engine, Scalar, StrictModel
 from benchwright.spec.server_settings import Kind as SettingsKind
 from benchwright.spec.server_settings import SettingError, check_settings
+from benchwright.spec.target_capacity import RESERVED, parse_bytes
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,22 @@ class TargetFacts:
     # resets only where Benchwright wrote it (stages/plan.py), and which a runner off this machine may
     # reach only inside the stage's allowed networks (api/limits.py).
     owned: bool
+
+
+@dataclass(frozen=True)
+class BurstStorage:
+    """A target's storage as the burst forecast (forecast/credits.py) walks it."""
+
+    kind: str  # gp2 | gp3 | io1 | io2 | magnetic | standard ...
+    size_gib: int
+    iops: int | None  # provisioned
+    engine: str  # the RDS engine, or "ebs" for an EC2 volume
+    field: str  # the spec field that sets it
+    burst_start_pct: float = 100.0  # gp2's bucket when the first phase starts (a new volume: full)
+
+    @property
+    def label(self) -> str:
+        return f"{self.kind} {self.size_gib:,} GiB"
 
 
 def require_facts(model: type, provider: object) -> None:
@@ -77,6 +94,53 @@ class TargetBase(StrictModel):
     def operation_refusal(self, operation: str) -> tuple[str, str] | None:
         """Why this target cannot do ``operation`` as written: (the field to blame, or "" for the
         operation itself; the reason), or None."""
+        return None
+
+    # -- capacity (experiments/capacity.py): refused before anything is created, not found mid-load
+
+    def reserved_connections(self) -> int:
+        """Connections the server keeps for superusers (and its provider): not an ordinary user's."""
+        return RESERVED.get(self.engine, 0)
+
+    def default_max_connections(self) -> tuple[int, str] | None:
+        """The server's ``max_connections`` when the settings name none, and where that figure comes
+        from (with what is reserved of it); None when unknown."""
+        return None
+
+    def usable_connections(self) -> tuple[int, str] | None:
+        """(connections an ordinary user may open, where that figure comes from), or None when it
+        cannot be known: ``settings.max_connections`` (``maxclients``) when set, else the default,
+        less the reserved ones."""
+        setting = self.settings.get("max_connections") or self.settings.get("maxclients")
+        reserved = self.reserved_connections()
+        if setting is None:
+            default = self.default_max_connections()
+            return None if default is None else (default[0] - reserved, default[1])
+        try:
+            value = int(setting)
+        except (TypeError, ValueError):
+            return None
+        name = "max_connections" if "max_connections" in self.settings else "maxclients"
+        return value - reserved, f"target.settings.{name} {value} less {reserved} reserved"
+
+    def usable_memory(self) -> tuple[int, str] | None:
+        """(bytes a Redis-protocol server holds for data, where that figure comes from), or None when
+        unknown: ``settings.maxmemory`` here; a managed cache's node says its own."""
+        maxmemory = self.settings.get("maxmemory")
+        if maxmemory is not None:
+            parsed = parse_bytes(maxmemory)
+            if parsed:
+                return parsed, f"target.settings.maxmemory {maxmemory}"
+        return None
+
+    # -- burst buckets (forecast/credits.py)
+
+    def burst_storage(self) -> BurstStorage | None:
+        """The storage whose I/O credits the forecast walks; None: no storage of its own to forecast."""
+        return None
+
+    def cpu_credit_class(self) -> str | None:
+        """The instance class whose CPU credits the forecast walks (a T class has some); None: none."""
         return None
 
     def settings_kind(self) -> SettingsKind:

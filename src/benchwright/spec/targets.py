@@ -30,7 +30,14 @@ from benchwright.spec.ec2_target import Ec2Volume as Ec2Volume
 from benchwright.spec.ec2_target import VolumeType as VolumeType
 from benchwright.spec.monitoring import Monitoring
 from benchwright.spec.server_settings import Kind as SettingsKind
-from benchwright.spec.target_facts import TargetBase, TargetFacts
+from benchwright.spec.target_capacity import (
+    ELASTICACHE_RESERVED,
+    LOCAL_MAX_CONNECTIONS,
+    RDS_RESERVED,
+    cache_node_memory,
+    rds_default_connections,
+)
+from benchwright.spec.target_facts import BurstStorage, TargetBase, TargetFacts
 
 # The runner's Redis clients speak to one node (no Redis Cluster slot map or MOVED redirects): with
 # several shards most keys would fail. Refused before anything is created rather than measured wrong.
@@ -57,6 +64,14 @@ class LocalTarget(TargetBase):
         if "startup_timeout_s" in self.model_fields_set:
             return self.startup_timeout_s
         return self.facts.ready_timeout_s
+
+    def default_max_connections(self) -> tuple[int, str] | None:
+        """The throwaway server's configured maximum: the engine's own default."""
+        value, reserved = LOCAL_MAX_CONNECTIONS[self.engine], self.reserved_connections()
+        return (
+            value,
+            f"the local {self.engine} server's default max_connections {value} less {reserved} reserved",
+        )
 
 
 class EndpointTarget(TargetBase):
@@ -92,6 +107,15 @@ class EndpointTarget(TargetBase):
 
     def named_hosts(self) -> list[str]:
         return self.hosts
+
+    def usable_connections(self) -> tuple[int, str] | None:
+        """Someone else's server: what it allows is not known from the spec (as the preflight has
+        always held it, whatever its settings say)."""
+        return None
+
+    def usable_memory(self) -> tuple[int, str] | None:
+        """As its connections: not known from the spec."""
+        return None
 
     @field_validator("password_env")
     @classmethod
@@ -199,6 +223,23 @@ class RdsTarget(TargetBase):
             return "target.backup_retention_days", reason
         return None
 
+    def reserved_connections(self) -> int:
+        return RDS_RESERVED.get(self.engine, 0)
+
+    def default_max_connections(self) -> tuple[int, str] | None:
+        return rds_default_connections(
+            self.provider, self.engine, self.instance_class, self.reserved_connections()
+        )
+
+    def burst_storage(self) -> BurstStorage | None:
+        """Its storage: a gp2 bucket starts full, or at ``storage.burst_start_pct``."""
+        s = self.storage
+        start = 100.0 if s.burst_start_pct is None else s.burst_start_pct
+        return BurstStorage(s.type, s.size_gb, s.iops, self.engine, "target.storage", start)
+
+    def cpu_credit_class(self) -> str | None:
+        return self.instance_class
+
 
 class ServerlessV2(StrictModel):
     min_acu: float = Field(ge=0, le=256)
@@ -250,6 +291,15 @@ class AuroraTarget(TargetBase):
             raise ValueError("serverless_v2 needs instance_class: db.serverless")
         return self
 
+    def reserved_connections(self) -> int:
+        return RDS_RESERVED.get(self.engine, 0)
+
+    def default_max_connections(self) -> tuple[int, str] | None:
+        """As RDS's, from the instance class's memory; none for serverless (it scales with ACUs)."""
+        return rds_default_connections(
+            self.provider, self.engine, self.instance_class, self.reserved_connections()
+        )
+
 
 class ElastiCacheTarget(TargetBase):
     """An ElastiCache Redis / Valkey replication group pinned to an AZ."""
@@ -296,6 +346,14 @@ class ElastiCacheTarget(TargetBase):
     def settings_kind(self) -> SettingsKind:
         return "cache"  # an ElastiCache parameter group
 
+    def usable_memory(self) -> tuple[int, str] | None:
+        """``settings.maxmemory``, else the nodes' memory less ElastiCache's default reserved share
+        (reserved-memory-percent: for replication buffers and forks)."""
+        written = super().usable_memory()
+        if written is not None:
+            return written
+        return cache_node_memory(self.node_type, self.shards, ELASTICACHE_RESERVED, "ElastiCache")
+
 
 class MemoryDbTarget(TargetBase):
     """A MemoryDB cluster (durable Redis-compatible)."""
@@ -325,6 +383,10 @@ class MemoryDbTarget(TargetBase):
 
     def settings_kind(self) -> SettingsKind:
         return "cache"  # a MemoryDB parameter group
+
+    def usable_memory(self) -> tuple[int, str] | None:
+        """``settings.maxmemory``, else the nodes' memory (no reserved share taken off)."""
+        return super().usable_memory() or cache_node_memory(self.node_type, self.shards)
 
     _nt = field_validator("node_type")(_instance_class("db."))
     _version = field_validator("engine_version")(matching(VERSION_RE, "an engine version such as 16.4"))
