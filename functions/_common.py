@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from benchwright.providers.aws import AwsSettings, Clients, aws_providers
 from benchwright.providers.aws.common import target_ttl_hours
 from benchwright.providers.aws.names import METRICS_NAMESPACE
-from benchwright.providers.aws.run_session import teardown_clients
+from benchwright.providers.aws.run_session import RUN_SCOPED, run_scoped_clients
 from benchwright.providers.base import Providers
 from benchwright.spec.errors import from_validation
 from benchwright.stages import FinishState, RunState, stage_function
@@ -52,9 +52,10 @@ def clients() -> Clients:
 
 # The one stage that writes the time-series sink (its Lambda has the sink's IAM grants and VPC).
 INGEST_STAGES = {"store_results"}
-# The stages whose deletes go through a session of the run-scoped role, tagged with the state's run
-# (providers/aws/run_session.py): another run's resource named in the state is denied by IAM.
-RUN_SCOPED_STAGES = {"teardown"}
+# The stages whose deletes (and secret reads) go through a session of their run-scoped role, tagged
+# with the state's run (providers/aws/run_session.py): another run's resource named in the state is
+# denied by IAM.
+RUN_SCOPED_STAGES = set(RUN_SCOPED)
 
 
 def providers_for(state: FinishState, stage: str | None = None) -> Providers:
@@ -65,7 +66,9 @@ def providers_for(state: FinishState, stage: str | None = None) -> Providers:
     providers = aws_providers(
         state.spec,
         config,
-        clients=teardown_clients(clients(), state.run_id) if stage in RUN_SCOPED_STAGES else clients(),
+        clients=run_scoped_clients(clients(), state.run_id, stage)
+        if stage in RUN_SCOPED_STAGES
+        else clients(),
         probe=injected.get("probe"),
         ingest=stage in INGEST_STAGES,
     )

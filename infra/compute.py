@@ -35,7 +35,8 @@ IMAGE_EXCLUDES = [
 def db_secret_statements(
     stack: cdk.Stack, actions: Sequence[str] = ("secretsmanager:GetSecretValue",), **extra: object
 ) -> list[iam.PolicyStatement]:
-    """GetSecretValue on the secrets of benchwright's own databases only (fault 9: not ``rds!*``,
+    """``actions`` (LaunchRunner's TagResource; no standing role reads a run's secret: run sessions
+    do, infra/isolation.py) on the secrets of benchwright's own databases only (fault 9: not ``rds!*``,
     every RDS-managed password in the account). RDS tags the secret it manages with the ARN of its
     instance or cluster (``aws:rds:primaryDBInstanceArn`` / ``aws:rds:primaryDBClusterArn``), and
     every database a run creates is named ``bw-...`` (benchwright.providers.aws.common.resource_name);

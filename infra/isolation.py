@@ -11,6 +11,9 @@ with that tag, ``${aws:PrincipalTag/benchwright:run-id}``:
   the results bucket (listing only under it, ``s3:prefix``).
 - ``TeardownRunRole`` (assumed by the Teardown and AbortTeardown functions): deletes and stops only
   resources tagged with its run.
+- ``OperationsRunRole`` (assumed by the CheckOperations function): reads only the secret tagged with
+  its run (the operation probe's login) and deletes only what carries its run's tag (the restored
+  databases and snapshots its operations made, node_replace's replaced node).
 
 The trust policies admit exactly those callers, and a session only with the run-id tag and no other
 (``aws:TagKeys``). benchwright.rehearse.abac evaluates these statements (moto cannot);
@@ -26,7 +29,7 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from benchwright.providers.aws.names import RUN_ID_TAG
-from benchwright.providers.aws.run_session import TEARDOWN_ACTIONS
+from benchwright.providers.aws.run_session import OPERATIONS_ACTIONS, TEARDOWN_ACTIONS
 
 RUN_TAG_VARIABLE = "${aws:PrincipalTag/" + RUN_ID_TAG + "}"
 RUN_PREFIX = f"runs/{RUN_TAG_VARIABLE}/"
@@ -64,6 +67,16 @@ def teardown_statements() -> list[iam.PolicyStatement]:
     ]
 
 
+def operations_statements() -> list[iam.PolicyStatement]:
+    """The operation benchmarks' run-scoped grant: read the secret and delete what carries its run's tag."""
+    secrets = [a for a in OPERATIONS_ACTIONS if a.startswith("secretsmanager:")]
+    deletes = [a for a in OPERATIONS_ACTIONS if a not in secrets]
+    return [
+        iam.PolicyStatement(actions=secrets, resources=["*"], conditions=_own("secretsmanager:ResourceTag")),
+        iam.PolicyStatement(actions=deletes, resources=["*"], conditions=_own("aws:ResourceTag")),
+    ]
+
+
 TRUST_CONDITIONS: dict[str, object] = {
     # a session only with the run-id tag set, and no other session tag
     "Null": {f"aws:RequestTag/{RUN_ID_TAG}": "false"},
@@ -82,10 +95,12 @@ class RunIsolation(Construct):
         results: s3.IBucket,
         runners: Sequence[iam.IRole],
         teardowns: Sequence[iam.IRole],
+        operations: Sequence[iam.IRole],
     ) -> None:
         super().__init__(scope, cid)
         self.runner_role = self._role("RunnerRunRole", runners, runner_statements(results))
         self.teardown_role = self._role("TeardownRunRole", teardowns, teardown_statements())
+        self.operations_role = self._role("OperationsRunRole", operations, operations_statements())
 
     def _role(
         self, cid: str, callers: Sequence[iam.IRole], statements: list[iam.PolicyStatement]

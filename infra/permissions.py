@@ -1,9 +1,15 @@
 """Least privilege per stage Lambda: each state gets only the actions its stage performs.
 
 Data actions name their resources (the results bucket, the Slack secret, the Timestream table).
-Create calls must carry a ``benchwright:run-id`` tag (aws:RequestTag) and modify/delete/stop calls may
-only touch resources that carry one (aws:ResourceTag), so a bug cannot delete someone else's database. Describe/List/GetMetricData calls do not support resource scoping in IAM: those, and only
-those, use ``*`` resources, which docs/deploy.md and the cdk-nag acknowledgments explain.
+Create calls must carry a ``benchwright:run-id`` tag (aws:RequestTag) and modify calls may only touch
+resources that carry one (aws:ResourceTag), so a bug cannot touch someone else's database.
+Describe/List/GetMetricData calls do not support resource scoping in IAM: those, and only those, use
+``*`` resources, which docs/deploy.md and the cdk-nag acknowledgments explain.
+
+No stage's own role deletes, stops or terminates anything, or reads a run's database secret: those
+go through a session of a run-scoped role tagged with the stage's run (infra/isolation.py), which
+reaches only that run's resources. The two exceptions delete by tag as themselves because they serve
+runs whose state is lost: AbortTeardown's run sweep and the janitor (``SWEEPERS``).
 """
 
 from __future__ import annotations
@@ -145,12 +151,9 @@ def _run_command(fn: lambda_.Function) -> None:
 
 
 def _delete(fn: lambda_.Function) -> None:
+    """Delete anything of SOME run (the tag present): only for the sweepers, which serve runs whose
+    state (and so whose run id) is lost; every other delete goes through a run session."""
     fn.add_to_role_policy(_statement(DELETE, ["*"], Null={f"aws:ResourceTag/{names.RUN_ID_TAG}": "false"}))
-
-
-def _read_run_secrets(fn: lambda_.Function) -> None:
-    for statement in db_secret_statements(cdk.Stack.of(fn)):
-        fn.add_to_role_policy(statement)
 
 
 def _tag_run_secrets(fn: lambda_.Function) -> None:
@@ -268,8 +271,8 @@ def _provision(fn: lambda_.Function, stage: StageConfig, storage: Storage, compu
 
 
 def _check_target(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
+    """Describe the target and probe its port (a TCP connect: no login, so no secret)."""
     _describe(fn)
-    _read_run_secrets(fn)
 
 
 def _launch_runner(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
@@ -289,16 +292,15 @@ def _watch_runner(fn: lambda_.Function, stage: StageConfig, storage: Storage, co
 
 def _operations(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
     """The spec's operation benchmarks: snapshots and restores of the run's own database only (the
-    run tag on every create, on every delete), and its master secret for the probe query;
-    node_replace launches a replacement node on a new network interface (with the nodes' instance
-    profile), runs yb-admin on a node of the run through SSM Run Command, and terminates the old node."""
+    run tag on every create); node_replace launches a replacement node on a new network interface
+    (with the nodes' instance profile) and runs yb-admin on a node of the run through SSM Run
+    Command. The master secret for the probe query and every delete (what the operations made,
+    node_replace's old node) go through the run session of OperationsRunRole (infra/isolation.py)."""
     _describe(fn)
     fn.add_to_role_policy(_statement(OPERATIONS, ["*"], Null={f"aws:RequestTag/{names.RUN_ID_TAG}": "false"}))
     _run_instances_uses(fn, ["ec2:RunInstances", "ec2:CreateNetworkInterface"])
     _pass_node_role(fn, compute)
     _run_command(fn)
-    _delete(fn)
-    _read_run_secrets(fn)
 
 
 def _pricing(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
@@ -307,10 +309,11 @@ def _pricing(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute
 
 
 def _teardown(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
-    """Delete by tag; look at the runners first (only running ones are stopped); read the window's
-    metrics once more (a failed run still gets its CloudWatch series)."""
+    """Look at the target and the runners (only running ones are stopped; node_replace's
+    replacement and interface are found by tag); read the window's metrics once more (a failed run
+    still gets its CloudWatch series). Every delete and stop goes through the run session of
+    TeardownRunRole (infra/isolation.py): this role deletes nothing itself."""
     _describe(fn)
-    _delete(fn)
     _check_runner(fn, compute)
     _metrics(fn)
 
@@ -323,9 +326,11 @@ def _sweep(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: 
 
 
 def _abort(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
-    """An aborted execution: Teardown's work for each cell it can see, then the run-id sweep (the
-    state machine history read is granted next to the rule, infra/workflow.py)."""
+    """An aborted execution: Teardown's work for each cell it can see (through the run session, as
+    Teardown), then the run-id sweep, which deletes by tag as itself (``SWEEPERS``); the state
+    machine history read is granted next to the rule, infra/workflow.py."""
     _teardown(fn, stage, storage, compute)
+    _delete(fn)
     _janitor(fn)
 
 
@@ -361,6 +366,9 @@ GRANTS["PriceRun"] = GRANTS["Price"]
 # FinishRun announces every run (success or failure); SummarizeSuite finishes a suite run the same way;
 # AbortTeardown finishes an execution that was aborted or timed out.
 NEEDS_SLACK = {"FinishRun", "SummarizeSuite", "AbortTeardown"}
+# The only stages whose own roles delete (anything carrying SOME run's tag): they serve runs whose
+# state is lost (an aborted execution's leftovers, an expired resource), so no run session exists.
+SWEEPERS = {"Janitor", "AbortTeardown"}
 NO_BUCKET = {"InfluxToken"}  # the sink's custom resource touches its two secrets and nothing else
 READ_ONLY_BUCKET = {
     "ValidateSpec",

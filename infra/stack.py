@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import aws_cdk as cdk
+from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from benchwright.providers.aws import names
@@ -44,20 +45,26 @@ class BenchwrightStack(cdk.Stack):
             self, "Workflow", stage=stage, network=self.network, storage=self.storage, compute=self.compute
         )
         self.api = Api(self, "Api", stage=stage, storage=self.storage, workflow=self.workflow)
+
         # run-scoped roles (issue 30 item 5): a session tagged with one run reaches that run's resources only
-        teardowns = [self.workflow.functions[name].role for name in ("Teardown", "AbortTeardown")]
+        def roles(*states: str) -> list[iam.IRole]:
+            found = [self.workflow.functions[name].role for name in states]
+            return [role for role in found if role is not None]
+
         self.isolation = RunIsolation(
             self,
             "Isolation",
             results=self.storage.results,
             runners=[self.compute.task_role, self.compute.instance_role],
-            teardowns=[role for role in teardowns if role is not None],
+            teardowns=roles("Teardown", "AbortTeardown"),
+            operations=roles("CheckOperations"),
         )
         # who acts through a run session learns the role's ARN (providers/aws/run_session.py)
         for state, field, role in (
             ("LaunchRunner", "runner_run_role_arn", self.isolation.runner_role),
             ("Teardown", "teardown_run_role_arn", self.isolation.teardown_role),
             ("AbortTeardown", "teardown_run_role_arn", self.isolation.teardown_role),
+            ("CheckOperations", "operations_run_role_arn", self.isolation.operations_role),
         ):
             if state in self.workflow.functions:
                 for name, value in AwsSettings.environment(**{field: role.role_arn}).items():

@@ -638,6 +638,34 @@ ENV = {
 }
 
 
+# The stack's run-scoped roles (infra/isolation.py) the stages act through, as in a deployment:
+# AwsSettings field -> role name (the stack's logical id without its "Isolation" prefix and hash).
+RUN_ROLES = {"teardown_run_role_arn": "TeardownRunRole", "operations_run_role_arn": "OperationsRunRole"}
+RUN_ROLE_TRUST = {
+    "Version": "2012-10-17",
+    "Statement": [
+        {"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": ["sts:AssumeRole", "sts:TagSession"]}
+    ],
+}
+
+
+def run_roles() -> dict[str, str]:
+    """Inside mock_aws: the run-scoped roles, so Teardown and CheckOperations route their deletes and
+    secret reads through a session tagged with their run (providers/aws/run_session.py) as they do
+    when deployed. moto keeps no session tags and evaluates no policy: which calls take that route is
+    what the world shows (tests/infra/test_iam_coverage.py holds them to the run roles' statements);
+    that the roles deny another run is tests/infra/test_run_session_check.py's."""
+    import boto3
+
+    iam = boto3.client("iam", region_name=REGION)
+    return {
+        field: str(
+            iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps(RUN_ROLE_TRUST))["Role"]["Arn"]
+        )
+        for field, name in RUN_ROLES.items()
+    }
+
+
 @pytest.fixture(scope="module")
 def aws_world() -> Iterator[World]:
     """One moto account per test module (setting it up costs seconds); tests use distinct run ids."""
@@ -677,6 +705,7 @@ def aws_world() -> Iterator[World]:
             SecretString=json.dumps({"webhook_url": slack.url}),  # as docs/deploy.md says
         )["ARN"]
         settings = AwsSettings(
+            **run_roles(),
             region=REGION,
             results_bucket="bw-results-test",
             owner="tests",

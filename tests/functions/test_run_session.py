@@ -25,6 +25,7 @@ from benchwright.providers.aws.run_session import (
     RUN_ID_ENV,
     RUN_ROLE_ENV,
     RunScopedClients,
+    run_scoped_clients,
     run_session,
     run_tags,
     teardown_clients,
@@ -110,7 +111,9 @@ def test_teardown_deletes_through_the_run_session_and_describes_as_itself(moto: 
     assert isinstance(scoped, RunScopedClients)
     rds, ec2, s3 = scoped("rds"), scoped("ec2"), scoped("s3")
     own = signer_key(standing("rds"))
-    for deleting in (rds.delete_db_instance, rds.delete_db_parameter_group, ec2.terminate_instances):
+    deletes = (rds.delete_db_instance, rds.delete_db_parameter_group, ec2.terminate_instances,
+               ec2.delete_network_interface)  # fmt: skip
+    for deleting in deletes:
         assert signer_key(deleting.__self__) != own, deleting
     assert signer_key(rds.describe_db_instances.__self__) == own
     assert signer_key(ec2.describe_instances.__self__) == own
@@ -119,6 +122,37 @@ def test_teardown_deletes_through_the_run_session_and_describes_as_itself(moto: 
     assert rds.describe_db_instances()["DBInstances"] == []
     with pytest.raises(Exception, match="DBInstanceNotFound"):
         rds.delete_db_instance(DBInstanceIdentifier="bw-nothing", SkipFinalSnapshot=True)
+
+
+def test_check_operations_reads_the_secret_and_deletes_through_its_run_session(moto: str) -> None:
+    """CheckOperations' probe secret and deletes go through the operations role's session; its
+    creates, describes and commands stay its own; a stage without a run role keeps its clients."""
+    import boto3
+
+    settings = AwsSettings(region="us-east-1", operations_run_role_arn=moto, teardown_run_role_arn=moto)
+    standing = Clients(settings, boto3.session.Session())
+    assert run_scoped_clients(standing, RUN_A, "check_target") is standing
+    scoped = run_scoped_clients(standing, RUN_A, "check_operations")
+    rds, ec2, sm = scoped("rds"), scoped("ec2"), scoped("secretsmanager")
+    own = signer_key(standing("rds"))
+    for run_call in (
+        sm.get_secret_value,
+        rds.delete_db_snapshot,
+        rds.delete_db_instance,
+        ec2.terminate_instances,
+    ):
+        assert signer_key(run_call.__self__) != own, run_call
+    for own_call in (
+        rds.create_db_snapshot,
+        ec2.run_instances,
+        ec2.create_network_interface,
+        sm.describe_secret,
+    ):
+        assert signer_key(own_call.__self__) == own, own_call
+    assert ec2.delete_network_interface.__self__ is standing("ec2")  # not the operations' job
+    secret = boto3.client("secretsmanager").create_secret(Name="db-a", SecretString='{"password": "p"}')
+    assert sm.get_secret_value(SecretId=secret["ARN"])["SecretString"] == '{"password": "p"}'
+    assert "/bw-check-operations-" + RUN_A in scoped._session.client("sts").get_caller_identity()["Arn"]
 
 
 def test_the_runner_reads_its_secret_and_plan_as_its_run(moto: str, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,12 +5,17 @@ call is recorded with the handler that made it; the synthesized stack then has t
 (handler, service:operation) pair through an action of that Lambda's role. This is what catches a
 stage that starts calling something new (a report upload, a sink write, a Slack secret read) without
 its role following. Resources and conditions are held to account by test_stack's tag tests.
+
+A call made through a run session (Teardown's and CheckOperations' deletes and secret reads:
+providers/aws/run_session.py) is recorded as ``<handler> as <run role>`` and must be granted by that
+run-scoped role, not by the handler's own.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import importlib
+import re
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -19,7 +24,7 @@ from typing import Any
 import pytest
 
 from tests.aws_world import FakeContext, World, rds_spec, run_input, ysql_at_world, yugabyte_spec
-from tests.infra.test_stack import SUITE, _with_node, actions_of, statements_of, synth
+from tests.infra.test_stack import SUITE, _with_node, actions_of, resources, statements_of, synth
 
 # botocore service name -> IAM service prefix (where they differ or need stating)
 IAM_PREFIX = {
@@ -30,6 +35,8 @@ IAM_PREFIX = {
     "cloudwatch": "cloudwatch",
     "pricing": "pricing",
 }
+# a call that deletes, stops or terminates something (no stage's own role may make one but the sweepers)
+DESTROYS = re.compile(r"^[a-z0-9-]+:(Delete|Terminate|Stop)(?!Object)")
 # operations whose IAM action has another name
 IAM_ACTION = {
     ("s3", "HeadObject"): "s3:GetObject",
@@ -48,6 +55,26 @@ def allowed(action: str, granted: set[str]) -> bool:
     return any(fnmatch.fnmatchcase(action.lower(), g.lower()) for g in granted)
 
 
+def run_role_of(client: Any) -> str | None:
+    """The run-scoped role a client signs as (its credentials' method names it), else None."""
+    from benchwright.runner.aws_session import SESSION_METHOD
+
+    method = str(getattr(client._request_signer._credentials, "method", ""))
+    return method.rsplit("/", 1)[-1] if method.startswith(SESSION_METHOD) else None
+
+
+def run_role_statements(doc: dict[str, Any], role: str) -> list[dict[str, Any]]:
+    """Every statement of the stack's run-scoped role ``role`` (the world's role names are the
+    stack's logical ids without the ``Isolation`` prefix and the hash)."""
+    (logical,) = [k for k in resources(doc, "AWS::IAM::Role") if k.startswith(f"Isolation{role}")]
+    return [
+        statement
+        for policy in resources(doc, "AWS::IAM::Policy").values()
+        if {"Ref": logical} in policy["Properties"]["Roles"]
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]
+    ]
+
+
 class Recorder:
     """(handler, IAM action) of every botocore call made while a handler runs, in any thread."""
 
@@ -61,6 +88,8 @@ class Recorder:
         handler = getattr(self.local, "handler", None)
         if handler is None or client in self.world.clients._clients.values():
             return  # the test world's own calls (runners' outputs, secret scans) are not the handler's
+        role = run_role_of(client)
+        handler = f"{handler} as {role}" if role else handler
         action = iam_action(client.meta.service_model.service_name, operation)
         with self.lock:
             self.calls.setdefault(handler, set()).add(action)
@@ -177,8 +206,10 @@ def test_every_call_of_a_handler_is_granted_to_its_role(
 ) -> None:
     missing = {}
     for handler, actions in sorted(recorded.items()):
+        handler, _, role = handler.partition(" as ")
         module = handler.removeprefix("functions.").rsplit(".", 1)[0]
-        granted = actions_of(statements_of(template, module))
+        statements = run_role_statements(template, role) if role else statements_of(template, module)
+        granted = actions_of(statements)
         lacking = sorted(a for a in actions if not allowed(a, granted))
         if lacking:
             missing[module] = lacking
@@ -196,9 +227,20 @@ def test_the_stages_that_write_report_sink_and_announce_failures_make_those_call
     assert "ecs:RunTask" in recorded["functions.launch_runner.handler"]
     operations = recorded["functions.check_operations.handler"]
     assert {"rds:CreateDBSnapshot", "rds:RestoreDBInstanceFromDBSnapshot", "rds:RestoreDBInstanceToPointInTime",
-            "rds:DeleteDBSnapshot", "secretsmanager:GetSecretValue", "ec2:TerminateInstances",
             "ec2:RunInstances", "ec2:DescribeInstances", "ec2:CreateNetworkInterface",
-            "ssm:SendCommand", "ssm:GetCommandInvocation"} <= operations, operations  # fmt: skip
+            "ssm:SendCommand", "ssm:GetCommandInvocation", "sts:AssumeRole"} <= operations, operations  # fmt: skip
+    # what reads a run's secret or deletes goes through the run's session, never the stage's own role
+    as_run = recorded["functions.check_operations.handler as OperationsRunRole"]
+    assert {"rds:DeleteDBSnapshot", "rds:DeleteDBInstance", "secretsmanager:GetSecretValue",
+            "ec2:TerminateInstances"} <= as_run, as_run  # fmt: skip
+    torn = recorded["functions.teardown.handler as TeardownRunRole"]
+    assert {"rds:DeleteDBInstance", "ec2:TerminateInstances", "ec2:DeleteNetworkInterface"} <= torn, torn
+    assert "sts:AssumeRole" in recorded["functions.teardown.handler"]
+    for handler, actions in recorded.items():  # the sweepers serve runs whose state is lost
+        if " as " not in handler and not handler.startswith(
+            ("functions.janitor.", "functions.abort_teardown.")
+        ):
+            assert not {a for a in actions if DESTROYS.match(a)}, (handler, actions)
     assert "timestream:WriteRecords" in recorded["functions.store_results.handler"]
     assert "cloudwatch:GetMetricData" in recorded["functions.collect_metrics.handler"]
     assert "pricing:GetProducts" not in recorded["functions.price_run.handler"]  # excerpts stand in
@@ -226,12 +268,15 @@ def test_the_stages_that_write_report_sink_and_announce_failures_make_those_call
         # no example gives MemoryDB settings: its parameter group calls (cache_params.py)
         ("provision_target", "memorydb:CreateParameterGroup"),
         ("provision_target", "memorydb:UpdateParameterGroup"),
-        ("teardown", "memorydb:DeleteParameterGroup"),
+        ("TeardownRunRole", "memorydb:DeleteParameterGroup"),
+        ("TeardownRunRole", "ecs:StopTask"),  # the world's runners end before any teardown
     ],
 )
 def test_calls_moto_cannot_show_are_granted_too(template: dict[str, Any], module: str, action: str) -> None:
     """The sink is off in the moto world and some deletes only happen to leaked resources."""
-    assert allowed(action, actions_of(statements_of(template, module)))
+    role = module.endswith("RunRole")
+    statements = run_role_statements(template, module) if role else statements_of(template, module)
+    assert allowed(action, actions_of(statements))
 
 
 def test_every_event_call_is_granted_to_check_runner_on_tagged_resources_only(

@@ -1,18 +1,20 @@
 """Per-run isolation (issue 30 item 5) over the synthesized stack: the run-scoped roles' own policy
 documents, resolved from the template, fed to benchwright.rehearse.abac. A session tagged with one
 run reads that run's secret, writes and lists that run's results prefix and deletes that run's
-targets; the same calls on another run's resources are denied."""
+targets; the same calls on another run's resources are denied. No stage's own role deletes or reads
+a run's secret on any resource, but the two sweepers of runs whose state is lost."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from benchwright.rehearse.abac import OPERATORS, Request, evaluate, operators_of
 from benchwright.rehearse.stack import Resolver
-from infra.isolation import TEARDOWN_ACTIONS
-from tests.infra.test_stack import resources
+from infra.isolation import OPERATIONS_ACTIONS, TEARDOWN_ACTIONS
+from tests.infra.test_stack import resources, statements_of
 
 BUCKET = "arn:aws:s3:::bw-results"
 RUN_A, RUN_B = "20261129-030000-aaaa", "20261129-030000-bbbb"
@@ -49,16 +51,21 @@ def teardown(stack: tuple[Any, dict[str, Any]]) -> list[dict[str, Any]]:
     return role_statements(stack[1], "IsolationTeardownRunRole")
 
 
+@pytest.fixture(scope="module")
+def operations(stack: tuple[Any, dict[str, Any]]) -> list[dict[str, Any]]:
+    return role_statements(stack[1], "IsolationOperationsRunRole")
+
+
 def as_run(run: str, action: str, resource: str, **kw: Any) -> Request:
     return Request(action, resource, principal_tags={TAG: run}, **kw)
 
 
 def test_every_condition_the_run_roles_use_is_one_the_evaluator_implements(
-    runner: list[dict[str, Any]], teardown: list[dict[str, Any]]
+    runner: list[dict[str, Any]], teardown: list[dict[str, Any]], operations: list[dict[str, Any]]
 ) -> None:
-    used = operators_of(runner + teardown)
+    used = operators_of(runner + teardown + operations)
     assert used and used <= set(OPERATORS), used
-    text = repr(runner + teardown)
+    text = repr(runner + teardown + operations)
     assert "${aws:PrincipalTag/benchwright:run-id}" in text and "Fn::" not in text
 
 
@@ -99,12 +106,36 @@ def test_a_teardown_session_deletes_only_what_carries_its_run_tag(teardown: list
         "elasticache:DeleteReplicationGroup": "arn:aws:elasticache:us-east-1:123456789012:replicationgroup:bw-a",
         "ec2:TerminateInstances": "arn:aws:ec2:us-east-1:123456789012:instance/i-0123456789abcdef0",
         "ecs:StopTask": "arn:aws:ecs:us-east-1:123456789012:task/benchwright/0123456789abcdef",
+        "ec2:DeleteNetworkInterface": "arn:aws:ec2:us-east-1:123456789012:network-interface/eni-0123456789abcdef0",
     }
     assert set(targets) <= set(TEARDOWN_ACTIONS)
     for action, arn in targets.items():
         assert evaluate(teardown, as_run(RUN_A, action, arn, resource_tags={TAG: RUN_A})) == "allow", action
         assert evaluate(teardown, as_run(RUN_A, action, arn, resource_tags={TAG: RUN_B})) == "implicit-deny"
         assert evaluate(teardown, as_run(RUN_A, action, arn)) == "implicit-deny", action  # untagged
+
+
+def test_an_operations_session_reads_and_deletes_only_what_carries_its_run_tag(
+    operations: list[dict[str, Any]],
+) -> None:
+    targets = {
+        "secretsmanager:GetSecretValue": "arn:aws:secretsmanager:us-east-1:123456789012:secret:rds!db-1-AbCdEf",
+        "rds:DeleteDBSnapshot": "arn:aws:rds:us-east-1:123456789012:snapshot:bw-aaaa-snap",
+        "rds:DeleteDBInstance": "arn:aws:rds:us-east-1:123456789012:db:bw-aaaa-restored",
+        "ec2:TerminateInstances": "arn:aws:ec2:us-east-1:123456789012:instance/i-0123456789abcdef0",
+    }
+    assert set(targets) <= set(OPERATIONS_ACTIONS)
+    for action, arn in targets.items():
+        assert evaluate(operations, as_run(RUN_A, action, arn, resource_tags={TAG: RUN_A})) == "allow", action
+        assert evaluate(operations, as_run(RUN_A, action, arn, resource_tags={TAG: RUN_B})) == "implicit-deny"
+        assert evaluate(operations, as_run(RUN_A, action, arn)) == "implicit-deny", action
+    # not its job: the target itself, its interfaces, the bucket
+    for action, arn in (
+        ("rds:DeleteDBParameterGroup", "arn:aws:rds:us-east-1:123456789012:pg:bw-aaaa"),
+        ("ec2:DeleteNetworkInterface", "arn:aws:ec2:us-east-1:123456789012:network-interface/eni-1"),
+        ("s3:PutObject", f"{BUCKET}/runs/{RUN_A}/x"),
+    ):
+        assert evaluate(operations, as_run(RUN_A, action, arn, resource_tags={TAG: RUN_A})) == "implicit-deny"
 
 
 def test_each_run_role_does_its_own_job_only(
@@ -129,6 +160,7 @@ def test_only_the_stack_s_runners_and_teardowns_may_open_a_run_session_and_only_
             "WorkflowTeardownFunctionServiceRole",
             "WorkflowAbortTeardownFunctionServiceRole",
         },
+        "IsolationOperationsRunRole": {"WorkflowCheckOperationsFunctionServiceRole"},
     }
     for prefix, callers in expected.items():
         role = _logical(doc, "AWS::IAM::Role", prefix)
@@ -152,3 +184,37 @@ def test_only_the_stack_s_runners_and_teardowns_may_open_a_run_session_and_only_
                     assert set(statement["Action"]) == {"sts:AssumeRole", "sts:TagSession"}
                     granted |= {r["Ref"] for r in policy["Properties"]["Roles"]}
         assert granted == principals
+
+
+# what destroys, or reads a secret; IAM matches actions without regard to case
+DESTROYS_OR_READS = re.compile(r"^[a-z0-9-]+:(delete|terminate|stop)|^secretsmanager:getsecretvalue$", re.I)
+# the sweepers delete by tag as themselves: they serve runs whose state (so whose run id) is lost
+SWEEPERS = {"janitor", "abort_teardown"}
+
+
+def test_no_stage_s_own_role_deletes_or_reads_a_secret_on_any_resource_but_the_sweepers(
+    stack: tuple[Any, dict[str, Any]],
+) -> None:
+    """Issue 30: every delete, stop, terminate and run-secret read on ``*`` is a run role's (its
+    condition the session's run tag); a Lambda's own role holds one only as a sweeper. The Slack
+    and sink secrets a stage reads are named by ARN, not ``*``."""
+    doc = stack[1]
+    modules = [
+        f["Properties"]["Handler"].removeprefix("functions.").rsplit(".", 1)[0]
+        for f in resources(doc, "AWS::Lambda::Function").values()
+        if f["Properties"].get("Handler", "").startswith("functions.")
+    ]
+    assert {"teardown", "check_operations", "check_target", "janitor"} <= set(modules), modules
+    holding: dict[str, set[str]] = {}
+    for module in modules:
+        for statement in statements_of(doc, module):
+            actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+            anything = statement["Resource"] == "*" or "*" in statement["Resource"]
+            found = {a for a in actions if DESTROYS_OR_READS.match(a)} if anything else set()
+            if found:
+                holding.setdefault(module, set()).update(found)
+    assert set(holding) == SWEEPERS, holding  # the exceptions are exactly these, and still needed
+    for module in SWEEPERS:  # and they delete only what carries some run's tag
+        for statement in statements_of(doc, module):
+            if statement["Resource"] == "*" and "ec2:TerminateInstances" in statement["Action"]:
+                assert statement["Condition"] == {"Null": {f"aws:ResourceTag/{TAG}": "false"}}, statement

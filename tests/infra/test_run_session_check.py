@@ -1,7 +1,7 @@
 """The rehearsal's check of run-scoped sessions (rehearse/run_sessions.py) on a moto server, with the
 run-scoped roles' statements from the synthesized stack: run A's sessions, made by the same code the
-runner and Teardown use (providers/aws/run_session.py), read and delete their own run's resources, and
-are denied run B's secret, prefix, database and instance: AccessDenied to the caller, and a denial in
+runner, Teardown and CheckOperations use (providers/aws/run_session.py), read and delete their own
+run's resources, and are denied run B's secret, prefix, database, instance and network interface: AccessDenied to the caller, and a denial in
 ``hooks.denials``, which fails a rehearsal (tests/rehearse/conftest.py asserts none).
 
 moto alone would allow all of it (it keeps no session tags and takes every condition as met): the
@@ -85,8 +85,12 @@ def tagged(run: str) -> list[dict[str, str]]:
 
 
 def two_runs() -> dict[str, dict[str, str]]:
-    """A secret, a database and an instance of each run, made with the rehearsal's own keys."""
+    """A secret, a database, an instance and a network interface of each run, made with the
+    rehearsal's own keys."""
     made: dict[str, dict[str, str]] = {}
+    ec2 = boto3.client("ec2")
+    vpc = ec2.create_vpc(CidrBlock="10.9.0.0/16")["Vpc"]["VpcId"]
+    subnet = ec2.create_subnet(VpcId=vpc, CidrBlock="10.9.1.0/24")["Subnet"]["SubnetId"]
     for run in (RUN_A, RUN_B):
         name = run[-6:]
         secret = boto3.client("secretsmanager").create_secret(
@@ -100,7 +104,10 @@ def two_runs() -> dict[str, dict[str, str]]:
             ImageId="ami-12c6146b", MinCount=1, MaxCount=1,
             TagSpecifications=[{"ResourceType": "instance", "Tags": tagged(run)}],
         )["Instances"][0]["InstanceId"]  # fmt: skip
-        made[run] = {"secret": secret["ARN"], "db": f"bw-{name}", "instance": instance}
+        eni = ec2.create_network_interface(
+            SubnetId=subnet, TagSpecifications=[{"ResourceType": "network-interface", "Tags": tagged(run)}]
+        )["NetworkInterface"]["NetworkInterfaceId"]
+        made[run] = {"secret": secret["ARN"], "db": f"bw-{name}", "instance": instance, "eni": eni}
     boto3.client("s3").create_bucket(Bucket=BUCKET)
     return made
 
@@ -150,6 +157,40 @@ def test_run_a_is_denied_run_b_and_allowed_its_own(moto: tuple[Hooks, str, str])
         rds.delete_db_instance(DBInstanceIdentifier="bw-gone", SkipFinalSnapshot=True)
     assert hooks.denials == [] and [u["action"] for u in hooks.run_unchecked] == ["rds:DeleteDBInstance"]
     assert len(hooks.run_sessions) == 2  # the runner's and the teardown's, each seen at AssumeRole
+
+
+def test_the_operations_and_teardown_sessions_reach_their_run_s_secret_and_interface_only(
+    moto: tuple[Hooks, str, str],
+) -> None:
+    """CheckOperations reads the probe's secret and terminates node_replace's old node through
+    OperationsRunRole; Teardown deletes the nodes' interfaces through TeardownRunRole."""
+    hooks, _, teardown_role = moto
+    (operations_role,) = [arn for arn in hooks.run_roles if "IsolationOperationsRunRole" in arn]
+    runs = two_runs()
+    a, b = runs[RUN_A], runs[RUN_B]
+    operations = run_session(operations_role, RUN_A, "check-operations")
+    secrets, ops_ec2 = operations.client("secretsmanager"), operations.client("ec2")
+    enis = run_session(teardown_role, RUN_A, "teardown").client("ec2")
+
+    assert denied(secrets.get_secret_value, SecretId=b["secret"])
+    assert denied(ops_ec2.terminate_instances, InstanceIds=[b["instance"]])
+    assert denied(enis.delete_network_interface, NetworkInterfaceId=b["eni"])
+    assert denied(ops_ec2.delete_network_interface, NetworkInterfaceId=a["eni"])  # not the operations' job
+    denials = {(d["action"], d["resource"]) for d in hooks.denials}
+    assert ("secretsmanager:GetSecretValue", b["secret"]) in denials
+    eni_arn = f"arn:aws:ec2:{REGION}:{ACCOUNT}:network-interface/{b['eni']}"
+    assert ("ec2:DeleteNetworkInterface", eni_arn) in denials
+    assert ("ec2:TerminateInstances", f"arn:aws:ec2:{REGION}:{ACCOUNT}:instance/{b['instance']}") in denials
+    assert not hooks.run_unchecked, hooks.run_unchecked
+
+    hooks.denials.clear()
+    assert not denied(secrets.get_secret_value, SecretId=a["secret"])
+    assert not denied(ops_ec2.terminate_instances, InstanceIds=[a["instance"]])
+    assert not denied(enis.delete_network_interface, NetworkInterfaceId=a["eni"])
+    assert hooks.denials == [] and not hooks.run_unchecked
+    assert boto3.client("ec2").describe_network_interfaces(NetworkInterfaceIds=[b["eni"]])[
+        "NetworkInterfaces"
+    ]
 
 
 def test_without_the_check_moto_would_allow_run_b(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

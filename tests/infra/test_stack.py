@@ -188,8 +188,10 @@ def actions_of(statements: list[dict[str, Any]]) -> set[str]:
     [
         ("provision_target", {"rds:CreateDBInstance", "elasticache:CreateReplicationGroup", "iam:PassRole"},
          {"rds:DeleteDBInstance"}),
-        ("teardown", {"rds:DeleteDBInstance", "ec2:TerminateInstances", "ecs:StopTask", "ecs:DescribeTasks"},
-         {"rds:CreateDBInstance", "timestream:WriteRecords", "secretsmanager:GetSecretValue"}),
+        # its deletes and stops: only through TeardownRunRole's session (tests/infra/test_run_isolation.py)
+        ("teardown", {"ecs:DescribeTasks", "ec2:DescribeNetworkInterfaces", "sts:AssumeRole", "sts:TagSession"},
+         {"rds:CreateDBInstance", "timestream:WriteRecords", "secretsmanager:GetSecretValue",
+          "rds:DeleteDBInstance", "ec2:TerminateInstances", "ec2:DeleteNetworkInterface", "ecs:StopTask"}),
         ("finish_run", {"secretsmanager:GetSecretValue", "s3:PutObject", "s3:GetObject*"},
          {"rds:CreateDBInstance", "rds:DeleteDBInstance", "timestream:WriteRecords", "s3:DeleteObject"}),
         ("store_results", {"secretsmanager:GetSecretValue", "s3:PutObject"}, {"rds:CreateDBInstance"}),
@@ -198,7 +200,9 @@ def actions_of(statements: list[dict[str, Any]]) -> set[str]:
         ("check_runner", {"ecs:DescribeTasks", "rds:RebootDBInstance", "rds:FailoverDBCluster",
                           "elasticache:TestFailover", "memorydb:FailoverShard", "rds:ModifyDBInstance"},
          {"rds:DeleteDBInstance", "rds:CreateDBInstance", "ecs:RunTask", "secretsmanager:GetSecretValue"}),
-        ("check_target", {"rds:DescribeDBInstances", "secretsmanager:GetSecretValue"}, {"rds:CreateDBInstance"}),
+        ("check_target", {"rds:DescribeDBInstances"}, {"rds:CreateDBInstance", "secretsmanager:GetSecretValue"}),
+        ("check_operations", {"rds:CreateDBSnapshot", "sts:AssumeRole"},
+         {"secretsmanager:GetSecretValue", "rds:DeleteDBSnapshot", "ec2:TerminateInstances"}),
         ("collect_metrics", {"cloudwatch:GetMetricData", "logs:FilterLogEvents", "pi:GetResourceMetrics",
                              "rds:DescribeDBInstances"},
          {"rds:CreateDBInstance", "ecs:RunTask"}),
@@ -223,7 +227,7 @@ def test_creates_and_deletes_are_bound_to_the_run_tag(stack: Any) -> None:
     _, doc = stack
     for module, action, key in (
         ("provision_target", "rds:CreateDBInstance", "aws:RequestTag/benchwright:run-id"),
-        ("teardown", "rds:DeleteDBInstance", "aws:ResourceTag/benchwright:run-id"),
+        ("abort_teardown", "rds:DeleteDBInstance", "aws:ResourceTag/benchwright:run-id"),
         ("janitor", "rds:DeleteDBInstance", "aws:ResourceTag/benchwright:run-id"),
         ("janitor", "ecs:StopTask", "aws:ResourceTag/benchwright:run-id"),
         ("janitor", "ec2:DeleteNetworkInterface", "aws:ResourceTag/benchwright:run-id"),
@@ -233,7 +237,6 @@ def test_creates_and_deletes_are_bound_to_the_run_tag(stack: Any) -> None:
         ("check_runner", "rds:ModifyDBInstance", "aws:ResourceTag/benchwright:run-id"),
         ("check_runner", "elasticache:TestFailover", "aws:ResourceTag/benchwright:run-id"),
         ("check_runner", "memorydb:FailoverShard", "aws:ResourceTag/benchwright:run-id"),
-        ("check_operations", "ec2:TerminateInstances", "aws:ResourceTag/benchwright:run-id"),
         ("check_operations", "rds:CreateDBSnapshot", "aws:RequestTag/benchwright:run-id"),
     ):
         statements = [s for s in statements_of(doc, module) if action in actions_of([s])]

@@ -1,6 +1,6 @@
 """The rehearsal's check of run-scoped sessions (issue 30 item 5): what moto cannot decide, abac does.
 
-The runner and Teardown act through sessions of the stack's run-scoped roles (infra/isolation.py),
+The runner, Teardown and CheckOperations act through sessions of the stack's run-scoped roles (infra/isolation.py),
 assumed with the session tag ``benchwright:run-id`` (providers/aws/run_session.py). moto answers that
 AssumeRole but keeps no session tags and treats every condition as met, so its own evaluation would
 let run A's session read run B's secret. Here:
@@ -114,6 +114,14 @@ def _instance(account: str, region: str, name: str) -> list[tuple[str, dict[str,
     return [(f"arn:aws:ec2:{region}:{account}:instance/{name}", {str(k): str(v) for k, v in tags.items()})]
 
 
+def _interface(account: str, region: str, name: str) -> list[tuple[str, dict[str, str]]]:
+    backend = _backend("ec2", account, region)
+    backend.get_network_interface(name)  # raises for an interface moto does not know
+    tags = backend.tags.get(name, {})
+    arn = f"arn:aws:ec2:{region}:{account}:network-interface/{name}"
+    return [(arn, {str(k): str(v) for k, v in tags.items()})]
+
+
 def _task(account: str, region: str, name: str) -> list[tuple[str, dict[str, str]]]:
     tags = _backend("ecs", account, region).list_tags_for_resource(name)
     return [(name, _tags(tags, "key", "value"))]
@@ -146,6 +154,7 @@ RESOURCES: dict[str, tuple[str, Lookup]] = {
     "memorydb:DeleteCluster": ("ClusterName", _cache("cluster", "memorydb")),
     "memorydb:DeleteParameterGroup": ("ParameterGroupName", _cache("parametergroup", "memorydb")),
     "ec2:TerminateInstances": ("InstanceId", _instance),
+    "ec2:DeleteNetworkInterface": ("NetworkInterfaceId", _interface),
     "ecs:StopTask": ("task", _task),
 }
 

@@ -25,6 +25,7 @@ RUN_ID_ENV = "BENCHWRIGHT_RUN_ID"  # the run the runner serves: the session's ta
 _TAG_VALUE = re.compile(r"[A-Za-z0-9_.:/=+\-@]{1,256}")
 _SESSION_NAME_UNSAFE = re.compile(r"[^\w+=,.@-]")
 SESSION_SECONDS = 3600  # role chaining's maximum
+SESSION_METHOD = "benchwright-run-session"  # the credentials' method: "<this> <role ARN>"
 
 
 def run_tags(run_id: str) -> list[dict[str, str]]:
@@ -66,16 +67,18 @@ def run_session(role_arn: str, run_id: str, who: str, base: Any = None, region: 
         role_arn=role_arn,
         extra_args={k: v for k, v in args.items() if k != "RoleArn"},
     )
-    credentials = DeferredRefreshableCredentials(
-        refresh_using=fetcher.fetch_credentials, method="benchwright-run-session"
+    credentials = DeferredRefreshableCredentials(  # the method names the role (a client says whose it is)
+        refresh_using=fetcher.fetch_credentials, method=f"{SESSION_METHOD} {role_arn}"
     )
 
     class _RunProvider(CredentialProvider):  # type: ignore[misc]
-        METHOD = "benchwright-run-session"
+        METHOD = SESSION_METHOD
 
         def load(self) -> Any:
             return credentials
 
     core = botocore.session.Session()
+    # the source's loaded service models (most of a client's cost), not a second copy per session
+    core.register_component("data_loader", source._session.get_component("data_loader"))
     core.register_component("credential_provider", CredentialResolver(providers=[_RunProvider()]))
     return boto3.session.Session(botocore_session=core, region_name=region or source.region_name)

@@ -1,11 +1,12 @@
 """Run-scoped sessions (issue 30 item 5): the per-run work acts as ``<role>`` tagged with its run.
 
 The stack's standing roles serve every run at once, so their policies can only say "a resource of
-SOME run". The runner (reading its run's database secret, its plan, writing its output) and the
-Teardown stage (deleting a run's resources) instead assume a run-scoped role (infra/isolation.py)
-with the session tag ``benchwright:run-id``; that role's statements compare every resource's run tag
-with the session's, so a session of run A is denied run B's secret, prefix and targets whatever
-handle or ARN it is given.
+SOME run". The runner (reading its run's database secret, its plan, writing its output), the
+Teardown stage (deleting a run's resources) and the CheckOperations stage (reading the run's master
+secret for its probe, deleting what its operations made and node_replace's replaced node) instead
+assume a run-scoped role (infra/isolation.py) with the session tag ``benchwright:run-id``; that
+role's statements compare every resource's run tag with the session's, so a session of run A is
+denied run B's secret, prefix and targets whatever handle or ARN it is given.
 
 A session of a role assumed from another role's session (ECS task credentials, an instance profile,
 a Lambda's role) is role chaining, which AWS caps at one hour; a runner measures for longer, so the
@@ -28,13 +29,16 @@ from benchwright.runner.aws_session import (  # the session itself lives beside 
 )
 
 __all__ = [
+    "OPERATIONS_ACTIONS",
     "RUN_ID_ENV",
     "RUN_ROLE_ENV",
+    "RUN_SCOPED",
     "SESSION_SECONDS",
     "TEARDOWN_ACTIONS",
     "RunScopedClients",
     "assume_role_args",
     "operation_names",
+    "run_scoped_clients",
     "run_session",
     "run_tags",
     "teardown_clients",
@@ -46,8 +50,21 @@ TEARDOWN_ACTIONS = [
     "rds:DeleteDBClusterParameterGroup", "rds:DeleteDBSnapshot", "rds:DeleteDBClusterSnapshot",
     "elasticache:DeleteReplicationGroup", "elasticache:DeleteCacheParameterGroup",
     "memorydb:DeleteCluster", "memorydb:DeleteParameterGroup",
-    "ec2:TerminateInstances", "ecs:StopTask",
+    "ec2:TerminateInstances", "ec2:DeleteNetworkInterface", "ecs:StopTask",
 ]  # fmt: skip
+# what CheckOperations reads and deletes through its run session (infra/isolation.py grants exactly
+# these): the master secret its probe logs in with, the restored databases and snapshots its
+# operations made, and the node node_replace replaced
+OPERATIONS_ACTIONS = [
+    "secretsmanager:GetSecretValue",
+    "rds:DeleteDBInstance", "rds:DeleteDBCluster", "rds:DeleteDBSnapshot", "rds:DeleteDBClusterSnapshot",
+    "ec2:TerminateInstances",
+]  # fmt: skip
+# stage -> (the AwsSettings field naming its run-scoped role, what goes through that role's session)
+RUN_SCOPED: dict[str, tuple[str, list[str]]] = {
+    "teardown": ("teardown_run_role_arn", TEARDOWN_ACTIONS),
+    "check_operations": ("operations_run_role_arn", OPERATIONS_ACTIONS),
+}
 
 
 def operation_names(actions: list[str], service: str) -> set[str]:
@@ -86,14 +103,21 @@ class RunScopedClients(Clients):
         return _Routed(self._standing(service), super().__call__(service), operations)
 
 
-def teardown_clients(standing: Clients, run_id: str) -> Clients:
-    """The teardown's clients for ``run_id``: deletes through a session of the stage's
-    ``teardown_run_role_arn`` tagged with the run; without one (a stack before run-scoped roles, a
-    test) the standing clients, as before."""
-    role = standing.settings.teardown_run_role_arn
+def run_scoped_clients(standing: Clients, run_id: str, stage: str) -> Clients:
+    """``stage``'s clients for ``run_id``: its run-scoped calls (``RUN_SCOPED``) through a session of
+    its run role tagged with the run; a stage without one, or a stack that names no such role (a
+    stack before run-scoped roles), the standing clients."""
+    field, actions = RUN_SCOPED.get(stage, ("", []))
+    role = getattr(standing.settings, field, None) if field else None
     if not role:
         return standing
     from benchwright.providers.aws.common import shared_session
 
-    session = run_session(role, run_id, "teardown", base=shared_session(), region=standing.settings.region)
-    return RunScopedClients(standing, session)
+    who = stage.replace("_", "-")
+    session = run_session(role, run_id, who, base=shared_session(), region=standing.settings.region)
+    return RunScopedClients(standing, session, actions)
+
+
+def teardown_clients(standing: Clients, run_id: str) -> Clients:
+    """The teardown's clients for ``run_id`` (``run_scoped_clients`` of the teardown stage)."""
+    return run_scoped_clients(standing, run_id, "teardown")
