@@ -80,6 +80,28 @@ SERVER_FIXTURES = frozenset({"pg_url", "mysql_url", "redis_props", "aws_world"})
 pytest_plugins = ["tests.aws_world"]
 
 
+# The files that take longest in their tier (`--durations` of a CI run, 2026-11-29), longest first.
+LONGEST_FIRST = {
+    path: rank
+    for rank, path in enumerate(
+        (
+            "tests/e2e/test_nightly_regression_delay.py",  # server-free tier: about 2 min, mostly waiting
+            "tests/infra/test_deploy_check.py",
+            "tests/statemachines/test_benchmark_workflow.py",  # the shared-servers tier: 10-13 min at load
+            "tests/runner/test_dataset_identity.py",
+            "tests/runner/test_event_loop_mysql.py",
+            "tests/statemachines/test_suite_workflow.py",
+            "tests/runner/test_event_loop_sql.py",
+            "tests/e2e/test_seed_tables.py",
+            "tests/runner/test_event_loop_ycsb.py",
+            "tests/infra/test_iam_coverage.py",
+            "tests/functions/test_aws_integration.py",
+            "tests/e2e/test_dataset_identity_runs.py",
+        )
+    )
+}
+
+
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Local servers an earlier, killed test session of this checkout left running are stopped
     (only those whose creating process has exited: providers/local/stray.py)."""
@@ -95,6 +117,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if SERVER_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.servers)
+    # Longest first: pytest-xdist hands out tests (or files, --dist loadfile) in collection order, so a
+    # long file collected last runs alone on one worker while the others idle. A stable sort keeps
+    # each file's own order and everything else where it was.
+    items.sort(key=lambda item: LONGEST_FIRST.get(item.nodeid.split("::", 1)[0], len(LONGEST_FIRST)))
 
 
 @pytest.fixture(scope="session", autouse=True)
