@@ -9,8 +9,9 @@ moto and holds every recorded S3 call to these statements, and these statements 
 - ``history/<spec>/...`` and ``suites/<suite>/...``: the index keys a stored record adds;
 - ``site/...``: the static site and the nightly digests the finishing stages refresh.
 
-No stage deletes an object (versioning keeps overwritten ones; the API's quota markers are the
-API's, infra/api.py). A stage that reads also gets ``s3:ListBucket`` on the bucket: without it S3
+No stage deletes an object (versioning keeps overwritten ones), and none may write a run's
+``owner.json`` (explicit deny): the API's quota markers and owner records are the API's
+(``api_statements``). A stage that reads also gets ``s3:ListBucket`` on the bucket: without it S3
 answers a missing key with 403 instead of 404, and the stages ask for keys that may not exist yet
 (a runner's output, the site's state). Listing shows key names only, never an object's content.
 """
@@ -23,6 +24,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
 
 RUNS = "runs/*"
+OWNER = "runs/*/owner.json"  # who submitted a run through the API (api/backend.py): the API's alone
 INDEXES = ("history/*", "suites/*")
 SITE = "site/*"
 
@@ -81,4 +83,23 @@ def bucket_statements(bucket: s3.IBucket, access: BucketAccess) -> list[iam.Poli
                 actions=["s3:PutObject"], resources=[bucket.arn_for_objects(p) for p in access.put]
             )
         )
+    if RUNS in access.put:  # a stage writes its run's objects, never the API's record of who owns the run
+        out.append(
+            iam.PolicyStatement(
+                effect=iam.Effect.DENY, actions=["s3:PutObject"], resources=[bucket.arn_for_objects(OWNER)]
+            )
+        )
     return out
+
+
+def api_statements(bucket: s3.IBucket, quota: str) -> list[iam.PolicyStatement]:
+    """The API's share: it reads run objects (records, owners, reports it presigns), writes a run's
+    owner at submit and its callers' quota markers, and deletes only a refused request's markers."""
+    return [
+        iam.PolicyStatement(actions=["s3:GetObject"], resources=[bucket.arn_for_objects(RUNS)]),
+        iam.PolicyStatement(actions=["s3:ListBucket"], resources=[bucket.bucket_arn]),
+        iam.PolicyStatement(
+            actions=["s3:PutObject"], resources=[bucket.arn_for_objects(OWNER), bucket.arn_for_objects(quota)]
+        ),
+        iam.PolicyStatement(actions=["s3:DeleteObject"], resources=[bucket.arn_for_objects(quota)]),
+    ]

@@ -107,3 +107,46 @@ def test_the_stages_that_only_read_and_the_ones_that_write_nothing_are_the_expec
     assert site_writers == {"FinishRun", "SummarizeSuite", "AbortTeardown"}
     for state, access in BUCKET_ACCESS.items():
         assert set(access.read) | set(access.put) <= {RUNS, *INDEXES, SITE}, state
+
+
+def test_no_stage_may_write_a_run_s_owner_record(stack: tuple[Any, dict[str, Any]]) -> None:
+    """``runs/<id>/owner.json`` says who may see and cancel a run through the API: a stage that
+    writes the run's objects is explicitly denied that one key."""
+    owner = f"{BUCKET}/runs/20261129-030000-aaaa/owner.json"
+    writers = [m for m in stage_modules(stack[1]) if RUNS in BUCKET_ACCESS[state_name(m)].put]
+    assert len(writers) >= 8, writers
+    for module in writers:
+        statements = s3_statements(stack[1], module)
+        assert evaluate(statements, Request("s3:PutObject", owner)) == "explicit-deny", module
+        assert evaluate(statements, Request("s3:PutObject", owner.replace("owner", "record"))) == "allow"
+
+
+def test_the_api_writes_only_owners_and_quota_markers_and_deletes_only_markers(
+    stack: tuple[Any, dict[str, Any]],
+) -> None:
+    statements = s3_statements(stack[1], "api")
+    run = f"{BUCKET}/runs/20261129-030000-aaaa"
+    marker = f"{BUCKET}/quota/20261129/abcdef/20261129-030000-aaaa"
+    allowed = {
+        ("s3:GetObject", f"{run}/record.json"),
+        ("s3:GetObject", f"{run}/report.html"),
+        ("s3:GetObject", f"{run}/owner.json"),
+        ("s3:PutObject", f"{run}/owner.json"),
+        ("s3:PutObject", marker),
+        ("s3:DeleteObject", marker),
+        ("s3:ListBucket", BUCKET),
+    }
+    denied = {
+        ("s3:PutObject", f"{run}/record.json"),
+        ("s3:PutObject", f"{BUCKET}/history/nightly/x"),
+        ("s3:PutObject", f"{BUCKET}/site/index.html"),
+        ("s3:GetObject", f"{BUCKET}/site/state.json"),
+        ("s3:DeleteObject", f"{run}/record.json"),
+        ("s3:DeleteObject", f"{run}/owner.json"),
+        ("s3:DeleteObjectVersion", marker),
+        ("s3:PutObjectAcl", marker),
+    }
+    for action, arn in allowed:
+        assert evaluate(statements, Request(action, arn)) == "allow", (action, arn)
+    for action, arn in denied:
+        assert evaluate(statements, Request(action, arn)) == "implicit-deny", (action, arn)
