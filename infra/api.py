@@ -11,7 +11,9 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from benchwright.api.quota import PREFIX as QUOTA_PREFIX
 from benchwright.providers.aws.config import ApiSettings
+from infra.bucket_access import api_statements
 from infra.config import StageConfig
 from infra.storage import Storage
 from infra.workflow import Workflow
@@ -89,9 +91,8 @@ class Api(Construct):
                 ],
             )
         )
-        storage.results.grant_read(self.function)
-        storage.results.grant_put(self.function)
-        storage.results.grant_delete(self.function, "quota/*")  # a refused request's own quota markers
+        for statement in api_statements(storage.results, f"{QUOTA_PREFIX}*"):  # infra/bucket_access.py
+            self.function.add_to_role_policy(statement)
         teardown.grant_invoke(self.function)
         janitor.grant_invoke(self.function)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import aws_cdk as cdk
 
 from benchwright.spec.notify import SLACK_SECRET_NAME
+from infra.bucket_access import BUCKET_ACCESS, OWNER
 from infra.isolation import RUN_PREFIX
 from infra.permissions import RUN_INSTANCES_USES
 from infra.stack import BenchwrightStack
@@ -75,6 +76,13 @@ def acknowledgments(stack: BenchwrightStack) -> dict[str, str]:
     own_prefix = RUN_PREFIX.replace("${", "<").replace("}", ">")
     acks[iam5.format(f"Resource::<{bucket}.Arn>/{own_prefix}*")] = (
         "a run-scoped session's own run prefix: the policy variable is its run-id session tag (infra/isolation.py)"
+    )
+    for pattern in sorted({p for access in BUCKET_ACCESS.values() for p in (*access.read, *access.put)}):
+        acks[iam5.format(f"Resource::<{bucket}.Arn>/{pattern}")] = (
+            "one key prefix of our own results bucket, per stage (infra/bucket_access.py)"
+        )
+    acks[iam5.format(f"Resource::<{bucket}.Arn>/{OWNER}")] = (
+        "who submitted each run: the API writes it at submit, every stage is denied it (infra/bucket_access.py)"
     )
     acks[iam5.format(f"Resource::<{bucket}.Arn>/quota/*")] = (
         "the API deletes a refused request's own per-caller quota markers (benchwright.api.quota)"

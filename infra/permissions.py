@@ -22,6 +22,7 @@ from aws_cdk import aws_lambda as lambda_
 
 from benchwright.providers.aws import names
 from benchwright.spec.notify import SLACK_SECRET_NAME
+from infra.bucket_access import BUCKET_ACCESS, NONE, bucket_statements
 from infra.compute import Compute, db_secret_statements
 from infra.config import StageConfig
 from infra.storage import Storage
@@ -335,7 +336,8 @@ def _abort(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: 
 
 
 def _nothing(fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute) -> None:
-    """Pure stages (validation, matrix expansion): the results bucket only."""
+    """No AWS calls of its own (pure stages, or a profile granted elsewhere); its bucket keys, if any,
+    come from infra/bucket_access.py."""
 
 
 Grant = Callable[[lambda_.Function, StageConfig, Storage, Compute], None]
@@ -351,7 +353,7 @@ GRANTS: dict[str, Grant] = {
     "Judge": lambda fn, st, s, cp: _history(fn, s),
     "Ingest": lambda fn, st, s, cp: _ingest(fn, s),
     "Price": _pricing,
-    # the finish reads its history from the S3 run records (bucket grants below) and posts to Slack
+    # the finish reads its history from the S3 run records (infra/bucket_access.py) and posts to Slack
     "FinishRun": _nothing,
     "SummarizeSuite": _nothing,
     "Teardown": _teardown,
@@ -369,38 +371,23 @@ NEEDS_SLACK = {"FinishRun", "SummarizeSuite", "AbortTeardown"}
 # The only stages whose own roles delete (anything carrying SOME run's tag): they serve runs whose
 # state is lost (an aborted execution's leftovers, an expired resource), so no run session exists.
 SWEEPERS = {"Janitor", "AbortTeardown"}
-NO_BUCKET = {"InfluxToken"}  # the sink's custom resource touches its two secrets and nothing else
-READ_ONLY_BUCKET = {
-    "ValidateSpec",
-    "ExpandMatrix",
-    "Judge",
-    "JudgeResults",
-    "FinishRun",
-    "SummarizeSuite",
-    "Price",
-    "PriceRun",
-}
 
 
 def grant_stage_permissions(
     state: str, fn: lambda_.Function, stage: StageConfig, storage: Storage, compute: Compute
 ) -> None:
-    """Attach the policy of one stage; an unknown state gets bucket access only (and a warning)."""
+    """Attach the policy of one stage; an unknown state gets none (and a warning)."""
     grant = GRANTS.get(state)
     if grant is None:
         cdk.Annotations.of(fn).add_warning_v2(
             "benchwright:unknown-state",
-            f"no IAM profile for state {state}: it gets results-bucket access only",
+            f"no IAM profile for state {state}: it gets no AWS access (nor any of the results bucket)",
         )
     else:
         grant(fn, stage, storage, compute)
-    if state in NO_BUCKET:
-        return
-    if state in READ_ONLY_BUCKET:
-        storage.results.grant_read(fn)
-        storage.results.grant_put(fn)
-    else:
-        storage.results.grant_read_write(fn)
+    # its keys of the results bucket, by prefix (infra/bucket_access.py): never a delete
+    for statement in bucket_statements(storage.results, BUCKET_ACCESS.get(state, NONE)):
+        fn.add_to_role_policy(statement)
     if state in NEEDS_SLACK:
         storage.slack_secret.grant_read(fn)
         _read_spec_slack_secrets(fn)

@@ -75,6 +75,10 @@ def run_role_statements(doc: dict[str, Any], role: str) -> list[dict[str, Any]]:
     ]
 
 
+# handler -> (IAM action, S3 ARN) of each S3 call, filled by the ``recorded`` fixture's workflow
+OBJECTS: dict[str, set[tuple[str, str]]] = {}
+
+
 class Recorder:
     """(handler, IAM action) of every botocore call made while a handler runs, in any thread."""
 
@@ -82,9 +86,10 @@ class Recorder:
         self.world = world
         self.local = threading.local()
         self.calls: dict[str, set[str]] = {}
+        self.objects: dict[str, set[tuple[str, str]]] = {}  # handler -> (IAM action, S3 resource ARN)
         self.lock = threading.Lock()
 
-    def note(self, client: Any, operation: str) -> None:
+    def note(self, client: Any, operation: str, params: Any = None) -> None:
         handler = getattr(self.local, "handler", None)
         if handler is None or client in self.world.clients._clients.values():
             return  # the test world's own calls (runners' outputs, secret scans) are not the handler's
@@ -93,6 +98,10 @@ class Recorder:
         action = iam_action(client.meta.service_model.service_name, operation)
         with self.lock:
             self.calls.setdefault(handler, set()).add(action)
+            if action.startswith("s3:") and isinstance(params, dict) and "Bucket" in params:
+                key = params.get("Key")
+                arn = f"arn:aws:s3:::{params['Bucket']}" + (f"/{key}" if key else "")
+                self.objects.setdefault(handler, set()).add((action, arn))
 
     def run(self, handler: str, fn: Any, *args: Any) -> Any:
         self.local.handler = handler
@@ -120,7 +129,7 @@ def recorded(aws_world: World) -> Iterator[dict[str, set[str]]]:
     original_invoke = world.invoke
 
     def make_api_call(client: Any, operation: str, params: Any) -> Any:
-        recorder.note(client, operation)
+        recorder.note(client, operation, params)
         return original_call(client, operation, params)
 
     def invoke(name: str, event: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
@@ -181,6 +190,8 @@ def recorded(aws_world: World) -> Iterator[dict[str, set[str]]]:
         )
         assert "rds-instance:bw-iam-old" in swept["deleted"], swept
         assert cancelled["deleted"] == ["rds-instance:bw-iam-cancel"], cancelled
+        OBJECTS.clear()
+        OBJECTS.update(recorder.objects)
         yield recorder.calls
     finally:
         mp.undo()
@@ -246,6 +257,43 @@ def test_the_stages_that_write_report_sink_and_announce_failures_make_those_call
     assert "pricing:GetProducts" not in recorded["functions.price_run.handler"]  # excerpts stand in
     for later in ("price_run", "teardown", "finish_run", "summarize_suite"):  # only StoreResults ingests
         assert not any(a.startswith("timestream:") for a in recorded[f"functions.{later}.handler"]), later
+
+
+def test_every_s3_call_of_a_handler_is_allowed_on_its_key(
+    recorded: dict[str, set[str]], template: dict[str, Any]
+) -> None:
+    """Key by key, not just action by action: each stage's S3 calls fall inside the prefixes its
+    role grants (infra/bucket_access.py), evaluated on the resolved statements."""
+    from benchwright.rehearse.abac import Request, evaluate
+    from benchwright.rehearse.stack import Resolver
+
+    assert recorded and len(OBJECTS) >= 8, sorted(OBJECTS)  # the recording really saw the stages' S3 calls
+    (bucket,) = [k for k in resources(template, "AWS::S3::Bucket") if k.startswith("StorageResults")]
+    denied = {}
+    for handler, calls in sorted(OBJECTS.items()):
+        assert " as " not in handler, handler  # no run session touches the bucket from a Lambda
+        module = handler.removeprefix("functions.").rsplit(".", 1)[0]
+        name = {a.split(":::", 1)[1].split("/", 1)[0] for _, a in calls}
+        assert len(name) == 1, name  # one bucket: the results bucket
+        statements = [
+            st
+            for st in statements_of(template, module)
+            if any(
+                str(a).lower().startswith("s3:")
+                for a in (st["Action"] if isinstance(st["Action"], list) else [st["Action"]])
+            )
+        ]
+        resolved = list(
+            Resolver(template=template, attrs={(bucket, "Arn"): f"arn:aws:s3:::{name.pop()}"}).resolve(
+                statements
+            )
+        )
+        lacking = sorted(
+            f"{action} {arn}" for action, arn in calls if evaluate(resolved, Request(action, arn)) != "allow"
+        )
+        if lacking:
+            denied[module] = lacking
+    assert not denied, denied
 
 
 @pytest.mark.parametrize(

@@ -192,7 +192,7 @@ def actions_of(statements: list[dict[str, Any]]) -> set[str]:
         ("teardown", {"ecs:DescribeTasks", "ec2:DescribeNetworkInterfaces", "sts:AssumeRole", "sts:TagSession"},
          {"rds:CreateDBInstance", "timestream:WriteRecords", "secretsmanager:GetSecretValue",
           "rds:DeleteDBInstance", "ec2:TerminateInstances", "ec2:DeleteNetworkInterface", "ecs:StopTask"}),
-        ("finish_run", {"secretsmanager:GetSecretValue", "s3:PutObject", "s3:GetObject*"},
+        ("finish_run", {"secretsmanager:GetSecretValue", "s3:PutObject", "s3:GetObject"},
          {"rds:CreateDBInstance", "rds:DeleteDBInstance", "timestream:WriteRecords", "s3:DeleteObject"}),
         ("store_results", {"secretsmanager:GetSecretValue", "s3:PutObject"}, {"rds:CreateDBInstance"}),
         ("summarize_suite", {"secretsmanager:GetSecretValue", "s3:PutObject"}, {"rds:DeleteDBInstance"}),
