@@ -31,17 +31,30 @@ READY_TIMEOUT_S = 120  # a worker that has not connected by then counts as faile
 PROGRESS_EVERY_NS = 500_000_000  # the plain progress callback: about twice a second
 
 
+# What a forkserver imports once, so that each worker it forks starts with them loaded.
+FORKSERVER_PRELOAD = ["benchwright.runner.engine.worker", "benchwright.runner.drivers"]
+
+
 def start_method() -> str:
     """How worker processes start. ``fork`` when that is safe (Linux, and this process runs no other
     thread that could hold a lock at the fork): the workers inherit the imported modules instead of
     paying a fresh interpreter and all imports each (about 0.5 s of CPU per worker, charged to the
-    client's CPU per operation). Otherwise ``spawn``. ``BENCHWRIGHT_START_METHOD`` overrides."""
+    client's CPU per operation). With other threads on Linux (an embedding service, a test runner's
+    I/O thread) ``forkserver``: one single-threaded server that imported the workers' modules once
+    forks each of them. Elsewhere ``spawn``. ``BENCHWRIGHT_START_METHOD`` overrides."""
     forced = os.environ.get("BENCHWRIGHT_START_METHOD")
     if forced:
         return forced
-    if sys.platform.startswith("linux") and threading.active_count() == 1:
-        return "fork"
+    if sys.platform.startswith("linux"):
+        return "fork" if threading.active_count() == 1 else "forkserver"
     return "spawn"
+
+
+def parent_state() -> tuple[dict[str, str], str]:
+    """The environment and working directory a worker takes from the phase's parent. A spawned or
+    forked worker has them already; a forkserver's worker has the server's, which started with the
+    first phase and does not follow later changes (a test setting BENCHWRIGHT_COMPILED_LOOP)."""
+    return dict(os.environ), os.getcwd()
 
 
 class _RateProgress:
@@ -73,7 +86,10 @@ class WorkerPool:
         limits: list[list[int | None]],
         live: bool,
     ) -> None:
-        ctx: Any = mp.get_context(start_method())
+        method = start_method()
+        ctx: Any = mp.get_context(method)
+        if method == "forkserver":
+            ctx.set_forkserver_preload(FORKSERVER_PRELOAD)  # read when the server starts (once)
         self.ready, self.reports = ctx.Queue(), ctx.Queue()
         self.start_queues = [ctx.Queue() for _ in assignment]
         self.stop = ctx.Event()
@@ -93,6 +109,7 @@ class WorkerPool:
                     self.counts,
                     self.reports,
                     live,
+                    parent_state(),
                 ),
                 name=f"benchwright-worker-{p}",
                 daemon=True,

@@ -98,9 +98,16 @@ def _worker_main(  # pylint: disable=too-many-positional-arguments  # process en
     progress: Any,
     reports: Any,
     live: bool = False,
+    parent: tuple[dict[str, str], str] | None = None,
 ) -> None:
     """Entry point of one worker process. ``live``: also put a ``_PeriodUpdate`` on ``reports``
-    whenever intervals are sealed by every thread of the process (before its ``WorkerReport``)."""
+    whenever intervals are sealed by every thread of the process (before its ``WorkerReport``).
+    ``parent``: the parent's environment and working directory (processes.parent_state)."""
+    if parent is not None:
+        env, cwd = parent
+        os.environ.clear()
+        os.environ.update(env)
+        os.chdir(cwd)
     # A forked worker inherits the parent's signal handlers: start from what a fresh interpreter has.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
