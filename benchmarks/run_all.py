@@ -22,6 +22,7 @@ ORDER = [
     "redis",
     "fidelity",  # YCSB's latencies vs redis-benchmark's on a server with a known delay (#12)
     "scaleout",  # N worker processes vs N x one process while the server is not the limit (#12)
+    "worker_start",  # a phase's fixed cost where fork is unsafe: spawn vs forkserver (#28)
     "sql_workloads",
     "progress",
     "local_service",
