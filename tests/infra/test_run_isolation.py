@@ -100,6 +100,14 @@ def test_a_runner_session_writes_and_lists_only_its_own_run_s_prefix(runner: lis
     assert ls("runs/") == "implicit-deny"
 
 
+def assert_only_its_own_run(statements: list[dict[str, Any]], targets: dict[str, str]) -> None:
+    """Run A's session may act on a resource tagged with run A, never on run B's or an untagged one."""
+    for action, arn in targets.items():
+        assert evaluate(statements, as_run(RUN_A, action, arn, resource_tags={TAG: RUN_A})) == "allow", action
+        assert evaluate(statements, as_run(RUN_A, action, arn, resource_tags={TAG: RUN_B})) == "implicit-deny"
+        assert evaluate(statements, as_run(RUN_A, action, arn)) == "implicit-deny", action  # untagged
+
+
 def test_a_teardown_session_deletes_only_what_carries_its_run_tag(teardown: list[dict[str, Any]]) -> None:
     targets = {
         "rds:DeleteDBInstance": "arn:aws:rds:us-east-1:123456789012:db:bw-aaaa",
@@ -109,10 +117,7 @@ def test_a_teardown_session_deletes_only_what_carries_its_run_tag(teardown: list
         "ec2:DeleteNetworkInterface": "arn:aws:ec2:us-east-1:123456789012:network-interface/eni-0123456789abcdef0",
     }
     assert set(targets) <= set(TEARDOWN_ACTIONS)
-    for action, arn in targets.items():
-        assert evaluate(teardown, as_run(RUN_A, action, arn, resource_tags={TAG: RUN_A})) == "allow", action
-        assert evaluate(teardown, as_run(RUN_A, action, arn, resource_tags={TAG: RUN_B})) == "implicit-deny"
-        assert evaluate(teardown, as_run(RUN_A, action, arn)) == "implicit-deny", action  # untagged
+    assert_only_its_own_run(teardown, targets)
 
 
 def test_an_operations_session_reads_and_deletes_only_what_carries_its_run_tag(
@@ -125,10 +130,7 @@ def test_an_operations_session_reads_and_deletes_only_what_carries_its_run_tag(
         "ec2:TerminateInstances": "arn:aws:ec2:us-east-1:123456789012:instance/i-0123456789abcdef0",
     }
     assert set(targets) <= set(OPERATIONS_ACTIONS)
-    for action, arn in targets.items():
-        assert evaluate(operations, as_run(RUN_A, action, arn, resource_tags={TAG: RUN_A})) == "allow", action
-        assert evaluate(operations, as_run(RUN_A, action, arn, resource_tags={TAG: RUN_B})) == "implicit-deny"
-        assert evaluate(operations, as_run(RUN_A, action, arn)) == "implicit-deny", action
+    assert_only_its_own_run(operations, targets)
     # not its job: the target itself, its interfaces, the bucket
     for action, arn in (
         ("rds:DeleteDBParameterGroup", "arn:aws:rds:us-east-1:123456789012:pg:bw-aaaa"),

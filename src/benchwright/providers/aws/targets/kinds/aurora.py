@@ -76,7 +76,7 @@ def price(book: AwsPriceBook, t: AuroraTarget, hours: float, lines: Lines) -> No
     )
 
 
-# prices and resources (h-kindsp) ---------------------------------------------------------------
+# prices and resources ---------------------------------------------------------------
 def describe(t: AuroraTarget) -> str:
     return f"aurora {t.instances} x {t.instance_class} ({t.storage_type})"
 
@@ -176,13 +176,13 @@ KIND = AwsTargetKind(
         ("benchwright.rehearse.services.rds", "benchwright.rehearse.services.rds_restore", "benchwright.rehearse.events"),
         "PostgreSQL or MariaDB on 127.0.0.1 per cluster member; snapshots and restores copy its data; reboot and failover restart it",
     ),
-    # prices and resources (h-kindsp)
+    # prices and resources
     monthly=monthly,
     describe=describe,
     usage=usage,
     zones=zones,
     find=find,
-    spec=AuroraTarget,  # its spec model, which declares its timings and experiments (h-kindst)
+    spec=AuroraTarget,  # its spec model, which declares its timings and experiments
     events=(  # the API call of each event it allows
         ("failover", events.aurora_failover), ("reboot", events.aurora_reboot), ("scale", events.aurora_scale),
     ),

@@ -38,7 +38,7 @@ class ResourceKind:
 TargetPricer = Callable[[Any, Any, float, Any], None]
 
 
-# prices and resources (h-kindsp): what the monthly price tables, a cell's usage lines and the
+# prices and resources: what the monthly price tables, a cell's usage lines and the
 # janitor's listing ask of a kind (the types are Any where naming them would import the price book).
 # (the monthly pricer, the kind's typed target spec, the MonthlyPrice to add to, the run's I/O rate) -> None
 MonthlyPricing = Callable[[Any, Any, Any, float | None], None]
@@ -73,7 +73,7 @@ class AwsTargetKind:
     target: str | None = None  # "module:Class" of its AwsTarget (providers/aws/targets/), for a provider
     price: TargetPricer | None = None  # prices one target of the kind (None: nothing AWS bills us)
     price_services: tuple[str, ...] = ()  # the Price List services the kind's resources are priced from
-    # prices and resources (h-kindsp) ----------------------------------------------------------
+    # prices and resources ----------------------------------------------------------
     monthly: MonthlyPricing | None = None  # a month of one target (monthly.py); required with ``price``
     describe: Callable[[Any], str] | None = None  # its configuration in the seed tables' words; ditto
     usage: UsagePricing | None = None  # what it bills by use beyond its hours (Aurora I/O, MemoryDB writes)
@@ -84,7 +84,7 @@ class AwsTargetKind:
     # the target field (RDS: "storage") whose gp2 bucket its stand-in models, started by a quick
     # rehearsal where the full spec's forecast says (rehearse/credits_carry.py); None: no bucket carried
     burst_start_field: str | None = None
-    # timings and experiments (h-kindst): what the estimates, the stages and the spec's checks ask of
+    # timings and experiments: what the estimates, the stages and the spec's checks ask of
     # a kind before any provider exists live on its spec model (spec/target_facts.py: the spec layer
     # sits below the providers and cannot read this descriptor); the kind names that model here
     spec: type[Any] | None = None  # its target section's model (spec/targets.py), for a provider
@@ -102,10 +102,10 @@ class AwsTargetKind:
         if self.price is not None and not self.price_services:
             raise ValueError(f"AWS kind {self.name}: a price without the Price List services it reads")
         self._check_prices_and_resources()
-        if (self.provider is None) != (self.spec is None):  # h-kindst
+        if (self.provider is None) != (self.spec is None):
             raise ValueError(f"AWS kind {self.name}: a provider and its spec model go together")
 
-    def _check_prices_and_resources(self) -> None:  # h-kindsp
+    def _check_prices_and_resources(self) -> None:
         """A kind with resources finds them itself; a priced kind prices a month too, and says where it
         sits (runner traffic across AZs)."""
         if self.price is not None and (self.monthly is None or self.describe is None):

@@ -46,7 +46,7 @@ def price(book: AwsPriceBook, t: Ec2Target, hours: float, lines: Lines) -> None:
     book.ebs_performance_lines(volume, t.nodes, hours, lines)
 
 
-# prices and resources (h-kindsp) ---------------------------------------------------------------
+# prices and resources ---------------------------------------------------------------
 IO2_FIRST_TIER = 32000  # EBS io2 bills provisioned IOPS in tiers; the list's first row is the first tier
 
 
@@ -155,12 +155,12 @@ KIND = AwsTargetKind(
         "per template: PostgreSQL as YugabyteDB's YSQL on every node's 127.0.0.x address, or Redis on the"
         " node's; Run Command's yb-admin (node replace's blacklist and load move) on the YugabyteDB stand-in",
     ),
-    # prices and resources (h-kindsp)
+    # prices and resources
     monthly=monthly,
     describe=describe,
     zones=zones,
     on_ec2=True,
     find=find,
-    spec=Ec2Target,  # its spec model, which declares its timings and experiments (h-kindst)
+    spec=Ec2Target,  # its spec model, which declares its timings and experiments
     events=(("reboot", events.ec2_reboot),),  # the API call of each event it allows
 )

@@ -11,7 +11,7 @@ from benchwright.providers.aws.tagged import Resource, kv, ours
 from benchwright.providers.aws.targets.kinds.base import RUNNERS, AwsTargetKind, Rehearsal, ResourceKind
 
 
-# prices and resources (h-kindsp) ---------------------------------------------------------------
+# prices and resources ---------------------------------------------------------------
 def find(clients: Any) -> Iterator[Resource]:
     """The runner tasks still running in any cluster, by their run tag."""
     ecs = clients("ecs")
@@ -43,6 +43,6 @@ KIND = AwsTargetKind(
     rehearsal=Rehearsal(
         ("benchwright.rehearse.services.ecs",), "the runner image as a podman container on the host network"
     ),
-    # prices and resources (h-kindsp)
+    # prices and resources
     find=find,
 )

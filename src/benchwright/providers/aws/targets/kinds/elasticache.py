@@ -33,7 +33,7 @@ def price(book: AwsPriceBook, t: ElastiCacheTarget, hours: float, lines: Lines) 
     lines.add(f"elasticache {nodes} x {t.node_type}", hours * nodes * unit.usd, [unit])
 
 
-# prices and resources (h-kindsp) ---------------------------------------------------------------
+# prices and resources ---------------------------------------------------------------
 def describe(t: ElastiCacheTarget) -> str:
     return f"elasticache {t.shards * (t.replicas + 1)} x {t.node_type}"
 
@@ -100,12 +100,12 @@ KIND = AwsTargetKind(
         ("benchwright.rehearse.services.cache",),
         "Redis on 127.0.0.1 per replication group (TLS when in-transit encryption is on)",
     ),
-    # prices and resources (h-kindsp)
+    # prices and resources
     monthly=monthly,
     describe=describe,
     zones=zones,
     find=find,
-    spec=ElastiCacheTarget,  # its spec model, which declares its timings and experiments (h-kindst)
+    spec=ElastiCacheTarget,  # its spec model, which declares its timings and experiments
     events=(  # the API call of each event it allows
         ("failover", events.elasticache_failover), ("reboot", events.elasticache_reboot),
         ("scale", events.elasticache_scale),

@@ -11,5 +11,5 @@ KIND = AwsTargetKind(
     target="benchwright.providers.aws.targets.endpoint:EndpointTarget",
     # nothing to stand in for: the spec's own hosts answer (in a rehearsal's specs, servers on 127.0.0.1)
     rehearsal=Rehearsal((), "none: the endpoint's own hosts answer"),
-    spec=EndpointTarget,  # its spec model, which declares its timings and experiments (h-kindst)
+    spec=EndpointTarget,  # its spec model, which declares its timings and experiments
 )

@@ -32,7 +32,7 @@ def price(book: AwsPriceBook, t: MemoryDbTarget, hours: float, lines: Lines) -> 
     lines.add(f"memorydb {nodes} x {t.node_type}", hours * nodes * unit.usd, [unit])
 
 
-# prices and resources (h-kindsp) ---------------------------------------------------------------
+# prices and resources ---------------------------------------------------------------
 def describe(t: MemoryDbTarget) -> str:
     return f"memorydb {t.shards * (t.replicas_per_shard + 1)} x {t.node_type}"
 
@@ -113,13 +113,13 @@ KIND = AwsTargetKind(
         ("benchwright.rehearse.services.cache",),
         "Redis on 127.0.0.1 per cluster (TLS unless the cluster turns it off)",
     ),
-    # prices and resources (h-kindsp)
+    # prices and resources
     monthly=monthly,
     describe=describe,
     usage=usage,
     zones=lambda t: [],  # a MemoryDB cluster's nodes are placed by AWS: no AZ in the spec
     find=find,
-    spec=MemoryDbTarget,  # its spec model, which declares its timings and experiments (h-kindst)
+    spec=MemoryDbTarget,  # its spec model, which declares its timings and experiments
     events=(
         ("failover", events.memorydb_failover),
         ("scale", events.memorydb_scale),

@@ -74,7 +74,7 @@ def price(book: AwsPriceBook, t: RdsTarget, hours: float, lines: Lines) -> None:
         )
 
 
-# prices and resources (h-kindsp) ---------------------------------------------------------------
+# prices and resources ---------------------------------------------------------------
 # RDS gp3 includes 125 MiB/s below 400 GB and 500 MiB/s from 400 GB on
 RDS_GP3_FREE_MIBPS = ((400, 500.0), (0, 125.0))
 MULTI_AZ_DOC = (
@@ -250,14 +250,14 @@ KIND = AwsTargetKind(
         ("benchwright.rehearse.services.rds", "benchwright.rehearse.services.rds_restore", "benchwright.rehearse.events"),
         "PostgreSQL or MariaDB on 127.0.0.1 per instance; snapshots and restores copy its data; reboot and failover restart it",
     ),
-    # prices and resources (h-kindsp)
+    # prices and resources
     monthly=monthly,
     describe=describe,
     io_requests=io_requests,
     zones=zones,
     find=find,
     burst_start_field="storage",
-    spec=RdsTarget,  # its spec model, which declares its timings and experiments (h-kindst)
+    spec=RdsTarget,  # its spec model, which declares its timings and experiments
     events=(  # the API call of each event it allows
         ("failover", events.rds_failover), ("reboot", events.rds_reboot), ("scale", events.rds_scale),
     ),
