@@ -1,7 +1,8 @@
 """The saturation guard, at the runner's level: a result says when the runner, not the server, limited
 the run. Against the null driver (no server at all) nothing but the runner can limit a run, and the
 result must say so however busy the host is (CPU the worker got, or waited for); against a server
-that answers every request after a known delay the runner idles, and the result must not."""
+that answers every request after a known delay the runner idles, and the result must not blame the
+runner's CPU (only a starved host's timer lag can flag it there)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, run_phase
+from benchwright.runner.engine.document import SATURATION_LAG_MS
 from tests.runner.conftest import _wait_for_port, free_port
 
 DELAY_SERVER = Path(__file__).resolve().parents[2] / "benchmarks" / "delay_server.py"
@@ -56,6 +58,12 @@ def test_a_run_the_server_limited_is_not(delay_server: int) -> None:
     read = doc.operations["READ"]
     assert read.statuses == {"OK": read.operations} and read.operations >= 100
     assert read.p50_us >= 20_000  # the server's delay set the pace
-    assert not client.saturated, client
+    # the runner idled: its busiest process got and waited for a small share of a core
     assert client.max_process_cpu_share + client.max_process_cpu_wait_share < 0.5, client
-    assert not [f for f in doc.validity if f.code == "client_saturated"]
+    # so only a starved host can still flag it, by the timer lag it measured (CI runs this beside
+    # other tiers at a load of 20 on 2 cores, where a 50 ms sleep wakes 100 ms late): the flag then
+    # says the host, not the server, delayed the runner, and otherwise no flag at all
+    starved = client.schedule_lag_p99_ms >= SATURATION_LAG_MS
+    assert client.saturated == starved, client
+    flags = [f for f in doc.validity if f.code == "client_saturated"]
+    assert len(flags) == starved and all("timer lag p99" in f.message for f in flags), flags
