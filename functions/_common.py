@@ -52,9 +52,10 @@ def clients() -> Clients:
 
 # The one stage that writes the time-series sink (its Lambda has the sink's IAM grants and VPC).
 INGEST_STAGES = {"store_results"}
-# The stages whose deletes (and secret reads) go through a session of their run-scoped role, tagged
-# with the state's run (providers/aws/run_session.py): another run's resource named in the state is
-# denied by IAM.
+# The stages whose deletes and secret reads (Teardown, CheckOperations) or calls on their run's
+# objects in the results bucket (the others) go through a session of their run-scoped role, tagged
+# with the state's run (providers/aws/run_session.py): another run's resource or key named in the
+# state is denied by IAM. SummarizeSuite and AbortTeardown finish runs with finish_run's.
 RUN_SCOPED_STAGES = set(RUN_SCOPED)
 
 

@@ -1,19 +1,25 @@
 """Each stage Lambda's share of the results bucket, by key prefix (issue 30: a "read-only" stage
 could write anywhere in the bucket, and every stage could delete any object).
 
-The table is what the handlers really do (tests/infra/test_bucket_access.py runs the workflow in
-moto and holds every recorded S3 call to these statements, and these statements to the table):
+The table is what the handlers really do as their own roles (tests/infra/test_bucket_access.py runs
+the workflow in moto and holds every recorded S3 call to these statements, and these statements to
+the table):
 
-- ``runs/<run id>/...``: the run's own objects (runner plans, outputs, cell documents, metrics,
-  verdicts, ``record.json``, ``report.html``);
+- ``runs/<run id>/...``: a run's objects (runner plans, outputs, cell documents, metrics, verdicts,
+  ``record.json``, ``report.html``). No stage's own role writes there: a stage reads and writes ITS
+  run's objects as a session of the run-scoped ``ResultsRunRole`` tagged with the run
+  (infra/isolation.py), so a state naming another run's key is denied. What stays here is reading
+  other runs' objects: the finishing stages read earlier records (the verdict and trend chart) and
+  a suite's cell records, and Teardown reads a failed runner's output;
 - ``history/<spec>/...`` and ``suites/<suite>/...``: the index keys a stored record adds;
 - ``site/...``: the static site and the nightly digests the finishing stages refresh.
 
-No stage deletes an object (versioning keeps overwritten ones), and none may write a run's
-``owner.json`` (explicit deny): the API's quota markers and owner records are the API's
-(``api_statements``). A stage that reads also gets ``s3:ListBucket`` on the bucket: without it S3
-answers a missing key with 403 instead of 404, and the stages ask for keys that may not exist yet
-(a runner's output, the site's state). Listing shows key names only, never an object's content.
+No stage deletes an object (versioning keeps overwritten ones), and no role but the API's may write
+a run's ``owner.json``: the API's quota markers and owner records are the API's (``api_statements``;
+the run-scoped role denies ``owner.json`` explicitly). A stage that reads also gets
+``s3:ListBucket`` on the bucket: without it S3 answers a missing key with 403 instead of 404, and
+the stages ask for keys that may not exist yet (the site's state). Listing shows key names only,
+never an object's content.
 """
 
 from __future__ import annotations
@@ -38,10 +44,11 @@ class BucketAccess:
 
 
 NONE = BucketAccess()
-# the finishing stages: the run's record and report, its index keys, the site and digests they refresh
-FINISHING = BucketAccess(read=(RUNS, SITE), put=(RUNS, *INDEXES, SITE))
-# a stored record adds its index keys (store.py): the record, then history/ (and suites/ for a suite's run)
-STORING = BucketAccess(read=(RUNS,), put=(RUNS, *INDEXES))
+# the finishing stages: earlier runs' records (verdict, trend chart; a suite's cells), the index keys
+# their run's record adds, the site and digests they refresh; their own run's objects: ResultsRunRole
+FINISHING = BucketAccess(read=(RUNS, SITE), put=(*INDEXES, SITE))
+# a stored record adds its index keys (store.py): history/ (and suites/ for a suite's run)
+STORING = BucketAccess(put=INDEXES)
 
 BUCKET_ACCESS: dict[str, BucketAccess] = {
     "ValidateSpec": NONE,  # pure stages
@@ -51,10 +58,11 @@ BUCKET_ACCESS: dict[str, BucketAccess] = {
     "CheckTarget": NONE,
     "CheckOperations": NONE,
     "Janitor": NONE,  # deletes leaked resources by tag; run objects stay (the bucket's lifecycle ages them)
-    "LaunchRunner": BucketAccess(put=(RUNS,)),  # the runner's plan.json
-    "CheckRunner": BucketAccess(read=(RUNS,), put=(RUNS,)),  # the runner's output -> the cell's documents
-    "CollectMetrics": BucketAccess(put=(RUNS,)),  # the cell's metrics.json
-    "Judge": BucketAccess(read=(RUNS,), put=(RUNS,)),  # documents + metrics -> the cell's verdict
+    # the run's plan, outputs, documents, metrics and verdicts: all its own run's (ResultsRunRole)
+    "LaunchRunner": NONE,
+    "CheckRunner": NONE,
+    "CollectMetrics": NONE,
+    "Judge": NONE,
     "Ingest": STORING,
     "Price": STORING,  # the priced record, saved again
     "Teardown": BucketAccess(read=(RUNS,)),  # a failed runner's output, for the reason it gives
@@ -83,12 +91,8 @@ def bucket_statements(bucket: s3.IBucket, access: BucketAccess) -> list[iam.Poli
                 actions=["s3:PutObject"], resources=[bucket.arn_for_objects(p) for p in access.put]
             )
         )
-    if RUNS in access.put:  # a stage writes its run's objects, never the API's record of who owns the run
-        out.append(
-            iam.PolicyStatement(
-                effect=iam.Effect.DENY, actions=["s3:PutObject"], resources=[bucket.arn_for_objects(OWNER)]
-            )
-        )
+    if RUNS in access.put:  # a run's objects are written as a session of its run (infra/isolation.py)
+        raise ValueError("no stage's own role writes under runs/: its run session does")
     return out
 
 

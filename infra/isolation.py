@@ -14,6 +14,12 @@ with that tag, ``${aws:PrincipalTag/benchwright:run-id}``:
 - ``OperationsRunRole`` (assumed by the CheckOperations function): reads only the secret tagged with
   its run (the operation probe's login) and deletes only what carries its run's tag (the restored
   databases and snapshots its operations made, node_replace's replaced node).
+- ``ResultsRunRole`` (assumed by the stages that write a run's objects: LaunchRunner, CheckRunner,
+  CollectMetrics, JudgeResults, StoreResults, PriceRun and the finishing stages FinishRun,
+  SummarizeSuite, AbortTeardown): reads and writes only its run's prefix ``runs/<run id>/`` (listing
+  only under it). Those stages' own roles write nothing under ``runs/`` (infra/bucket_access.py).
+
+No run-scoped role may write a run's ``owner.json`` (explicit deny): that record is the API's.
 
 The trust policies admit exactly those callers, and a session only with the run-id tag and no other
 (``aws:TagKeys``). benchwright.rehearse.abac evaluates these statements (moto cannot);
@@ -30,6 +36,7 @@ from constructs import Construct
 
 from benchwright.providers.aws.names import RUN_ID_TAG
 from benchwright.providers.aws.run_session import OPERATIONS_ACTIONS, TEARDOWN_ACTIONS
+from infra.bucket_access import OWNER
 
 RUN_TAG_VARIABLE = "${aws:PrincipalTag/" + RUN_ID_TAG + "}"
 RUN_PREFIX = f"runs/{RUN_TAG_VARIABLE}/"
@@ -40,14 +47,10 @@ def _own(key: str) -> dict[str, object]:
     return {"StringEquals": {f"{key}/{RUN_ID_TAG}": RUN_TAG_VARIABLE}}
 
 
-def runner_statements(results: s3.IBucket) -> list[iam.PolicyStatement]:
-    """The runner's run-scoped grants: its run's secret, its run's prefix of the results bucket."""
+def results_statements(results: s3.IBucket) -> list[iam.PolicyStatement]:
+    """Its run's prefix of the results bucket: read, write and list under ``runs/<run id>/`` only,
+    never the API's ``owner.json`` of the run."""
     return [
-        iam.PolicyStatement(
-            actions=["secretsmanager:GetSecretValue"],
-            resources=["*"],
-            conditions=_own("secretsmanager:ResourceTag"),
-        ),
         iam.PolicyStatement(
             actions=["s3:GetObject", "s3:PutObject"],
             resources=[results.arn_for_objects(f"{RUN_PREFIX}*")],
@@ -57,6 +60,21 @@ def runner_statements(results: s3.IBucket) -> list[iam.PolicyStatement]:
             resources=[results.bucket_arn],
             conditions={"StringLike": {"s3:prefix": f"{RUN_PREFIX}*"}},
         ),
+        iam.PolicyStatement(
+            effect=iam.Effect.DENY, actions=["s3:PutObject"], resources=[results.arn_for_objects(OWNER)]
+        ),
+    ]
+
+
+def runner_statements(results: s3.IBucket) -> list[iam.PolicyStatement]:
+    """The runner's run-scoped grants: its run's secret, its run's prefix of the results bucket."""
+    return [
+        iam.PolicyStatement(
+            actions=["secretsmanager:GetSecretValue"],
+            resources=["*"],
+            conditions=_own("secretsmanager:ResourceTag"),
+        ),
+        *results_statements(results),
     ]
 
 
@@ -96,11 +114,13 @@ class RunIsolation(Construct):
         runners: Sequence[iam.IRole],
         teardowns: Sequence[iam.IRole],
         operations: Sequence[iam.IRole],
+        writers: Sequence[iam.IRole],
     ) -> None:
         super().__init__(scope, cid)
         self.runner_role = self._role("RunnerRunRole", runners, runner_statements(results))
         self.teardown_role = self._role("TeardownRunRole", teardowns, teardown_statements())
         self.operations_role = self._role("OperationsRunRole", operations, operations_statements())
+        self.results_role = self._role("ResultsRunRole", writers, results_statements(results))
 
     def _role(
         self, cid: str, callers: Sequence[iam.IRole], statements: list[iam.PolicyStatement]

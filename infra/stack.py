@@ -17,6 +17,12 @@ from infra.network import Network
 from infra.storage import Storage
 from infra.workflow import Workflow
 
+# the stages that read and write their run's objects (runs/<run id>/) as a session of ResultsRunRole
+RUN_OBJECT_WRITERS = (
+    "LaunchRunner", "CheckRunner", "CollectMetrics", "JudgeResults", "StoreResults", "PriceRun",
+    "FinishRun", "SummarizeSuite", "AbortTeardown",
+)  # fmt: skip
+
 
 class BenchwrightStack(cdk.Stack):
     """One deployment (stage) of the service."""
@@ -58,6 +64,7 @@ class BenchwrightStack(cdk.Stack):
             runners=[self.compute.task_role, self.compute.instance_role],
             teardowns=roles("Teardown", "AbortTeardown"),
             operations=roles("CheckOperations"),
+            writers=roles(*RUN_OBJECT_WRITERS),
         )
         # who acts through a run session learns the role's ARN (providers/aws/run_session.py)
         for state, field, role in (
@@ -65,6 +72,7 @@ class BenchwrightStack(cdk.Stack):
             ("Teardown", "teardown_run_role_arn", self.isolation.teardown_role),
             ("AbortTeardown", "teardown_run_role_arn", self.isolation.teardown_role),
             ("CheckOperations", "operations_run_role_arn", self.isolation.operations_role),
+            *((state, "results_run_role_arn", self.isolation.results_role) for state in RUN_OBJECT_WRITERS),
         ):
             if state in self.workflow.functions:
                 for name, value in AwsSettings.environment(**{field: role.role_arn}).items():

@@ -640,7 +640,11 @@ ENV = {
 
 # The stack's run-scoped roles (infra/isolation.py) the stages act through, as in a deployment:
 # AwsSettings field -> role name (the stack's logical id without its "Isolation" prefix and hash).
-RUN_ROLES = {"teardown_run_role_arn": "TeardownRunRole", "operations_run_role_arn": "OperationsRunRole"}
+RUN_ROLES = {
+    "teardown_run_role_arn": "TeardownRunRole",
+    "operations_run_role_arn": "OperationsRunRole",
+    "results_run_role_arn": "ResultsRunRole",
+}
 RUN_ROLE_TRUST = {
     "Version": "2012-10-17",
     "Statement": [
@@ -651,8 +655,8 @@ RUN_ROLE_TRUST = {
 
 def run_roles() -> dict[str, str]:
     """Inside mock_aws: the run-scoped roles, so Teardown and CheckOperations route their deletes and
-    secret reads through a session tagged with their run (providers/aws/run_session.py) as they do
-    when deployed. moto keeps no session tags and evaluates no policy: which calls take that route is
+    secret reads, and the stages their run's objects, through a session tagged with their run
+    (providers/aws/run_session.py) as they do when deployed. moto keeps no session tags and evaluates no policy: which calls take that route is
     what the world shows (tests/infra/test_iam_coverage.py holds them to the run roles' statements);
     that the roles deny another run is tests/infra/test_run_session_check.py's."""
     import boto3

@@ -205,3 +205,47 @@ def test_launch_tags_the_secret_with_its_run_and_tells_the_runner(moto: str) -> 
     launcher = AwsRunnerLauncher(Clients(plain, boto3.session.Session()), plain, RunnerSpec())
     assert launcher._run_scope(plan, Credentials(secret_arn=other)) == {}
     assert not sm.describe_secret(SecretId=other).get("Tags")
+
+
+def test_a_stage_s_calls_on_its_run_s_objects_go_through_the_run_session_by_key(moto: str) -> None:
+    """The stages that write a run's objects (RUN_SCOPED's results role): a key under
+    ``runs/<this run>/`` is read, written, checked and listed as the run session; another run's
+    key, the index keys and the site, and presigning, as the stage's own role."""
+    import boto3
+
+    settings = AwsSettings(region="us-east-1", results_run_role_arn=moto)
+    standing = Clients(settings, boto3.session.Session())
+    assert (
+        run_scoped_clients(Clients(AwsSettings(region="us-east-1")), RUN_A, "judge_results").__class__
+        is Clients
+    )
+    scoped = run_scoped_clients(standing, RUN_A, "store_results")
+    assert isinstance(scoped, RunScopedClients)
+    assert scoped("ec2") is standing("ec2")  # nothing but the bucket's run objects goes through it
+    s3 = scoped("s3")
+    seen: dict[str, list[tuple[str, str]]] = {"run": [], "own": []}
+    for who, client in (("run", Clients.__call__(scoped, "s3")), ("own", standing("s3"))):
+        client.meta.events.register(
+            "provide-client-params.s3.*",
+            lambda params, model, who=who, **_: seen[who].append(
+                (model.name, str(params.get("Key", params.get("Prefix"))))
+            ),
+        )
+    boto3.client("s3").create_bucket(Bucket="bw-results")
+    mine, theirs = f"runs/{RUN_A}/record.json", f"runs/{RUN_B}/record.json"
+    for key in (mine, theirs, f"history/spec/20261129T030000_{RUN_A}", "site/index.html"):
+        s3.put_object(Bucket="bw-results", Key=key, Body=b"{}")
+    assert s3.get_object(Bucket="bw-results", Key=mine)["Body"].read() == b"{}"
+    s3.head_object(Bucket="bw-results", Key=theirs)
+    listed = s3.list_objects_v2(Bucket="bw-results", Prefix=f"runs/{RUN_A}/")
+    assert [o["Key"] for o in listed["Contents"]] == [mine]
+    s3.generate_presigned_url("get_object", Params={"Bucket": "bw-results", "Key": mine})
+    assert seen["run"] == [("PutObject", mine), ("GetObject", mine), ("ListObjectsV2", f"runs/{RUN_A}/")]
+    assert seen["own"] == [
+        ("PutObject", theirs), ("PutObject", f"history/spec/20261129T030000_{RUN_A}"),
+        ("PutObject", "site/index.html"), ("HeadObject", theirs), ("GetObject", mine),
+    ]  # fmt: skip
+    # a run id that only starts like this run's is another run
+    s3.put_object(Bucket="bw-results", Key=f"runs/{RUN_A}x/record.json", Body=b"{}")
+    assert seen["own"][-1] == ("PutObject", f"runs/{RUN_A}x/record.json")
+    assert "/bw-store-results-" + RUN_A in scoped._session.client("sts").get_caller_identity()["Arn"]

@@ -1,7 +1,8 @@
 """Each stage Lambda's share of the results bucket (issue 30), over the synthesized stack: its own
 role's S3 statements, resolved and evaluated with benchwright.rehearse.abac, allow exactly the
 reads and writes infra/bucket_access.py lists for it, on those key prefixes only; no stage deletes
-an object, and a stage that only reads writes nothing. (test_iam_coverage.py holds every S3 call
+an object, a stage that only reads writes nothing, and no stage's own role writes under ``runs/``
+(its run's objects go through its run session: test_run_isolation.py). (test_iam_coverage.py holds every S3 call
 the handlers really make, key by key, to the same statements.)"""
 
 from __future__ import annotations
@@ -109,16 +110,20 @@ def test_the_stages_that_only_read_and_the_ones_that_write_nothing_are_the_expec
         assert set(access.read) | set(access.put) <= {RUNS, *INDEXES, SITE}, state
 
 
-def test_no_stage_may_write_a_run_s_owner_record(stack: tuple[Any, dict[str, Any]]) -> None:
-    """``runs/<id>/owner.json`` says who may see and cancel a run through the API: a stage that
-    writes the run's objects is explicitly denied that one key."""
-    owner = f"{BUCKET}/runs/20261129-030000-aaaa/owner.json"
-    writers = [m for m in stage_modules(stack[1]) if RUNS in BUCKET_ACCESS[state_name(m)].put]
-    assert len(writers) >= 8, writers
-    for module in writers:
+def test_no_stage_s_own_role_writes_under_runs(stack: tuple[Any, dict[str, Any]]) -> None:
+    """A run's objects, ``owner.json`` included, are written by no stage's own role: a stage writes
+    its run's objects as a session of ResultsRunRole tagged with the run (infra/isolation.py;
+    tests/infra/test_run_isolation.py holds that session to its run's prefix and denies it
+    ``owner.json``), so a state naming another run cannot make a stage write there."""
+    run = f"{BUCKET}/runs/20261129-030000-aaaa"
+    modules = stage_modules(stack[1])
+    assert len(modules) >= 15, modules
+    for module in modules:
         statements = s3_statements(stack[1], module)
-        assert evaluate(statements, Request("s3:PutObject", owner)) == "explicit-deny", module
-        assert evaluate(statements, Request("s3:PutObject", owner.replace("owner", "record"))) == "allow"
+        for key in ("record.json", "owner.json", "report.html", "cells/default.json"):
+            assert evaluate(statements, Request("s3:PutObject", f"{run}/{key}")) != "allow", (module, key)
+    for access in BUCKET_ACCESS.values():
+        assert RUNS not in access.put, access
 
 
 def test_the_api_writes_only_owners_and_quota_markers_and_deletes_only_markers(

@@ -6,9 +6,11 @@ call is recorded with the handler that made it; the synthesized stack then has t
 stage that starts calling something new (a report upload, a sink write, a Slack secret read) without
 its role following. Resources and conditions are held to account by test_stack's tag tests.
 
-A call made through a run session (Teardown's and CheckOperations' deletes and secret reads:
-providers/aws/run_session.py) is recorded as ``<handler> as <run role>`` and must be granted by that
-run-scoped role, not by the handler's own.
+A call made through a run session (Teardown's and CheckOperations' deletes and secret reads, the
+stages' calls on their run's own objects: providers/aws/run_session.py) is recorded as
+``<handler> as <run role>`` and must be granted by that run-scoped role, not by the handler's own;
+an S3 call through one is evaluated with the session's run tag, so it must fall in its own run's
+prefix.
 """
 
 from __future__ import annotations
@@ -63,6 +65,13 @@ def run_role_of(client: Any) -> str | None:
     return method.rsplit("/", 1)[-1] if method.startswith(SESSION_METHOD) else None
 
 
+def run_tag_of(client: Any) -> str:
+    """The run a run session's client is tagged with (the AssumeRole arguments it refreshes with)."""
+    fetch = client._request_signer._credentials._refresh_using.__self__
+    (tag,) = [t["Value"] for t in fetch._assume_kwargs["Tags"] if t["Key"] == "benchwright:run-id"]
+    return str(tag)
+
+
 def run_role_statements(doc: dict[str, Any], role: str) -> list[dict[str, Any]]:
     """Every statement of the stack's run-scoped role ``role`` (the world's role names are the
     stack's logical ids without the ``Isolation`` prefix and the hash)."""
@@ -75,8 +84,12 @@ def run_role_statements(doc: dict[str, Any], role: str) -> list[dict[str, Any]]:
     ]
 
 
-# handler -> (IAM action, S3 ARN) of each S3 call, filled by the ``recorded`` fixture's workflow
-OBJECTS: dict[str, set[tuple[str, str]]] = {}
+# handler -> (IAM action, S3 ARN, the session's run tag or "") of each S3 call, filled by the
+# ``recorded`` fixture's workflow
+OBJECTS: dict[str, set[tuple[str, str, str]]] = {}
+# the stages whose calls on their run's objects go through a ResultsRunRole session (RUN_SCOPED)
+RESULTS_STAGES = {"launch_runner", "check_runner", "collect_metrics", "judge_results", "store_results",
+                  "price_run", "finish_run", "summarize_suite"}  # fmt: skip
 
 
 class Recorder:
@@ -86,7 +99,7 @@ class Recorder:
         self.world = world
         self.local = threading.local()
         self.calls: dict[str, set[str]] = {}
-        self.objects: dict[str, set[tuple[str, str]]] = {}  # handler -> (IAM action, S3 resource ARN)
+        self.objects: dict[str, set[tuple[str, str, str]]] = {}  # handler -> (action, S3 ARN, run tag)
         self.lock = threading.Lock()
 
     def note(self, client: Any, operation: str, params: Any = None) -> None:
@@ -101,7 +114,7 @@ class Recorder:
             if action.startswith("s3:") and isinstance(params, dict) and "Bucket" in params:
                 key = params.get("Key")
                 arn = f"arn:aws:s3:::{params['Bucket']}" + (f"/{key}" if key else "")
-                self.objects.setdefault(handler, set()).add((action, arn))
+                self.objects.setdefault(handler, set()).add((action, arn, run_tag_of(client) if role else ""))
 
     def run(self, handler: str, fn: Any, *args: Any) -> Any:
         self.local.handler = handler
@@ -244,6 +257,9 @@ def test_the_stages_that_write_report_sink_and_announce_failures_make_those_call
     as_run = recorded["functions.check_operations.handler as OperationsRunRole"]
     assert {"rds:DeleteDBSnapshot", "rds:DeleteDBInstance", "secretsmanager:GetSecretValue",
             "ec2:TerminateInstances"} <= as_run, as_run  # fmt: skip
+    for stage in RESULTS_STAGES:  # their run's objects: through its ResultsRunRole session
+        assert "sts:AssumeRole" in recorded[f"functions.{stage}.handler"], stage
+        assert "s3:PutObject" in recorded[f"functions.{stage}.handler as ResultsRunRole"], stage
     torn = recorded["functions.teardown.handler as TeardownRunRole"]
     assert {"rds:DeleteDBInstance", "ec2:TerminateInstances", "ec2:DeleteNetworkInterface"} <= torn, torn
     assert "sts:AssumeRole" in recorded["functions.teardown.handler"]
@@ -263,7 +279,8 @@ def test_every_s3_call_of_a_handler_is_allowed_on_its_key(
     recorded: dict[str, set[str]], template: dict[str, Any]
 ) -> None:
     """Key by key, not just action by action: each stage's S3 calls fall inside the prefixes its
-    role grants (infra/bucket_access.py), evaluated on the resolved statements."""
+    role grants (infra/bucket_access.py), and each call through a run session inside that run's own
+    prefix (infra/isolation.py), evaluated on the resolved statements with the session's run tag."""
     from benchwright.rehearse.abac import Request, evaluate
     from benchwright.rehearse.stack import Resolver
 
@@ -271,13 +288,13 @@ def test_every_s3_call_of_a_handler_is_allowed_on_its_key(
     (bucket,) = [k for k in resources(template, "AWS::S3::Bucket") if k.startswith("StorageResults")]
     denied = {}
     for handler, calls in sorted(OBJECTS.items()):
-        assert " as " not in handler, handler  # no run session touches the bucket from a Lambda
+        handler, _, role = handler.partition(" as ")
         module = handler.removeprefix("functions.").rsplit(".", 1)[0]
-        name = {a.split(":::", 1)[1].split("/", 1)[0] for _, a in calls}
+        name = {a.split(":::", 1)[1].split("/", 1)[0] for _, a, _ in calls}
         assert len(name) == 1, name  # one bucket: the results bucket
         statements = [
             st
-            for st in statements_of(template, module)
+            for st in (run_role_statements(template, role) if role else statements_of(template, module))
             if any(
                 str(a).lower().startswith("s3:")
                 for a in (st["Action"] if isinstance(st["Action"], list) else [st["Action"]])
@@ -289,11 +306,35 @@ def test_every_s3_call_of_a_handler_is_allowed_on_its_key(
             )
         )
         lacking = sorted(
-            f"{action} {arn}" for action, arn in calls if evaluate(resolved, Request(action, arn)) != "allow"
+            f"{action} {arn}"
+            for action, arn, run in calls
+            if evaluate(
+                resolved, Request(action, arn, principal_tags={"benchwright:run-id": run} if run else {})
+            )
+            != "allow"
         )
         if lacking:
-            denied[module] = lacking
+            denied[f"{module} as {role}" if role else module] = lacking
     assert not denied, denied
+
+
+def test_a_stage_s_own_role_writes_nothing_under_runs_and_its_run_session_only_its_own_run(
+    recorded: dict[str, set[str]],
+) -> None:
+    """Issue 30 item 5: every write under ``runs/`` goes through a session of the run it is under;
+    what a stage's own role still reads there is other runs' objects (the finishing stages' history
+    and a suite's cells) or, for Teardown, a failed runner's output."""
+    sessions = {h for h in OBJECTS if h.endswith(" as ResultsRunRole")}
+    assert {h.removeprefix("functions.").split(".", 1)[0] for h in sessions} == RESULTS_STAGES, sessions
+    readers = {"teardown", "finish_run", "summarize_suite", "abort_teardown"}
+    for handler, calls in OBJECTS.items():
+        module = handler.removeprefix("functions.").split(".", 1)[0]
+        for action, arn, run in calls:
+            key = arn.split(":::", 1)[1].partition("/")[2]
+            if handler in sessions:
+                assert run and key.startswith(f"runs/{run}/"), (handler, action, key, run)
+            elif key.startswith("runs/"):
+                assert action == "s3:GetObject" and module in readers, (handler, action, key)
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,8 @@
 documents, resolved from the template, fed to benchwright.rehearse.abac. A session tagged with one
 run reads that run's secret, writes and lists that run's results prefix and deletes that run's
 targets; the same calls on another run's resources are denied. No stage's own role deletes or reads
-a run's secret on any resource, but the two sweepers of runs whose state is lost."""
+a run's secret on any resource, but the two sweepers of runs whose state is lost, and none writes
+under ``runs/``: the stages write their run's objects as a session of ResultsRunRole."""
 
 from __future__ import annotations
 
@@ -56,16 +57,24 @@ def operations(stack: tuple[Any, dict[str, Any]]) -> list[dict[str, Any]]:
     return role_statements(stack[1], "IsolationOperationsRunRole")
 
 
+@pytest.fixture(scope="module")
+def results(stack: tuple[Any, dict[str, Any]]) -> list[dict[str, Any]]:
+    return role_statements(stack[1], "IsolationResultsRunRole")
+
+
 def as_run(run: str, action: str, resource: str, **kw: Any) -> Request:
     return Request(action, resource, principal_tags={TAG: run}, **kw)
 
 
 def test_every_condition_the_run_roles_use_is_one_the_evaluator_implements(
-    runner: list[dict[str, Any]], teardown: list[dict[str, Any]], operations: list[dict[str, Any]]
+    runner: list[dict[str, Any]],
+    teardown: list[dict[str, Any]],
+    operations: list[dict[str, Any]],
+    results: list[dict[str, Any]],
 ) -> None:
-    used = operators_of(runner + teardown + operations)
+    used = operators_of(runner + teardown + operations + results)
     assert used and used <= set(OPERATORS), used
-    text = repr(runner + teardown + operations)
+    text = repr(runner + teardown + operations + results)
     assert "${aws:PrincipalTag/benchwright:run-id}" in text and "Fn::" not in text
 
 
@@ -82,22 +91,44 @@ def test_a_runner_session_reads_only_its_own_run_s_secret(runner: list[dict[str,
     assert evaluate(runner, untagged) == "implicit-deny"  # a session without its run tag reads nothing
 
 
-def test_a_runner_session_writes_and_lists_only_its_own_run_s_prefix(runner: list[dict[str, Any]]) -> None:
-    own = f"{BUCKET}/runs/{RUN_A}/cell-1/repeat-0/runner-0"
-    other = f"{BUCKET}/runs/{RUN_B}/cell-1/repeat-0/runner-0"
-    assert evaluate(runner, as_run(RUN_A, "s3:PutObject", own)) == "allow"
-    assert evaluate(runner, as_run(RUN_A, "s3:GetObject", own)) == "allow"
-    assert evaluate(runner, as_run(RUN_A, "s3:PutObject", other)) == "implicit-deny"
-    assert evaluate(runner, as_run(RUN_A, "s3:GetObject", other)) == "implicit-deny"
-    assert evaluate(runner, as_run(RUN_A, "s3:PutObject", f"{BUCKET}/history/spec/x")) == "implicit-deny"
-    assert evaluate(runner, as_run(RUN_A, "s3:DeleteObject", own)) == "implicit-deny"
+def assert_only_its_own_prefix(statements: list[dict[str, Any]], key: str) -> None:
+    """Run A's session reads, writes and lists ``runs/<run A>/key`` and nothing of run B, of another
+    prefix or of the API's ``owner.json``; it deletes nothing."""
+    own, other = f"{BUCKET}/runs/{RUN_A}/{key}", f"{BUCKET}/runs/{RUN_B}/{key}"
+    assert evaluate(statements, as_run(RUN_A, "s3:PutObject", own)) == "allow"
+    assert evaluate(statements, as_run(RUN_A, "s3:GetObject", own)) == "allow"
+    assert evaluate(statements, as_run(RUN_A, "s3:PutObject", other)) == "implicit-deny"
+    assert evaluate(statements, as_run(RUN_A, "s3:GetObject", other)) == "implicit-deny"
+    assert evaluate(statements, as_run(RUN_B, "s3:PutObject", other)) == "allow"  # B's own session
+    # a run id that only starts like run A's is another run
+    assert evaluate(statements, as_run(RUN_A, "s3:PutObject", f"{BUCKET}/runs/{RUN_A}x/{key}")) != "allow"
+    for elsewhere in ("history/spec/x", "suites/s/x", "site/index.html", "quota/c/x"):
+        assert evaluate(statements, as_run(RUN_A, "s3:PutObject", f"{BUCKET}/{elsewhere}")) == "implicit-deny"
+    assert evaluate(statements, as_run(RUN_A, "s3:DeleteObject", own)) == "implicit-deny"
+    owner = as_run(RUN_A, "s3:PutObject", f"{BUCKET}/runs/{RUN_A}/owner.json")
+    assert evaluate(statements, owner) == "explicit-deny"  # the API's record of who submitted the run
+    untagged = Request("s3:PutObject", own)
+    assert evaluate(statements, untagged) == "implicit-deny"  # a session without its run tag writes nothing
 
     def ls(prefix: str) -> str:
-        return evaluate(runner, as_run(RUN_A, "s3:ListBucket", BUCKET, context={"s3:prefix": prefix}))
+        return evaluate(statements, as_run(RUN_A, "s3:ListBucket", BUCKET, context={"s3:prefix": prefix}))
 
     assert ls(f"runs/{RUN_A}/cell-1/") == "allow"
     assert ls(f"runs/{RUN_B}/") == "implicit-deny"
     assert ls("runs/") == "implicit-deny"
+
+
+def test_a_runner_session_writes_and_lists_only_its_own_run_s_prefix(runner: list[dict[str, Any]]) -> None:
+    assert_only_its_own_prefix(runner, "cell-1/repeat-0/runner-0")
+
+
+@pytest.mark.parametrize(
+    "key", ["record.json", "report.html", "cells/default.json", "default/repeat-0/runner-0/plan.json"]
+)
+def test_a_stage_s_results_session_reads_and_writes_only_its_own_run_s_prefix(
+    results: list[dict[str, Any]], key: str
+) -> None:
+    assert_only_its_own_prefix(results, key)
 
 
 def assert_only_its_own_run(statements: list[dict[str, Any]], targets: dict[str, str]) -> None:
@@ -141,7 +172,7 @@ def test_an_operations_session_reads_and_deletes_only_what_carries_its_run_tag(
 
 
 def test_each_run_role_does_its_own_job_only(
-    runner: list[dict[str, Any]], teardown: list[dict[str, Any]]
+    runner: list[dict[str, Any]], teardown: list[dict[str, Any]], results: list[dict[str, Any]]
 ) -> None:
     db = "arn:aws:rds:us-east-1:123456789012:db:bw-aaaa"
     secret = "arn:aws:secretsmanager:us-east-1:123456789012:secret:bw-aaaa-db-AbCdEf"
@@ -150,9 +181,15 @@ def test_each_run_role_does_its_own_job_only(
     read = as_run(RUN_A, "secretsmanager:GetSecretValue", secret, resource_tags=tags)
     assert evaluate(teardown, read) == "implicit-deny"
     assert evaluate(teardown, as_run(RUN_A, "s3:PutObject", f"{BUCKET}/runs/{RUN_A}/x")) == "implicit-deny"
+    # the stages' results session: the run's objects only, never its secret or its targets
+    assert evaluate(results, read) == "implicit-deny"
+    assert evaluate(results, as_run(RUN_A, "rds:DeleteDBInstance", db, resource_tags=tags)) == "implicit-deny"
+    assert {a for st in results for a in ([st["Action"]] if isinstance(st["Action"], str) else st["Action"])} == {
+        "s3:GetObject", "s3:PutObject", "s3:ListBucket"
+    }  # fmt: skip
 
 
-def test_only_the_stack_s_runners_and_teardowns_may_open_a_run_session_and_only_with_the_run_tag(
+def test_only_the_stack_s_run_workers_may_open_a_run_session_and_only_with_the_run_tag(
     stack: tuple[Any, dict[str, Any]],
 ) -> None:
     doc = stack[1]
@@ -163,6 +200,20 @@ def test_only_the_stack_s_runners_and_teardowns_may_open_a_run_session_and_only_
             "WorkflowAbortTeardownFunctionServiceRole",
         },
         "IsolationOperationsRunRole": {"WorkflowCheckOperationsFunctionServiceRole"},
+        "IsolationResultsRunRole": {
+            f"Workflow{state}FunctionServiceRole"
+            for state in (
+                "LaunchRunner",
+                "CheckRunner",
+                "CollectMetrics",
+                "JudgeResults",
+                "StoreResults",
+                "PriceRun",
+                "FinishRun",
+                "SummarizeSuite",
+                "AbortTeardown",
+            )
+        },
     }
     for prefix, callers in expected.items():
         role = _logical(doc, "AWS::IAM::Role", prefix)
@@ -182,7 +233,8 @@ def test_only_the_stack_s_runners_and_teardowns_may_open_a_run_session_and_only_
         granted = set()
         for policy in resources(doc, "AWS::IAM::Policy").values():
             for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
-                if statement.get("Resource") == {"Fn::GetAtt": [role, "Arn"]}:
+                named = statement.get("Resource")
+                if {"Fn::GetAtt": [role, "Arn"]} in (named if isinstance(named, list) else [named]):
                     assert set(statement["Action"]) == {"sts:AssumeRole", "sts:TagSession"}
                     granted |= {r["Ref"] for r in policy["Properties"]["Roles"]}
         assert granted == principals

@@ -80,6 +80,9 @@ def test_one_cell_rds_postgres_end_to_end(runner_image: str, tmp_path: Path) -> 
     run_sessions = {who.lower() for who in execution["signed_calls"] if who.startswith("run session")}
     assert any("runnerrunrole" in who for who in run_sessions), execution["signed_calls"]
     assert any("teardownrunrole" in who for who in run_sessions), execution["signed_calls"]
+    # and the stages read and wrote the run's objects (plan, documents, record, report) as its
+    # ResultsRunRole session: their own roles write nothing under runs/
+    assert any("resultsrunrole" in who for who in run_sessions), execution["signed_calls"]
     assert execution["run_session_calls_unchecked"] == []
     assert container["args"][0] == "--plan" and container["args"][1].startswith("s3://"), container["args"]
     slack = json.loads((out / "slack.json").read_text())

@@ -85,12 +85,13 @@ class AwsSettings(EnvSettings):
     launch_template: str | None = None  # optional EC2 launch template for runner instances
     # the role RDS's Enhanced Monitoring agent writes RDSOSMetrics with (spec target.monitoring.enhanced_s)
     monitoring_role_arn: str | None = None
-    # run-scoped roles (infra/isolation.py): the runner, Teardown and CheckOperations act through a
-    # session of these, tagged with their run (providers/aws/run_session.py); unset, they act as
-    # their standing roles
+    # run-scoped roles (infra/isolation.py): the runner, Teardown, CheckOperations and the stages
+    # that write a run's objects act through a session of these, tagged with their run
+    # (providers/aws/run_session.py); unset, they act as their standing roles
     runner_run_role_arn: str | None = None
     teardown_run_role_arn: str | None = None
     operations_run_role_arn: str | None = None
+    results_run_role_arn: str | None = None
     metrics_namespace: str = METRICS_NAMESPACE
     sink: Literal["timestream", "influxdb", "none"] = "none"
     timestream_database: str = "benchwright"

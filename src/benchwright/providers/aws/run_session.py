@@ -2,11 +2,17 @@
 
 The stack's standing roles serve every run at once, so their policies can only say "a resource of
 SOME run". The runner (reading its run's database secret, its plan, writing its output), the
-Teardown stage (deleting a run's resources) and the CheckOperations stage (reading the run's master
-secret for its probe, deleting what its operations made and node_replace's replaced node) instead
-assume a run-scoped role (infra/isolation.py) with the session tag ``benchwright:run-id``; that
-role's statements compare every resource's run tag with the session's, so a session of run A is
-denied run B's secret, prefix and targets whatever handle or ARN it is given.
+Teardown stage (deleting a run's resources), the CheckOperations stage (reading the run's master
+secret for its probe, deleting what its operations made and node_replace's replaced node) and the
+stages that read and write the run's objects in the results bucket (``runs/<run id>/``: plans,
+cell documents, metrics, verdicts, the record and report) instead assume a run-scoped role
+(infra/isolation.py) with the session tag ``benchwright:run-id``; that role's statements compare
+every resource's run tag (or key prefix) with the session's, so a session of run A is denied run
+B's secret, prefix and targets whatever handle, ARN or key it is given.
+
+A bucket call goes through the run session by its key: only ``runs/<this run>/...``. The index
+keys (``history/``, ``suites/``), the site, and earlier runs' records the verdict reads stay with
+the standing role.
 
 A session of a role assumed from another role's session (ECS task credentials, an instance profile,
 a Lambda's role) is role chaining, which AWS caps at one hour; a runner measures for longer, so the
@@ -31,6 +37,7 @@ from benchwright.runner.aws_session import (  # the session itself lives beside 
 __all__ = [
     "OPERATIONS_ACTIONS",
     "RUN_ID_ENV",
+    "RUN_OBJECT_OPERATIONS",
     "RUN_ROLE_ENV",
     "RUN_SCOPED",
     "SESSION_SECONDS",
@@ -60,10 +67,23 @@ OPERATIONS_ACTIONS = [
     "rds:DeleteDBInstance", "rds:DeleteDBCluster", "rds:DeleteDBSnapshot", "rds:DeleteDBClusterSnapshot",
     "ec2:TerminateInstances",
 ]  # fmt: skip
-# stage -> (the AwsSettings field naming its run-scoped role, what goes through that role's session)
+# the S3 operations a stage makes on its run's own keys, through its run session when the key is
+# under runs/<run id>/ (HeadObject is authorized as s3:GetObject and ListObjectsV2 as s3:ListBucket:
+# these are operations, not IAM actions; infra/isolation.py grants the actions)
+RUN_OBJECT_OPERATIONS = ["s3:GetObject", "s3:PutObject", "s3:HeadObject", "s3:ListObjectsV2"]
+_RESULTS = ("results_run_role_arn", RUN_OBJECT_OPERATIONS)
+# stage -> (the AwsSettings field naming its run-scoped role, what goes through that role's session);
+# SummarizeSuite and AbortTeardown finish a run through finish_run's clients
 RUN_SCOPED: dict[str, tuple[str, list[str]]] = {
     "teardown": ("teardown_run_role_arn", TEARDOWN_ACTIONS),
     "check_operations": ("operations_run_role_arn", OPERATIONS_ACTIONS),
+    "launch_runner": _RESULTS,
+    "check_runner": _RESULTS,
+    "collect_metrics": _RESULTS,
+    "judge_results": _RESULTS,
+    "store_results": _RESULTS,
+    "price_run": _RESULTS,
+    "finish_run": _RESULTS,
 }
 
 
@@ -86,20 +106,49 @@ class _Routed:
         return getattr(self._run if name in self._operations else self._standing, name)
 
 
-class RunScopedClients(Clients):
-    """``Clients`` whose deleting calls (``actions``) go through a run session: describing, reading
-    metrics and looking at runners stay with the standing role, while what destroys is decided by
-    the run-scoped role's tag conditions, so a handle naming another run's resource is denied."""
+class _ByKey(_Routed):
+    """The S3 client: ``operations`` on a key (or listing prefix) under ``prefix``, the run's own,
+    through the run session; on any other key, and every other call (presigning, paginators), the
+    standing client."""
 
-    def __init__(self, standing: Clients, session: Any, actions: list[str] = TEARDOWN_ACTIONS) -> None:
+    def __init__(self, standing: Any, run: Any, operations: set[str], prefix: str) -> None:
+        super().__init__(standing, run, operations)
+        self._prefix = prefix
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in self._operations:
+            return getattr(self._standing, name)
+
+        def call(**params: Any) -> Any:
+            key = str(params.get("Key", params.get("Prefix", "")))
+            client = self._run if key.startswith(self._prefix) else self._standing
+            return getattr(client, name)(**params)
+
+        return call
+
+
+class RunScopedClients(Clients):
+    """``Clients`` whose run-scoped calls (``actions``) go through a run session: deletes and secret
+    reads are decided by the run-scoped role's tag conditions, so a handle naming another run's
+    resource is denied; S3 calls on the run's own keys (``runs/<run id>/``) by the role's key
+    prefix, so a key of another run is denied. Describing, reading metrics, looking at runners and
+    the bucket's other keys stay with the standing role."""
+
+    def __init__(
+        self, standing: Clients, session: Any, actions: list[str] = TEARDOWN_ACTIONS, run_id: str = ""
+    ) -> None:
         super().__init__(standing.settings, session=session)
         self._standing = standing
         self._actions = list(actions)
+        self._run_id = run_id
 
     def __call__(self, service: str) -> Any:
         operations = operation_names(self._actions, service)
         if not operations:
             return self._standing(service)
+        if service == "s3":
+            prefix = f"runs/{self._run_id}/"
+            return _ByKey(self._standing(service), super().__call__(service), operations, prefix)
         return _Routed(self._standing(service), super().__call__(service), operations)
 
 
@@ -115,7 +164,7 @@ def run_scoped_clients(standing: Clients, run_id: str, stage: str) -> Clients:
 
     who = stage.replace("_", "-")
     session = run_session(role, run_id, who, base=shared_session(), region=standing.settings.region)
-    return RunScopedClients(standing, session, actions)
+    return RunScopedClients(standing, session, actions, run_id)
 
 
 def teardown_clients(standing: Clients, run_id: str) -> Clients:
