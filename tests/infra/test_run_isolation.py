@@ -7,6 +7,7 @@ under ``runs/``: the stages write their run's objects as a session of ResultsRun
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -272,3 +273,22 @@ def test_no_stage_s_own_role_deletes_or_reads_a_secret_on_any_resource_but_the_s
         for statement in statements_of(doc, module):
             if statement["Resource"] == "*" and "ec2:TerminateInstances" in statement["Action"]:
                 assert statement["Condition"] == {"Null": {f"aws:ResourceTag/{TAG}": "false"}}, statement
+
+
+TRUST_POLICY_LIMIT = 2048  # IAM's default quota for a role trust policy (characters, whitespace not counted)
+
+
+@pytest.mark.parametrize("role_prefix", ["Runner", "Teardown", "Operations", "Results"])
+def test_each_run_roles_trust_policy_fits_iams_quota_with_the_longest_role_arns(
+    stack: tuple[Any, dict[str, Any]], role_prefix: str
+) -> None:
+    doc = stack[1]
+    role = _logical(doc, "AWS::IAM::Role", f"Isolation{role_prefix}RunRole")
+    longest = "arn:aws:iam::123456789012:role/" + "r" * 64  # a role name is at most 64 characters
+    arns = {(logical, "Arn"): longest for logical in resources(doc, "AWS::IAM::Role")}
+    trust = Resolver(template=doc, attrs=arns).resolve(
+        doc["Resources"][role]["Properties"]["AssumeRolePolicyDocument"]
+    )
+    text = json.dumps(trust, separators=(",", ":"))
+    assert longest in text and "Fn::" not in text, text[:300]
+    assert len(text) < TRUST_POLICY_LIMIT, (role, len(text))
