@@ -21,6 +21,8 @@ from benchwright.runner.workloads.redisbench.sequential import RedisBenchSetting
 from tests.runner.conftest import _wait_for_port, free_port
 from tests.statuses import assert_honest, statuses_of
 
+DELAY_SERVER = Path(__file__).resolve().parents[2] / "benchmarks" / "delay_server.py"
+
 pytestmark = pytest.mark.servers
 
 
@@ -322,12 +324,29 @@ def test_cli_prints_a_live_rps_line_per_second_of_each_test_on_stderr(
     assert len(lines) == sum(int(_seconds(doc, n) + 1e-3) for n in ("PING_INLINE", "PING_MBULK"))
 
 
-@pytest.mark.slow
-def test_cli_prints_no_live_line_when_quiet_or_csv(redis_props: dict[str, str], tmp_path: Path) -> None:
+@pytest.fixture
+def delay_server() -> Iterator[int]:
+    """benchmarks/delay_server.py on a port of its own: every GET answered 10 ms after it arrived,
+    so a run of N GETs from 2 clients lasts at least N/2 x 10 ms however fast or busy the host."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(DELAY_SERVER), str(port), "10"])
+    try:
+        _wait_for_port(port, proc)
+        yield port
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_cli_prints_no_live_line_when_quiet_or_csv(
+    redis_props: dict[str, str], delay_server: int, tmp_path: Path
+) -> None:
+    slow = {**redis_props, "redis.port": str(delay_server)}
     for flag in ("-q", "--csv"):
         out = tmp_path / f"rb{flag}.json"
-        # 200,000 requests: over 1 s even on a quiet, fast host (40,000 took 0.9 s on one: no line due)
-        result = _cli(redis_props, "-t", "ping_inline", "-n", "200000", "-c", "2", flag, "--json", str(out))
+        # 240 GETs from 2 clients at 10 ms each: 1.2 s at least, long enough to have shown a line
+        result = _cli(slow, "-t", "get", "-n", "240", "-c", "2", flag, "--json", str(out))
         assert result.returncode == 0, result.stderr
-        assert _seconds(json.loads(out.read_text()), "PING_INLINE") > 1.0  # long enough to have shown one
+        doc = json.loads(out.read_text())
+        assert doc["operations"]["GET"]["operations"] == 240 and _seconds(doc, "GET") > 1.0, doc["operations"]
         assert "rps=" not in result.stderr + result.stdout
