@@ -1,9 +1,8 @@
 """The synthesized stack with every optional part on, shared by every infra test module (a synth costs
-10-20 s here): the nightly schedule, API admins and the InfluxDB sink (opt-in; the default is none)."""
+10-25 s here; tests/infra/synth_cache.py makes it once per change of its inputs): the nightly schedule, API admins and the InfluxDB sink (opt-in; the default is none)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,9 +18,9 @@ API_LIMITS = {
 
 
 @pytest.fixture(scope="session")
-def stack() -> Iterator[tuple[Any, dict[str, Any]]]:
+def stack() -> dict[str, Any]:
     _with_node()
-    yield synth(
+    return synth(
         {
             "schedule": {"suite": [SUITE], "cron": "cron(30 3 * * ? *)", "timezone": "Europe/Berlin"},
             "api_admins": ADMINS,

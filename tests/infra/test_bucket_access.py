@@ -62,8 +62,8 @@ def stage_modules(doc: dict[str, Any]) -> list[str]:
     )
 
 
-def test_every_stage_lambda_has_a_bucket_profile(stack: tuple[Any, dict[str, Any]]) -> None:
-    modules = stage_modules(stack[1])
+def test_every_stage_lambda_has_a_bucket_profile(stack: dict[str, Any]) -> None:
+    modules = stage_modules(stack)
     assert len(modules) >= 15, modules  # the table really is compared with the stack's functions
     assert {state_name(m) for m in modules} <= set(BUCKET_ACCESS), modules
 
@@ -74,9 +74,9 @@ def test_every_stage_lambda_has_a_bucket_profile(stack: tuple[Any, dict[str, Any
                                            "teardown", "finish_run", "summarize_suite", "abort_teardown",
                                            "influx_token"}))  # fmt: skip
 def test_a_stage_reads_and_writes_only_its_listed_prefixes_and_deletes_nothing(
-    stack: tuple[Any, dict[str, Any]], module: str
+    stack: dict[str, Any], module: str
 ) -> None:
-    doc = stack[1]
+    doc = stack
     access: BucketAccess = BUCKET_ACCESS[state_name(module)]
     statements = s3_statements(doc, module)
     granted = {
@@ -110,16 +110,16 @@ def test_the_stages_that_only_read_and_the_ones_that_write_nothing_are_the_expec
         assert set(access.read) | set(access.put) <= {RUNS, *INDEXES, SITE}, state
 
 
-def test_no_stage_s_own_role_writes_under_runs(stack: tuple[Any, dict[str, Any]]) -> None:
+def test_no_stage_s_own_role_writes_under_runs(stack: dict[str, Any]) -> None:
     """A run's objects, ``owner.json`` included, are written by no stage's own role: a stage writes
     its run's objects as a session of ResultsRunRole tagged with the run (infra/isolation.py;
     tests/infra/test_run_isolation.py holds that session to its run's prefix and denies it
     ``owner.json``), so a state naming another run cannot make a stage write there."""
     run = f"{BUCKET}/runs/20261129-030000-aaaa"
-    modules = stage_modules(stack[1])
+    modules = stage_modules(stack)
     assert len(modules) >= 15, modules
     for module in modules:
-        statements = s3_statements(stack[1], module)
+        statements = s3_statements(stack, module)
         for key in ("record.json", "owner.json", "report.html", "cells/default.json"):
             assert evaluate(statements, Request("s3:PutObject", f"{run}/{key}")) != "allow", (module, key)
     for access in BUCKET_ACCESS.values():
@@ -127,9 +127,9 @@ def test_no_stage_s_own_role_writes_under_runs(stack: tuple[Any, dict[str, Any]]
 
 
 def test_the_api_writes_only_owners_and_quota_markers_and_deletes_only_markers(
-    stack: tuple[Any, dict[str, Any]],
+    stack: dict[str, Any],
 ) -> None:
-    statements = s3_statements(stack[1], "api")
+    statements = s3_statements(stack, "api")
     run = f"{BUCKET}/runs/20261129-030000-aaaa"
     marker = f"{BUCKET}/quota/20261129/abcdef/20261129-030000-aaaa"
     allowed = {

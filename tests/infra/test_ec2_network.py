@@ -21,7 +21,7 @@ def lambda_env(doc: dict[str, Any], handler: str) -> dict[str, Any]:
 
 
 def test_runners_and_targets_boot_the_latest_al2023_from_the_public_ssm_parameter(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     params = {
         name: p
         for name, p in doc["Parameters"].items()
@@ -48,7 +48,7 @@ def target_sg(doc: dict[str, Any]) -> tuple[str, dict[str, Any]]:
 
 
 def test_target_nodes_may_install_at_boot_and_reach_each_other(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     name, sg = target_sg(doc)
     egress = sg["Properties"]["SecurityGroupEgress"]
     assert {"CidrIp": "0.0.0.0/0", "IpProtocol": "tcp", "FromPort": 443, "ToPort": 443} in [
@@ -73,7 +73,7 @@ def test_target_nodes_may_install_at_boot_and_reach_each_other(stack: Any) -> No
 def test_the_runner_host_may_pull_the_runner_image(stack: Any) -> None:
     """The EC2 runner's instance role pulls the image and assumes the run's role; the run's plan,
     secret and output are reached only through that session (issue 30), never by the host itself."""
-    _, doc = stack
+    doc = stack
     role = next(
         name
         for name, r in resources(doc, "AWS::IAM::Role").items()

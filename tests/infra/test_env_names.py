@@ -24,7 +24,7 @@ def lambda_environments(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def test_every_benchwright_variable_in_the_stack_is_one_a_settings_model_reads(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     known = set(AwsSettings.env_names()) | set(ApiSettings.env_names())
     environments = lambda_environments(doc)
     assert len(environments) >= 10, sorted(environments)
@@ -35,7 +35,7 @@ def test_every_benchwright_variable_in_the_stack_is_one_a_settings_model_reads(s
 
 
 def test_the_api_gets_exactly_what_api_settings_reads(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     variables = lambda_environments(doc)["functions.api.handler"]
     ours = {name for name in variables if name.startswith("BENCHWRIGHT_")}
     required = {

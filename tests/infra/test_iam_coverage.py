@@ -214,7 +214,7 @@ def recorded(aws_world: World) -> Iterator[dict[str, set[str]]]:
 @pytest.fixture(scope="module")
 def template() -> dict[str, Any]:
     _with_node()
-    return synth({"schedule": {"suite": [SUITE]}, "sink": {"kind": "liveanalytics"}}, nag=False)[1]
+    return synth({"schedule": {"suite": [SUITE]}, "sink": {"kind": "liveanalytics"}}, nag=False)
 
 
 def test_every_stage_handler_was_exercised(recorded: dict[str, set[str]]) -> None:

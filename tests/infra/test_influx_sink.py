@@ -43,7 +43,7 @@ def secret_named(doc: dict[str, Any], words: str) -> str:
 
 
 def test_the_instance_gets_a_generated_admin_password_as_a_dynamic_reference(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     (influx,) = resources(doc, "AWS::Timestream::InfluxDBInstance").values()
     props = influx["Properties"]
     admin = secret_named(doc, "InfluxDB admin user")
@@ -55,7 +55,7 @@ def test_the_instance_gets_a_generated_admin_password_as_a_dynamic_reference(sta
 
 
 def test_a_custom_resource_creates_the_operator_token_after_the_instance(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     admin = secret_named(doc, "InfluxDB admin user")
     token = secret_named(doc, "InfluxDB operator token")
     (custom,) = [r for r in doc["Resources"].values() if r["Type"] == "Custom::InfluxToken"]
@@ -77,7 +77,7 @@ def test_a_custom_resource_creates_the_operator_token_after_the_instance(stack: 
 
 
 def test_the_ingest_lambda_reads_the_token_secret_and_not_the_admin_password(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     admin = secret_named(doc, "InfluxDB admin user")
     token = secret_named(doc, "InfluxDB operator token")
     fn = next(

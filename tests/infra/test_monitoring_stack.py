@@ -11,7 +11,7 @@ from tests.infra.test_stack import actions_of, resources, statements_of
 
 
 def test_the_monitoring_role_is_rds_monitorings_and_only_rds_may_be_passed_it(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     roles = {
         name: r
         for name, r in resources(doc, "AWS::IAM::Role").items()
@@ -39,7 +39,7 @@ def test_the_monitoring_role_is_rds_monitorings_and_only_rds_may_be_passed_it(st
 
 
 def test_collect_metrics_reads_only_the_rds_os_metrics_group_and_pi_metrics(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     statements = statements_of(doc, "collect_metrics")
     logs = [s for s in statements if "logs:FilterLogEvents" in actions_of([s])]
     pi = [s for s in statements if "pi:GetResourceMetrics" in actions_of([s])]

@@ -22,9 +22,9 @@ def _role_statements(doc: dict[str, Any], role: str) -> list[dict[str, Any]]:
 
 
 def test_each_state_machine_role_invokes_only_the_functions_of_its_definition(
-    stack: tuple[Any, dict[str, Any]],
+    stack: dict[str, Any],
 ) -> None:
-    _, doc = stack
+    doc = stack
     machines = resources(doc, "AWS::StepFunctions::StateMachine")
     assert len(machines) == 2
     for machine in machines.values():
@@ -51,9 +51,9 @@ def test_each_state_machine_role_invokes_only_the_functions_of_its_definition(
 
 
 def test_the_rehearsal_signs_as_the_runner_task_the_ec2_runner_and_both_state_machines(
-    stack: tuple[Any, dict[str, Any]],
+    stack: dict[str, Any],
 ) -> None:
-    _, doc = stack
+    doc = stack
     resolver = Resolver(template=doc)
     for logical in resources(doc, "AWS::IAM::Role"):
         resolver.refs[logical] = logical
@@ -67,13 +67,13 @@ def test_the_rehearsal_signs_as_the_runner_task_the_ec2_runner_and_both_state_ma
 
 
 def test_the_runners_own_roles_reach_no_run_data_but_through_a_run_session(
-    stack: tuple[Any, dict[str, Any]],
+    stack: dict[str, Any],
 ) -> None:
     """Issue 30: the runner task role and the EC2 runner's instance role grant no bucket object and
     no secret of any run: the runner reads its plan and secret and writes its output only as a
     session of RunnerRunRole tagged with its run (infra/isolation.py). Besides that session, the
     instance role pulls the image (ECR); the task role has nothing else (ECS pulls as the execution role)."""
-    _, doc = stack
+    doc = stack
     roles = resources(doc, "AWS::IAM::Role")
     task = next(n for n in roles if n.startswith("ComputeRunnerTaskRole"))
     host = next(n for n in roles if n.startswith("ComputeRunnerInstanceRole"))

@@ -19,7 +19,7 @@ def logical_of_handler(doc: dict[str, Any], handler: str) -> str:
 
 
 def test_aborted_and_timed_out_executions_of_both_machines_reach_the_teardown_lambda(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     machines = sorted(resources(doc, "AWS::StepFunctions::StateMachine"))
     function = logical_of_handler(doc, "functions.abort_teardown.handler")
     rules = [
@@ -44,7 +44,7 @@ def test_aborted_and_timed_out_executions_of_both_machines_reach_the_teardown_la
 
 
 def test_the_abort_lambda_tears_down_by_tag_and_reads_only_our_executions(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     statements = statements_of(doc, "abort_teardown")
     actions = actions_of(statements)
     assert {"states:GetExecutionHistory", "rds:DeleteDBInstance", "ecs:StopTask", "ec2:TerminateInstances",
@@ -58,7 +58,7 @@ def test_the_abort_lambda_tears_down_by_tag_and_reads_only_our_executions(stack:
 
 
 def test_a_retried_launch_may_look_for_its_runner_in_our_cluster_only(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     statements = statements_of(doc, "launch_runner")
     (list_tasks,) = [st for st in statements if "ecs:ListTasks" in actions_of([st])]
     assert "ecs:cluster" in str(list_tasks["Condition"])
@@ -74,7 +74,7 @@ def _statements(doc: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 def test_no_policy_grants_every_rds_managed_secret(stack: Any) -> None:
     """Fault 9: ``secret:rds!*`` is every RDS-managed password in the account."""
-    _, doc = stack
+    doc = stack
     assert "rds!" not in json.dumps(doc)
     readers = [(n, st) for n, st in _statements(doc) if "secretsmanager:GetSecretValue" in actions_of([st])]
     assert readers
@@ -102,7 +102,7 @@ def test_no_policy_grants_every_rds_managed_secret(stack: Any) -> None:
 def test_the_runner_reads_only_the_secret_of_its_own_run(stack: Any) -> None:
     """The runner's task role reads no secret itself (issue 30): its run-scoped session reads the
     secret whose run tag equals its session's (infra/isolation.py), and nothing else."""
-    _, doc = stack
+    doc = stack
     roles = [
         name
         for name, r in resources(doc, "AWS::IAM::Role").items()
@@ -132,7 +132,7 @@ def test_the_budget_filters_on_the_stage_tag_every_run_resource_carries(stack: A
     from benchwright.providers.aws.config import AwsSettings
     from benchwright.providers.aws.names import STAGE_TAG
 
-    _, doc = stack
+    doc = stack
     (budget,) = resources(doc, "AWS::Budgets::Budget").values()
     (wanted,) = budget["Properties"]["Budget"]["CostFilters"]["TagKeyValue"]
     key, stage = wanted.removeprefix("user:").split("$")

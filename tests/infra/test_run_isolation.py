@@ -44,23 +44,23 @@ def role_statements(doc: dict[str, Any], role_prefix: str) -> list[dict[str, Any
 
 
 @pytest.fixture(scope="module")
-def runner(stack: tuple[Any, dict[str, Any]]) -> list[dict[str, Any]]:
-    return role_statements(stack[1], "IsolationRunnerRunRole")
+def runner(stack: dict[str, Any]) -> list[dict[str, Any]]:
+    return role_statements(stack, "IsolationRunnerRunRole")
 
 
 @pytest.fixture(scope="module")
-def teardown(stack: tuple[Any, dict[str, Any]]) -> list[dict[str, Any]]:
-    return role_statements(stack[1], "IsolationTeardownRunRole")
+def teardown(stack: dict[str, Any]) -> list[dict[str, Any]]:
+    return role_statements(stack, "IsolationTeardownRunRole")
 
 
 @pytest.fixture(scope="module")
-def operations(stack: tuple[Any, dict[str, Any]]) -> list[dict[str, Any]]:
-    return role_statements(stack[1], "IsolationOperationsRunRole")
+def operations(stack: dict[str, Any]) -> list[dict[str, Any]]:
+    return role_statements(stack, "IsolationOperationsRunRole")
 
 
 @pytest.fixture(scope="module")
-def results(stack: tuple[Any, dict[str, Any]]) -> list[dict[str, Any]]:
-    return role_statements(stack[1], "IsolationResultsRunRole")
+def results(stack: dict[str, Any]) -> list[dict[str, Any]]:
+    return role_statements(stack, "IsolationResultsRunRole")
 
 
 def as_run(run: str, action: str, resource: str, **kw: Any) -> Request:
@@ -191,9 +191,9 @@ def test_each_run_role_does_its_own_job_only(
 
 
 def test_only_the_stack_s_run_workers_may_open_a_run_session_and_only_with_the_run_tag(
-    stack: tuple[Any, dict[str, Any]],
+    stack: dict[str, Any],
 ) -> None:
-    doc = stack[1]
+    doc = stack
     expected = {
         "IsolationRunnerRunRole": {"ComputeRunnerTaskRole", "ComputeRunnerInstanceRole"},
         "IsolationTeardownRunRole": {
@@ -248,12 +248,12 @@ SWEEPERS = {"janitor", "abort_teardown"}
 
 
 def test_no_stage_s_own_role_deletes_or_reads_a_secret_on_any_resource_but_the_sweepers(
-    stack: tuple[Any, dict[str, Any]],
+    stack: dict[str, Any],
 ) -> None:
     """Issue 30: every delete, stop, terminate and run-secret read on ``*`` is a run role's (its
     condition the session's run tag); a Lambda's own role holds one only as a sweeper. The Slack
     and sink secrets a stage reads are named by ARN, not ``*``."""
-    doc = stack[1]
+    doc = stack
     modules = [
         f["Properties"]["Handler"].removeprefix("functions.").rsplit(".", 1)[0]
         for f in resources(doc, "AWS::Lambda::Function").values()
@@ -280,9 +280,9 @@ TRUST_POLICY_LIMIT = 2048  # IAM's default quota for a role trust policy (charac
 
 @pytest.mark.parametrize("role_prefix", ["Runner", "Teardown", "Operations", "Results"])
 def test_each_run_roles_trust_policy_fits_iams_quota_with_the_longest_role_arns(
-    stack: tuple[Any, dict[str, Any]], role_prefix: str
+    stack: dict[str, Any], role_prefix: str
 ) -> None:
-    doc = stack[1]
+    doc = stack
     role = _logical(doc, "AWS::IAM::Role", f"Isolation{role_prefix}RunRole")
     longest = "arn:aws:iam::123456789012:role/" + "r" * 64  # a role name is at most 64 characters
     arns = {(logical, "Arn"): longest for logical in resources(doc, "AWS::IAM::Role")}

@@ -53,7 +53,7 @@ def template_roles(doc: dict[str, Any]) -> tuple[dict[str, list[dict[str, Any]]]
 
 @pytest.fixture
 def moto(
-    stack: tuple[Any, dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    stack: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[tuple[Hooks, str, str]]:
     """A moto server with the rehearsal's IAM hooks and the stack's run-scoped roles."""
     sign_as_the_rehearsal(monkeypatch)
@@ -62,8 +62,8 @@ def moto(
         monkeypatch.setenv("AWS_ENDPOINT_URL", endpoint)
         account = Account(endpoint=endpoint, resolver=Resolver(template={}))
         hooks = Hooks(account=account, containers=None, image="", out_dir=tmp_path)  # type: ignore[arg-type]
-        hooks.run_roles, runner, teardown = template_roles(stack[1])
-        hooks.account.resolver = resolver_of(stack[1])
+        hooks.run_roles, runner, teardown = template_roles(stack)
+        hooks.account.resolver = resolver_of(stack)
         try:
             iam_checks.install(hooks)
             run_sessions.install(hooks)
@@ -206,7 +206,7 @@ def test_without_the_check_moto_would_allow_run_b(tmp_path: Path, monkeypatch: p
 
 
 def test_the_runner_task_assumes_its_run_role_as_the_trust_policy_names_it(
-    moto: tuple[Hooks, str, str], stack: tuple[Any, dict[str, Any]]
+    moto: tuple[Hooks, str, str], stack: dict[str, Any]
 ) -> None:
     """The runner task role's session (how ECS hands a task its role) assumes RunnerRunRole, whose
     synthesized trust policy names the task ROLE: IAM matches a role's sessions, moto only the exact
@@ -214,7 +214,7 @@ def test_the_runner_task_assumes_its_run_role_as_the_trust_policy_names_it(
     import json
 
     hooks, runner_role, _ = moto
-    doc, resolver = stack[1], hooks.account.resolver
+    doc, resolver = stack, hooks.account.resolver
     iam = boto3.client("iam")
     logical = runner_role.rsplit("/", 1)[-1]
     trust = resolver.resolve(doc["Resources"][logical]["Properties"]["AssumeRolePolicyDocument"])

