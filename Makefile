@@ -27,18 +27,21 @@ image: bootstrap      ## the runner image (scripts/runner-image: podman or docke
 # The tier that needs no server runs on every core (pytest-xdist), with the shared servers' ports
 # pointed at a closed one: a test that reaches a server without its `servers` marker fails there.
 # Then scripts/server-tiers runs the rehearsals (their own servers, moto and containers) beside the
-# tests of the shared servers, each tier one test at a time.
-FAST := not servers and not rehearse
+# tests of the shared servers, each on workers of its own. `make test-fast` is the edit loop: the
+# server-free tests but those marked `slow` (a real synth with bundling, headless Chromium, eleven
+# nightly runs), which `make test` runs with the rest.
+SERVER_FREE := not servers and not rehearse
+FAST := $(SERVER_FREE) and not slow
 NO_SERVERS := BENCHWRIGHT_PG_PORT=9 BENCHWRIGHT_MYSQL_PORT=9 BENCHWRIGHT_REDIS_PORT=9
 
 test: servers image   ## every test: unit, runner (real servers), functions, state machines, infra, e2e, rehearsals
-	$(NO_SERVERS) $(BIN)/pytest -q -p no:cacheprovider -m "$(FAST)" -n auto --durations=30
+	$(NO_SERVERS) $(BIN)/pytest -q -p no:cacheprovider -m "$(SERVER_FREE)" -n auto --durations=30
 	BIN=$(BIN) scripts/server-tiers
 
 sanitize:             ## the C hot path under AddressSanitizer + UBSan, with the tests that drive it
 	BIN=$(BIN) scripts/sanitize
 
-test-fast:            ## tests that need no servers, on every core
+test-fast:            ## the edit loop: tests that need no server and are not marked slow, on every core
 	$(NO_SERVERS) $(BIN)/pytest -q -p no:cacheprovider -m "$(FAST)" -n auto --durations=30
 
 lint:                 ## ruff lint + format, mypy --strict, pylint's size rules

@@ -110,6 +110,7 @@ def measured(store: Path) -> list[tuple[float, int, str]]:
     return out
 
 
+@pytest.mark.slow  # eleven real nights of 2 x 2 s: about 2 minutes
 def test_a_slower_server_is_alarmed_on_its_night_and_once_only(server: DelayServer, tmp_path: Path) -> None:
     spec = tmp_path / "nightly.yaml"
     spec.write_text(SPEC.format(port=server.port, threads=THREADS))

@@ -8,9 +8,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from tests.infra.test_stack import SUITE, _with_node, actions_of, resources, statements_of
 
 
+@pytest.mark.slow  # a synth of its own: its warnings are not in the cached template
 def test_the_default_sink_is_none_and_influxdb_states_its_fixed_cost() -> None:
     """A first deploy creates no fixed-cost sink; opting into InfluxDB prints its cost at synth."""
     import aws_cdk as cdk

@@ -428,6 +428,7 @@ def test_liveanalytics_sink_warns_about_closed_accounts() -> None:
     assert len(interface) == 8  # the runner's five (STS: its run session) and the probe's three
 
 
+@pytest.mark.slow  # cfn-lint over the whole template: 8-14 s
 def test_template_passes_cfn_lint(stack: Any, tmp_path: Path) -> None:
     import subprocess
     import sys
@@ -464,6 +465,7 @@ def test_nag_acknowledgments_all_carry_reasons(stack: Any) -> None:
         assert len(reason) > 30, f"{rule}: the acknowledgment needs a real reason"
 
 
+@pytest.mark.slow  # a synth of its own, which must fail
 def test_an_unreviewed_wildcard_fails_synth() -> None:
     """cdk-nag really guards the stack: a new wildcard policy nobody acknowledged stops synth."""
     import aws_cdk as cdk
