@@ -52,6 +52,7 @@ SFN_PER_TRANSITION = 0.000025
 LAMBDA_PER_GB_S = 0.0000166667
 LAMBDA_PER_REQUEST = 0.0000002
 LAMBDA_MEMORY_GB = 0.5  # infra/workflow.py: memory_size=512
+POLL_S = 2.0  # wait_executions: how often the executions are described
 
 
 @dataclass
@@ -151,7 +152,11 @@ def start_runs(account: Account, suite: SuiteSpec, nightly: bool) -> list[str]:
 def wait_executions(
     account: Account, arns: list[str], hooks: Hooks, timeout_s: float
 ) -> list[dict[str, Any]]:
+    """Poll the executions until none runs. Each poll is a DescribeExecution per ARN that moto serves
+    with this process's CPU, so the loop polls every 2 s; a fault that aborts after a state polls every
+    0.5 s, so the abort lands while the next state is still running."""
     sfn = account.client("stepfunctions")
+    interval = 0.5 if hooks.faults.abort_after_state else POLL_S
     deadline = time.monotonic() + timeout_s
     aborted = False
     while True:
@@ -172,7 +177,7 @@ def wait_executions(
                 sfn.stop_execution(executionArn=arn, error="States.Timeout", cause="rehearsal timeout")
             hooks.events.append(f"rehearsal timeout after {timeout_s:.0f} s: executions stopped")
             break
-        time.sleep(0.5)  # polling moto's interpreter threads; bounded by the deadline
+        time.sleep(interval)  # polling moto's interpreter threads; bounded by the deadline
     return [sfn.describe_execution(executionArn=arn) for arn in arns]
 
 
@@ -221,6 +226,7 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
     out_dir: Path,
     *,
     quick: bool = False,
+    quick_s: float = 8.0,
     nightly: bool = False,
     faults: Faults | None = None,
     image: str | None = None,
@@ -230,7 +236,8 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
 ) -> Outcome:
     """Run ``spec_path`` through the cloud path on this machine; see the module docstring. With
     ``rounds`` > 1 the runs are started again in the same account once the previous round ended, so a
-    later round is judged against the earlier rounds' records (S3 history), as a second night would."""
+    later round is judged against the earlier rounds' records (S3 history), as a second night would.
+    ``quick_s`` is the length of ``quick``'s timed phases (``--quick`` keeps the default)."""
     from moto.server import ThreadedMotoServer
 
     from benchwright.providers.local.server_os import free_port
@@ -241,7 +248,7 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
     out_dir.mkdir(parents=True, exist_ok=True)
     faults = faults or Faults()
     if quick:
-        full, suite = suite, quick_suite(suite)
+        full, suite = suite, quick_suite(suite, seconds=quick_s)
         if faults.credits_as_forecast:  # the quick cells stand for the full spec's drained buckets
             from benchwright.rehearse.credits_carry import carry, measured_starts, standin_starts
 
