@@ -43,7 +43,7 @@ from benchwright.rehearse.principals import assume_principal_roles
 from benchwright.rehearse.resources import LEAK_KINDS, snapshot
 from benchwright.rehearse.slack import SlackReceiver
 from benchwright.rehearse.stack import ACCOUNT, REGION, RehearsalError, repo_root, synth_template
-from benchwright.rehearse.transitions import as_written, count, wait_paths
+from benchwright.rehearse.transitions import as_written, cell_iteration, count, wait_paths
 from benchwright.spec import SuiteSpec, load_suite
 
 # Step Functions Standard: $0.025 per 1,000 state transitions; Lambda x86: $0.0000166667 per GB-s
@@ -113,12 +113,6 @@ def _api_event(body: dict[str, Any]) -> dict[str, Any]:
         "body": json.dumps(body),
         "isBase64Encoded": False,
     }
-
-
-def _cell_iteration(event: dict[str, Any]) -> bool:
-    """A suite's cell (RunCells), not its target group (RunGroups: several cells each)."""
-    details = event.get("mapIterationStartedEventDetails") or {}
-    return event.get("type") == "MapIterationStarted" and details.get("name") != "RunGroups"
 
 
 def start_runs(account: Account, suite: SuiteSpec, nightly: bool) -> list[str]:
@@ -337,7 +331,7 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
             written = as_written(events, hooks.wait_cap_s, paths)
             total_transitions += n
             total_as_written += written
-            ncells = max(1, sum(1 for e in events if _cell_iteration(e)))
+            ncells = max(1, sum(1 for e in events if cell_iteration(e)))
             cells += ncells
             executions.append(
                 {
