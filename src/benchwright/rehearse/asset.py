@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchwright.rehearse.cache_lock import building
 from benchwright.rehearse.stack import RehearsalError
 
 _DONE = ".benchwright-asset-complete"
@@ -38,15 +39,24 @@ def lambda_asset(root: Path, cache_dir: Path | None = None) -> Asset:
     """The built asset for the sources in ``root`` (built now unless cached)."""
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
-    from infra.lambda_asset import build_asset, source_hash  # no aws_cdk: Node stays out of this process
+    from infra.lambda_asset import source_hash  # no aws_cdk: Node stays out of this process
 
     digest = source_hash(root)
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
     cache = cache_dir or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "benchwright"
     path = cache / f"lambda-asset-{digest[:20]}-py{version}"
-    if (path / _DONE).is_file():
-        return Asset(path, digest, interpreter())
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")  # two rehearsals may build at once
+    if not (path / _DONE).is_file():
+        with building(path):  # another rehearsal (an xdist worker) may be building it now
+            if not (path / _DONE).is_file():
+                _build(root, path, digest, version)
+    return Asset(path, digest, interpreter())
+
+
+def _build(root: Path, path: Path, digest: str, version: str) -> None:
+    """Build the asset beside ``path`` and move it into place once complete."""
+    from infra.lambda_asset import build_asset
+
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     try:
@@ -57,8 +67,7 @@ def lambda_asset(root: Path, cache_dir: Path | None = None) -> Asset:
     (tmp / _DONE).write_text(digest)
     try:
         tmp.rename(path)
-    except OSError:  # another rehearsal finished the same asset first
+    except OSError:  # a copy left by a build that did not hold the lock
         shutil.rmtree(tmp, ignore_errors=True)
         if not (path / _DONE).is_file():
             raise
-    return Asset(path, digest, interpreter())

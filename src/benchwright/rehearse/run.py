@@ -43,7 +43,7 @@ from benchwright.rehearse.principals import assume_principal_roles
 from benchwright.rehearse.resources import LEAK_KINDS, snapshot
 from benchwright.rehearse.slack import SlackReceiver
 from benchwright.rehearse.stack import ACCOUNT, REGION, RehearsalError, repo_root, synth_template
-from benchwright.rehearse.transitions import as_written, count, wait_paths
+from benchwright.rehearse.transitions import as_written, cell_iteration, count, wait_paths
 from benchwright.spec import SuiteSpec, load_suite
 
 # Step Functions Standard: $0.025 per 1,000 state transitions; Lambda x86: $0.0000166667 per GB-s
@@ -52,6 +52,7 @@ SFN_PER_TRANSITION = 0.000025
 LAMBDA_PER_GB_S = 0.0000166667
 LAMBDA_PER_REQUEST = 0.0000002
 LAMBDA_MEMORY_GB = 0.5  # infra/workflow.py: memory_size=512
+POLL_S = 2.0  # wait_executions: how often the executions are described
 
 
 @dataclass
@@ -114,12 +115,6 @@ def _api_event(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _cell_iteration(event: dict[str, Any]) -> bool:
-    """A suite's cell (RunCells), not its target group (RunGroups: several cells each)."""
-    details = event.get("mapIterationStartedEventDetails") or {}
-    return event.get("type") == "MapIterationStarted" and details.get("name") != "RunGroups"
-
-
 def start_runs(account: Account, suite: SuiteSpec, nightly: bool) -> list[str]:
     """Start the runs as AWS would; the execution ARNs."""
     sfn = account.client("stepfunctions")
@@ -151,7 +146,11 @@ def start_runs(account: Account, suite: SuiteSpec, nightly: bool) -> list[str]:
 def wait_executions(
     account: Account, arns: list[str], hooks: Hooks, timeout_s: float
 ) -> list[dict[str, Any]]:
+    """Poll the executions until none runs. Each poll is a DescribeExecution per ARN that moto serves
+    with this process's CPU, so the loop polls every 2 s; a fault that aborts after a state polls every
+    0.5 s, so the abort lands while the next state is still running."""
     sfn = account.client("stepfunctions")
+    interval = 0.5 if hooks.faults.abort_after_state else POLL_S
     deadline = time.monotonic() + timeout_s
     aborted = False
     while True:
@@ -172,7 +171,7 @@ def wait_executions(
                 sfn.stop_execution(executionArn=arn, error="States.Timeout", cause="rehearsal timeout")
             hooks.events.append(f"rehearsal timeout after {timeout_s:.0f} s: executions stopped")
             break
-        time.sleep(0.5)  # polling moto's interpreter threads; bounded by the deadline
+        time.sleep(interval)  # polling moto's interpreter threads; bounded by the deadline
     return [sfn.describe_execution(executionArn=arn) for arn in arns]
 
 
@@ -221,6 +220,7 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
     out_dir: Path,
     *,
     quick: bool = False,
+    quick_s: float = 8.0,
     nightly: bool = False,
     faults: Faults | None = None,
     image: str | None = None,
@@ -230,7 +230,8 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
 ) -> Outcome:
     """Run ``spec_path`` through the cloud path on this machine; see the module docstring. With
     ``rounds`` > 1 the runs are started again in the same account once the previous round ended, so a
-    later round is judged against the earlier rounds' records (S3 history), as a second night would."""
+    later round is judged against the earlier rounds' records (S3 history), as a second night would.
+    ``quick_s`` is the length of ``quick``'s timed phases (``--quick`` keeps the default)."""
     from moto.server import ThreadedMotoServer
 
     from benchwright.providers.local.server_os import free_port
@@ -241,7 +242,7 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
     out_dir.mkdir(parents=True, exist_ok=True)
     faults = faults or Faults()
     if quick:
-        full, suite = suite, quick_suite(suite)
+        full, suite = suite, quick_suite(suite, seconds=quick_s)
         if faults.credits_as_forecast:  # the quick cells stand for the full spec's drained buckets
             from benchwright.rehearse.credits_carry import carry, measured_starts, standin_starts
 
@@ -330,7 +331,7 @@ def rehearse(  # pylint: disable=too-many-locals,too-many-statements  # issue 9 
             written = as_written(events, hooks.wait_cap_s, paths)
             total_transitions += n
             total_as_written += written
-            ncells = max(1, sum(1 for e in events if _cell_iteration(e)))
+            ncells = max(1, sum(1 for e in events if cell_iteration(e)))
             cells += ncells
             executions.append(
                 {

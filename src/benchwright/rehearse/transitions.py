@@ -25,6 +25,12 @@ def count(events: Iterable[Mapping[str, Any]]) -> int:
     return sum(1 for e in events if str(e.get("type", "")).endswith("StateEntered"))
 
 
+def cell_iteration(event: Mapping[str, Any]) -> bool:
+    """A suite's cell (RunCells), not its target group (RunGroups: several cells each)."""
+    details = event.get("mapIterationStartedEventDetails") or {}
+    return event.get("type") == "MapIterationStarted" and details.get("name") != "RunGroups"
+
+
 def wait_paths(asl_files: Iterable[Path]) -> dict[str, list[str]]:
     """Each Wait state's name -> its SecondsPaths, from the state machine definitions (nested too; the
     suite's group Wait shares a name with the benchmark's, so a name may have several)."""
