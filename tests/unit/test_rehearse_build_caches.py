@@ -64,7 +64,9 @@ def test_the_lock_is_released_when_the_build_fails(tmp_path: Path) -> None:
     assert not held(entry)
 
 
-def checkout(root: Path, function_text: str = "def handler(e, c): return 1\n") -> Path:
+def checkout(
+    root: Path, function_text: str = "def handler(e, c): return 1\n", kind_text: str = "ACTIONS = ['rds:X']\n"
+) -> Path:
     """The files the template hash reads, as a small checkout."""
     for name, text in {
         "cdk.json": "{}",
@@ -72,6 +74,7 @@ def checkout(root: Path, function_text: str = "def handler(e, c): return 1\n") -
         "infra/nightly.yaml": "suite: nightly\n",
         "statemachines/benchmark.asl.json": '{"StartAt": "A"}',
         "functions/api.py": function_text,
+        "src/benchwright/providers/aws/kinds/rds.py": kind_text,  # the app imports IAM actions from here
     }.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
@@ -84,4 +87,6 @@ def test_the_template_is_keyed_by_the_sources_not_by_the_checkouts_path(tmp_path
     assert one == _inputs_hash(checkout(tmp_path / "clone"), context, None)
     changed = checkout(tmp_path / "changed", "def handler(e, c): return 2\n")
     assert _inputs_hash(changed, context, None) != one
+    granted = checkout(tmp_path / "granted", kind_text="ACTIONS = ['rds:X', 'rds:Y']\n")
+    assert _inputs_hash(granted, context, None) != one
     assert _inputs_hash(checkout(tmp_path / "two"), {"benchwright": {"region": "eu-west-1"}}, None) != one

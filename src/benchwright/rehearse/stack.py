@@ -77,6 +77,8 @@ def _inputs_hash(root: Path, context: dict[str, Any], spec_path: Path | None) ->
         root / "cdk.json",
         spec_path or root / "infra" / "nightly.yaml",
         *sorted((root / "infra").rglob("*.py")),
+        # the app imports the kinds' IAM actions, resource names and tags from the package itself
+        *sorted((root / "src" / "benchwright").rglob("*.py")),
     ]
     files += sorted((root / "statemachines").glob("*.json")) + sorted((root / "functions").glob("*.py"))
     for path in files:  # named relative to the checkout: another clone of the same sources hits
