@@ -3,7 +3,7 @@ happens, and once only.
 
 Eleven real `benchwright run` nights of one spec against benchmarks/delay_server.py (a RESP server of
 this test's own on 127.0.0.1 that answers every GET a fixed delay after it arrived), each stored in
-one SQLite store with `--fail-on regression`. The server's delay is 10 ms for eight nights and 40 ms
+one SQLite store with `--fail-on regression`. The server's delay is 20 ms for eight nights and 80 ms
 from the ninth: two closed-loop clients' throughput drops to a quarter. Night 9 must exit 3 with
 "slower since"; nights 10 and 11 must exit 0 and say "still at the level of" that night. Each night's numbers are
 judged too: no failed operation, throughput near what the delay allows.
@@ -27,12 +27,13 @@ DELAY_SERVER = Path(__file__).resolve().parents[2] / "benchmarks" / "delay_serve
 THREADS = 2
 # The server's delay (ms) each night: the level drops to a quarter on night 9. A loaded host's
 # scheduling adds milliseconds to each read (2-8 ms at a load of 8 on 2 cores: 10 ms nights read
-# 55-80 % of their level there), so the delays are 10 and 40 ms, where it is half the share it was
-# at 5 and 20; eight nights before the step keep the alarm's 99.9 % prediction interval narrow even
-# when one of them dipped (with five, a night 25 % low on a loaded host once hid the step). Runs of
-# 1 s instead of 2 saved little (a night's cost is its processes' start-up) and hid the step once.
-NIGHTS = [10] * 8 + [40] * 3
-STEP = NIGHTS.index(40)
+# 55-80 % of their level there), so the delays are 20 and 80 ms, where it is a quarter of the share
+# it was at 5 and 20 (the test runs beside three other pytest-xdist workers); eight nights before the
+# step keep the alarm's 99.9 % prediction interval narrow even when one of them dipped (with five, a
+# night 25 % low on a loaded host once hid the step). Runs of 1 s instead of 2 saved little (a
+# night's cost is its processes' start-up) and hid the step once.
+NIGHTS = [20] * 8 + [80] * 3
+STEP = NIGHTS.index(80)
 SPEC = """
 name: nightly-delay
 repeats: 2
