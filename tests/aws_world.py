@@ -919,4 +919,18 @@ def run_input(spec: dict[str, Any], run_id: str = "run-test-1") -> dict[str, Any
     return {"run_id": run_id, "spec_name": spec["name"], "spec": spec, "poll_seconds": 0}
 
 
+def entered(result: dict[str, Any]) -> list[str]:
+    """The states an execution (``World.execute``'s result) entered, in order."""
+    return [e[k]["name"] for e in result["events"] for k in e if k == "stateEnteredEventDetails"]
+
+
+def run_record(world: World, run_id: str) -> dict[str, Any]:
+    """The run record the workflow saved in S3 (an error when there is none: ``World.record`` is {})."""
+    body = world.clients("s3").get_object(
+        Bucket=world.settings.results_bucket, Key=f"runs/{run_id}/record.json"
+    )
+    record: dict[str, Any] = json.loads(body["Body"].read())
+    return record
+
+
 Invoke = Callable[[str, dict[str, Any]], tuple[bool, dict[str, Any]]]
