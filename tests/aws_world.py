@@ -136,6 +136,11 @@ def pg_login(name: str | None = None, password: str | None = None) -> Iterator[P
         conn.execute(psycopg.sql.SQL("CREATE DATABASE {} OWNER {}").format(
             psycopg.sql.Identifier(name), psycopg.sql.Identifier(name)
         ))  # fmt: skip
+        # as tests/conftest.py's pg_url: a commit need not wait for its WAL flush in a database dropped
+        # after the module (a runner's load commits each insert: 2-5 s of fsync waits on a busy disk)
+        conn.execute(psycopg.sql.SQL("ALTER DATABASE {} SET synchronous_commit = off").format(
+            psycopg.sql.Identifier(name)
+        ))  # fmt: skip
     try:
         yield login
     finally:
@@ -273,6 +278,16 @@ class World:
     # first runner on each finds the stand-in database emptied (first_use_of)
     unused_targets: set[str] = field(default_factory=set)
     running: set[str] = field(default_factory=set)  # executions started and not seen finished
+    # executions whose interpreter thread has ended (moto's own notice, hooked in aws_world): execute
+    # waits on it instead of polling DescribeExecution, whose every call costs CPU the run competes for
+    ended: set[str] = field(default_factory=set)
+    ending: threading.Condition = field(default_factory=threading.Condition)
+
+    def execution_ended(self, arn: str) -> None:
+        """moto's interpreter thread finished execution ``arn`` (its status is final)."""
+        with self.ending:
+            self.ended.add(arn)
+            self.ending.notify_all()
 
     def stop_leftovers(self) -> None:
         """Stop what an interrupted test (pytest-timeout, an exception while polling) left running, so
@@ -480,16 +495,14 @@ class World:
             stateMachineArn=self.sfn_arns[machine], name=f"x{self.executions}", input=json.dumps(payload)
         )["executionArn"]
         self.running.add(arn)
-        deadline = time.monotonic() + timeout_s
-        while True:
-            described = sfn.describe_execution(executionArn=arn)
-            if described["status"] != "RUNNING":
-                self.running.discard(arn)
-                break
-            if time.monotonic() > deadline:
-                self.stop_leftovers()
-                raise AssertionError(f"execution still running after {timeout_s} s: {self.calls}")
-            time.sleep(0.05)  # polling moto's interpreter thread, not synchronising on a guess
+        with self.ending:
+            finished = self.ending.wait_for(lambda: arn in self.ended, timeout=timeout_s)
+        if not finished:
+            self.stop_leftovers()
+            raise AssertionError(f"execution still running after {timeout_s} s: {self.calls}")
+        self.running.discard(arn)
+        described = sfn.describe_execution(executionArn=arn)
+        assert described["status"] != "RUNNING", f"moto ended {arn} without a final status: {described}"
         events = []
         token = None
         while True:
@@ -670,6 +683,46 @@ def run_roles() -> dict[str, str]:
     }
 
 
+def interpret_cheaply(mp: pytest.MonkeyPatch) -> None:
+    """Two fixed costs of moto's Step Functions interpreter, paid once instead of at every execution
+    and Task state (the interpreter's work is otherwise untouched):
+
+    - it parses the definition with ANTLR for each execution (a suite's Map starts one per cell):
+      0.4 s of CPU for the benchmark machine. The parse tree of a definition is kept; the evaluation
+      components are still built fresh from it for each execution (they hold its state).
+    - it builds a new boto3 client for every Task state's Lambda invoke (a service model read and a
+      client class made each time). A client is thread-safe and this one has no per-call setting, so
+      one per region and service serves every state.
+    """
+    from moto.stepfunctions.parser.asl.component.state.exec.state_task import lambda_eval_utils
+    from moto.stepfunctions.parser.asl.parse import asl_parser
+    from moto.stepfunctions.parser.asl.parse.preprocessor import Preprocessor
+
+    trees: dict[str, Any] = {}
+    parse = asl_parser.AmazonStateLanguageParser.parse
+
+    def parse_once(definition: str) -> tuple[Any, Any]:
+        tree = trees.get(definition)
+        if tree is None:
+            program, trees[definition] = parse(definition)  # raises on a bad definition: nothing kept
+            return program, trees[definition]
+        return Preprocessor().visit(tree), tree
+
+    mp.setattr(asl_parser.AmazonStateLanguageParser, "parse", staticmethod(parse_once))
+    clients: dict[tuple[str, str], Any] = {}
+    lock = threading.Lock()
+    new_client = lambda_eval_utils.boto_client_for
+
+    def shared_client(region: str, service: str, state_credentials: Any = None) -> Any:
+        with lock:
+            key = (region, service)
+            if key not in clients:
+                clients[key] = new_client(region, service, state_credentials)
+            return clients[key]
+
+    mp.setattr(lambda_eval_utils, "boto_client_for", shared_client)
+
+
 @pytest.fixture(scope="module")
 def aws_world() -> Iterator[World]:
     """One moto account per test module (setting it up costs seconds); tests use distinct run ids."""
@@ -677,6 +730,7 @@ def aws_world() -> Iterator[World]:
     from moto.awslambda_simple.models import LambdaSimpleBackend
     from moto.moto_api import state_manager
     from moto.rds.models import DBInstance
+    from moto.stepfunctions.parser.backend.execution import BaseExecutionWorkerCommunication
 
     import functions._common as common
     from benchwright.providers.aws.common import Clients
@@ -753,6 +807,16 @@ def aws_world() -> Iterator[World]:
             return json.dumps(payload).encode()
 
         mp.setattr(LambdaSimpleBackend, "invoke", invoke)
+        real_terminated = BaseExecutionWorkerCommunication.terminated
+
+        def terminated(self: Any) -> None:
+            try:
+                real_terminated(self)
+            finally:
+                world.execution_ended(self.execution.exec_arn)
+
+        mp.setattr(BaseExecutionWorkerCommunication, "terminated", terminated)
+        interpret_cheaply(mp)
         sfn = boto3.client("stepfunctions", region_name=REGION)
         role = f"arn:aws:iam::{ACCOUNT}:role/bw-sfn"
         bench_text = (REPO / "statemachines" / "benchmark.asl.json").read_text()
@@ -853,6 +917,20 @@ def ysql_at_world(world: World) -> Iterator[Asked]:
 
 def run_input(spec: dict[str, Any], run_id: str = "run-test-1") -> dict[str, Any]:
     return {"run_id": run_id, "spec_name": spec["name"], "spec": spec, "poll_seconds": 0}
+
+
+def entered(result: dict[str, Any]) -> list[str]:
+    """The states an execution (``World.execute``'s result) entered, in order."""
+    return [e[k]["name"] for e in result["events"] for k in e if k == "stateEnteredEventDetails"]
+
+
+def run_record(world: World, run_id: str) -> dict[str, Any]:
+    """The run record the workflow saved in S3 (an error when there is none: ``World.record`` is {})."""
+    body = world.clients("s3").get_object(
+        Bucket=world.settings.results_bucket, Key=f"runs/{run_id}/record.json"
+    )
+    record: dict[str, Any] = json.loads(body["Body"].read())
+    return record
 
 
 Invoke = Callable[[str, dict[str, Any]], tuple[bool, dict[str, Any]]]

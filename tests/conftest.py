@@ -87,7 +87,8 @@ LONGEST_FIRST = {
         (
             "tests/e2e/test_nightly_regression_delay.py",  # server-free tier: about 2 min, mostly waiting
             "tests/infra/test_deploy_check.py",
-            "tests/statemachines/test_benchmark_workflow.py",  # the shared-servers tier: 10-13 min at load
+            "tests/statemachines/test_benchmark_failures.py",  # shared-servers tier; 45-50 s alone on a quiet host
+            "tests/statemachines/test_benchmark_workflow.py",
             "tests/runner/test_dataset_identity.py",
             "tests/runner/test_event_loop_mysql.py",
             "tests/statemachines/test_suite_workflow.py",

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -62,17 +63,27 @@ def cache_path(bucket: str) -> Path:
     return Path(tempfile.gettempdir()) / "benchwright-site" / f"s3-{bucket}-{os.getpid()}.sqlite"
 
 
+_SIGNERS: dict[tuple[str, str], Any] = {}
+_SIGNERS_LOCK = threading.Lock()
+
+
 def signer(client: Any) -> Any:
     """An S3 client that presigns with SigV4 (botocore may otherwise sign S3 URLs with SigV2, which has
     no seven-day bound), in ``client``'s region and endpoint, with the default credential chain (in a
-    Lambda, its role: the same credentials as the handler's clients)."""
-    import boto3
+    Lambda, its role: the same credentials as the handler's clients). One per region and endpoint for
+    the process, from the providers' shared session: a session of its own would read botocore's S3
+    model and endpoint files again at every refresh (a quarter of FinishRun's CPU)."""
     from botocore.config import Config
 
-    return boto3.session.Session().client(
-        "s3", region_name=client.meta.region_name, endpoint_url=client.meta.endpoint_url,
-        config=Config(signature_version="s3v4"),
-    )  # fmt: skip
+    from benchwright.providers.aws.common import shared_session
+
+    key = (str(client.meta.region_name), str(client.meta.endpoint_url))
+    with _SIGNERS_LOCK:
+        if key not in _SIGNERS:
+            _SIGNERS[key] = shared_session().client(
+                "s3", region_name=key[0], endpoint_url=key[1], config=Config(signature_version="s3v4")
+            )
+        return _SIGNERS[key]
 
 
 def presign(client: Any, bucket: str, key: str, expires_s: int = SITE_LINK_SECONDS) -> str:

@@ -22,6 +22,8 @@ again with the same tags).
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Any
 
 from benchwright.providers.aws.common import Clients
@@ -152,19 +154,39 @@ class RunScopedClients(Clients):
         return _Routed(self._standing(service), super().__call__(service), operations)
 
 
+# The run-scoped clients of the last few (stage, run) pairs this process served. A warm Lambda serves
+# one run's stage again and again (CheckRunner at every poll, a suite's cells one after another); a
+# session and its clients made afresh each time cost more CPU than the stage's own calls. A session's
+# credentials refresh themselves (run_session), so a kept one stays valid.
+_KEPT: OrderedDict[tuple[int, str, str, str], RunScopedClients] = OrderedDict()
+_KEEP = 16
+_KEPT_LOCK = threading.Lock()
+
+
 def run_scoped_clients(standing: Clients, run_id: str, stage: str) -> Clients:
     """``stage``'s clients for ``run_id``: its run-scoped calls (``RUN_SCOPED``) through a session of
     its run role tagged with the run; a stage without one, or a stack that names no such role (a
-    stack before run-scoped roles), the standing clients."""
+    stack before run-scoped roles), the standing clients. Kept per (standing clients, stage, run)."""
     field, actions = RUN_SCOPED.get(stage, ("", []))
     role = getattr(standing.settings, field, None) if field else None
     if not role:
         return standing
+    key = (id(standing), stage, run_id, str(role))
+    with _KEPT_LOCK:
+        kept = _KEPT.get(key)
+        if kept is not None and kept._standing is standing:  # an id is reused only after its object died
+            _KEPT.move_to_end(key)
+            return kept
     from benchwright.providers.aws.common import shared_session
 
     who = stage.replace("_", "-")
     session = run_session(role, run_id, who, base=shared_session(), region=standing.settings.region)
-    return RunScopedClients(standing, session, actions, run_id)
+    scoped = RunScopedClients(standing, session, actions, run_id)
+    with _KEPT_LOCK:
+        _KEPT[key] = scoped
+        while len(_KEPT) > _KEEP:
+            _KEPT.popitem(last=False)
+    return scoped
 
 
 def teardown_clients(standing: Clients, run_id: str) -> Clients:
