@@ -85,7 +85,7 @@ LONGEST_FIRST = {
     path: rank
     for rank, path in enumerate(
         (
-            "tests/e2e/test_nightly_regression_delay.py",  # server-free tier: about 2 min, mostly waiting
+            "tests/e2e/test_nightly_regression_delay.py",  # server-free tier: 80-130 s, mostly waiting
             "tests/infra/test_deploy_check.py",
             "tests/statemachines/test_benchmark_failures.py",  # shared-servers tier; 45-50 s alone on a quiet host
             "tests/statemachines/test_benchmark_workflow.py",
@@ -98,6 +98,7 @@ LONGEST_FIRST = {
             "tests/infra/test_iam_coverage.py",
             "tests/functions/test_aws_integration.py",
             "tests/e2e/test_dataset_identity_runs.py",
+            "tests/runner/test_tpcc_engines.py",  # two TPC-C loads of one warehouse: 40-57 s each at load
         )
     )
 }
