@@ -40,7 +40,9 @@ def assert_successes_only(doc: ResultDocument, op: str) -> None:
     if done is not None:
         assert "ERROR" not in done.statuses
         assert decode_histogram(done.histogram or "").get_total_count() == ok
-        assert done.throughput == pytest.approx(ok / runtime_s, rel=1e-6)
+        # runtime_ms is kept to the microsecond: on a phase of a few hundred ms that rounding alone
+        # is over 1e-6 of the rate (CI: 675.26669 against 675.26581), as tests/statuses.py allows
+        assert done.throughput == pytest.approx(ok / runtime_s, rel=max(1e-6, 1e-3 / doc.runtime_ms))
     assert doc.failed_total == doc.failed() == failed.operations
     assert doc.operations_total == sum(o.operations for o in doc.succeeded().values())
     assert doc.throughput == pytest.approx(doc.operations_total / runtime_s, rel=1e-3)
