@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +23,13 @@ pytestmark = [pytest.mark.servers, pytest.mark.slow]
 # How a shell starts a background job without job control (`benchwright run ... &` in a script):
 # SIGINT ignored, and an ignored signal stays ignored across exec
 AS_BACKGROUND_JOB = ["sh", "-c", "trap '' INT; exec \"$@\"", "sh"]
+# Every run here starts with SIGHUP at its default, as from a terminal. Under nohup (a CI script
+# started so) it would inherit an ignored SIGHUP, which `benchwright run` keeps ignoring on purpose:
+# the hang-up test would then wait out the whole phase.
+WITH_DEFAULT_HUP = [
+    sys.executable, "-c",
+    "import os, signal, sys; signal.signal(signal.SIGHUP, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])",
+]  # fmt: skip
 
 
 @pytest.fixture
@@ -34,7 +42,7 @@ def run(
     environment = {**env(), "BENCHWRIGHT_STATE_DIR": str(tmp_path / "state")}
     prefix = AS_BACKGROUND_JOB if getattr(request, "param", "") == "background" else []
     proc = subprocess.Popen(
-        [*prefix, *cli("run", str(spec), "--out", str(out), "--store", str(store))],
+        [*WITH_DEFAULT_HUP, *prefix, *cli("run", str(spec), "--out", str(out), "--store", str(store))],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
