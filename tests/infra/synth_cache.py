@@ -2,7 +2,8 @@
 
 A synth costs 10-25 s of CPU (jsii starts node, cdk-nag walks every construct). Each pytest-xdist
 worker used to synthesize the same stack again, and so did every later run with nothing changed.
-Here the first process to need a template synthesizes it under a file lock while the others wait,
+Here the first process to need a template synthesizes it under the rehearsal's build lock
+(benchwright.rehearse.cache_lock) while the others wait,
 and every process after it reads the JSON. The key covers the CDK context (the stage settings),
 the sources the app imports (infra/, functions/, src/benchwright/, statemachines/, cdk.json), the
 suite specs the stage names (with the files beside them), and the installed CDK libraries'
@@ -12,7 +13,6 @@ writes nothing: the next caller tries again and fails the same way.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterator
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from benchwright.rehearse.cache_lock import building
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = ("infra", "functions", "statemachines", "src/benchwright")
@@ -66,19 +68,16 @@ def template(
 ) -> dict[str, Any]:
     """``synthesize(context)``'s template, from the cache when its inputs were synthesized before."""
     folder = cache_dir()
-    folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{key(context)}.json"
-    with (folder / f"{path.stem}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one synth per key; the other workers wait for its file
-        if path.is_file():
-            cached: dict[str, Any] = json.loads(path.read_text())
-            return cached
-        doc = synthesize(context)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(doc))
-        tmp.replace(path)
-    _prune(folder)
-    return doc
+    if not path.is_file():
+        with building(path):  # one synth per key (the rehearsal's lock): the other workers wait for it
+            if not path.is_file():
+                tmp = path.with_suffix(f".{os.getpid()}.tmp")
+                tmp.write_text(json.dumps(synthesize(context)))
+                tmp.replace(path)
+                _prune(folder)
+    cached: dict[str, Any] = json.loads(path.read_text())
+    return cached
 
 
 def _prune(folder: Path, keep_days: float = 7) -> None:
@@ -87,4 +86,4 @@ def _prune(folder: Path, keep_days: float = 7) -> None:
     for stale in folder.glob("*.json"):
         if stale.stat().st_mtime < old:
             stale.unlink(missing_ok=True)
-            stale.with_suffix(".lock").unlink(missing_ok=True)
+            stale.with_name(f"{stale.name}.lock").unlink(missing_ok=True)

@@ -8,6 +8,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -56,6 +57,23 @@ def _wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 10
         except OSError:
             time.sleep(0.05)  # polling a port: readiness probe, not synchronisation between our threads
     raise RuntimeError(f"server on port {port} not ready after {timeout} s")
+
+
+DELAY_SERVER = Path(__file__).resolve().parents[2] / "benchmarks" / "delay_server.py"
+
+
+@contextlib.contextmanager
+def delay_server_at(delay_ms: float) -> Iterator[int]:
+    """benchmarks/delay_server.py on a free port of 127.0.0.1 (its port): every GET answered
+    ``delay_ms`` after it arrived, so a run's pace is the server's however fast or busy the host."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, str(DELAY_SERVER), str(port), str(delay_ms)])
+    try:
+        _wait_for_port(port, proc)
+        yield port
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 @pytest.fixture

@@ -18,10 +18,8 @@ import redis
 from benchwright.runner.engine import PhaseConfig, run_phase
 from benchwright.runner.workloads.redisbench.commands import TESTS
 from benchwright.runner.workloads.redisbench.sequential import RedisBenchSettings, run_redis_bench
-from tests.runner.conftest import _wait_for_port, free_port
+from tests.runner.conftest import _wait_for_port, delay_server_at, free_port
 from tests.statuses import assert_honest, statuses_of
-
-DELAY_SERVER = Path(__file__).resolve().parents[2] / "benchmarks" / "delay_server.py"
 
 pytestmark = pytest.mark.servers
 
@@ -328,14 +326,8 @@ def test_cli_prints_a_live_rps_line_per_second_of_each_test_on_stderr(
 def delay_server() -> Iterator[int]:
     """benchmarks/delay_server.py on a port of its own: every GET answered 10 ms after it arrived,
     so a run of N GETs from 2 clients lasts at least N/2 x 10 ms however fast or busy the host."""
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, str(DELAY_SERVER), str(port), "10"])
-    try:
-        _wait_for_port(port, proc)
+    with delay_server_at(10) as port:
         yield port
-    finally:
-        proc.kill()
-        proc.wait()
 
 
 def test_cli_prints_no_live_line_when_quiet_or_csv(

@@ -6,19 +6,14 @@ runner's CPU (only a starved host's timer lag can flag it there)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, run_phase
 from benchwright.runner.engine.document import SATURATION_LAG_MS
-from tests.runner.conftest import _wait_for_port, free_port
-
-DELAY_SERVER = Path(__file__).resolve().parents[2] / "benchmarks" / "delay_server.py"
+from tests.runner.conftest import delay_server_at
 
 
 def ycsb_run(engine: str, props: dict[str, str], seconds: float) -> ResultDocument:
@@ -30,14 +25,8 @@ def ycsb_run(engine: str, props: dict[str, str], seconds: float) -> ResultDocume
 @pytest.fixture
 def delay_server() -> Iterator[int]:
     """A RESP server of this test's own that answers every GET 20 ms after it arrived."""
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, str(DELAY_SERVER), str(port), "20"])
-    try:
-        _wait_for_port(port, proc)
+    with delay_server_at(20) as port:
         yield port
-    finally:
-        proc.kill()
-        proc.wait()
 
 
 def test_a_run_only_the_runner_limited_is_flagged_saturated() -> None:
