@@ -20,13 +20,26 @@ import re
 import socket
 import struct
 import threading
+from collections.abc import Callable
 from decimal import Decimal
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol
 
 Statement = tuple[str, tuple[Any, ...]]  # SQL text, its parameters (bytes, None, or (oid, bytes))
 
 SSL_REQUEST, GSS_REQUEST = 80877103, 80877104
+
+
+class SessionLog(Protocol):
+    """What the relay keeps of one session: its statements, read from the client's bytes (``feed``),
+    and the server's bytes as they are to reach the client (``from_server``)."""
+
+    statements: list[Statement]
+    error: Exception | None
+
+    def feed(self, data: bytes) -> None: ...
+
+    def from_server(self, data: bytes) -> bytes: ...
 
 
 class FrontendLog:
@@ -61,6 +74,10 @@ class FrontendLog:
                 return
             body, self._buffer = self._buffer[5 : 1 + length], self._buffer[1 + length :]
             self._message(kind, body)
+
+    def from_server(self, data: bytes) -> bytes:
+        """Passed on unchanged: the client asks for no encryption (``through``'s sslmode)."""
+        return data
 
     def _message(self, kind: bytes, body: bytes) -> None:
         if kind == b"Q":
@@ -135,12 +152,13 @@ def _numeric(raw: bytes) -> bytes:
 
 class Relay:
     """A relay on 127.0.0.1 to ``port`` (the shared test server): each session it passes gets a
-    ``FrontendLog`` in ``sessions``, in the order they connected. Bounded: its threads end when
-    either side closes, and ``close`` stops accepting."""
+    ``session()`` log (PostgreSQL's ``FrontendLog`` unless told) in ``sessions``, in the order they
+    connected. Bounded: its threads end when either side closes, and ``close`` stops accepting."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, session: Callable[[], SessionLog] = FrontendLog) -> None:
         self.target = port
-        self.sessions: list[FrontendLog] = []
+        self._session = session
+        self.sessions: list[SessionLog] = []
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port = self._listener.getsockname()[1]
         self._threads: list[threading.Thread] = []
@@ -174,26 +192,28 @@ class Relay:
                 return
             server = socket.create_connection(("127.0.0.1", self.target), timeout=10)
             server.settimeout(None)
-            log = FrontendLog()
+            log = self._session()
             self.sessions.append(log)
             self._sockets += [client, server]
-            for args in ((client, server, log), (server, client, None)):
+            for args in ((client, server, log, True), (server, client, log, False)):
                 thread = threading.Thread(target=_pump, args=args, daemon=True)
                 thread.start()
                 self._threads.append(thread)
 
 
-def _pump(source: socket.socket, sink: socket.socket, log: FrontendLog | None) -> None:
-    """Forward ``source`` to ``sink`` until either closes, decoding into ``log`` on the way."""
+def _pump(source: socket.socket, sink: socket.socket, log: SessionLog, from_client: bool) -> None:
+    """Forward ``source`` to ``sink`` until either closes, the client's bytes decoded into ``log``
+    on the way."""
     try:
         while data := source.recv(65536):
-            if log is not None:
+            if from_client:
                 log.feed(data)
+            else:
+                data = log.from_server(data)
             sink.sendall(data)
     except OSError:
         pass
     except Exception as exc:  # bytes the log cannot read: the comparison must not pass on them
-        assert log is not None
         log.error = exc
     finally:
         for sock in (source, sink):

@@ -1,6 +1,7 @@
-"""The three executors of a SQL workload's seeded stream, each on one PostgreSQL session through a
-recording relay (tests/runner/pg_stream.py): threads (``operations``, each driver call in turn), the
-Python event loop and the compiled (C) loop (``wire_requests`` on ``PqEventLoop``, as
+"""The three executors of a SQL workload's seeded stream, each on one session through a recording
+relay (PostgreSQL's in tests/runner/pg_stream.py, MariaDB's in tests/runner/my_stream.py): threads
+(``operations``, each driver call in turn), the Python event loop and the compiled (C) loop
+(``wire_requests`` on the driver's loop, ``PqEventLoop`` or ``MyEventLoop``, as
 ``BENCHWRIGHT_COMPILED_LOOP`` says). Each returns the operation names as drawn, the statuses as
 recorded, and the statements its session sent; the loops also the loop's model."""
 
@@ -17,12 +18,15 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import pytest
 
+from benchwright.runner.drivers.mysql import MySQLDriver
 from benchwright.runner.drivers.postgres import PostgresDriver
-from benchwright.runner.event_loop import Connection, Request
+from benchwright.runner.event_loop import Connection, EventLoop, Request
+from benchwright.runner.event_loop_my import MyEventLoop
 from benchwright.runner.event_loop_pq import PqEventLoop
 from benchwright.runner.measure import Recorder
 from benchwright.runner.workloads.base import ThreadInfo
 from benchwright.runner.workloads.registry import registered
+from tests.runner import my_stream
 from tests.runner.pg_stream import Relay, Statement
 
 SEED = 20261129
@@ -51,6 +55,28 @@ def through(url: str, relay: Relay) -> str:
     return urlunsplit(parts._replace(netloc=netloc, query=urlencode(query)))
 
 
+def through_my(url: str, relay: Relay) -> str:
+    """``url`` (mysql://) with the relay in front of its server (its TLS is off: my_stream.py)."""
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=f"{parts.username}:{parts.password}@127.0.0.1:{relay.port}"))
+
+
+@dataclass(frozen=True)
+class Engine:
+    """How the executors reach one kind of server: its driver and the property naming its URL, its
+    event loop, and the relay that reads its protocol."""
+
+    driver: Callable[[dict[str, str], int], Any]
+    url_key: str
+    loop: type[EventLoop]
+    relay: Callable[[int], Relay]
+    through: Callable[[str, Relay], str]
+
+
+POSTGRES = Engine(PostgresDriver, "postgres.url", PqEventLoop, Relay, through)
+MYSQL = Engine(MySQLDriver, "mysql.url", MyEventLoop, my_stream.Relay, through_my)
+
+
 def in_schema(url: str, schema: str) -> str:
     """``url`` whose sessions find their tables in ``schema`` (a case's own dataset)."""
     parts = urlsplit(url)
@@ -61,19 +87,22 @@ def in_schema(url: str, schema: str) -> str:
 class SqlStream:
     """One client's seeded stream of ``workload`` against the database at ``url``."""
 
-    def __init__(self, workload: str, props: dict[str, str], url: str, count: int) -> None:
+    def __init__(
+        self, workload: str, props: dict[str, str], url: str, count: int, engine: Engine = POSTGRES
+    ) -> None:
         self.name, self.props, self.url, self.count = workload, props, url, count
+        self.engine = engine
         self.thread = ThreadInfo(index=0, count=1, seed=SEED)
 
-    def _driver(self, relay: Relay) -> tuple[Any, PostgresDriver]:
-        props = {**self.props, "postgres.url": through(self.url, relay)}
-        driver = PostgresDriver(props, 0)
+    def _driver(self, relay: Relay) -> tuple[Any, Any]:
+        props = {**self.props, self.engine.url_key: self.engine.through(self.url, relay)}
+        driver = self.engine.driver(props, 0)
         driver.connect()
         return registered()[self.name](props), driver
 
     def threads(self, port: int) -> Run:
         """A thread's executor: each operation's driver call, made in turn."""
-        with Relay(port) as relay:
+        with self.engine.relay(port) as relay:
             workload, driver = self._driver(relay)
             names, statuses = [], Counter[tuple[str, str]]()
             for name, call in islice(workload.operations("run", driver, self.thread), self.count):
@@ -83,12 +112,12 @@ class SqlStream:
         return Run(names, statuses, sent(relay))
 
     def loop(self, port: int, compiled: bool, monkeypatch: pytest.MonkeyPatch) -> Run:
-        """The libpq event loop's executor, its hot path in C or not."""
+        """The driver's event loop's executor, its hot path in C or not."""
         monkeypatch.setenv("BENCHWRIGHT_COMPILED_LOOP", "1" if compiled else "0")
-        with Relay(port) as relay:
+        with self.engine.relay(port) as relay:
             workload, driver = self._driver(relay)
             requests = workload.wire_requests("run", driver, self.thread)
-            assert requests is not None, f"{self.name} has no loop form on PostgreSQL"
+            assert requests is not None, f"{self.name} has no loop form on {self.engine.url_key}"
             names: list[str] = []
 
             def noted() -> Iterator[Request]:
@@ -99,7 +128,7 @@ class SqlStream:
             recorder = Recorder(time.perf_counter_ns(), "service_time")
             conn = Connection(driver.event_loop_channel, driver.drop_channel, noted(), self.count)
             deadline = time.perf_counter_ns() + 30 * 10**9
-            loop = PqEventLoop([conn], recorder, deadline, threading.Event(), {}, 5.0)
+            loop = self.engine.loop([conn], recorder, deadline, threading.Event(), {}, 5.0)
             assert loop.run() is None
             driver.close()
         statuses = Counter[tuple[str, str]]()
