@@ -5,7 +5,9 @@ same keys and values, and record the same statuses. Each runs one client's seede
 null RESP server on 127.0.0.1 (tests/null_resp.py: it keeps nothing, answers from the command and
 notes every command), so no database server is needed; YCSB's answers make some reads find nothing,
 so the stream's follow-up steps depend on the replies as they do on a server. The SQL workloads'
-three-way comparisons need PostgreSQL (ON_SQL names them).
+three-way comparisons need a SQL server: PostgreSQL (libpq's loops) and MariaDB (mysqlclient's),
+each statement read off the wire by a relay; ON_SQL names them, every one on each server whose loop
+runs the workload (on MariaDB, TPC-C has no loop form: test_executor_parity_mysql.py says why).
 
 Every registered workload is in exactly one of the tables below: a new one fails until it is listed.
 """
@@ -28,6 +30,7 @@ from benchwright.runner.measure import Recorder
 from benchwright.runner.workloads.base import ThreadInfo, Workload
 from benchwright.runner.workloads.registry import registered
 from tests.null_resp import Answer, NullResp, plain_answer
+from tests.runner.test_executor_parity_mysql import NO_LOOP_ON_MARIADB
 
 OPERATIONS = 120  # a client's stream at most: every kind of operation of the mixes below, several times
 SEED = 20261129
@@ -83,12 +86,16 @@ ON_RESP: dict[str, tuple[str, dict[str, str], Answer]] = {
         plain_answer,
     ),
 }
-# Workloads the loops run over libpq (and mysqlclient): their streams need a SQL server, so the three
-# executors are compared on PostgreSQL, statement by statement off the wire, by the tests named here.
+# Workloads the loops run over libpq and mysqlclient: their streams need a SQL server, so the three
+# executors are compared on it, statement by statement off the wire, by the tests named here.
+ON_POSTGRES = "test_executor_parity_sql.py::test_threads_the_python_loop_and_the_c_loop_send_one_sql_stream"
+ON_MARIADB = (
+    "test_executor_parity_mysql.py::test_threads_the_python_loop_and_the_c_loop_send_one_mysql_stream"
+)
 ON_SQL = {
-    "oltp": "test_executor_parity_sql.py::test_threads_the_python_loop_and_the_c_loop_send_one_sql_stream",
-    "tpcb": "test_executor_parity_sql.py::test_threads_the_python_loop_and_the_c_loop_send_one_sql_stream",
-    "tpcc": "test_tpcc_loop.py::test_threads_the_python_loop_and_the_c_loop_send_one_tpcc_stream",
+    "oltp": (ON_POSTGRES, ON_MARIADB),
+    "tpcb": (ON_POSTGRES, ON_MARIADB),
+    "tpcc": ("test_tpcc_loop.py::test_threads_the_python_loop_and_the_c_loop_send_one_tpcc_stream",),
 }
 # Workloads with no event-loop form (no ``wire_requests``): threads are their only executor.
 THREADS_ONLY = {
@@ -103,7 +110,12 @@ def test_every_registered_workload_is_listed_once() -> None:
     on_loops = {n for n, cls in workloads.items() if cls.wire_requests is not Workload.wire_requests}
     assert on_loops == set(ON_RESP) | set(ON_SQL)
     assert set(workloads) - on_loops == set(THREADS_ONLY)
-    for where in ON_SQL.values():  # the comparisons named are there
+    # on MariaDB too, unless its loop cannot run the workload (a test there asserts it cannot)
+    assert {n for n, comparisons in ON_SQL.items() if ON_MARIADB not in comparisons} <= set(
+        NO_LOOP_ON_MARIADB
+    )
+    comparisons = [where for named in ON_SQL.values() for where in named]
+    for where in comparisons:  # the comparisons named are there
         module, test = where.split("::")
         assert f"def {test}(" in (Path(__file__).parent / module).read_text(encoding="utf-8"), where
 
