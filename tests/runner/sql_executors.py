@@ -58,7 +58,8 @@ def through(url: str, relay: Relay) -> str:
 def through_my(url: str, relay: Relay) -> str:
     """``url`` (mysql://) with the relay in front of its server (its TLS is off: my_stream.py)."""
     parts = urlsplit(url)
-    return urlunsplit(parts._replace(netloc=f"{parts.username}:{parts.password}@127.0.0.1:{relay.port}"))
+    user = parts.netloc.rpartition("@")[0]  # as written: percent-encoded, with or without a password
+    return urlunsplit(parts._replace(netloc=f"{user}@127.0.0.1:{relay.port}"))
 
 
 @dataclass(frozen=True)
