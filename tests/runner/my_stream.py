@@ -14,13 +14,13 @@ other as its name and its payload (COM_INIT_DB's schema, COM_STMT_PREPARE's text
 difference between executors shows rather than being dropped.
 
 The relay cannot read an encrypted or compressed session. Compression is only ever the client's
-request (mysqlclient's ``compress``, which the driver never sets). TLS is offered by the server (the
-local MariaDB 10.11 offers none: ``have_ssl`` DISABLED; 11.4 and later do by default) and taken up
-by the client library unless told not to (Connector/C 3.4 does by default; the pinned mysqlclient
-tells it not to when given no ``ssl`` option, and the driver has none to give). So that no client or
-server version turns the stream into ciphertext, the relay clears ``CLIENT_SSL`` in the server's
-greeting (``without_tls``), the one bit it changes, and the decoder refuses a session whose client
-asked for TLS or compression all the same.
+request (mysqlclient's ``compress``, which the driver never sets). TLS takes both sides: the local
+MariaDB 10.11 offers none (``have_ssl`` DISABLED), and Connector/C 3.3 takes it up only when asked
+(the driver has no option that asks). A newer pair (MariaDB 11.4 offers TLS by default, Connector/C
+3.4 takes it up by default) must not turn the stream into ciphertext unseen: the relay clears
+``CLIENT_SSL`` in the server's greeting (``without_tls``, the one bit it changes), so that the
+client goes on in clear or refuses to connect, and the decoder refuses a session whose client asked
+for TLS or compression all the same.
 """
 
 from __future__ import annotations
