@@ -20,6 +20,7 @@ import re
 import socket
 import struct
 import threading
+import time
 from collections.abc import Callable
 from decimal import Decimal
 from types import TracebackType
@@ -172,15 +173,23 @@ class Relay:
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        self.close()
+        self.close(drain=kind is None)
 
-    def close(self) -> None:
+    def close(self, drain: bool = False) -> None:
+        """Stop accepting and end the sessions. With ``drain`` (the clients have closed their ends:
+        the ``with`` block ran through), each session's last bytes are read first: closing its
+        sockets under its threads could lose a message with no answer (a closing COM_QUIT, 1 in 50
+        sessions on a loaded host)."""
         with contextlib.suppress(OSError):  # wakes the accepting thread (close alone does not)
             self._listener.shutdown(socket.SHUT_RDWR)
         self._listener.close()
+        self._accepting.join(10)
+        if drain:  # bounded: a client that did not close is cut off after 10 s
+            deadline = time.monotonic() + 10
+            for thread in self._threads:
+                thread.join(max(0.0, deadline - time.monotonic()))
         for sock in self._sockets:
             sock.close()
-        self._accepting.join(10)
         for thread in self._threads:
             thread.join(10)
 
