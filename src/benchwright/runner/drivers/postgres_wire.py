@@ -10,7 +10,7 @@ needs only their count, and pgbench does not read them either).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -243,25 +243,27 @@ class PostgresSqlWire:
     def dialogue(
         self,
         name: str,
-        steps: Generator[tuple[str, str, Sequence[Any]], Any, Any],
+        steps: Callable[[], Generator[tuple[str, str, Sequence[Any]], Any, Any]],
         *,
         aborts: tuple[type[BaseException], ...] = (),
     ) -> Request:
         """A transaction whose statements depend on earlier answers (TPC-C's): BEGIN, then each
-        statement ``steps`` yields as ``(kind, sql, params)``, then COMMIT, one round trip each. The
-        generator receives what ``SqlDriver.<kind>`` would return on a thread: ``fetchone`` the first
-        row or None, ``fetchall`` every row, ``execute`` the row count. One of ``aborts`` raised by
-        it rolls the transaction back as a USER_ABORT (TPC-C's 1% New-Orders); any other exception
-        fails the request, and the loop rolls the transaction back. Parameters that are neither int
-        nor str (Decimal, datetime) are sent as their ``str``, which PostgreSQL casts to the
-        column's type."""
+        statement ``steps()`` yields as ``(kind, sql, params)``, then COMMIT, one round trip each
+        (``steps`` is called once here; a thread calls it once per attempt, ``SqlCalls.dialogue``).
+        The generator receives what ``SqlDriver.<kind>`` would return on a thread: ``fetchone`` the
+        first row or None, ``fetchall`` every row, ``execute`` the row count. One of ``aborts``
+        raised by it rolls the transaction back as a USER_ABORT (TPC-C's 1% New-Orders); any other
+        exception fails the request, and the loop rolls the transaction back. Parameters that are
+        neither int nor str (Decimal, datetime) are sent as their ``str``, which PostgreSQL casts to
+        the column's type."""
         encoding = self.encoding
+        statements = steps()
         kind = ""
 
         def send(answer: Any) -> Any:
             nonlocal kind
             try:
-                kind, sql, params = steps.send(answer)
+                kind, sql, params = statements.send(answer)
             except StopIteration:
                 return COMMIT, 1, None
             except aborts:

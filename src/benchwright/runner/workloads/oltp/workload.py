@@ -30,6 +30,7 @@ from benchwright.runner.measure import Status
 from benchwright.runner.workloads.base import BLOCK, Operation, ThreadInfo, Workload, register, requests_of
 from benchwright.runner.workloads.oltp.descriptor import DEFAULTS, DESCRIPTOR
 from benchwright.runner.workloads.oltp.rand import IdDraw, RandSpec
+from benchwright.runner.workloads.sqlscript.sql_calls import SqlCalls, thread_operations
 from benchwright.runner.workloads.sqlscript.sqlkit import (
     analyze,
     drop_tables,
@@ -37,7 +38,6 @@ from benchwright.runner.workloads.sqlscript.sqlkit import (
     percentiles_ms,
     require_tables,
     sql_driver,
-    transaction,
 )
 
 TESTS = ("read_write", "read_only", "write_only", "point_select")
@@ -189,7 +189,8 @@ class OltpWorkload(Workload):
         db = sql_driver(driver, self.name)
         if phase == "load":
             return self._load_ops(db, thread)
-        return self._run_ops(db, thread)
+        # a RETRY (a deadlock, a duplicate key) is counted and the next event drawn, as in sysbench
+        return thread_operations(self._run(SqlCalls(db, tries=1), thread))
 
     def _load_ops(self, db: SqlDriver, thread: ThreadInfo) -> Iterator[Operation]:
         size = self.s.table_size
@@ -208,15 +209,17 @@ class OltpWorkload(Workload):
         select on its own, or BEGIN, the event's statements and COMMIT, one round trip each (the
         load stays on threads)."""
         wire = driver.sql_wire() if phase == "run" and isinstance(driver, SqlDriver) else None
-        return None if wire is None else self._run_requests(wire, thread)
+        return None if wire is None else self._run(wire, thread)
 
-    def _run_requests(self, wire: Any, thread: ThreadInfo) -> Iterator[Request]:
+    def _run(self, make: Any, thread: ThreadInfo) -> Iterator[Any]:
+        """The run phase's one stream: ``make`` builds each event, ``SqlCalls`` (threads) or the
+        driver's SQL wire (the event loop), from the same draws in the same order."""
         rnd = random.Random(thread.seed)
         if self.s.test == "point_select":
-            return requests_of(self._point_select_blocks(wire, rnd), thread)
-        return self._transactions(wire.transaction, rnd, self.s.rand.drawer(1, self.s.table_size, rnd))
+            return requests_of(self._point_select_blocks(make, rnd), thread)
+        return self._transactions(make.transaction, rnd, self.s.rand.drawer(1, self.s.table_size, rnd))
 
-    def _point_select_blocks(self, wire: Any, rnd: random.Random) -> Iterator[list[Request]]:
+    def _point_select_blocks(self, make: Any, rnd: random.Random) -> Iterator[list[Any]]:
         """Point selects ``BLOCK`` at a time: a select's draws depend on no reply, and a generator
         step per select was half of the client's user time per select on the compiled loop."""
         name = self.op_name
@@ -224,15 +227,15 @@ class OltpWorkload(Workload):
         if len(selects) == 1:  # one table: nothing to choose, the ids drawn a block at a time
             draw_ids = self.s.rand.block_drawer(1, self.s.table_size, rnd)
             while True:
-                yield wire.int_statements(name, selects[0], draw_ids(BLOCK))
+                yield make.int_statements(name, selects[0], draw_ids(BLOCK))
         draw_id = self.s.rand.drawer(1, self.s.table_size, rnd)
         choice = rnd.choice
         slots = range(BLOCK)
-        statement = wire.statement
+        statement = make.statement
         while True:
             yield [statement(name, choice(selects), (draw_id(),)) for _ in slots]
 
-    def _transactions(self, transaction: Any, rnd: random.Random, draw_id: IdDraw) -> Iterator[Request]:
+    def _transactions(self, transaction: Any, rnd: random.Random, draw_id: IdDraw) -> Iterator[Any]:
         """One event at a time: an event's draws cost tens of microseconds, so a block of them would
         hold up the other connections' replies, and one step per event is small beside its round
         trips."""
@@ -240,22 +243,8 @@ class OltpWorkload(Workload):
         block = not self.s.skip_trx
         while True:
             statements = [(sql, params) for sql, params, _ in self._event(rnd, draw_id)]
-            # a concurrent delete+insert of one id: sysbench ignores it, the threads say RETRY
+            # a concurrent delete+insert of one id: sysbench ignores it, both executors say RETRY
             yield transaction(name, statements, block=block, retry_on=("UniqueViolation",))
-
-    def _run_ops(self, db: SqlDriver, thread: ThreadInfo) -> Iterator[Operation]:
-        rnd = random.Random(thread.seed)
-        draw_id = self.s.rand.drawer(1, self.s.table_size, rnd)
-        name = self.op_name
-        if self.s.test == "point_select":
-            selects = [f"SELECT c FROM {t} WHERE id = %s" for t in table_names(self.s.tables)]
-            while len(selects) == 1:  # one table: no draw for it, as on the event loop
-                yield name, functools.partial(_point, db, selects[0], draw_id())
-            while True:
-                yield name, functools.partial(_point, db, rnd.choice(selects), draw_id())
-        while True:
-            statements = self._event(rnd, draw_id)
-            yield name, functools.partial(self._run_event, db, statements)
 
     def _event(
         self, rnd: random.Random, draw_id: IdDraw | None = None
@@ -297,24 +286,6 @@ class OltpWorkload(Workload):
             out.append((f"INSERT INTO {table} (id, k, c, pad) VALUES (%s, %s, %s, %s)", row, False))
         return out
 
-    def _run_event(self, db: SqlDriver, statements: list[tuple[str, tuple[Any, ...], bool]]) -> Status:
-        def body() -> None:
-            for sql, params, fetch in statements:
-                if fetch:
-                    db.fetch_count(sql, params)
-                else:
-                    db.execute(sql, params)
-
-        if self.s.skip_trx:
-            body()
-            return Status.OK
-        try:
-            return transaction(db, body)
-        except Exception as exc:
-            if "uplicate" in str(exc):  # concurrent delete+insert of one id: sysbench ignores it too
-                return Status.RETRY
-            raise
-
 
 def record_distribution(result: Any, rand: RandSpec) -> None:
     """Say in the result which id distribution ran: the properties hold only what was given, and a
@@ -323,11 +294,6 @@ def record_distribution(result: Any, rand: RandSpec) -> None:
     note = f"row ids drawn as sysbench --rand-type={rand.describe()}"
     if note not in result.measurement.method:
         result.measurement.method = f"{result.measurement.method}; {note}"
-
-
-def _point(db: SqlDriver, sql: str, key: int) -> Status:
-    db.fetch_count(sql, (key,))
-    return Status.OK
 
 
 def _load(db: SqlDriver, table: str, rows: Iterator[tuple[Any, ...]], batch: int) -> Status:

@@ -15,7 +15,6 @@ and the schedule lag (response minus service time) is reported as pgbench does.
 
 from __future__ import annotations
 
-import functools
 import random
 import time
 from collections.abc import Iterator
@@ -28,14 +27,13 @@ from benchwright.runner.drivers.base import Capability, Driver, SqlDriver
 from benchwright.runner.event_loop import Request
 from benchwright.runner.measure import Status, decode_histogram
 from benchwright.runner.workloads.base import BLOCK, Operation, ThreadInfo, Workload, register, requests_of
+from benchwright.runner.workloads.sqlscript.sql_calls import SqlCalls, thread_operations
 from benchwright.runner.workloads.sqlscript.sqlkit import (
     analyze,
     drop_tables,
     insert_rows,
     require_tables,
-    retrying,
     sql_driver,
-    transaction,
 )
 from benchwright.runner.workloads.tpcb import schema
 from benchwright.runner.workloads.tpcb.descriptor import DESCRIPTOR
@@ -173,7 +171,7 @@ class TpcbWorkload(Workload):
         db = sql_driver(driver, self.name)
         if phase == "load":
             return self._load_ops(db, thread) if "g" in self.init_steps else iter(())
-        return self._run_ops(db, thread)
+        return thread_operations(self._run(db, SqlCalls(db), thread))
 
     def _load_ops(self, db: SqlDriver, thread: ThreadInfo) -> Iterator[Operation]:
         tasks = [0, *range(1, self.scale + 1)]  # 0 = branches and tellers, n = branch n's accounts
@@ -208,35 +206,37 @@ class TpcbWorkload(Workload):
         if phase != "run" or not isinstance(driver, SqlDriver):
             return None
         wire = driver.sql_wire()
-        return None if wire is None else self._run_requests(driver, wire, thread)
+        return None if wire is None else self._run(driver, wire, thread)
 
-    def _run_requests(self, db: SqlDriver, wire: Any, thread: ThreadInfo) -> Iterator[Request]:
-        # read once: the Python loop's select-only used to ask the server twice (tests/runner/
-        # test_executor_parity_sql.py compares the statements each executor sends)
+    def _run(self, db: SqlDriver, make: Any, thread: ThreadInfo) -> Iterator[Any]:
+        """The run phase's one stream: ``make`` builds each transaction, ``SqlCalls`` (threads) or
+        the driver's SQL wire (the event loop), from the same draws in the same order."""
+        # read once, before the stream (tests/runner/test_executor_parity_sql.py compares the
+        # statements each executor sends)
         scale = (self.scale if self.scale_given else loaded_scale(db)) or self.scale
-        if self.script == "select-only" and hasattr(wire, "uniform_selects"):
-            # made one at a time in C, the threads' draws from the same generator (_run_ops)
+        rng = random.Random(thread.seed)
+        if self.script == "select-only" and hasattr(make, "uniform_selects"):
+            # one at a time, in C on the wires: uniform in [1, accounts] as pgbench's random(1,
+            # naccounts), from one random() each (randint costs three Python calls more)
             accounts = schema.ACCOUNTS_PER_BRANCH * scale
-            rng = random.Random(thread.seed)
-            selects = wire.uniform_selects(self.script, SELECT_ABALANCE, rng, 1, accounts)
+            selects = make.uniform_selects(self.script, SELECT_ABALANCE, rng, 1, accounts)
             if selects is not None:
                 return selects  # type: ignore[no-any-return]
-        return requests_of(self._request_blocks(scale, wire, thread), thread)
+        return requests_of(self._blocks(scale, make, rng), thread)
 
-    def _request_blocks(self, scale: int, wire: Any, thread: ThreadInfo) -> Iterator[list[Request]]:
+    def _blocks(self, scale: int, make: Any, rnd: random.Random) -> Iterator[list[Any]]:
         """The transactions ``BLOCK`` at a time: their draws depend on no reply, and a generator step
         per select-only transaction was half of the client's user time on the compiled loop."""
         accounts = schema.ACCOUNTS_PER_BRANCH * scale
         tellers = schema.TELLERS_PER_BRANCH * scale
-        rnd = random.Random(thread.seed)
         randint = rnd.randint
         name = self.script
         slots = range(BLOCK)
-        if name == "select-only":
-            selects, draw = wire.int_statements, rnd.random
-            while True:  # the threads' draw (_run_ops), 64 at a time
+        if name == "select-only":  # where the C draws are not built: the same ids, 64 at a time
+            selects, draw = make.int_statements, rnd.random
+            while True:
                 yield selects(name, SELECT_ABALANCE, [1 + floor(draw() * accounts) for _ in slots])
-        transaction = wire.transaction
+        transaction = make.transaction
         tpcb_like = name == "tpcb-like"
 
         def script() -> list[tuple[str, tuple[int, ...]]]:
@@ -254,34 +254,6 @@ class TpcbWorkload(Workload):
 
         while True:
             yield [transaction(name, script()) for _ in slots]
-
-    def _run_ops(self, db: SqlDriver, thread: ThreadInfo) -> Iterator[Operation]:
-        scale = (
-            self.scale if self.scale_given else loaded_scale(db)
-        ) or self.scale  # untimed: before the first yield
-        accounts = schema.ACCOUNTS_PER_BRANCH * scale
-        tellers = schema.TELLERS_PER_BRANCH * scale
-        rnd = random.Random(thread.seed)
-        randint = rnd.randint
-        name = self.script
-        if name == "select-only":
-            # uniform in [1, accounts] as pgbench's random(1, naccounts), from one random() each
-            # (randint costs three Python calls more: the event loop draws 64 of these at a time)
-            draw = rnd.random
-            while True:
-                aid = 1 + floor(draw() * accounts)
-                yield name, functools.partial(_select_only, db, SELECT_ABALANCE, aid)
-        while True:
-            aid, bid, tid, delta = (
-                randint(1, accounts),
-                randint(1, scale),
-                randint(1, tellers),
-                randint(-5000, 5000),
-            )
-            body = functools.partial(
-                _tpcb_like if name == "tpcb-like" else _simple_update, db, aid, bid, tid, delta
-            )
-            yield from retrying(functools.partial(transaction, db, body), name)
 
 
 def init_steps(steps: str) -> str:
@@ -305,11 +277,6 @@ def init_steps(steps: str) -> str:
     return steps
 
 
-def _select_only(db: SqlDriver, sql: str, aid: int) -> Status:
-    db.fetch_count(sql, (aid,))
-    return Status.OK
-
-
 UPDATE_ACCOUNTS = "UPDATE pgbench_accounts SET abalance = abalance + %s WHERE aid = %s"
 SELECT_ABALANCE = "SELECT abalance FROM pgbench_accounts WHERE aid = %s"
 UPDATE_TELLERS = "UPDATE pgbench_tellers SET tbalance = tbalance + %s WHERE tid = %s"
@@ -317,20 +284,6 @@ UPDATE_BRANCHES = "UPDATE pgbench_branches SET bbalance = bbalance + %s WHERE bi
 INSERT_HISTORY = (
     "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (%s, %s, %s, %s, CURRENT_TIMESTAMP)"
 )
-
-
-def _simple_update(db: SqlDriver, aid: int, bid: int, tid: int, delta: int) -> None:
-    db.execute(UPDATE_ACCOUNTS, (delta, aid))
-    db.fetch_count(SELECT_ABALANCE, (aid,))
-    db.execute(INSERT_HISTORY, (tid, bid, aid, delta))
-
-
-def _tpcb_like(db: SqlDriver, aid: int, bid: int, tid: int, delta: int) -> None:
-    db.execute(UPDATE_ACCOUNTS, (delta, aid))
-    db.fetch_count(SELECT_ABALANCE, (aid,))
-    db.execute(UPDATE_TELLERS, (delta, tid))
-    db.execute(UPDATE_BRANCHES, (delta, bid))
-    db.execute(INSERT_HISTORY, (tid, bid, aid, delta))
 
 
 def _count(db: SqlDriver, table: str) -> int:

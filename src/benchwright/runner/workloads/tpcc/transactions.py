@@ -3,10 +3,11 @@
 Each ``*_steps`` function takes its inputs already drawn (outside the timed region) and is a
 generator: it yields each statement as ``(kind, sql, params)`` and receives its answer, what
 ``SqlDriver`` would return for it (``ONE``, fetchone: the first row or None; ``ALL``, fetchall:
-every row; ``EXEC``, execute: the row count). On a thread ``run_steps`` answers them with the driver, and ``sqlkit.transaction`` wraps
-the body in BEGIN/COMMIT; on the event loop the PostgreSQL wire sends them one round trip each
-on one connection (``PostgresSqlWire.dialogue``), so a transaction's later statements can depend on
-its earlier answers, as New-Order's order number does. Rows that are updated are read with FOR
+every row; ``EXEC``, execute: the row count). The run stream hands them to ``make.dialogue``: on
+a thread ``SqlCalls.dialogue`` answers them with the driver (``run_steps``) inside
+``sqlkit.transaction``; on the event loop the PostgreSQL wire sends them one round trip each on one
+connection (``PostgresSqlWire.dialogue``), so a transaction's later statements can depend on its
+earlier answers, as New-Order's order number does. Rows that are updated are read with FOR
 UPDATE first, so the default isolation level of both engines keeps the consistency conditions.
 """
 
@@ -19,6 +20,7 @@ from decimal import Decimal
 from typing import Any
 
 from benchwright.runner.drivers.base import SqlDriver
+from benchwright.runner.workloads.sqlscript.sql_calls import run_steps
 from benchwright.runner.workloads.sqlscript.sqlkit import UserAbort
 
 DISTRICTS = 10
@@ -26,18 +28,6 @@ DISTRICTS = 10
 ONE, ALL, EXEC = "fetchone", "fetchall", "execute"
 Statement = tuple[str, str, Sequence[Any]]  # (kind, sql, params)
 Steps = Generator[Statement, Any, Any]
-
-
-def run_steps(db: SqlDriver, steps: Steps) -> Any:
-    """Run a transaction's statements with the driver, each answered as the driver answers it;
-    returns what the transaction returns."""
-    answer: Any = None
-    while True:
-        try:
-            kind, sql, params = steps.send(answer)
-        except StopIteration as done:
-            return done.value
-        answer = getattr(db, kind)(sql, params)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from benchwright.runner.drivers.base import Capability, Driver, SqlDriver
 from benchwright.runner.event_loop import Request
 from benchwright.runner.measure import Status
 from benchwright.runner.workloads.base import Operation, ThreadInfo, Workload, register
+from benchwright.runner.workloads.sqlscript.sql_calls import SqlCalls, thread_operations
 from benchwright.runner.workloads.sqlscript.sqlkit import (
     UserAbort,
     analyze,
@@ -33,9 +34,7 @@ from benchwright.runner.workloads.sqlscript.sqlkit import (
     drop_tables,
     percentiles_ms,
     require_tables,
-    retrying,
     sql_driver,
-    transaction,
 )
 from benchwright.runner.workloads.tpcc import consistency, loader
 from benchwright.runner.workloads.tpcc import transactions as tx
@@ -192,7 +191,7 @@ class TpccWorkload(Workload):
         db = sql_driver(driver, self.name)
         if phase == "load":
             return self._load_ops(db, thread)
-        return self._run_ops(db, thread)
+        return thread_operations(self._run(SqlCalls(db), thread))
 
     def _load_ops(self, db: SqlDriver, thread: ThreadInfo) -> Iterator[Operation]:
         for task in loader.tasks(self.warehouses)[thread.index :: thread.count]:
@@ -212,25 +211,22 @@ class TpccWorkload(Workload):
         wire = driver.sql_wire()
         if wire is None or not hasattr(wire, "dialogue"):
             return None
-        return self._run_requests(wire, thread)
+        return self._run(wire, thread)
 
-    def _run_requests(self, wire: Any, thread: ThreadInfo) -> Iterator[Request]:
+    def _run(self, make: Any, thread: ThreadInfo) -> Iterator[Any]:
+        """The run phase's one stream: ``make`` builds each transaction, ``SqlCalls`` (threads) or
+        the driver's SQL wire (the event loop), from the same draws in the same order. The keying
+        and think pauses sleep between a thread's transactions; with ``tpcc.think_time`` 0, the only
+        setting the event loop runs (``wire_requests``), they do nothing."""
         rnd, w_id, sl_district, pick = self._terminal(thread)
-        dialogue = wire.dialogue
+        r, pause, dialogue = rnd.r, self._pause, make.dialogue
         while True:
             name = pick()
-            yield dialogue(name, self._draw(name, rnd, w_id, sl_district)(), aborts=(UserAbort,))
-
-    def _run_ops(self, db: SqlDriver, thread: ThreadInfo) -> Iterator[Operation]:
-        rnd, w_id, sl_district, pick = self._terminal(thread)
-        r = rnd.r
-        while True:
-            name = pick()
-            self._pause(KEYING_S[name], r, exponential=False)
+            pause(KEYING_S[name], r, exponential=False)
+            # what makes its statements, once per attempt: a thread re-runs one that comes back RETRY
             steps = self._draw(name, rnd, w_id, sl_district)
-            body = functools.partial(_run, db, steps)
-            yield from retrying(functools.partial(transaction, db, body), name)
-            self._pause(THINK_MEAN_S[name], r, exponential=True)
+            yield dialogue(name, steps, aborts=(UserAbort,))
+            pause(THINK_MEAN_S[name], r, exponential=True)
 
     def _terminal(self, thread: ThreadInfo) -> tuple[TpccRandom, int, int, Callable[[], str]]:
         """One terminal's random stream, home warehouse, Stock-Level district and transaction picker."""
@@ -305,7 +301,3 @@ class TpccWorkload(Workload):
                 supply = r.choice([w for w in range(1, self.warehouses + 1) if w != w_id])
             lines.append((item, supply, r.randint(1, 10)))
         return tx.NewOrderInput(w_id, r.randint(1, 10), rnd.customer_id(), tuple(lines))
-
-
-def _run(db: SqlDriver, steps: Callable[[], tx.Steps]) -> None:
-    tx.run_steps(db, steps())
