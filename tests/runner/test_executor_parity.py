@@ -1,7 +1,8 @@
-"""Three executors of one operation stream: a workload describes its operations once (``operations``
-for threads, ``wire_requests`` for the event loops, from the same seeded draws), and threads, the
-Python event loop and the compiled (C) loop must send the same commands, in the same order, with the
-same keys and values, and record the same statuses. Each runs one client's seeded stream against a
+"""Three executors of one operation stream: a workload describes its operation stream once, one
+generator that takes a ``make`` (``operations`` runs it with the thread maker, ``wire_requests`` with
+the driver's wire for the event loops, from the same seeded draws), and threads, the Python event
+loop and the compiled (C) loop must send the same commands, in the same order, with the same keys and
+values, and record the same statuses. Each runs one client's seeded stream against a
 null RESP server on 127.0.0.1 (tests/null_resp.py: it keeps nothing, answers from the command and
 notes every command), so no database server is needed; YCSB's answers make some reads find nothing,
 so the stream's follow-up steps depend on the replies as they do on a server. The SQL workloads'

@@ -2,8 +2,10 @@
 seeded stream run by threads, the Python libpq loop and the C libpq loop, each on its own copy of
 the same freshly loaded database, must send the same statements with the same parameters in the
 same order (as the relay in tests/runner/pg_stream.py reads them off the wire), and record the same
-operations with the same statuses. Each executor runs on its own freshly loaded schema. TPC-C's three-way case is in test_tpcc_loop.py, on that
-module's one loaded warehouse (its load alone takes ~16 s here). The streams' pairwise outcomes
+operations with the same statuses. Each workload draws its run in one generator taking a ``make``:
+the threads' ``SqlCalls`` (workloads/sqlscript/sql_calls.py) or the driver's SQL wire, so this holds
+that the makers agree. Each executor runs on its own freshly loaded schema. TPC-C's three-way case
+is in test_tpcc_loop.py, on that module's one loaded warehouse (its load alone takes ~16 s here). The streams' pairwise outcomes
 (the rows left) are compared in test_event_loop_sql.py."""
 
 from __future__ import annotations

@@ -78,7 +78,8 @@ class SqlCalls:
         """``statements`` in order, between BEGIN and COMMIT when ``block`` (``sqlkit.transaction``:
         a deadlock or serialization failure is a RETRY); an error whose kind is in ``retry_on`` is a
         RETRY too."""
-        steps = [(self._call(sql), sql, params) for sql, params in statements]
+        known, call = self._calls.get, self._call  # a lookup per statement, a call the first time
+        steps = [(known(sql) or call(sql), sql, params) for sql, params in statements]
         body = functools.partial(_run, steps)
         attempt = functools.partial(_in_transaction if block else _autocommit, self.db, body, retry_on)
         return self._attempts(name, attempt)
