@@ -67,7 +67,7 @@ def test_each_kind_is_listed_deleted_and_ordered(name: str) -> None:
     assert kind.lister in janitor.LISTERS and kind.find in janitor.LISTERS[kind.lister]
     module = importlib.import_module(kind.find.__module__)  # its own module lists exactly what it owns
     assert module.KIND is kind
-    assert {r.name for r in kind.resources} == listed_kinds(module.__name__.rpartition(".")[2])
+    assert {r.name for r in kind.resources} == listed_kinds(module.__name__.split(".")[-2])
     for resource in kind.resources:
         assert janitor.KINDS[resource.name] is resource.delete  # the janitor deletes through it
     assert kind.iam_list and kind.iam_delete

@@ -32,7 +32,7 @@ class TargetFacts:
     # (experiments/checks.py refuses the rest): locally with the engine's own tools
     # (providers/local/operations.py), on RDS and Aurora with the service's API
     # (providers/aws/targets/operations.py), node replacement on a self-managed YugabyteDB cluster with
-    # EC2's (providers/aws/targets/node_replace.py). A single RDS instance or a cache has no node of its
+    # EC2's (providers/aws/targets/kinds/ec2/node_replace.py). A single RDS instance or a cache has no node of its
     # own to replace.
     events: tuple[str, ...]
     operations: tuple[str, ...]

@@ -1,5 +1,5 @@
-"""The AWS target kinds, each described in its own module here; a new kind is its module plus a line
-in ``MODULES``. The janitor's listers, deletion table and order are read from them (janitor.LISTERS,
+"""The AWS target kinds, each in its own folder here (NAME/kind.py its descriptor, NAME/target.py its
+target class); a new kind is its folder plus a line in ``MODULES``. The janitor's listers, deletion table and order are read from them (janitor.LISTERS,
 janitor.KINDS), the price book prices a target through its kind (pricing.AwsPriceBook.target_lines,
 usage_prices.py, the magnetic I/O line) and so do the seeds' monthly prices (monthly.py), and a
 rehearsal installs each kind's stand-in (rehearse/hooks.py)."""
@@ -12,13 +12,13 @@ from typing import Any
 from benchwright.providers.aws.targets.kinds.base import AwsTargetKind, ResourceKind
 
 MODULES: tuple[str, ...] = (
-    "benchwright.providers.aws.targets.kinds.ecs_runner",
-    "benchwright.providers.aws.targets.kinds.ec2",
-    "benchwright.providers.aws.targets.kinds.rds",
-    "benchwright.providers.aws.targets.kinds.aurora",
-    "benchwright.providers.aws.targets.kinds.elasticache",
-    "benchwright.providers.aws.targets.kinds.memorydb",
-    "benchwright.providers.aws.targets.kinds.endpoint",
+    "benchwright.providers.aws.targets.kinds.ecs_runner.kind",
+    "benchwright.providers.aws.targets.kinds.ec2.kind",
+    "benchwright.providers.aws.targets.kinds.rds.kind",
+    "benchwright.providers.aws.targets.kinds.aurora.kind",
+    "benchwright.providers.aws.targets.kinds.elasticache.kind",
+    "benchwright.providers.aws.targets.kinds.memorydb.kind",
+    "benchwright.providers.aws.targets.kinds.endpoint.kind",
 )
 
 

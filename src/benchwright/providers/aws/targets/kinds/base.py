@@ -70,7 +70,7 @@ class AwsTargetKind:
     iam_list: tuple[str, ...] = ()  # what the lister calls
     iam_delete: tuple[str, ...] = ()  # what the deletion paths call
     rehearsal: Rehearsal | None = None  # required: a kind no rehearsal stands in for is refused
-    target: str | None = None  # "module:Class" of its AwsTarget (providers/aws/targets/), for a provider
+    target: str | None = None  # "module:Class" of its AwsTarget (its folder's target.py), for a provider
     price: TargetPricer | None = None  # prices one target of the kind (None: nothing AWS bills us)
     price_services: tuple[str, ...] = ()  # the Price List services the kind's resources are priced from
     # prices and resources ----------------------------------------------------------

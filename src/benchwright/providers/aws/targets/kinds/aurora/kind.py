@@ -13,7 +13,7 @@ from benchwright.providers.aws.deletion import (
 )
 from benchwright.providers.aws.names import RESOURCE_PREFIX
 from benchwright.providers.aws.pricelist import HOURS_NOTE, HOURS_PER_MONTH
-from benchwright.providers.aws.tagged import Resource
+from benchwright.providers.aws.tagged import Resource, tagged
 from benchwright.providers.aws.targets import events
 from benchwright.providers.aws.targets.kinds.base import (
     GROUPS,
@@ -22,7 +22,6 @@ from benchwright.providers.aws.targets.kinds.base import (
     Rehearsal,
     ResourceKind,
 )
-from benchwright.providers.aws.targets.kinds.rds import tagged
 from benchwright.providers.aws.usage_prices import aurora_io_lines
 from benchwright.spec.targets import AuroraTarget
 
@@ -149,7 +148,7 @@ def find(clients: Any) -> Iterator[Resource]:
 KIND = AwsTargetKind(
     name="aurora",
     provider="aurora",
-    target="benchwright.providers.aws.targets.aurora:AuroraTarget",
+    target="benchwright.providers.aws.targets.kinds.aurora.target:AuroraTarget",
     resources=(
         ResourceKind("rds-cluster", lambda c, i, x: delete_db_cluster(c("rds"), i), TARGETS + 1),
         ResourceKind(

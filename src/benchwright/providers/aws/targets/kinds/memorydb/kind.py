@@ -91,7 +91,7 @@ def _parameter_groups(client: Any) -> Iterator[Resource]:
 KIND = AwsTargetKind(
     name="memorydb",
     provider="memorydb",
-    target="benchwright.providers.aws.targets.memorydb:MemoryDbTarget",
+    target="benchwright.providers.aws.targets.kinds.memorydb.target:MemoryDbTarget",
     resources=(
         ResourceKind(
             "memorydb-cluster",

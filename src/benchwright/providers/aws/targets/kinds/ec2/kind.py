@@ -140,7 +140,7 @@ def find(clients: Any) -> Iterator[Resource]:
 KIND = AwsTargetKind(
     name="ec2",
     provider="ec2",
-    target="benchwright.providers.aws.targets.ec2:Ec2Target",
+    target="benchwright.providers.aws.targets.kinds.ec2.target:Ec2Target",
     resources=(
         ResourceKind("ec2-instance", lambda c, i, x: terminate_instances(c("ec2"), [i]), NODES),
         ResourceKind("ec2-network-interface", lambda c, i, x: delete_eni_later_ok(c("ec2"), i), INTERFACES),

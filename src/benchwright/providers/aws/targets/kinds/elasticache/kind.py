@@ -75,7 +75,7 @@ def find(clients: Any) -> Iterator[Resource]:
 KIND = AwsTargetKind(
     name="elasticache",
     provider="elasticache",
-    target="benchwright.providers.aws.targets.elasticache:ElastiCacheTarget",
+    target="benchwright.providers.aws.targets.kinds.elasticache.target:ElastiCacheTarget",
     resources=(
         ResourceKind(
             "elasticache-replication-group",
