@@ -1,6 +1,7 @@
 """The AWS packages' inits import nothing heavy (PEP 562): the runner's run session takes only
 providers/aws/names.py, and a module under providers/aws/targets/kinds/ (the registry, a kind's spec
-model) must not pull in the spec models, pydantic, boto3 or every target class with it."""
+model) must not pull in the spec models, pydantic, boto3 or every target class with it; nor does the
+spec package's own init, so that a kind's model can be imported first."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "src"
+KIND_SPECS = sorted((SRC / "benchwright" / "providers" / "aws" / "targets" / "kinds").glob("*/spec.py"))
 HEAVY = ("pydantic", "boto3", "botocore", "benchwright.spec", "benchwright.providers.base")
 
 
@@ -55,3 +57,23 @@ def test_the_old_import_paths_still_give_the_named_modules_objects() -> None:
     assert target_classes() == targets.TARGETS and targets.TARGETS is targets.TARGETS
     with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
         _ = aws.nothing_here
+
+
+def test_the_spec_package_imports_its_modules_when_a_name_is_asked() -> None:
+    assert [
+        m for m in loaded_after("import benchwright.spec") if m.startswith(("pydantic", "benchwright.spec."))
+    ] == []
+    assert "benchwright.spec.model" in loaded_after("from benchwright.spec import BenchmarkSpec")
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        *(f"benchwright.providers.aws.targets.kinds.{p.parent.name}.spec" for p in KIND_SPECS),
+        "benchwright.notifiers.slack.spec",
+    ],
+)
+def test_a_kinds_spec_model_imports_first_without_a_circle(module: str) -> None:
+    """A kind's model imports the spec layer, whose target union reads the kind's model back: the
+    spec package's light init lets either come first."""
+    assert module in loaded_after(f"import {module}")

@@ -30,11 +30,12 @@ from benchwright.providers.aws.pricelist import (
     on_demand_usd,
 )
 from benchwright.providers.aws.targets.kinds import kind_of_provider
+from benchwright.providers.aws.targets.kinds.ec2.spec import Ec2Volume
 from benchwright.providers.base import PriceBook
 from benchwright.runs import CellResult, CostEstimate
 from benchwright.spec import BenchmarkSpec
 from benchwright.spec.runners import RunnerSpec
-from benchwright.spec.targets import Ec2Volume, TargetSpec
+from benchwright.spec.targets import TargetSpec
 
 __all__ = [
     "HOURS_PER_MONTH",

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 from benchwright.providers.aws.pricelist import PriceNotFound
 from benchwright.providers.aws.targets.kinds import kind_of_provider
+from benchwright.providers.aws.targets.kinds.memorydb.spec import MemoryDbTarget
 from benchwright.providers.aws.usage import GIB, Traffic, modelled, traffic
 from benchwright.runs import CellResult
 from benchwright.spec import BenchmarkSpec
-from benchwright.spec.targets import MemoryDbTarget
 
 if TYPE_CHECKING:
     from benchwright.providers.aws.pricing import AwsPriceBook, Lines

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any, ClassVar, TypeVar
 
 from benchwright.providers.aws.targets.base import AwsTarget
+from benchwright.providers.aws.targets.kinds.aurora.spec import AuroraTarget as AuroraSpec
+from benchwright.providers.aws.targets.kinds.rds.spec import RdsTarget as RdsSpec
 from benchwright.providers.base import Credentials
-from benchwright.spec import AuroraTarget as AuroraSpec
-from benchwright.spec import RdsTarget as RdsSpec
 
 FAILED_STATES = {
     "failed",

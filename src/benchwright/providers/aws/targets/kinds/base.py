@@ -86,8 +86,8 @@ class AwsTargetKind:
     burst_start_field: str | None = None
     # timings and experiments: what the estimates, the stages and the spec's checks ask of
     # a kind before any provider exists live on its spec model (spec/target_facts.py: the spec layer
-    # sits below the providers and cannot read this descriptor); the kind names that model here
-    spec: type[Any] | None = None  # its target section's model (spec/targets.py), for a provider
+    # reads the model, never this descriptor); the kind names that model here
+    spec: type[Any] | None = None  # its target section's model (its folder's spec.py MODEL), for a provider
     # (action, its API call (target, to) -> what was done) for the events its spec model allows
     # (providers/aws/targets/events.py has the calls; events.trigger reads them here)
     events: tuple[tuple[str, Callable[[Any, Any], str]], ...] = ()

@@ -15,6 +15,7 @@ from benchwright.providers.aws.names import RESOURCE_PREFIX
 from benchwright.providers.aws.pricelist import HOURS_NOTE, HOURS_PER_MONTH
 from benchwright.providers.aws.tagged import Resource, tagged
 from benchwright.providers.aws.targets import events
+from benchwright.providers.aws.targets.kinds.aurora.spec import AuroraTarget
 from benchwright.providers.aws.targets.kinds.base import (
     GROUPS,
     TARGETS,
@@ -23,7 +24,6 @@ from benchwright.providers.aws.targets.kinds.base import (
     ResourceKind,
 )
 from benchwright.providers.aws.usage_prices import aurora_io_lines
-from benchwright.spec.targets import AuroraTarget
 
 if TYPE_CHECKING:  # the price book prices through the kinds: only its types are needed here
     from benchwright.providers.aws.monthly import MonthlyPrice, MonthlyPricer

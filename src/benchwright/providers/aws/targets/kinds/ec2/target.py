@@ -23,7 +23,7 @@ from benchwright.providers.aws.common import (
 from benchwright.providers.aws.deletion import delete_eni_later_ok, named, terminate_instances
 from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus, redis_connection
 from benchwright.providers.aws.targets.kinds.ec2.node_replace import NodeReplace, launched_replacements
-from benchwright.spec import Ec2Target as Ec2Spec
+from benchwright.providers.aws.targets.kinds.ec2.spec import Ec2Target as Ec2Spec
 from benchwright.spec.yugabytedb import YSQL_DATABASE, YSQL_USER, yugabytedb_build
 
 TEMPLATES = {  # template -> (user-data file, port); the spec owns the node counts

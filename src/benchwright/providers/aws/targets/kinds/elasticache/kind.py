@@ -19,7 +19,7 @@ from benchwright.providers.aws.targets.kinds.base import (
     Rehearsal,
     ResourceKind,
 )
-from benchwright.spec.targets import ElastiCacheTarget
+from benchwright.providers.aws.targets.kinds.elasticache.spec import ElastiCacheTarget
 
 if TYPE_CHECKING:  # the price book prices through the kinds: only its types are needed here
     from benchwright.providers.aws.monthly import MonthlyPrice, MonthlyPricer

@@ -20,7 +20,7 @@ from benchwright.providers.aws.targets.cache_params import (
     elasticache_family,
     settings_group,
 )
-from benchwright.spec import ElastiCacheTarget as ElastiCacheSpec
+from benchwright.providers.aws.targets.kinds.elasticache.spec import ElastiCacheTarget as ElastiCacheSpec
 
 
 def az_name(clients: Any, az: str) -> str:

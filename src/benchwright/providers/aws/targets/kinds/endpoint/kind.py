@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from benchwright.providers.aws.targets.kinds.base import AwsTargetKind, Rehearsal
-from benchwright.spec.targets import EndpointTarget
+from benchwright.providers.aws.targets.kinds.endpoint.spec import EndpointTarget
 
 KIND = AwsTargetKind(
     name="endpoint",

@@ -18,8 +18,8 @@ from benchwright.providers.aws.targets.kinds.base import (
     Rehearsal,
     ResourceKind,
 )
+from benchwright.providers.aws.targets.kinds.memorydb.spec import MemoryDbTarget
 from benchwright.providers.aws.usage_prices import memorydb_written_lines
-from benchwright.spec.targets import MemoryDbTarget
 
 if TYPE_CHECKING:  # the price book prices through the kinds: only its types are needed here
     from benchwright.providers.aws.monthly import MonthlyPrice, MonthlyPricer

@@ -19,7 +19,7 @@ from benchwright.providers.aws.targets.cache_params import (
     memorydb_family,
     settings_group,
 )
-from benchwright.spec import MemoryDbTarget as MemoryDbSpec
+from benchwright.providers.aws.targets.kinds.memorydb.spec import MemoryDbTarget as MemoryDbSpec
 
 ACL_NAME = "open-access"  # MemoryDB's built-in ACL: the default user, no password
 

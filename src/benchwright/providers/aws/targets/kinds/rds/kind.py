@@ -22,7 +22,7 @@ from benchwright.providers.aws.targets.kinds.base import (
     Rehearsal,
     ResourceKind,
 )
-from benchwright.spec.targets import RdsTarget
+from benchwright.providers.aws.targets.kinds.rds.spec import RdsTarget
 
 if TYPE_CHECKING:  # the price book prices through the kinds: only its types are needed here
     from benchwright.providers.aws.monthly import MonthlyPrice, MonthlyPricer

@@ -15,13 +15,13 @@ from benchwright.providers.aws.common import (
 )
 from benchwright.providers.aws.deletion import delete_db_instance, delete_parameter_group_later_ok, named
 from benchwright.providers.aws.targets.base import ServiceStatus, storage_text
+from benchwright.providers.aws.targets.kinds.rds.spec import RdsTarget as RdsSpec
 from benchwright.providers.aws.targets.managed_sql import (
     FAILED_STATES,
     ManagedSqlTarget,
     parameter_family,
 )
 from benchwright.providers.aws.targets.monitoring import monitoring_args
-from benchwright.spec import RdsTarget as RdsSpec
 
 ENGINES = {"postgres": ("postgres", 5432), "mysql": ("mysql", 3306)}
 
