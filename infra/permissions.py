@@ -56,7 +56,7 @@ DELETE = [
     "elasticache:DeleteCacheParameterGroup", "memorydb:DeleteCluster", "memorydb:DeleteParameterGroup",
     "ec2:TerminateInstances", "ec2:DeleteNetworkInterface", "ecs:StopTask",
 ]  # fmt: skip
-# The actions of a spec's events (providers/aws/targets/events.py), issued by CheckRunner while the
+# The actions of a spec's events (each kind's providers/aws/targets/kinds/NAME/events.py), issued by CheckRunner while the
 # runner measures (stages/schedule.py): only on resources that carry a run tag, like DELETE.
 EVENTS = [
     "rds:RebootDBInstance", "rds:FailoverDBCluster", "rds:ModifyDBInstance",

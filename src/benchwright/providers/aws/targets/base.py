@@ -145,7 +145,7 @@ class AwsTarget(Target[SpecT]):
         return str(kind) if kind else None
 
     def trigger(self, action: str, params: Mapping[str, Any] | None = None) -> str:
-        """Start an event's action with the service's API (providers/aws/targets/events.py)."""
+        """Start an event's action with the service's API (its kind's call: targets/events.py)."""
         from benchwright.providers.aws.targets.events import trigger
 
         return trigger(self, action, params)

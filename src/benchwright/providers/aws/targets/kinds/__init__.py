@@ -4,7 +4,7 @@ imports only the spec layer). A new kind is its folder plus a line in ``FOLDERS`
 
 The janitor's listers, deletion table and order are read from the descriptors (janitor.LISTERS,
 janitor.KINDS), the price book prices a target through its kind (pricing.AwsPriceBook.target_lines,
-usage_prices.py, the magnetic I/O line) and so do the seeds' monthly prices (monthly.py), a
+its ``usage`` and ``io_requests``) and so do the seeds' monthly prices (monthly.py), a
 rehearsal installs each kind's stand-in (rehearse/hooks.py), and the spec's ``TargetSpec`` is made
 of the kinds' models (spec/targets.py). This module imports no kind at import time: the spec layer
 reads it."""

@@ -89,7 +89,7 @@ class AwsTargetKind:
     # reads the model, never this descriptor); the kind names that model here
     spec: type[Any] | None = None  # its target section's model (its folder's spec.py MODEL), for a provider
     # (action, its API call (target, to) -> what was done) for the events its spec model allows
-    # (providers/aws/targets/events.py has the calls; events.trigger reads them here)
+    # (the kind's own events.py has the calls; providers/aws/targets/events.trigger reads them here)
     events: tuple[tuple[str, Callable[[Any, Any], str]], ...] = ()
 
     def __post_init__(self) -> None:

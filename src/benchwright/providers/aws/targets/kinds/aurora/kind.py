@@ -14,8 +14,9 @@ from benchwright.providers.aws.deletion import (
 from benchwright.providers.aws.names import RESOURCE_PREFIX
 from benchwright.providers.aws.pricelist import HOURS_NOTE, HOURS_PER_MONTH
 from benchwright.providers.aws.tagged import Resource, tagged
-from benchwright.providers.aws.targets import events
+from benchwright.providers.aws.targets.kinds.aurora import events
 from benchwright.providers.aws.targets.kinds.aurora.spec import AuroraTarget
+from benchwright.providers.aws.targets.kinds.aurora.usage import aurora_io_lines
 from benchwright.providers.aws.targets.kinds.base import (
     GROUPS,
     TARGETS,
@@ -23,7 +24,6 @@ from benchwright.providers.aws.targets.kinds.base import (
     Rehearsal,
     ResourceKind,
 )
-from benchwright.providers.aws.usage_prices import aurora_io_lines
 
 if TYPE_CHECKING:  # the price book prices through the kinds: only its types are needed here
     from benchwright.providers.aws.monthly import MonthlyPrice, MonthlyPricer
@@ -36,7 +36,7 @@ AURORA_MIN_GB = 10.0  # an Aurora cluster volume starts at 10 GB and grows with 
 def price(book: AwsPriceBook, t: AuroraTarget, hours: float, lines: Lines) -> None:
     """Instances at the cluster's storage configuration (I/O-Optimized instances and ACUs cost more:
     the Price List has two rows per class, told apart by usage type) and the cluster volume, at
-    its 10 GB minimum. Standard's I/O requests are usage (usage_prices.py)."""
+    its 10 GB minimum. Standard's I/O requests are usage (usage.py)."""
     engine = AURORA_ENGINE[t.engine]
     optimized = t.storage_type == "aurora-iopt1"
     mode = "I/O-Optimized" if optimized else "Standard"

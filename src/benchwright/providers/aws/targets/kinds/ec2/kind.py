@@ -16,7 +16,6 @@ from benchwright.providers.aws.pricelist import (
     HOURS_PER_MONTH,
 )
 from benchwright.providers.aws.tagged import Resource, kv
-from benchwright.providers.aws.targets import events
 from benchwright.providers.aws.targets.kinds.base import (
     INTERFACES,
     NODES,
@@ -24,6 +23,7 @@ from benchwright.providers.aws.targets.kinds.base import (
     Rehearsal,
     ResourceKind,
 )
+from benchwright.providers.aws.targets.kinds.ec2 import events
 from benchwright.providers.aws.targets.kinds.ec2.spec import Ec2Target
 
 if TYPE_CHECKING:  # the price book prices through the kinds: only its types are needed here

@@ -10,11 +10,9 @@ from benchwright.providers.aws.deletion import (
     delete_db_snapshot,
     delete_parameter_group_later_ok,
 )
-from benchwright.providers.aws.magnetic_io import magnetic_io_lines
 from benchwright.providers.aws.names import RESOURCE_PREFIX
 from benchwright.providers.aws.pricelist import HOURS_NOTE, HOURS_PER_MONTH, PriceNotFound
 from benchwright.providers.aws.tagged import Resource, tagged
-from benchwright.providers.aws.targets import events
 from benchwright.providers.aws.targets.kinds.base import (
     GROUPS,
     TARGETS,
@@ -22,6 +20,8 @@ from benchwright.providers.aws.targets.kinds.base import (
     Rehearsal,
     ResourceKind,
 )
+from benchwright.providers.aws.targets.kinds.rds import events
+from benchwright.providers.aws.targets.kinds.rds.magnetic_io import magnetic_io_lines
 from benchwright.providers.aws.targets.kinds.rds.spec import RdsTarget
 
 if TYPE_CHECKING:  # the price book prices through the kinds: only its types are needed here
