@@ -15,8 +15,9 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
 from pydantic import ValidationError
 
-from benchwright.providers.aws import AwsSettings, Clients, aws_providers
-from benchwright.providers.aws.common import target_ttl_hours
+from benchwright.providers.aws.bundle import aws_providers
+from benchwright.providers.aws.common import Clients, target_ttl_hours
+from benchwright.providers.aws.config import AwsSettings
 from benchwright.providers.aws.names import METRICS_NAMESPACE
 from benchwright.providers.aws.run_session import RUN_SCOPED, run_scoped_clients
 from benchwright.providers.base import Providers

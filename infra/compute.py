@@ -202,7 +202,7 @@ class Compute(Construct):
         self.runner_image_uri = self.container.image_name
         self.instance_profile = iam.InstanceProfile(self, "RunnerInstanceProfile", role=self.instance_role)
         # Self-managed target nodes (EC2 templates): only SSM's agent, so that node_replace can run
-        # yb-admin on a node through Run Command (providers/aws/targets/yb_admin.py); no bucket, no
+        # yb-admin on a node through Run Command (providers/aws/targets/kinds/ec2/yb_admin.py); no bucket, no
         # secret, no image pull (a node downloads its server, it reads nothing of ours).
         self.node_role = iam.Role(
             self,

@@ -56,7 +56,7 @@ DELETE = [
     "elasticache:DeleteCacheParameterGroup", "memorydb:DeleteCluster", "memorydb:DeleteParameterGroup",
     "ec2:TerminateInstances", "ec2:DeleteNetworkInterface", "ecs:StopTask",
 ]  # fmt: skip
-# The actions of a spec's events (providers/aws/targets/events.py), issued by CheckRunner while the
+# The actions of a spec's events (each kind's providers/aws/targets/kinds/NAME/events.py), issued by CheckRunner while the
 # runner measures (stages/schedule.py): only on resources that carry a run tag, like DELETE.
 EVENTS = [
     "rds:RebootDBInstance", "rds:FailoverDBCluster", "rds:ModifyDBInstance",
@@ -72,7 +72,7 @@ OPERATIONS = [
     "rds:RestoreDBClusterToPointInTime", "rds:CreateDBInstance", "rds:AddTagsToResource",
     "ec2:RunInstances", "ec2:CreateNetworkInterface", "ec2:CreateTags",
 ]  # fmt: skip
-# node_replace's yb-admin (providers/aws/targets/yb_admin.py): Run Command's shell document, on the
+# node_replace's yb-admin (providers/aws/targets/kinds/ec2/yb_admin.py): Run Command's shell document, on the
 # run's own instances only (their run tag); the invocation's output is read by command id (IAM has no
 # resource for GetCommandInvocation).
 RUN_COMMAND_DOCUMENT = "AWS-RunShellScript"

@@ -87,7 +87,7 @@ def test_elasticache_and_memorydb_calls_match_the_api_model(aws: Any) -> None:
 
 
 def test_an_ec2_reboot_reboots_the_targets_instances_and_nothing_else(aws: Any) -> None:
-    """EC2's one event, through the call its kind names (providers/aws/targets/kinds/ec2.py)."""
+    """EC2's one event, through the call its kind names (providers/aws/targets/kinds/ec2/kind.py)."""
     ec2 = aws[1]("ec2")
     image = aws[0].runner_ami
     ids = [i["InstanceId"] for i in ec2.run_instances(ImageId=image, MinCount=2, MaxCount=2)["Instances"]]

@@ -220,7 +220,7 @@ def test_a_mysql_probe_that_cannot_log_in_fails_before_anything_is_made(
 def at_the_deadline(aws: Any, t: Any, name: str, progress: dict[str, Any]) -> dict[str, Any]:
     """CheckOperations once the operation's deadline has passed (moved into the past: no waiting),
     with the target rebuilt from its handle as the next Lambda does: the operation log entry."""
-    from benchwright.providers.aws import aws_providers
+    from benchwright.providers.aws.bundle import aws_providers
     from benchwright.stages import RunState
     from benchwright.stages.operations import check_operations
     from tests.aws_world import rds_spec

@@ -208,7 +208,7 @@ def test_influxdb_refusals_are_named_without_the_token(
 def test_the_sink_reads_its_token_from_its_own_secret_in_either_shape(
     aws: tuple[AwsSettings, Clients], influx: InfluxWriteReceiver
 ) -> None:
-    from benchwright.providers.aws import LazyInfluxSink
+    from benchwright.providers.aws.bundle import LazyInfluxSink
 
     config, clients = aws
     shapes = {

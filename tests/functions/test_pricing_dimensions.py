@@ -23,9 +23,9 @@ from benchwright.providers.aws.pricelist import (
     packaged_copy,
 )
 from benchwright.providers.aws.pricing import AwsPriceBook, ExcerptPriceList, Lines, PriceList, matches
+from benchwright.providers.aws.targets.kinds.ec2.spec import Ec2Volume
 from benchwright.providers.aws.usage_prices import usage_lines
 from benchwright.spec import BenchmarkSpec, load_suite, parse_suite, parse_target
-from benchwright.spec.targets import Ec2Volume
 
 ROOT = Path(__file__).resolve().parents[2]
 PRICES = ROOT / "tests" / "data" / "pricing"
@@ -391,7 +391,7 @@ def test_every_aws_example_in_its_own_region_gets_a_complete_estimate(path: Path
 def test_the_runner_is_priced_without_the_target_provisioning_and_teardown() -> None:
     """The runner starts once the target is ready and is stopped before teardown: a one-cell spec's
     runner line covers its phases, the target's covers provisioning and teardown too."""
-    from benchwright.spec import AuroraTarget
+    from benchwright.providers.aws.targets.kinds.aurora.spec import AuroraTarget
 
     spec = spec_of(
         {**AURORA, "storage_type": "aurora-iopt1"},

@@ -371,14 +371,18 @@ def test_calls_moto_cannot_show_are_granted_too(template: dict[str, Any], module
 def test_every_event_call_is_granted_to_check_runner_on_tagged_resources_only(
     template: dict[str, Any],
 ) -> None:
-    """CheckRunner issues a spec's events (stages/schedule.py) with the calls of
-    providers/aws/targets/events.py: each one must be in its role, bound to the run tag. The moto
+    """CheckRunner issues a spec's events (stages/schedule.py) with the calls of each kind's
+    events.py (providers/aws/targets/kinds/NAME/) and the shared targets/events.py: each one must be in
+    its role, bound to the run tag. The moto
     world's runner finishes before CheckRunner's first poll, so the recording above cannot show them."""
     import re
 
     from tests.infra.test_stack import ROOT
 
-    source = (ROOT / "src" / "benchwright" / "providers" / "aws" / "targets" / "events.py").read_text()
+    targets = ROOT / "src" / "benchwright" / "providers" / "aws" / "targets"
+    source = "".join(
+        p.read_text() for p in [targets / "events.py", *sorted(targets.glob("kinds/*/events.py"))]
+    )
     calls = set(re.findall(r'clients\("([a-z0-9-]+)"\)\.([a-z_]+)', source))
     assert len(calls) >= 8, calls  # the table really was read
     statements = statements_of(template, "check_runner")

@@ -181,7 +181,7 @@ def test_a_database_that_never_becomes_reachable_times_out_then_tears_down(
 ) -> None:
     from dataclasses import replace
 
-    from benchwright.spec import RdsTarget
+    from benchwright.providers.aws.targets.kinds.rds.spec import RdsTarget
 
     monkeypatch.setattr(RdsTarget, "facts", replace(RdsTarget.facts, ready_timeout_s=0.0))
     world.faults["unreachable"] = True

@@ -32,17 +32,9 @@ BRANCH = re.compile(
 
 # Real branches on a kind, still to move into its descriptor (module -> lines).
 STILL_BRANCHING: dict[str, int] = {
-    # The local providers' own choice between their two target classes (a throwaway server, or
-    # someone else's database): each class takes its spec class, so the choice is typed by it; kept.
-    "providers/local/__init__.py": 1,
-    # Each kind's spec model: its ``provider: Literal[NAME]``, the discriminator of the spec's target
-    # union. Kept in the spec layer on purpose, not moved into the kind's folder: spec/ sits below the
-    # providers (the API, the CLI and the stages parse specs without importing providers.aws, and
-    # importing a kind's module runs providers/aws/__init__, which imports spec back). The facts the
-    # rest asks of a kind are on these models (spec/target_facts.py), so these lines are declarations,
-    # not branches; they stay listed so that a new one is seen.
-    "spec/ec2_target.py": 1,
-    "spec/targets.py": 5,
+    # None left: each kind's spec model, with its ``provider: Literal[NAME]`` (the discriminator of the
+    # spec's target union), is in its folder (kinds/NAME/spec.py) and the union is made from the
+    # registry; the local providers choose their class by the spec model it serves.
 }
 # The same words meaning something else: "ec2" the runner platform or a runner handle's kind,
 # "endpoint" the dataset-target marker or a handle key, the cache stand-in's two services.
@@ -62,7 +54,6 @@ OTHER_MEANING: dict[str, int] = {
     "runner/fingerprint.py": 1,
     "runner/plan.py": 1,
     "spec/runners.py": 3,
-    "spec/targets.py": 1,  # Aurora's storage_type "aurora" (standard, not I/O-Optimized)
     "stages/context.py": 1,
     "stages/plan.py": 1,
 }

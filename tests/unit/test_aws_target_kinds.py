@@ -6,6 +6,7 @@ tests/infra/test_target_kind_iam.py."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import re
@@ -24,7 +25,14 @@ from benchwright.providers.aws.monthly import MonthlyPricer, describe
 from benchwright.providers.aws.pricelist import ExcerptPriceList
 from benchwright.providers.aws.pricing import AwsPriceBook
 from benchwright.providers.aws.targets import TARGETS
-from benchwright.providers.aws.targets.kinds import kinds, rehearsal_services, resource_kinds
+from benchwright.providers.aws.targets import kinds as kinds_package
+from benchwright.providers.aws.targets.kinds import (
+    FOLDERS,
+    kinds,
+    rehearsal_services,
+    resource_kinds,
+    spec_models,
+)
 from benchwright.providers.aws.targets.kinds.base import AwsTargetKind, Rehearsal, ResourceKind
 from benchwright.rehearse.hooks import Hooks
 from benchwright.spec import TargetSpec, load_suite, parse_target
@@ -56,6 +64,44 @@ def test_every_aws_provider_is_one_registered_kind() -> None:
             assert TARGETS[kind.provider].kind == kind.provider
 
 
+def test_each_kind_is_its_folder_with_its_descriptor_and_its_target_class_and_model_there() -> None:
+    """One folder per kind: kind.py's KIND, and for a target kind its target class (target.py) and
+    its spec model (spec.py's MODEL) in the same folder."""
+    folders = {kind.name: kind for kind in KINDS.values()}
+    assert len(folders) == len(FOLDERS)
+    for folder in FOLDERS:
+        kind = importlib.import_module(f"{kinds_package.__name__}.{folder}.kind").KIND
+        if kind.provider is None:
+            continue
+        home = f"{kinds_package.__name__}.{folder}."
+        assert kind.target.startswith(home + "target:"), kind.target
+        assert kind.spec is importlib.import_module(home + "spec").MODEL
+        assert TARGETS[kind.provider].__module__ == home + "target"
+
+
+def static_models() -> list[str]:
+    """The kinds' models mypy reads: the ``AwsTargetModel`` union written out in the registry, under
+    TYPE_CHECKING (module:Class, in its order)."""
+    tree = ast.parse(Path(kinds_package.__file__).read_text())
+    where: dict[str, str] = {}
+    union: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            where.update({alias.asname or alias.name: f"{node.module}:{alias.name}" for alias in node.names})
+        elif isinstance(node, ast.AnnAssign) and getattr(node.target, "id", None) == "AwsTargetModel":
+            assert node.value is not None
+            union = [n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)]
+    return sorted(where[name] for name in union)
+
+
+def test_the_union_mypy_reads_is_the_one_made_at_run_time() -> None:
+    """spec/targets.py builds ``TargetSpec`` from the registry at run time; mypy reads the union the
+    registry writes out. A kind in one and not the other is found here: add it to both."""
+    made = sorted(f"{m.__module__}:{m.__name__}" for m in spec_models())
+    assert len(made) == 6
+    assert static_models() == made
+
+
 @pytest.mark.parametrize("name", sorted(KINDS))
 def test_each_kind_is_listed_deleted_and_ordered(name: str) -> None:
     kind = KINDS[name]
@@ -67,7 +113,7 @@ def test_each_kind_is_listed_deleted_and_ordered(name: str) -> None:
     assert kind.lister in janitor.LISTERS and kind.find in janitor.LISTERS[kind.lister]
     module = importlib.import_module(kind.find.__module__)  # its own module lists exactly what it owns
     assert module.KIND is kind
-    assert {r.name for r in kind.resources} == listed_kinds(module.__name__.rpartition(".")[2])
+    assert {r.name for r in kind.resources} == listed_kinds(module.__name__.split(".")[-2])
     for resource in kind.resources:
         assert janitor.KINDS[resource.name] is resource.delete  # the janitor deletes through it
     assert kind.iam_list and kind.iam_delete

@@ -19,9 +19,9 @@ KINDS_FOLDER = Path(kinds_package.__file__).parent
 
 def listed_kinds(module: str | None = None) -> set[str]:
     """Every resource kind a lister yields: the first argument of each ``Resource(...)`` in the AWS
-    kinds' modules (each kind lists its own: ``module``, e.g. "rds", for one kind's)."""
+    kinds' folders (each kind lists its own: ``module``, e.g. "rds", for one kind's folder)."""
     kinds: set[str] = set()
-    for path in [KINDS_FOLDER / f"{module}.py"] if module else sorted(KINDS_FOLDER.glob("*.py")):
+    for path in sorted(KINDS_FOLDER.glob(f"{module}/*.py" if module else "*/*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Resource" and node.args:
                 first = node.args[0]

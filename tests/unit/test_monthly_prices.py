@@ -15,6 +15,8 @@ import pytest
 from benchwright.cli import main
 from benchwright.providers.aws.monthly import SECONDS_PER_MONTH, MonthlyPricer
 from benchwright.providers.aws.pricelist import ExcerptPriceList, PackagedPriceList, packaged_copy
+from benchwright.providers.aws.targets.kinds.ec2.spec import Ec2Target
+from benchwright.providers.aws.targets.kinds.rds.spec import RdsTarget
 from benchwright.providers.local.sqlite_store import SQLiteResultStore
 from benchwright.report.html import render_html
 from benchwright.report.sample import make_run, noisy_series
@@ -22,7 +24,6 @@ from benchwright.report.table import build_table, render
 from benchwright.results import MetricPoint, MetricSeries
 from benchwright.runs import RunRecord
 from benchwright.spec import expand_matrix, parse_spec
-from benchwright.spec.targets import Ec2Target, RdsTarget
 
 FIXTURE = "fixture rows of this test"
 
@@ -281,7 +282,7 @@ def test_an_ebs_magnetic_volume_bills_its_io_requests_per_million() -> None:
 
 
 def test_a_cache_cluster_is_its_nodes_for_730_hours() -> None:
-    from benchwright.spec.targets import ElastiCacheTarget
+    from benchwright.providers.aws.targets.kinds.elasticache.spec import ElastiCacheTarget
 
     monthly = MonthlyPricer(PackagedPriceList("eu-west-1"))
     target = ElastiCacheTarget.model_validate({"provider": "elasticache", "engine": "redis", "engine_version": "7.1",

@@ -128,9 +128,9 @@ def test_a_rehearsal_deploys_in_the_spec_s_region_and_one_region_only() -> None:
 
 
 def test_yugabyte_and_ardb_user_data_start_stand_ins_of_another_engine_at_the_template_s_port() -> None:
-    """Contract with providers/aws/targets/ec2.py: the rehearsal reads the node addresses and port
+    """Contract with providers/aws/targets/kinds/ec2/target.py: the rehearsal reads the node addresses and port
     from the user-data the real target renders, and names the engine it replaces."""
-    from benchwright.providers.aws.targets.ec2 import render_user_data
+    from benchwright.providers.aws.targets.kinds.ec2.target import render_user_data
     from benchwright.rehearse.services.ec2 import target_of
 
     values: dict[str, Any] = {

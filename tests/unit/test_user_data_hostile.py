@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from benchwright.providers.aws.targets.ec2 import SERVERS, TEMPLATES, Ec2Target, render_user_data
+from benchwright.providers.aws.targets.kinds.ec2.target import SERVERS, TEMPLATES, Ec2Target, render_user_data
 from benchwright.providers.aws.userdata import runner_user_data
 from benchwright.spec import parse_target
 

@@ -1,4 +1,4 @@
-"""yb-admin over SSM Run Command (providers/aws/targets/yb_admin.py): what moto cannot show.
+"""yb-admin over SSM Run Command (providers/aws/targets/kinds/ec2/yb_admin.py): what moto cannot show.
 
 moto's SendCommand accepts any instance and every invocation ends "Success" at once, so an agent that
 has not registered yet (InvalidInstanceId), a command still in progress at its bounds and a failed
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from botocore.stub import Stubber
 
-from benchwright.providers.aws.targets import yb_admin
+from benchwright.providers.aws.targets.kinds.ec2 import yb_admin
 from benchwright.providers.aws.targets.operations import OperationFailed
 
 LINES = yb_admin.commands(

@@ -1,8 +1,8 @@
 """What a target's server holds, from its spec alone: connections and memory (issue 28).
 
-The kinds' spec models (spec/targets.py, spec/ec2_target.py) answer the capacity preflight
-(experiments/capacity.py) from these tables, so the preflight asks the target instead of keeping a
-table by provider, and the spec layer needs nothing above it. Instance memory comes from a table of
+The kinds' spec models (providers/aws/targets/kinds/NAME/spec.py, spec/targets.py) answer the
+capacity preflight (experiments/capacity.py) from these tables, so the preflight asks the target
+instead of keeping a table by provider, and the spec layer needs nothing above it. Instance memory comes from a table of
 the common classes (AWS's published sizes); an unknown class gives None, and the check is skipped
 rather than guessed.
 """

@@ -1,8 +1,9 @@
 """What the rest of the system asks about a kind of target before any provider exists (issue 28).
 
 Estimates, deadlines and the validation of a spec run in the spec layer, below the providers: they
-cannot read an AWS kind's descriptor (providers/aws/targets/kinds/). So each kind's spec model (the
-provider-neutral description of its target, spec/targets.py) declares these facts as ``facts``, one
+cannot read an AWS kind's descriptor (providers/aws/targets/kinds/NAME/kind.py). So each kind's spec
+model (the provider-neutral description of its target, in its folder: kinds/NAME/spec.py, which
+imports only the spec layer; ``local``'s in spec/targets.py) declares these facts as ``facts``, one
 ``TargetFacts`` next to its fields, and the estimates and stages read them from the target they are
 given instead of keeping a table by provider. Every field is required: a model that leaves one out,
 or sets no ``facts`` at all, is refused when its class is made.
@@ -31,9 +32,9 @@ class TargetFacts:
     # server) and the operation benchmarks built for it, timed after the measured phase on its data
     # (experiments/checks.py refuses the rest): locally with the engine's own tools
     # (providers/local/operations.py), on RDS and Aurora with the service's API
-    # (providers/aws/targets/operations.py), node replacement on a self-managed YugabyteDB cluster with
-    # EC2's (providers/aws/targets/node_replace.py). A single RDS instance or a cache has no node of its
-    # own to replace.
+    # (providers/aws/targets/operations.py), node replacement on a self-managed YugabyteDB cluster
+    # with EC2's (providers/aws/targets/kinds/ec2/node_replace.py). A single RDS instance or a cache
+    # has no node of its own to replace.
     events: tuple[str, ...]
     operations: tuple[str, ...]
     scale_key: str | None  # the one key a ``scale`` event's ``to`` takes (None: no scale, or no rule)

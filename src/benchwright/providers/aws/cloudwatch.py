@@ -62,7 +62,7 @@ EBS_METRICS = [
     ("VolumeQueueLength", "Count"),  # I/O requests waiting, averaged over the period
 ]
 # An Aurora cluster's billed storage I/Os (each point the count of a 5-minute period): what the cost
-# stage prices Aurora Standard's I/O requests by (providers/aws/usage_prices.py).
+# stage prices Aurora Standard's I/O requests by (providers/aws/targets/kinds/aurora/usage.py).
 AURORA_CLUSTER_METRICS = [("VolumeReadIOPs", "Count"), ("VolumeWriteIOPs", "Count")]
 NAMESPACE_METRICS = {
     "AWS/RDS": RDS_METRICS,

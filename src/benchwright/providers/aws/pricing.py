@@ -2,9 +2,10 @@
 
 Per-run cost = target time (instances / nodes, storage prorated from GB-month, provisioned IOPS and
 throughput of RDS and EBS volumes, the Aurora cluster volume at its storage configuration)
-+ runner time (Fargate vCPU and GB hours, or the EC2 instance) + usage (Aurora Standard I/O
-requests, MemoryDB data written, runner <-> target bytes across AZs: providers/aws/usage_prices.py;
-RDS magnetic I/O requests: providers/aws/magnetic_io.py)
++ runner time (Fargate vCPU and GB hours, or the EC2 instance) + usage (what the target's kind
+bills by use, such as Aurora Standard I/O requests and MemoryDB data written, in its folder; runner
+<-> target bytes across AZs: providers/aws/usage_prices.py; I/O requests billed by storage, such as
+RDS magnetic's: the kind's ``io_requests``)
 + the workflow itself (Lambda and Step Functions, from ``workflow_cost``). Also ops per dollar and the
 monthly cost of running the same cell every night.
 
@@ -30,11 +31,12 @@ from benchwright.providers.aws.pricelist import (
     on_demand_usd,
 )
 from benchwright.providers.aws.targets.kinds import kind_of_provider
+from benchwright.providers.aws.targets.kinds.ec2.spec import Ec2Volume
 from benchwright.providers.base import PriceBook
 from benchwright.runs import CellResult, CostEstimate
 from benchwright.spec import BenchmarkSpec
 from benchwright.spec.runners import RunnerSpec
-from benchwright.spec.targets import Ec2Volume, TargetSpec
+from benchwright.spec.targets import TargetSpec
 
 __all__ = [
     "HOURS_PER_MONTH",

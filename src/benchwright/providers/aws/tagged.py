@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
+from benchwright.providers.aws.common import paginate
 from benchwright.providers.aws.names import EXPIRES_TAG, RUN_ID_TAG
 
 
@@ -38,3 +41,16 @@ def kv(tags: list[dict[str, str]] | None, key: str = "Key", value: str = "Value"
 def ours(tags: dict[str, str]) -> bool:
     """Tagged by a Benchwright run."""
     return RUN_ID_TAG in tags
+
+
+def tagged(
+    rds: Any, op: str, key: str, ident: str, arn: str, prefix: str = "", status: str = "", **filters: Any
+) -> Iterator[tuple[dict[str, Any], dict[str, str]]]:
+    """Each item of an RDS Describe* listing a run tagged (its tags inline, else asked for), but those
+    named outside ``prefix`` and those whose ``status`` says deleting: the RDS and Aurora listers."""
+    for item in paginate(rds, op, key, **filters):
+        if not str(item.get(ident, "")).startswith(prefix) or (status and item.get(status) == "deleting"):
+            continue
+        tags = kv(item.get("TagList")) or kv(rds.list_tags_for_resource(ResourceName=item[arn])["TagList"])
+        if ours(tags):
+            yield item, tags

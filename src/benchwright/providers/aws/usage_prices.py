@@ -1,5 +1,6 @@
-"""The usage dimensions of a cell's cost: Aurora Standard I/O requests (per million), MemoryDB data
-written (per GB) and runner <-> target bytes across AZs (per GB, charged in each direction).
+"""The usage dimensions of a cell's cost: what the target's kind bills by use (its ``usage``: Aurora
+Standard's I/O requests, kinds/aurora/usage.py; MemoryDB's data written, kinds/memorydb/usage.py) and
+runner <-> target bytes across AZs (per GB, charged in each direction).
 
 Quantities come, best first, from what was measured (CloudWatch's billed VolumeReadIOPs and
 VolumeWriteIOPs for Aurora; the EC2 runner hosts' NetworkIn and NetworkOut for bytes), then from the
@@ -13,16 +14,13 @@ from typing import TYPE_CHECKING
 
 from benchwright.providers.aws.pricelist import PriceNotFound
 from benchwright.providers.aws.targets.kinds import kind_of_provider
-from benchwright.providers.aws.usage import GIB, Traffic, modelled, traffic
+from benchwright.providers.aws.usage import GIB, modelled, traffic
 from benchwright.runs import CellResult
 from benchwright.spec import BenchmarkSpec
-from benchwright.spec.targets import MemoryDbTarget
 
 if TYPE_CHECKING:
     from benchwright.providers.aws.pricing import AwsPriceBook, Lines
 
-AURORA_IO_BYTES = 4096.0  # a write I/O carries up to 4 KiB of log records (Aurora's I/O unit)
-AURORA_IO_METRICS = ("VolumeReadIOPs", "VolumeWriteIOPs")  # billed I/Os per 5-minute period, per cluster
 RUNNER_NETWORK_METRICS = ("NetworkIn", "NetworkOut")
 
 
@@ -42,57 +40,6 @@ def unmodelled(spec: BenchmarkSpec, what: str) -> PriceNotFound:
         f"{what}: not estimated for workload {spec.workload.name} (no per-operation model of its reads "
         "and writes; priced after the run when the cost stage has the measured figure)"
     )
-
-
-# --------------------------------------------------------------------- Aurora Standard I/O
-def measured_aurora_io(cell: CellResult | None) -> float | None:
-    """Billed read + write I/Os from CloudWatch over the cell's window (each point a 5-minute count)."""
-    if cell is None:
-        return None
-    series = [m for m in cell.metrics if m.name in AURORA_IO_METRICS and "DBClusterIdentifier" in m.source]
-    if not series:
-        return None
-    return sum(p.value for m in series for p in m.points)
-
-
-def aurora_io_lines(book: AwsPriceBook, spec: BenchmarkSpec, cell: CellResult | None, lines: Lines) -> None:
-    unit = book.rate(
-        "AmazonRDS", productFamily="System Operation", usagetype=f"{book.usage_prefix()}Aurora:StorageIOUsage"
-    )
-    measured = measured_aurora_io(cell)
-    if measured is not None:
-        basis = f"measured: CloudWatch VolumeReadIOPs + VolumeWriteIOPs, {measured:,.0f} billed I/Os"
-        lines.add("aurora I/O requests (measured)", measured * unit.usd, [unit], basis)
-        return
-    found = traffic(spec, cell)
-    if found is None:
-        raise unmodelled(spec, "aurora I/O requests")
-    ios = aurora_ios(found)
-    basis = (
-        f"{found.basis}; {ios:,.0f} I/Os = writes x 4 KiB log units + every read a cache miss "
-        "(an upper bound for reads)"
-    )
-    lines.add("aurora I/O requests (estimate)", ios * unit.usd, [unit], basis)
-
-
-def aurora_ios(found: Traffic) -> float:
-    """Write I/Os: one per 4 KiB of log per write; read I/Os: one per read (every read missing the
-    buffer cache, the most a read can cost)."""
-    per_write = max(1.0, -(-found.write_bytes // AURORA_IO_BYTES))
-    return found.writes * per_write + found.reads
-
-
-# --------------------------------------------------------------------- MemoryDB data written
-def memorydb_written_lines(
-    book: AwsPriceBook, target: MemoryDbTarget, spec: BenchmarkSpec, cell: CellResult | None, lines: Lines
-) -> None:
-    found = traffic(spec, cell)
-    if found is None:
-        raise unmodelled(spec, "memorydb data written")
-    engine = "Valkey" if target.cache_engine == "valkey" else "Redis"
-    unit = book.prices.lookup_by_unit("AmazonMemoryDB", "GB", ("written", engine.lower()))
-    basis = f"{found.basis}; {found.written_gb:,.3f} GB = writes x value size"
-    lines.add(f"memorydb data written ({engine}, estimate)", found.written_gb * unit.usd, [unit], basis)
 
 
 # --------------------------------------------------------------------- cross-AZ transfer

@@ -12,18 +12,21 @@ from typing import Any
 
 from benchwright.errors import SpecError
 from benchwright.providers.base import ArtifactStore, Notifier, PriceBook, Providers, ResultStore, Target
-from benchwright.spec import NotifySpec, TargetSpec
+from benchwright.spec import LocalTarget, NotifySpec, TargetSpec
 
 
 def local_target(spec: TargetSpec, run_id: str, handle: Mapping[str, str] | None = None) -> Target:
-    """The Target for a ``local`` or ``endpoint`` spec target section."""
+    """The Target for a ``local`` spec target section (a throwaway server, by its engine), or for a
+    database someone else runs that a local run reaches where it answers: each such class names the
+    spec model it serves (``serves``), so the choice is by model, never by a provider's name."""
     from benchwright.providers.local.endpoint import EndpointTarget
     from benchwright.providers.local.servers import SERVERS
 
-    if spec.provider == "endpoint":
-        return EndpointTarget(spec, run_id, handle)
-    if spec.provider == "local":
+    if isinstance(spec, LocalTarget):
         return SERVERS[spec.engine](spec, run_id, handle)
+    for existing in (EndpointTarget,):
+        if isinstance(spec, existing.serves):
+            return existing(spec, run_id, handle)
     raise SpecError(
         "target.provider", f"{spec.provider!r} targets need the AWS providers; locally use local | endpoint"
     )

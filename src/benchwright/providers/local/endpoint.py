@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import os
 import socket
-from typing import Any
+from typing import Any, ClassVar
 
 from benchwright.errors import SpecError
+from benchwright.providers.aws.targets.kinds.endpoint.spec import EndpointTarget as EndpointSpec
 from benchwright.providers.base import Credentials, Target, TargetStatus
 from benchwright.providers.urls import sql_url
-from benchwright.spec import EndpointTarget as EndpointSpec
 
 
 class EndpointTarget(Target[EndpointSpec]):
     kind = "endpoint"
+    serves: ClassVar[type[EndpointSpec]] = EndpointSpec  # the spec model local_target hands it
 
     def _create(self) -> dict[str, str]:
         return {"endpoint": ",".join(self.spec.hosts)}

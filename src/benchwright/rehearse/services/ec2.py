@@ -4,7 +4,7 @@
   host's setup lines (dnf, systemctl, docker pull) are skipped; the ``docker run`` line runs with this
   machine's engine, its ``-e`` variables and arguments as written; when the container ends the instance
   powers off (InstanceInitiatedShutdownBehavior terminate). TerminateInstances stops it.
-- Targets (providers/aws/templates): the user-data of a YugabyteDB node or a Redis-protocol server
+- Targets (providers/aws/targets/kinds/ec2/templates): the user-data of a YugabyteDB node or a Redis-protocol server
   starts a stand-in of another engine (standins.py): PostgreSQL for YugabyteDB's YSQL, Redis for
   ARDB / KeyDB / Valkey. It is said in the events and the summary. A YugabyteDB cluster's nodes share
   one stand-in, started with the first node (whose user-data names every master) and deleted with the
@@ -66,7 +66,7 @@ def docker_run_of(script: str) -> tuple[str, list[str], dict[str, str]] | None:
 
 def target_of(script: str) -> tuple[str, list[str], int, str] | None:
     """(engine replaced, node addresses, port, stand-in engine) of a target template's user-data."""
-    # the templates' values are shell-quoted words (providers/aws/targets/ec2.py: render_user_data)
+    # the templates' values are shell-quoted words (providers/aws/targets/kinds/ec2/target.py: render_user_data)
     masters = re.search(r"^MASTERS=(\S*)$", script, re.M)
     if masters and "yb-tserver" in script:
         value = (shlex.split(masters.group(1)) or [""])[0]
@@ -150,7 +150,8 @@ def install(hooks: Hooks) -> None:
         if str(given.get("description") or "").startswith("benchwright ") and not given.get(
             "private_ip_address"
         ):
-            given["private_ip_address"] = loopback_address()  # a node of providers/aws/targets/ec2.py
+            # a node of providers/aws/targets/kinds/ec2/target.py
+            given["private_ip_address"] = loopback_address()
         return create_eni(*bound.args, **bound.kwargs)
 
     def add_block_device(

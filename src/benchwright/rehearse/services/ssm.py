@@ -1,7 +1,7 @@
 """SSM Run Command inside the moto server: a command runs against the stand-in of the node it names.
 
 moto 5.2.5 records SendCommand and answers every invocation ``Success`` with empty output: it runs
-nothing. node_replace (providers/aws/targets/yb_admin.py) sends ``yb-admin`` lines to a YugabyteDB
+nothing. node_replace (providers/aws/targets/kinds/ec2/yb_admin.py) sends ``yb-admin`` lines to a YugabyteDB
 node and reads the output, so this hook hands each command's lines to an executor and writes its
 status and output into moto's invocations. The rehearsal's executor is ``rehearse.yb_admin.YbAdmin``
 on the state of the cluster the instance belongs to (its stand-in's ``yb_admin``).

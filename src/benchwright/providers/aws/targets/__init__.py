@@ -1,28 +1,31 @@
-"""AWS targets by provider name (the spec's ``target.provider``), read from the kinds."""
+"""AWS targets by provider name (the spec's ``target.provider``), read from the kinds (kinds/NAME/).
+
+``TARGETS`` (provider -> its AwsTarget class, as each kind's kind.py names it) is built on first use,
+so that importing a module under this package (a kind's spec model, the registry) imports no target
+class and no AWS client code (PEP 562).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from benchwright.providers.aws.targets.aurora import AuroraTarget
-from benchwright.providers.aws.targets.base import AwsTarget
-from benchwright.providers.aws.targets.ec2 import Ec2Target
-from benchwright.providers.aws.targets.elasticache import ElastiCacheTarget
-from benchwright.providers.aws.targets.endpoint import EndpointTarget
 from benchwright.providers.aws.targets.kinds import target_classes
-from benchwright.providers.aws.targets.memorydb import MemoryDbTarget
-from benchwright.providers.aws.targets.rds import RdsTarget
 
-# provider -> its target class, as each kind (providers/aws/targets/kinds/) names it
-TARGETS: dict[str, type[AwsTarget[Any]]] = target_classes()
+if TYPE_CHECKING:
+    from benchwright.providers.aws.targets.base import AwsTarget
 
-__all__ = [
-    "TARGETS",
-    "AuroraTarget",
-    "AwsTarget",
-    "Ec2Target",
-    "ElastiCacheTarget",
-    "EndpointTarget",
-    "MemoryDbTarget",
-    "RdsTarget",
-]
+    TARGETS: dict[str, type[AwsTarget[Any]]]
+
+
+def __getattr__(name: str) -> Any:
+    """``TARGETS`` from the kinds' registry (kept once built); ``AwsTarget`` from base.py."""
+    if name == "TARGETS":
+        built = globals()["TARGETS"] = target_classes()
+        return built
+    if name == "AwsTarget":
+        return importlib.import_module(f"{__name__}.base").AwsTarget
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["TARGETS", "AwsTarget"]

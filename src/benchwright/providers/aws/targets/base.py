@@ -31,6 +31,11 @@ def storage_text(kind: str, size_gb: int | None, iops: int | None, throughput_mb
     return " ".join(parts)
 
 
+def redis_connection(host: str, port: int, tls: bool) -> dict[str, str]:
+    """A Redis-protocol target's driver properties (ElastiCache, MemoryDB, EC2's servers, an endpoint)."""
+    return {"redis.host": host, "redis.port": str(port), "redis.tls": "true" if tls else "false"}
+
+
 class AwsTarget(Target[SpecT]):
     """Base of every AWS target; ``spec`` is the spec's target section as its validated model."""
 
@@ -140,7 +145,7 @@ class AwsTarget(Target[SpecT]):
         return str(kind) if kind else None
 
     def trigger(self, action: str, params: Mapping[str, Any] | None = None) -> str:
-        """Start an event's action with the service's API (providers/aws/targets/events.py)."""
+        """Start an event's action with the service's API (its kind's call: targets/events.py)."""
         from benchwright.providers.aws.targets.events import trigger
 
         return trigger(self, action, params)

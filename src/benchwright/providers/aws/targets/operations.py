@@ -37,7 +37,7 @@ from benchwright.providers.aws.deletion import (
 from benchwright.providers.base import probe_or_none
 
 if TYPE_CHECKING:
-    from benchwright.providers.aws.targets.rds import ManagedSqlTarget
+    from benchwright.providers.aws.targets.managed_sql import ManagedSqlTarget
 
 SHORT = {"snapshot_restore": "snap", "pitr": "pitr", "scale_out": "reader"}
 FAILED = {"failed", "error", "incompatible-restore", "incompatible-parameters", "restore-error",

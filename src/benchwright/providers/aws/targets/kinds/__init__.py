@@ -1,25 +1,59 @@
-"""The AWS target kinds, each described in its own module here; a new kind is its module plus a line
-in ``MODULES``. The janitor's listers, deletion table and order are read from them (janitor.LISTERS,
+"""The AWS target kinds, each in its own folder here: NAME/kind.py its descriptor (``KIND``), and for a
+target kind NAME/target.py its AwsTarget class and NAME/spec.py its spec model (``MODEL``, which
+imports only the spec layer). A new kind is its folder plus a line in ``FOLDERS``.
+
+The janitor's listers, deletion table and order are read from the descriptors (janitor.LISTERS,
 janitor.KINDS), the price book prices a target through its kind (pricing.AwsPriceBook.target_lines,
-usage_prices.py, the magnetic I/O line) and so do the seeds' monthly prices (monthly.py), and a
-rehearsal installs each kind's stand-in (rehearse/hooks.py)."""
+its ``usage`` and ``io_requests``) and so do the seeds' monthly prices (monthly.py), a
+rehearsal installs each kind's stand-in (rehearse/hooks.py), and the spec's ``TargetSpec`` is made
+of the kinds' models (spec/targets.py). This module imports no kind at import time: the spec layer
+reads it."""
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+import importlib.util
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from benchwright.providers.aws.targets.kinds.base import AwsTargetKind, ResourceKind
 
-MODULES: tuple[str, ...] = (
-    "benchwright.providers.aws.targets.kinds.ecs_runner",
-    "benchwright.providers.aws.targets.kinds.ec2",
-    "benchwright.providers.aws.targets.kinds.rds",
-    "benchwright.providers.aws.targets.kinds.aurora",
-    "benchwright.providers.aws.targets.kinds.elasticache",
-    "benchwright.providers.aws.targets.kinds.memorydb",
-    "benchwright.providers.aws.targets.kinds.endpoint",
+# The registry: one line per kind, its folder here (in the order the janitor lists and the rehearsal
+# installs their stand-ins).
+FOLDERS: tuple[str, ...] = (
+    "ecs_runner",
+    "ec2",
+    "rds",
+    "aurora",
+    "elasticache",
+    "memorydb",
+    "endpoint",
 )
+MODULES: tuple[str, ...] = tuple(f"{__name__}.{folder}.kind" for folder in FOLDERS)
+
+if TYPE_CHECKING:
+    # The kinds' models as mypy reads them (the run-time union is built from FOLDERS: spec_models);
+    # tests/unit/test_aws_target_kinds.py holds the two equal.
+    from benchwright.providers.aws.targets.kinds.aurora.spec import AuroraTarget
+    from benchwright.providers.aws.targets.kinds.ec2.spec import Ec2Target
+    from benchwright.providers.aws.targets.kinds.elasticache.spec import ElastiCacheTarget
+    from benchwright.providers.aws.targets.kinds.endpoint.spec import EndpointTarget
+    from benchwright.providers.aws.targets.kinds.memorydb.spec import MemoryDbTarget
+    from benchwright.providers.aws.targets.kinds.rds.spec import RdsTarget
+
+    AwsTargetModel: TypeAlias = (
+        Ec2Target | RdsTarget | AuroraTarget | ElastiCacheTarget | MemoryDbTarget | EndpointTarget
+    )
+
+
+def spec_models() -> tuple[type[Any], ...]:
+    """Each target kind's spec model (its folder's spec.py ``MODEL``), in the registry's order; a
+    runner kind has none. Imports the spec modules only, never a descriptor or a target class."""
+    found: list[type[Any]] = []
+    for folder in FOLDERS:
+        module = f"{__name__}.{folder}.spec"
+        if importlib.util.find_spec(module) is not None:
+            found.append(importlib.import_module(module).MODEL)
+    return tuple(found)
 
 
 def kinds() -> dict[str, AwsTargetKind]:

@@ -70,7 +70,7 @@ class AwsTargetKind:
     iam_list: tuple[str, ...] = ()  # what the lister calls
     iam_delete: tuple[str, ...] = ()  # what the deletion paths call
     rehearsal: Rehearsal | None = None  # required: a kind no rehearsal stands in for is refused
-    target: str | None = None  # "module:Class" of its AwsTarget (providers/aws/targets/), for a provider
+    target: str | None = None  # "module:Class" of its AwsTarget (its folder's target.py), for a provider
     price: TargetPricer | None = None  # prices one target of the kind (None: nothing AWS bills us)
     price_services: tuple[str, ...] = ()  # the Price List services the kind's resources are priced from
     # prices and resources ----------------------------------------------------------
@@ -86,10 +86,10 @@ class AwsTargetKind:
     burst_start_field: str | None = None
     # timings and experiments: what the estimates, the stages and the spec's checks ask of
     # a kind before any provider exists live on its spec model (spec/target_facts.py: the spec layer
-    # sits below the providers and cannot read this descriptor); the kind names that model here
-    spec: type[Any] | None = None  # its target section's model (spec/targets.py), for a provider
+    # reads the model, never this descriptor); the kind names that model here
+    spec: type[Any] | None = None  # its target section's model (its folder's spec.py MODEL), for a provider
     # (action, its API call (target, to) -> what was done) for the events its spec model allows
-    # (providers/aws/targets/events.py has the calls; events.trigger reads them here)
+    # (the kind's own events.py has the calls; providers/aws/targets/events.trigger reads them here)
     events: tuple[tuple[str, Callable[[Any, Any], str]], ...] = ()
 
     def __post_init__(self) -> None:

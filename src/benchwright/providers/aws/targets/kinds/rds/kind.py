@@ -5,17 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from benchwright.providers.aws.common import paginate
 from benchwright.providers.aws.deletion import (
     delete_db_instance,
     delete_db_snapshot,
     delete_parameter_group_later_ok,
 )
-from benchwright.providers.aws.magnetic_io import magnetic_io_lines
 from benchwright.providers.aws.names import RESOURCE_PREFIX
 from benchwright.providers.aws.pricelist import HOURS_NOTE, HOURS_PER_MONTH, PriceNotFound
-from benchwright.providers.aws.tagged import Resource, kv, ours
-from benchwright.providers.aws.targets import events
+from benchwright.providers.aws.tagged import Resource, tagged
 from benchwright.providers.aws.targets.kinds.base import (
     GROUPS,
     TARGETS,
@@ -23,7 +20,9 @@ from benchwright.providers.aws.targets.kinds.base import (
     Rehearsal,
     ResourceKind,
 )
-from benchwright.spec.targets import RdsTarget
+from benchwright.providers.aws.targets.kinds.rds import events
+from benchwright.providers.aws.targets.kinds.rds.magnetic_io import magnetic_io_lines
+from benchwright.providers.aws.targets.kinds.rds.spec import RdsTarget
 
 if TYPE_CHECKING:  # the price book prices through the kinds: only its types are needed here
     from benchwright.providers.aws.monthly import MonthlyPrice, MonthlyPricer
@@ -178,19 +177,6 @@ def zones(t: RdsTarget) -> list[str]:
     return [t.availability_zone] if t.availability_zone else []
 
 
-def tagged(
-    rds: Any, op: str, key: str, ident: str, arn: str, prefix: str = "", status: str = "", **filters: Any
-) -> Iterator[tuple[dict[str, Any], dict[str, str]]]:
-    """Each item of an RDS Describe* listing a run tagged (its tags inline, else asked for), but those
-    named outside ``prefix`` and those whose ``status`` says deleting: the RDS and Aurora listers."""
-    for item in paginate(rds, op, key, **filters):
-        if not str(item.get(ident, "")).startswith(prefix) or (status and item.get(status) == "deleting"):
-            continue
-        tags = kv(item.get("TagList")) or kv(rds.list_tags_for_resource(ResourceName=item[arn])["TagList"])
-        if ours(tags):
-            yield item, tags
-
-
 def find(clients: Any) -> Iterator[Resource]:
     """Instances (an Aurora cluster's members marked as such), manual snapshots, parameter groups."""
     rds = clients("rds")
@@ -229,7 +215,7 @@ def find(clients: Any) -> Iterator[Resource]:
 KIND = AwsTargetKind(
     name="rds",
     provider="rds",
-    target="benchwright.providers.aws.targets.rds:RdsTarget",
+    target="benchwright.providers.aws.targets.kinds.rds.target:RdsTarget",
     resources=(
         # an Aurora cluster's members are rds-instances too, deleted as members (no automated backups)
         ResourceKind(

@@ -9,7 +9,6 @@ from benchwright.providers.aws.deletion import gone_ok
 from benchwright.providers.aws.names import RESOURCE_PREFIX
 from benchwright.providers.aws.pricelist import HOURS_NOTE, HOURS_PER_MONTH
 from benchwright.providers.aws.tagged import Resource, kv, ours
-from benchwright.providers.aws.targets import events
 from benchwright.providers.aws.targets.cache_params import MEMORYDB, delete_group_later_ok
 from benchwright.providers.aws.targets.kinds.base import (
     GROUPS,
@@ -18,8 +17,9 @@ from benchwright.providers.aws.targets.kinds.base import (
     Rehearsal,
     ResourceKind,
 )
-from benchwright.providers.aws.usage_prices import memorydb_written_lines
-from benchwright.spec.targets import MemoryDbTarget
+from benchwright.providers.aws.targets.kinds.memorydb import events
+from benchwright.providers.aws.targets.kinds.memorydb.spec import MemoryDbTarget
+from benchwright.providers.aws.targets.kinds.memorydb.usage import memorydb_written_lines
 
 if TYPE_CHECKING:  # the price book prices through the kinds: only its types are needed here
     from benchwright.providers.aws.monthly import MonthlyPrice, MonthlyPricer
@@ -91,7 +91,7 @@ def _parameter_groups(client: Any) -> Iterator[Resource]:
 KIND = AwsTargetKind(
     name="memorydb",
     provider="memorydb",
-    target="benchwright.providers.aws.targets.memorydb:MemoryDbTarget",
+    target="benchwright.providers.aws.targets.kinds.memorydb.target:MemoryDbTarget",
     resources=(
         ResourceKind(
             "memorydb-cluster",

@@ -10,7 +10,6 @@ from benchwright.providers.aws.deletion import gone_ok
 from benchwright.providers.aws.names import RESOURCE_PREFIX
 from benchwright.providers.aws.pricelist import HOURS_NOTE, HOURS_PER_MONTH
 from benchwright.providers.aws.tagged import Resource, kv, ours
-from benchwright.providers.aws.targets import events
 from benchwright.providers.aws.targets.cache_params import ELASTICACHE, delete_group_later_ok
 from benchwright.providers.aws.targets.kinds.base import (
     GROUPS,
@@ -19,7 +18,8 @@ from benchwright.providers.aws.targets.kinds.base import (
     Rehearsal,
     ResourceKind,
 )
-from benchwright.spec.targets import ElastiCacheTarget
+from benchwright.providers.aws.targets.kinds.elasticache import events
+from benchwright.providers.aws.targets.kinds.elasticache.spec import ElastiCacheTarget
 
 if TYPE_CHECKING:  # the price book prices through the kinds: only its types are needed here
     from benchwright.providers.aws.monthly import MonthlyPrice, MonthlyPricer
@@ -75,7 +75,7 @@ def find(clients: Any) -> Iterator[Resource]:
 KIND = AwsTargetKind(
     name="elasticache",
     provider="elasticache",
-    target="benchwright.providers.aws.targets.elasticache:ElastiCacheTarget",
+    target="benchwright.providers.aws.targets.kinds.elasticache.target:ElastiCacheTarget",
     resources=(
         ResourceKind(
             "elasticache-replication-group",

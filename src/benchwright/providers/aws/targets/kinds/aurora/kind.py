@@ -13,8 +13,10 @@ from benchwright.providers.aws.deletion import (
 )
 from benchwright.providers.aws.names import RESOURCE_PREFIX
 from benchwright.providers.aws.pricelist import HOURS_NOTE, HOURS_PER_MONTH
-from benchwright.providers.aws.tagged import Resource
-from benchwright.providers.aws.targets import events
+from benchwright.providers.aws.tagged import Resource, tagged
+from benchwright.providers.aws.targets.kinds.aurora import events
+from benchwright.providers.aws.targets.kinds.aurora.spec import AuroraTarget
+from benchwright.providers.aws.targets.kinds.aurora.usage import aurora_io_lines
 from benchwright.providers.aws.targets.kinds.base import (
     GROUPS,
     TARGETS,
@@ -22,9 +24,6 @@ from benchwright.providers.aws.targets.kinds.base import (
     Rehearsal,
     ResourceKind,
 )
-from benchwright.providers.aws.targets.kinds.rds import tagged
-from benchwright.providers.aws.usage_prices import aurora_io_lines
-from benchwright.spec.targets import AuroraTarget
 
 if TYPE_CHECKING:  # the price book prices through the kinds: only its types are needed here
     from benchwright.providers.aws.monthly import MonthlyPrice, MonthlyPricer
@@ -37,7 +36,7 @@ AURORA_MIN_GB = 10.0  # an Aurora cluster volume starts at 10 GB and grows with 
 def price(book: AwsPriceBook, t: AuroraTarget, hours: float, lines: Lines) -> None:
     """Instances at the cluster's storage configuration (I/O-Optimized instances and ACUs cost more:
     the Price List has two rows per class, told apart by usage type) and the cluster volume, at
-    its 10 GB minimum. Standard's I/O requests are usage (usage_prices.py)."""
+    its 10 GB minimum. Standard's I/O requests are usage (usage.py)."""
     engine = AURORA_ENGINE[t.engine]
     optimized = t.storage_type == "aurora-iopt1"
     mode = "I/O-Optimized" if optimized else "Standard"
@@ -149,7 +148,7 @@ def find(clients: Any) -> Iterator[Resource]:
 KIND = AwsTargetKind(
     name="aurora",
     provider="aurora",
-    target="benchwright.providers.aws.targets.aurora:AuroraTarget",
+    target="benchwright.providers.aws.targets.kinds.aurora.target:AuroraTarget",
     resources=(
         ResourceKind("rds-cluster", lambda c, i, x: delete_db_cluster(c("rds"), i), TARGETS + 1),
         ResourceKind(

@@ -1,4 +1,4 @@
-"""Self-managed databases on EC2, started by user-data templates (providers/aws/templates/).
+"""Self-managed databases on EC2, started by user-data templates (providers/aws/targets/kinds/ec2/templates/).
 
 ``yugabytedb-3node``: three nodes, one per AZ, replication factor 3 (or 1). The master addresses must be in
 every node's user-data before boot, so we first create one network interface per AZ (which fixes the
@@ -21,10 +21,9 @@ from benchwright.providers.aws.common import (
     tag_list,
 )
 from benchwright.providers.aws.deletion import delete_eni_later_ok, named, terminate_instances
-from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
-from benchwright.providers.aws.targets.elasticache import redis_connection
-from benchwright.providers.aws.targets.node_replace import NodeReplace, launched_replacements
-from benchwright.spec import Ec2Target as Ec2Spec
+from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus, redis_connection
+from benchwright.providers.aws.targets.kinds.ec2.node_replace import NodeReplace, launched_replacements
+from benchwright.providers.aws.targets.kinds.ec2.spec import Ec2Target as Ec2Spec
 from benchwright.spec.yugabytedb import YSQL_DATABASE, YSQL_USER, yugabytedb_build
 
 TEMPLATES = {  # template -> (user-data file, port); the spec owns the node counts
@@ -66,7 +65,11 @@ def render_user_data(
     array), so no value, whatever it holds, runs as code. ``code`` fills the few code slots
     (``CODE_SLOTS``), only ever from this module's constants. A missing placeholder is an error naming
     it (never a silent blank)."""
-    text = resources.files("benchwright.providers.aws.templates").joinpath(TEMPLATES[template][0]).read_text()
+    text = (
+        resources.files("benchwright.providers.aws.targets.kinds.ec2.templates")
+        .joinpath(TEMPLATES[template][0])
+        .read_text()
+    )
     code = dict(code or {})
     if set(code) - CODE_SLOTS or set(values) & CODE_SLOTS:
         raise ValueError(f"only {', '.join(sorted(CODE_SLOTS))} take code; everything else is a value")
@@ -318,7 +321,7 @@ class Ec2Target(AwsTarget[Ec2Spec]):
     def operation_step(
         self, name: str, progress: dict[str, Any]
     ) -> tuple[dict[str, Any], dict[str, Any] | None]:
-        """node_replace on yugabytedb-3node: providers/aws/targets/node_replace.py."""
+        """node_replace on yugabytedb-3node: providers/aws/targets/kinds/ec2/node_replace.py."""
         return NodeReplace(self).step(name, progress)
 
     def metric_dimensions(self) -> list[tuple[str, dict[str, str]]]:
@@ -335,7 +338,7 @@ class Ec2Target(AwsTarget[Ec2Spec]):
             ids += [i for i in launched_replacements(self) if i not in ids]  # also one a lost step made
         enis = [e for key in ("enis", "replaced_enis") for e in self.handle.get(key, "").split(",") if e]
         if "node_replace" in self.handle.get("operations", "").split():
-            from benchwright.providers.aws.targets.node_replace import launched_interfaces
+            from benchwright.providers.aws.targets.kinds.ec2.node_replace import launched_interfaces
 
             enis += [e for e in launched_interfaces(self) if e not in enis]
         named(f"ec2 instances {self.name}", terminate_instances, ec2, ids)

@@ -7,9 +7,8 @@ workflow passes only its name, never the value.
 
 from __future__ import annotations
 
-from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
-from benchwright.providers.aws.targets.elasticache import redis_connection
-from benchwright.spec import EndpointTarget as EndpointSpec
+from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus, redis_connection
+from benchwright.providers.aws.targets.kinds.endpoint.spec import EndpointTarget as EndpointSpec
 
 
 class EndpointTarget(AwsTarget[EndpointSpec]):

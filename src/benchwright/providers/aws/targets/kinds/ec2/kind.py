@@ -16,7 +16,6 @@ from benchwright.providers.aws.pricelist import (
     HOURS_PER_MONTH,
 )
 from benchwright.providers.aws.tagged import Resource, kv
-from benchwright.providers.aws.targets import events
 from benchwright.providers.aws.targets.kinds.base import (
     INTERFACES,
     NODES,
@@ -24,7 +23,8 @@ from benchwright.providers.aws.targets.kinds.base import (
     Rehearsal,
     ResourceKind,
 )
-from benchwright.spec.targets import Ec2Target
+from benchwright.providers.aws.targets.kinds.ec2 import events
+from benchwright.providers.aws.targets.kinds.ec2.spec import Ec2Target
 
 if TYPE_CHECKING:  # the price book prices through the kinds: only its types are needed here
     from benchwright.providers.aws.monthly import MonthlyPrice, MonthlyPricer
@@ -140,7 +140,7 @@ def find(clients: Any) -> Iterator[Resource]:
 KIND = AwsTargetKind(
     name="ec2",
     provider="ec2",
-    target="benchwright.providers.aws.targets.ec2:Ec2Target",
+    target="benchwright.providers.aws.targets.kinds.ec2.target:Ec2Target",
     resources=(
         ResourceKind("ec2-instance", lambda c, i, x: terminate_instances(c("ec2"), [i]), NODES),
         ResourceKind("ec2-network-interface", lambda c, i, x: delete_eni_later_ok(c("ec2"), i), INTERFACES),

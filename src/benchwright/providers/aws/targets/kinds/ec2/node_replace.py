@@ -39,13 +39,13 @@ from typing import TYPE_CHECKING, Any
 from benchwright.providers.aws import probe
 from benchwright.providers.aws.common import aws_call, is_not_found, tag_list, translate
 from benchwright.providers.aws.names import RUN_ID_TAG
-from benchwright.providers.aws.targets import yb_admin
+from benchwright.providers.aws.targets.kinds.ec2 import yb_admin
 from benchwright.providers.aws.targets.operations import OperationFailed
 from benchwright.providers.base import probe_or_none
 from benchwright.spec.yugabytedb import YSQL_DATABASE, YSQL_USER
 
 if TYPE_CHECKING:
-    from benchwright.providers.aws.targets.ec2 import Ec2Target
+    from benchwright.providers.aws.targets.kinds.ec2.target import Ec2Target
 
 GONE = {"shutting-down", "terminated", "stopping", "stopped"}
 # A node boots, downloads YugabyteDB and joins in minutes; the load move copies the victim's tablets

@@ -12,15 +12,14 @@ from benchwright.providers.aws.common import (
     tag_list,
 )
 from benchwright.providers.aws.deletion import gone_ok, named
-from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
+from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus, redis_connection
 from benchwright.providers.aws.targets.cache_params import (
     MEMORYDB,
     delete_group_later_ok,
     memorydb_family,
     settings_group,
 )
-from benchwright.providers.aws.targets.elasticache import redis_connection
-from benchwright.spec import MemoryDbTarget as MemoryDbSpec
+from benchwright.providers.aws.targets.kinds.memorydb.spec import MemoryDbTarget as MemoryDbSpec
 
 ACL_NAME = "open-access"  # MemoryDB's built-in ACL: the default user, no password
 

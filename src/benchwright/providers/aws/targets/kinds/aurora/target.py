@@ -22,13 +22,13 @@ from benchwright.providers.aws.deletion import (
     named,
 )
 from benchwright.providers.aws.targets.base import ServiceStatus
-from benchwright.providers.aws.targets.monitoring import monitoring_args
-from benchwright.providers.aws.targets.rds import (
+from benchwright.providers.aws.targets.kinds.aurora.spec import AuroraTarget as AuroraSpec
+from benchwright.providers.aws.targets.managed_sql import (
     FAILED_STATES,
     ManagedSqlTarget,
     parameter_family,
 )
-from benchwright.spec import AuroraTarget as AuroraSpec
+from benchwright.providers.aws.targets.monitoring import monitoring_args
 
 ENGINES = {"postgres": ("aurora-postgresql", 5432), "mysql": ("aurora-mysql", 3306)}
 

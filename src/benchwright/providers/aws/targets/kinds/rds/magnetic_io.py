@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from benchwright.judge.credits import CLOUDWATCH_PERIOD_S
 from benchwright.providers.aws.pricelist import PriceNotFound
+from benchwright.providers.aws.targets.kinds.rds.spec import RdsTarget
 from benchwright.runs import CellResult
-from benchwright.spec.targets import RdsTarget
 
 if TYPE_CHECKING:
     from benchwright.providers.aws.pricing import AwsPriceBook, Lines

@@ -1,5 +1,6 @@
 """The ``target`` section of a self-managed target on EC2 (``provider: ec2``): its instances, their
-volume and the user-data template that makes them a server (spec/targets.py holds the other kinds)."""
+volume and the user-data template that makes them a server. The kind's own model (its descriptor names
+it: kind.py); it imports only the spec layer."""
 
 from __future__ import annotations
 
@@ -140,3 +141,7 @@ class Ec2Target(TargetBase):
             reason = f"{operation} terminates a node: with replication_factor 1 its data is lost; set 3"
             return "target.replication_factor", reason
         return None
+
+
+# the kind's model, as the registry (kinds/__init__.py) reads it
+MODEL = Ec2Target

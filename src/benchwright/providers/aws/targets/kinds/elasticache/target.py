@@ -13,14 +13,14 @@ from benchwright.providers.aws.common import (
     tag_list,
 )
 from benchwright.providers.aws.deletion import gone_ok, named
-from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus
+from benchwright.providers.aws.targets.base import AwsTarget, ServiceStatus, redis_connection
 from benchwright.providers.aws.targets.cache_params import (
     ELASTICACHE,
     delete_group_later_ok,
     elasticache_family,
     settings_group,
 )
-from benchwright.spec import ElastiCacheTarget as ElastiCacheSpec
+from benchwright.providers.aws.targets.kinds.elasticache.spec import ElastiCacheTarget as ElastiCacheSpec
 
 
 def az_name(clients: Any, az: str) -> str:
@@ -33,10 +33,6 @@ def az_name(clients: Any, az: str) -> str:
     if not zones:
         raise SpecError("target.availability_zone", f"unknown AZ id {az!r}")
     return str(zones[0]["ZoneName"])
-
-
-def redis_connection(host: str, port: int, tls: bool) -> dict[str, str]:
-    return {"redis.host": host, "redis.port": str(port), "redis.tls": "true" if tls else "false"}
 
 
 class ElastiCacheTarget(AwsTarget[ElastiCacheSpec]):

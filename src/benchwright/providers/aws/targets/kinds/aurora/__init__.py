@@ -1,0 +1,1 @@
+"""Aurora clusters: the kind's descriptor (kind.py) and its target class (target.py)."""

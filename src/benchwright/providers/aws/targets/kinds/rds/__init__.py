@@ -1,0 +1,1 @@
+"""RDS PostgreSQL / MySQL instances: the kind's descriptor (kind.py) and its target class (target.py)."""
