@@ -1,3 +1,3 @@
 """Benchwright: benchmark cloud databases end to end, honestly, and tear everything down."""
 
-__version__ = "0.14.0"
+__version__ = "0.15.0"
