@@ -35,7 +35,7 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from benchwright.providers.aws.names import RUN_ID_TAG
-from benchwright.providers.aws.run_session import OPERATIONS_ACTIONS, TEARDOWN_ACTIONS
+from benchwright.providers.aws.run_session import operations_actions, teardown_actions
 from infra.bucket_access import OWNER
 
 RUN_TAG_VARIABLE = "${aws:PrincipalTag/" + RUN_ID_TAG + "}"
@@ -81,14 +81,15 @@ def runner_statements(results: s3.IBucket) -> list[iam.PolicyStatement]:
 def teardown_statements() -> list[iam.PolicyStatement]:
     """The teardown's run-scoped grant: delete or stop what carries its run's tag, nothing else."""
     return [
-        iam.PolicyStatement(actions=TEARDOWN_ACTIONS, resources=["*"], conditions=_own("aws:ResourceTag"))
+        iam.PolicyStatement(actions=teardown_actions(), resources=["*"], conditions=_own("aws:ResourceTag"))
     ]
 
 
 def operations_statements() -> list[iam.PolicyStatement]:
     """The operation benchmarks' run-scoped grant: read the secret and delete what carries its run's tag."""
-    secrets = [a for a in OPERATIONS_ACTIONS if a.startswith("secretsmanager:")]
-    deletes = [a for a in OPERATIONS_ACTIONS if a not in secrets]
+    actions = operations_actions()
+    secrets = [a for a in actions if a.startswith("secretsmanager:")]
+    deletes = [a for a in actions if a not in secrets]
     return [
         iam.PolicyStatement(actions=secrets, resources=["*"], conditions=_own("secretsmanager:ResourceTag")),
         iam.PolicyStatement(actions=deletes, resources=["*"], conditions=_own("aws:ResourceTag")),

@@ -21,57 +21,29 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 
 from benchwright.providers.aws import names
+from benchwright.providers.aws.targets.kinds import iam_actions
 from benchwright.spec.notify import SLACK_SECRET_NAME
 from infra.bucket_access import BUCKET_ACCESS, NONE, bucket_statements
 from infra.compute import Compute, db_secret_statements
 from infra.config import StageConfig
 from infra.storage import Storage
 
-DESCRIBE = [
-    "rds:DescribeDBInstances", "rds:DescribeDBClusters", "rds:DescribeDBParameterGroups",
-    "rds:DescribeDBClusterParameterGroups", "rds:DescribeDBSnapshots", "rds:DescribeDBClusterSnapshots",
-    "rds:ListTagsForResource",
-    "elasticache:DescribeReplicationGroups", "elasticache:DescribeCacheClusters",
-    "elasticache:ListTagsForResource", "elasticache:DescribeCacheParameterGroups",
-    "memorydb:DescribeClusters", "memorydb:ListTags", "memorydb:DescribeParameterGroups",
-    "ec2:DescribeInstances", "ec2:DescribeInstanceStatus", "ec2:DescribeSubnets",
-    "ec2:DescribeNetworkInterfaces", "ec2:DescribeAvailabilityZones",
-]  # fmt: skip
-CREATE = [
-    "rds:CreateDBInstance", "rds:CreateDBCluster", "rds:CreateDBParameterGroup",
-    "rds:CreateDBClusterParameterGroup", "rds:AddTagsToResource",
-    "elasticache:CreateReplicationGroup", "elasticache:CreateCacheParameterGroup",
-    "elasticache:AddTagsToResource", "memorydb:CreateCluster", "memorydb:CreateParameterGroup",
-    "memorydb:TagResource",
-    "ec2:RunInstances", "ec2:CreateNetworkInterface", "ec2:CreateTags",
-]  # fmt: skip
-MODIFY = [
-    "rds:ModifyDBParameterGroup", "rds:ModifyDBClusterParameterGroup",
-    "elasticache:ModifyCacheParameterGroup", "memorydb:UpdateParameterGroup",
-]  # fmt: skip
-DELETE = [
-    "rds:DeleteDBInstance", "rds:DeleteDBCluster", "rds:DeleteDBParameterGroup",
-    "rds:DeleteDBClusterParameterGroup", "rds:DeleteDBSnapshot", "rds:DeleteDBClusterSnapshot",
-    "elasticache:DeleteReplicationGroup",
-    "elasticache:DeleteCacheParameterGroup", "memorydb:DeleteCluster", "memorydb:DeleteParameterGroup",
-    "ec2:TerminateInstances", "ec2:DeleteNetworkInterface", "ecs:StopTask",
-]  # fmt: skip
-# The actions of a spec's events (each kind's providers/aws/targets/kinds/NAME/events.py), issued by CheckRunner while the
-# runner measures (stages/schedule.py): only on resources that carry a run tag, like DELETE.
-EVENTS = [
-    "rds:RebootDBInstance", "rds:FailoverDBCluster", "rds:ModifyDBInstance",
-    "elasticache:TestFailover", "elasticache:RebootCacheCluster", "elasticache:ModifyReplicationGroup",
-    "memorydb:FailoverShard", "memorydb:UpdateCluster", "ec2:RebootInstances",
-]  # fmt: skip
-# The operation benchmarks' calls (providers/aws/targets/operations.py, node_replace.py), made by
-# CheckOperations: each carries the run's tags (aws:RequestTag), like CREATE; what they make is deleted
-# (node_replace's terminate of a node, too) under DELETE's rule.
-OPERATIONS = [
-    "rds:CreateDBSnapshot", "rds:CreateDBClusterSnapshot", "rds:RestoreDBInstanceFromDBSnapshot",
-    "rds:RestoreDBInstanceToPointInTime", "rds:RestoreDBClusterFromSnapshot",
-    "rds:RestoreDBClusterToPointInTime", "rds:CreateDBInstance", "rds:AddTagsToResource",
-    "ec2:RunInstances", "ec2:CreateNetworkInterface", "ec2:CreateTags",
-]  # fmt: skip
+# The targets' and runner's own actions are declared by each AWS kind (its folder's kind.py) and read
+# here as the union over the registry (kinds.iam_actions), so a new kind needs no edit in this file.
+# Every target's AZ id, whatever its kind (targets/base.py AwsTarget._az_id, for the results'
+# fingerprint): a read of the shared base class, so it stays here rather than on one kind.
+SHARED_DESCRIBE = ["ec2:DescribeAvailabilityZones"]
+DESCRIBE = list(dict.fromkeys(iam_actions("iam_describe") + SHARED_DESCRIBE))
+CREATE = iam_actions("iam_create")
+MODIFY = iam_actions("iam_modify")
+DELETE = iam_actions("iam_delete")
+# The actions of a spec's events (each kind's iam_events, for its events.py), issued by CheckRunner while
+# the runner measures (stages/schedule.py): only on resources that carry a run tag, like DELETE.
+EVENTS = iam_actions("iam_events")
+# The operation benchmarks' calls (each kind's iam_operations: providers/aws/targets/operations.py,
+# node_replace.py), made by CheckOperations: each carries the run's tags (aws:RequestTag), like CREATE;
+# what they make is deleted (node_replace's terminate of a node, too) under DELETE's rule.
+OPERATIONS = iam_actions("iam_operations")
 # node_replace's yb-admin (providers/aws/targets/kinds/ec2/yb_admin.py): Run Command's shell document, on the
 # run's own instances only (their run tag); the invocation's output is read by command id (IAM has no
 # resource for GetCommandInvocation).

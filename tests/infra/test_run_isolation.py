@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from benchwright.providers.aws.run_session import operations_actions, teardown_actions
 from benchwright.rehearse.abac import OPERATORS, Request, evaluate, operators_of
 from benchwright.rehearse.stack import Resolver
-from infra.isolation import OPERATIONS_ACTIONS, TEARDOWN_ACTIONS
 from tests.infra.test_stack import resources, statements_of
 
 BUCKET = "arn:aws:s3:::bw-results"
@@ -148,7 +148,7 @@ def test_a_teardown_session_deletes_only_what_carries_its_run_tag(teardown: list
         "ecs:StopTask": "arn:aws:ecs:us-east-1:123456789012:task/benchwright/0123456789abcdef",
         "ec2:DeleteNetworkInterface": "arn:aws:ec2:us-east-1:123456789012:network-interface/eni-0123456789abcdef0",
     }
-    assert set(targets) <= set(TEARDOWN_ACTIONS)
+    assert set(targets) <= set(teardown_actions())
     assert_only_its_own_run(teardown, targets)
 
 
@@ -161,7 +161,7 @@ def test_an_operations_session_reads_and_deletes_only_what_carries_its_run_tag(
         "rds:DeleteDBInstance": "arn:aws:rds:us-east-1:123456789012:db:bw-aaaa-restored",
         "ec2:TerminateInstances": "arn:aws:ec2:us-east-1:123456789012:instance/i-0123456789abcdef0",
     }
-    assert set(targets) <= set(OPERATIONS_ACTIONS)
+    assert set(targets) <= set(operations_actions())
     assert_only_its_own_run(operations, targets)
     # not its job: the target itself, its interfaces, the bucket
     for action, arn in (

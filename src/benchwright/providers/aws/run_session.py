@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from benchwright.providers.aws.common import Clients
+from benchwright.providers.aws.targets.kinds import iam_actions
 from benchwright.runner.aws_session import (  # the session itself lives beside the runner, which uses it too
     RUN_ID_ENV,
     RUN_ROLE_ENV,
@@ -37,48 +39,54 @@ from benchwright.runner.aws_session import (  # the session itself lives beside 
 )
 
 __all__ = [
-    "OPERATIONS_ACTIONS",
     "RUN_ID_ENV",
     "RUN_OBJECT_OPERATIONS",
     "RUN_ROLE_ENV",
     "RUN_SCOPED",
     "SESSION_SECONDS",
-    "TEARDOWN_ACTIONS",
     "RunScopedClients",
     "assume_role_args",
     "operation_names",
+    "operations_actions",
     "run_scoped_clients",
     "run_session",
     "run_tags",
+    "teardown_actions",
     "teardown_clients",
 ]
 
-# what a teardown deletes or stops through its run session (infra/isolation.py grants exactly these)
-TEARDOWN_ACTIONS = [
-    "rds:DeleteDBInstance", "rds:DeleteDBCluster", "rds:DeleteDBParameterGroup",
-    "rds:DeleteDBClusterParameterGroup", "rds:DeleteDBSnapshot", "rds:DeleteDBClusterSnapshot",
-    "elasticache:DeleteReplicationGroup", "elasticache:DeleteCacheParameterGroup",
-    "memorydb:DeleteCluster", "memorydb:DeleteParameterGroup",
-    "ec2:TerminateInstances", "ec2:DeleteNetworkInterface", "ecs:StopTask",
-]  # fmt: skip
-# what CheckOperations reads and deletes through its run session (infra/isolation.py grants exactly
-# these): the master secret its probe logs in with, the restored databases and snapshots its
-# operations made, and the node node_replace replaced
-OPERATIONS_ACTIONS = [
-    "secretsmanager:GetSecretValue",
-    "rds:DeleteDBInstance", "rds:DeleteDBCluster", "rds:DeleteDBSnapshot", "rds:DeleteDBClusterSnapshot",
-    "ec2:TerminateInstances",
-]  # fmt: skip
+
+def teardown_actions() -> list[str]:
+    """What a teardown deletes or stops through its run session (infra/isolation.py grants exactly
+    these): every AWS kind's ``iam_delete``. Read when asked, so that a stage which makes no run-scoped
+    deletes imports no kind's descriptor."""
+    return iam_actions("iam_delete")
+
+
+def operations_actions() -> list[str]:
+    """What CheckOperations reads and deletes through its run session (infra/isolation.py grants
+    exactly these): the master secret its probe logs in with, and what each kind's operations
+    delete again (``iam_operations_delete``: the restored databases and snapshots, node_replace's
+    replaced node)."""
+    return ["secretsmanager:GetSecretValue", *iam_actions("iam_operations_delete")]
+
+
 # the S3 operations a stage makes on its run's own keys, through its run session when the key is
 # under runs/<run id>/ (HeadObject is authorized as s3:GetObject and ListObjectsV2 as s3:ListBucket:
 # these are operations, not IAM actions; infra/isolation.py grants the actions)
 RUN_OBJECT_OPERATIONS = ["s3:GetObject", "s3:PutObject", "s3:HeadObject", "s3:ListObjectsV2"]
-_RESULTS = ("results_run_role_arn", RUN_OBJECT_OPERATIONS)
+
+
+def _results() -> list[str]:
+    return list(RUN_OBJECT_OPERATIONS)
+
+
+_RESULTS = ("results_run_role_arn", _results)
 # stage -> (the AwsSettings field naming its run-scoped role, what goes through that role's session);
 # SummarizeSuite and AbortTeardown finish a run through finish_run's clients
-RUN_SCOPED: dict[str, tuple[str, list[str]]] = {
-    "teardown": ("teardown_run_role_arn", TEARDOWN_ACTIONS),
-    "check_operations": ("operations_run_role_arn", OPERATIONS_ACTIONS),
+RUN_SCOPED: dict[str, tuple[str, Callable[[], list[str]]]] = {
+    "teardown": ("teardown_run_role_arn", teardown_actions),
+    "check_operations": ("operations_run_role_arn", operations_actions),
     "launch_runner": _RESULTS,
     "check_runner": _RESULTS,
     "collect_metrics": _RESULTS,
@@ -137,11 +145,11 @@ class RunScopedClients(Clients):
     the bucket's other keys stay with the standing role."""
 
     def __init__(
-        self, standing: Clients, session: Any, actions: list[str] = TEARDOWN_ACTIONS, run_id: str = ""
+        self, standing: Clients, session: Any, actions: list[str] | None = None, run_id: str = ""
     ) -> None:
         super().__init__(standing.settings, session=session)
         self._standing = standing
-        self._actions = list(actions)
+        self._actions = list(teardown_actions() if actions is None else actions)
         self._run_id = run_id
 
     def __call__(self, service: str) -> Any:
@@ -167,7 +175,7 @@ def run_scoped_clients(standing: Clients, run_id: str, stage: str) -> Clients:
     """``stage``'s clients for ``run_id``: its run-scoped calls (``RUN_SCOPED``) through a session of
     its run role tagged with the run; a stage without one, or a stack that names no such role (a
     stack before run-scoped roles), the standing clients. Kept per (standing clients, stage, run)."""
-    field, actions = RUN_SCOPED.get(stage, ("", []))
+    field, actions = RUN_SCOPED.get(stage, ("", list))
     role = getattr(standing.settings, field, None) if field else None
     if not role:
         return standing
@@ -181,7 +189,7 @@ def run_scoped_clients(standing: Clients, run_id: str, stage: str) -> Clients:
 
     who = stage.replace("_", "-")
     session = run_session(role, run_id, who, base=shared_session(), region=standing.settings.region)
-    scoped = RunScopedClients(standing, session, actions, run_id)
+    scoped = RunScopedClients(standing, session, actions(), run_id)
     with _KEPT_LOCK:
         _KEPT[key] = scoped
         while len(_KEPT) > _KEEP:

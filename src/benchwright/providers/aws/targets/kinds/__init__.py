@@ -5,8 +5,9 @@ imports only the spec layer). A new kind is its folder plus a line in ``FOLDERS`
 The janitor's listers, deletion table and order are read from the descriptors (janitor.LISTERS,
 janitor.KINDS), the price book prices a target through its kind (pricing.AwsPriceBook.target_lines,
 its ``usage`` and ``io_requests``) and so do the seeds' monthly prices (monthly.py), a
-rehearsal installs each kind's stand-in (rehearse/hooks.py), and the spec's ``TargetSpec`` is made
-of the kinds' models (spec/targets.py). This module imports no kind at import time: the spec layer
+rehearsal installs each kind's stand-in (rehearse/hooks.py), the stack grants the IAM actions the
+kinds declare (``iam_actions``: infra/permissions.py, run_session.py), and the spec's ``TargetSpec``
+is made of the kinds' models (spec/targets.py). This module imports no kind at import time: the spec layer
 reads it."""
 
 from __future__ import annotations
@@ -101,3 +102,19 @@ def resource_kinds() -> tuple[ResourceKind, ...]:
                 raise ValueError(f"resource kind {resource.name!r} is declared by two AWS kinds")
             owned[resource.name] = resource
     return tuple(sorted(owned.values(), key=lambda r: (r.order, r.name)))
+
+
+IAM_FIELDS = ("iam_list", "iam_delete", "iam_describe", "iam_create", "iam_modify", "iam_events",
+              "iam_operations", "iam_operations_delete")  # fmt: skip
+
+
+def iam_actions(field: str) -> list[str]:
+    """The union of every kind's IAM actions ``field`` (one of ``IAM_FIELDS``), in the registry's
+    order, each action once: the stack grants these (infra/permissions.py, run_session.py), so a new
+    kind's needs come from its descriptor, not from an edit there."""
+    if field not in IAM_FIELDS:
+        raise ValueError(f"{field!r}: not an AWS kind's IAM field ({', '.join(IAM_FIELDS)})")
+    found: list[str] = []
+    for kind in kinds().values():
+        found += [action for action in getattr(kind, field) if action not in found]
+    return found

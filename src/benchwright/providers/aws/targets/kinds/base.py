@@ -2,9 +2,9 @@
 
 A kind owns the resource kinds it creates (the janitor's ``Resource.kind``), each with its one deletion
 path (benchwright.providers.aws.deletion) and its rank in the deletion order; it lists them by tag
-itself (``find``, in the service it names as ``lister``), and names the IAM actions that listing and
-deleting need (infra/permissions.py grants them; tests/infra/test_target_kind_iam.py holds the two
-together). It
+itself (``find``, in the service it names as ``lister``), and names the IAM actions that listing,
+deleting, describing, creating, its events and its operations need (infra/permissions.py and
+run_session.py grant their union; tests/infra/test_target_kind_iam.py holds the two together). It
 prices its targets (``price``, over the Price List services it names: the price book calls it, no
 branch on the kind there) and says how a rehearsal stands in for it (``rehearsal``: the moto hooks
 in rehearse/ that turn its resources into real servers on 127.0.0.1, installed from these). It
@@ -69,6 +69,14 @@ class AwsTargetKind:
     lister: str | None = None  # the service its ``find`` lists ``resources`` in (janitor.LISTERS' key)
     iam_list: tuple[str, ...] = ()  # what the lister calls
     iam_delete: tuple[str, ...] = ()  # what the deletion paths call
+    # the rest of its IAM needs, each granted by infra/permissions.py to the stages that call it (the
+    # union over the kinds: kinds.iam_actions); an action two kinds call is declared by both
+    iam_describe: tuple[str, ...] = ()  # its reads (Describe/List: IAM scopes them to no resource)
+    iam_create: tuple[str, ...] = ()  # creating it, tagging on create included (the run tag required)
+    iam_modify: tuple[str, ...] = ()  # changes as it is made (its parameter group; run-tagged only)
+    iam_events: tuple[str, ...] = ()  # its ``events``' calls (CheckRunner, on run-tagged resources)
+    iam_operations: tuple[str, ...] = ()  # its operation benchmarks' creates (CheckOperations)
+    iam_operations_delete: tuple[str, ...] = ()  # what they delete again, through the run session
     rehearsal: Rehearsal | None = None  # required: a kind no rehearsal stands in for is refused
     target: str | None = None  # "module:Class" of its AwsTarget (its folder's target.py), for a provider
     price: TargetPricer | None = None  # prices one target of the kind (None: nothing AWS bills us)

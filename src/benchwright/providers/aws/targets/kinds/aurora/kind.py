@@ -169,6 +169,23 @@ KIND = AwsTargetKind(
         "rds:DeleteDBCluster", "rds:DeleteDBClusterSnapshot", "rds:DeleteDBClusterParameterGroup",
         "rds:DeleteDBInstance",
     ),
+    iam_describe=(
+        "rds:DescribeDBClusters", "rds:DescribeDBInstances", "rds:DescribeDBClusterParameterGroups",
+        "rds:DescribeDBClusterSnapshots", "rds:ListTagsForResource",
+    ),
+    iam_create=(  # the cluster, its parameter group and its member instances
+        "rds:CreateDBCluster", "rds:CreateDBClusterParameterGroup", "rds:CreateDBInstance",
+        "rds:AddTagsToResource",
+    ),
+    iam_modify=("rds:ModifyDBClusterParameterGroup",),
+    iam_events=("rds:FailoverDBCluster", "rds:RebootDBInstance", "rds:ModifyDBInstance"),
+    # snapshot_restore and pitr of a cluster (targets/operations.py: a restored cluster gets a writer
+    # instance), and deleting what they made
+    iam_operations=(
+        "rds:CreateDBClusterSnapshot", "rds:RestoreDBClusterFromSnapshot", "rds:RestoreDBClusterToPointInTime",
+        "rds:CreateDBInstance", "rds:AddTagsToResource",
+    ),
+    iam_operations_delete=("rds:DeleteDBCluster", "rds:DeleteDBClusterSnapshot", "rds:DeleteDBInstance"),
     price=price,
     price_services=("AmazonRDS", "AmazonCloudWatch"),
     rehearsal=Rehearsal(

@@ -148,6 +148,19 @@ KIND = AwsTargetKind(
     lister="ec2",
     iam_list=("ec2:DescribeInstances", "ec2:DescribeNetworkInterfaces"),
     iam_delete=("ec2:TerminateInstances", "ec2:DeleteNetworkInterface"),
+    # target.py and node_replace.py (the subnets its nodes go to; DescribeInstanceStatus is granted
+    # beside DescribeInstances, though no call of today's code needs it)
+    iam_describe=(
+        "ec2:DescribeInstances",
+        "ec2:DescribeInstanceStatus",
+        "ec2:DescribeSubnets",
+        "ec2:DescribeNetworkInterfaces",
+    ),
+    iam_create=("ec2:RunInstances", "ec2:CreateNetworkInterface", "ec2:CreateTags"),
+    iam_events=("ec2:RebootInstances",),
+    # node_replace: a new node on a new interface; the old node terminated through the run session
+    iam_operations=("ec2:RunInstances", "ec2:CreateNetworkInterface", "ec2:CreateTags"),
+    iam_operations_delete=("ec2:TerminateInstances",),
     price=price,
     price_services=("AmazonEC2",),
     rehearsal=Rehearsal(

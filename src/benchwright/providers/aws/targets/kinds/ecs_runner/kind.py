@@ -38,6 +38,10 @@ KIND = AwsTargetKind(
     lister="ecs",
     iam_list=("ecs:ListClusters", "ecs:ListTasks", "ecs:DescribeTasks"),
     iam_delete=("ecs:StopTask",),
+    # the launcher (providers/aws/launcher.py): an EC2 runner's instance, and the placement's subnets
+    # (placement.py); Fargate's RunTask and DescribeTasks are granted on the cluster (infra/permissions.py)
+    iam_describe=("ec2:DescribeInstances", "ec2:DescribeSubnets"),
+    iam_create=("ec2:RunInstances", "ec2:CreateTags"),
     # the runner is priced by its platform (pricing.runner_lines), not as a target
     price_services=("AmazonECS",),
     rehearsal=Rehearsal(

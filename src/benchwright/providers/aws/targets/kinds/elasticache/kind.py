@@ -94,6 +94,21 @@ KIND = AwsTargetKind(
         "elasticache:ListTagsForResource",
     ),
     iam_delete=("elasticache:DeleteReplicationGroup", "elasticache:DeleteCacheParameterGroup"),
+    # target.py (and the AZ ids of its nodes); DescribeCacheClusters is granted beside the replication
+    # groups' read, though no call of today's code needs it
+    iam_describe=(
+        "elasticache:DescribeReplicationGroups", "elasticache:DescribeCacheClusters",
+        "elasticache:ListTagsForResource", "elasticache:DescribeCacheParameterGroups",
+        "ec2:DescribeAvailabilityZones",
+    ),
+    iam_create=(
+        "elasticache:CreateReplicationGroup", "elasticache:CreateCacheParameterGroup",
+        "elasticache:AddTagsToResource",
+    ),
+    iam_modify=("elasticache:ModifyCacheParameterGroup",),  # targets/cache_params.py
+    iam_events=(
+        "elasticache:TestFailover", "elasticache:RebootCacheCluster", "elasticache:ModifyReplicationGroup",
+    ),
     price=price,
     price_services=("AmazonElastiCache",),
     rehearsal=Rehearsal(

@@ -230,6 +230,19 @@ KIND = AwsTargetKind(
         "rds:ListTagsForResource",
     ),
     iam_delete=("rds:DeleteDBInstance", "rds:DeleteDBSnapshot", "rds:DeleteDBParameterGroup"),
+    iam_describe=(
+        "rds:DescribeDBInstances", "rds:DescribeDBParameterGroups", "rds:DescribeDBSnapshots",
+        "rds:ListTagsForResource",
+    ),
+    iam_create=("rds:CreateDBInstance", "rds:CreateDBParameterGroup", "rds:AddTagsToResource"),
+    iam_modify=("rds:ModifyDBParameterGroup",),
+    iam_events=("rds:RebootDBInstance", "rds:ModifyDBInstance"),  # failover is a reboot with failover
+    # snapshot_restore and pitr (targets/operations.py), and deleting what they made
+    iam_operations=(
+        "rds:CreateDBSnapshot", "rds:RestoreDBInstanceFromDBSnapshot", "rds:RestoreDBInstanceToPointInTime",
+        "rds:AddTagsToResource",
+    ),
+    iam_operations_delete=("rds:DeleteDBInstance", "rds:DeleteDBSnapshot"),
     price=price,
     price_services=("AmazonRDS", "AmazonCloudWatch"),
     rehearsal=Rehearsal(
