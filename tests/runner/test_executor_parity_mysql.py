@@ -1,5 +1,5 @@
-"""Three executors of one SQL stream on MariaDB: pgbench's TPC-B, sysbench's OLTP and TPC-C, one
-client's seeded stream run by threads (``MySQLDriver``), the Python loop (mysqlclient's
+"""Three executors of one SQL stream on MariaDB: pgbench's TPC-B, sysbench's OLTP, TPC-C and YCSB,
+one client's seeded stream run by threads (``MySQLDriver``), the Python loop (mysqlclient's
 ``send_query`` / ``read_query_result``) and the C loop (``mysql_send_query`` on the same handle),
 each on its own freshly loaded database, must send the same statements in the same order
 (parameters are quoted in by every executor, so a statement's text is all there is to compare, as
@@ -15,10 +15,9 @@ session's set-up (mysqlclient's ``SET NAMES`` for the driver's charset) and its 
 from the one ``MySQLDriver.connect`` / ``close`` that every executor uses, so they are the same on
 the wire too, and compared with the rest.
 
-Not here, because the MariaDB path has no loop form for them (threads are their only executor
-there, so there is nothing to compare): YCSB (``MySQLDriver`` lends no ``kv_wire``).
-``test_a_stream_the_mysql_loops_cannot_run_is_listed_here`` fails when one gains a loop form, so
-that its comparison is added here."""
+Every workload with a loop form runs here: ``NO_LOOP_ON_MARIADB`` lists any the MariaDB loop cannot
+run (none now), and ``test_a_stream_the_mysql_loops_cannot_run_is_listed_here`` fails when one of
+them gains a loop form, so that its comparison is added here."""
 
 from __future__ import annotations
 
@@ -47,6 +46,18 @@ ONE_TABLE = {"oltp.tables": "1", "oltp.table_size": "200"}
 TPCC = {"tpcc.warehouses": "1"}
 EVEN_MIX = "20,20,20,20,20"  # so that Delivery and Stock-Level (4 % each by default) come up in 40
 TRANSACTIONS = {"NewOrder", "Payment", "OrderStatus", "Delivery", "StockLevel"}
+YCSB = {"recordcount": "100", "fieldcount": "3", "fieldlength": "12"}
+YCSB_A = {**YCSB, "readproportion": "0.5", "updateproportion": "0.5", "requestdistribution": "zipfian"}
+YCSB_MIX = {  # every kind of operation; one field of three read or written (writeallfields false)
+    **YCSB,
+    "readproportion": "0.3",
+    "updateproportion": "0.2",
+    "insertproportion": "0.2",
+    "scanproportion": "0.1",
+    "readmodifywriteproportion": "0.2",
+    "readallfields": "false",
+    "maxscanlength": "5",
+}
 # case: (workload, its load's properties, the run's properties, operations, the names it must draw)
 CASES: dict[str, tuple[str, dict[str, str], dict[str, str], int, set[str]]] = {
     "tpcb-like": ("tpcb", {}, {"tpcb.script": "tpcb-like"}, 40, {"tpcb-like"}),
@@ -54,6 +65,8 @@ CASES: dict[str, tuple[str, dict[str, str], dict[str, str], int, set[str]]] = {
     "oltp_read_write": ("oltp", OLTP, OLTP, 20, {"oltp_read_write"}),
     "point_select": ("oltp", OLTP, {**OLTP, "oltp.test": "point_select"}, 150, {"oltp_point_select"}),
     "tpcc": ("tpcc", TPCC, {**TPCC, "tpcc.mix": EVEN_MIX}, 40, TRANSACTIONS),
+    "ycsb-a": ("ycsb", YCSB, YCSB_A, 150, {"READ", "UPDATE"}),
+    "ycsb-mix": ("ycsb", YCSB, YCSB_MIX, 150, {"READ", "UPDATE", "INSERT", "SCAN", "READ-MODIFY-WRITE"}),
     "point_select-one-table": (
         "oltp",
         ONE_TABLE,
@@ -63,7 +76,7 @@ CASES: dict[str, tuple[str, dict[str, str], dict[str, str], int, set[str]]] = {
     ),
 }
 # Workloads the MariaDB loop cannot run, and why (the module's docstring).
-NO_LOOP_ON_MARIADB = {"ycsb": {"recordcount": "10"}}
+NO_LOOP_ON_MARIADB: dict[str, dict[str, str]] = {}
 
 
 def _admin(url: str) -> Any:
@@ -167,8 +180,8 @@ def test_threads_the_python_loop_and_the_c_loop_send_one_mysql_stream(
 
 
 def test_a_stream_the_mysql_loops_cannot_run_is_listed_here(mysql_url: str) -> None:
-    """YCSB has a loop form on other servers but none on MariaDB: when it gains it, its three-way
-    comparison belongs above."""
+    """A workload listed here has a loop form on other servers but none on MariaDB: when it gains
+    it, its three-way comparison belongs above."""
     driver = MySQLDriver({"mysql.url": mysql_url}, 0)
     driver.connect()
     try:

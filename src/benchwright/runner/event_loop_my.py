@@ -194,6 +194,10 @@ class MySqlWire:
             for v in params
         )
 
+    def quoted(self, sql: str, params: Any) -> bytes:
+        """``sql`` with ``params`` (int, str, None) quoted in, as a thread sends it."""
+        return self._step(sql, params)
+
     def statement(self, name: str, sql: str, params: Any) -> tuple[str, bytes, int, None]:
         """One statement on its own (autocommit), its rows received. Hot path (a point select per
         operation): one int parameter, the statement seen before, skips ``_step``."""
