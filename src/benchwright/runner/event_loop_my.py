@@ -42,6 +42,13 @@ RETRY_CODES = frozenset({1213, 1205})  # ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT:
 DUPLICATE_KEY = 1062  # ER_DUP_ENTRY
 # gone away, lost during query, out of sync, server shutdown, ...: the session cannot go on
 BROKEN_CODES = frozenset({2006, 2013, 2014, 2055, 4031, 1053})
+OK, NOT_FOUND = Status.OK, Status.NOT_FOUND
+
+
+def rows_found(result: Any) -> Status:
+    """A check: the SELECT returned a row (YCSB's read, as ``MySQLDriver.read`` judges it on a
+    thread), else NOT_FOUND. The compiled part recognises it and counts the rows itself."""
+    return OK if result is not None and result.num_rows() else NOT_FOUND
 
 
 @dataclass
@@ -71,7 +78,7 @@ class MyEventLoop(EventLoop):
         # that need the handle; without it, or its library, this loop runs as Python alone
         if not hasattr(MySQLdb._mysql.connection, "_get_native_connection") or not compiled.bind_mysql():
             return None
-        return compiled.fast_loop(self, not_found=Status.NOT_FOUND, steps_type=Steps)
+        return compiled.fast_loop(self, not_found=Status.NOT_FOUND, rows_found=rows_found, steps_type=Steps)
 
     def _connection_spec(self, conn: Connection) -> fast_seam.ConnectionSpec:
         channel: Any = conn.channel

@@ -14,15 +14,10 @@ from typing import Any
 
 from benchwright.runner.drivers.mysql import quote_ident
 from benchwright.runner.event_loop import Request, Step, then_if_found
-from benchwright.runner.event_loop_my import MySqlWire
+from benchwright.runner.event_loop_my import MySqlWire, rows_found
 from benchwright.runner.measure import Status
 
 OK, NOT_FOUND = Status.OK, Status.NOT_FOUND
-
-
-def row_found(result: Any) -> Status:
-    """A check: the SELECT returned a row (YCSB's read), else NOT_FOUND."""
-    return OK if result is not None and result.num_rows() else NOT_FOUND
 
 
 class MySqlKeyValueWire:
@@ -45,7 +40,7 @@ class MySqlKeyValueWire:
 
     def read_step(self, table: str, key: str, fields: Sequence[str] | None) -> Step:
         sql = self._statement(("r", table, tuple(fields) if fields else None))
-        return self._quoted(sql, (key,)), 1, row_found
+        return self._quoted(sql, (key,)), 1, rows_found
 
     def read(self, table: str, key: str, fields: Sequence[str] | None) -> Request:
         return ("READ", *self.read_step(table, key, fields))
