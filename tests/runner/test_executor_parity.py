@@ -8,7 +8,7 @@ notes every command), so no database server is needed; YCSB's answers make some 
 so the stream's follow-up steps depend on the replies as they do on a server. The SQL workloads'
 three-way comparisons need a SQL server: PostgreSQL (libpq's loops) and MariaDB (mysqlclient's),
 each statement read off the wire by a relay; ON_SQL names them, every one on each server whose loop
-runs the workload (on MariaDB, TPC-C has no loop form: test_executor_parity_mysql.py says why).
+runs the workload (a workload the MariaDB loop cannot run is listed in test_executor_parity_mysql.py).
 
 Every registered workload is in exactly one of the tables below: a new one fails until it is listed.
 """
@@ -94,9 +94,13 @@ ON_MARIADB = (
     "test_executor_parity_mysql.py::test_threads_the_python_loop_and_the_c_loop_send_one_mysql_stream"
 )
 ON_SQL = {
+    "ycsb": (ON_MARIADB,),  # its SQL form (the key-value wire of MySQLDriver), beside ON_RESP
     "oltp": (ON_POSTGRES, ON_MARIADB),
     "tpcb": (ON_POSTGRES, ON_MARIADB),
-    "tpcc": ("test_tpcc_loop.py::test_threads_the_python_loop_and_the_c_loop_send_one_tpcc_stream",),
+    "tpcc": (
+        "test_tpcc_loop.py::test_threads_the_python_loop_and_the_c_loop_send_one_tpcc_stream",
+        ON_MARIADB,
+    ),
 }
 # Workloads with no event-loop form (no ``wire_requests``): threads are their only executor.
 THREADS_ONLY = {

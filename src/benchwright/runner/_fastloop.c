@@ -11,7 +11,8 @@
  *   rows_changed) or by its success alone (no check); or a fixed script of them on one connection
  *   (loop_parts.Steps: a transaction's BEGIN, statements and COMMIT), each sent when the previous
  *   one's result is in;
- *   MySQL / MariaDB (mysqlclient): a statement with no check, or a fixed script of them (Steps), sent
+ *   MySQL / MariaDB (mysqlclient): a statement with no check or judged by its row count (YCSB's read:
+ *   event_loop_my.rows_found), or a fixed script of them (Steps), sent
  *   with mysql_send_query and read with mysql_read_query_result / mysql_store_result on mysqlclient's
  *   own MYSQL handle, once the socket is readable; an error reply is handed back unread (REPLY), so
  *   mysqlclient raises and names it exactly as on a thread;
@@ -117,6 +118,7 @@ static struct {
     char (*read_query_result)(MYSQL *); /* my_bool: 0 when the result is in */
     unsigned int (*field_count)(MYSQL *);
     MYSQL_RES *(*store_result)(MYSQL *);
+    unsigned long long (*num_rows)(MYSQL_RES *);
     void (*free_result)(MYSQL_RES *);
     unsigned int (*errno_of)(MYSQL *);
     const char *(*ssl_cipher)(MYSQL *);
@@ -270,6 +272,7 @@ static PyObject *bind_mysql(PyObject *module, PyObject *arg) {
         SYMBOL(my, read_query_result, "mysql_read_query_result"),
         SYMBOL(my, field_count, "mysql_field_count"),
         SYMBOL(my, store_result, "mysql_store_result"),
+        SYMBOL(my, num_rows, "mysql_num_rows"),
         SYMBOL(my, free_result, "mysql_free_result"),
         SYMBOL(my, errno_of, "mysql_errno"),
         SYMBOL(my, ssl_cipher, "mysql_get_ssl_cipher"),
@@ -806,15 +809,18 @@ static int my_send_step(Fast *self, Slot *s, PyObject *payload) {
     return 0;
 }
 
-/* Send the request in ``s->request``: (name, bytes, 1, None) or (name, first step, 1, Steps) whose
- * every step is bytes; anything else is handed back. */
+/* Send the request in ``s->request``: (name, bytes, 1, None), (name, bytes, 1, rows_found: YCSB's
+ * read, NOT_FOUND without a row) or (name, first step, 1, Steps) whose every step is bytes; anything
+ * else is handed back. */
 static int my_send(Fast *self, Slot *s) {
     PyObject *payload = PyTuple_GET_ITEM(s->request, 1), *replies = PyTuple_GET_ITEM(s->request, 2);
     PyObject *check = PyTuple_GET_ITEM(s->request, 3);
     if (s->tls || !PyBytes_CheckExact(payload) || !PyLong_CheckExact(replies) || PyLong_AsLong(replies) != 1)
         return hand_back(self, s, SLOW, 0, NULL);
     s->check = CHECK_NONE;
-    if (check != Py_None) {
+    if (check != Py_None && check == self->rows_found) {
+        s->check = CHECK_FOUND;
+    } else if (check != Py_None) {
         int script = take_script(self, s, check);
         if (script <= 0) return script < 0 ? -1 : hand_back(self, s, SLOW, 0, NULL);
         payload = PyList_GET_ITEM(s->steps, 0);
@@ -833,14 +839,16 @@ static int my_readable(Fast *self, Slot *s) {
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return 0;
     if (n < (ssize_t)sizeof head || head[MY_HEADER] == MY_ERR_PACKET) return hand_back(self, s, REPLY, 0, NULL);
     if (my.read_query_result(s->my)) return my_failed(self, s);
+    int found = s->check != CHECK_FOUND; /* rows_found: a row came back */
     if (my.field_count(s->my)) {
         MYSQL_RES *rows = my.store_result(s->my);
         if (rows == NULL) return my_failed(self, s);
+        if (s->check == CHECK_FOUND) found = my.num_rows(rows) > 0;
         my.free_result(rows);
     }
     if (s->steps != NULL && ++s->step < PyList_GET_SIZE(s->steps)) /* the script's next statement */
         return my_send_step(self, s, PyList_GET_ITEM(s->steps, s->step));
-    if (record(self, s, 1) < 0) return -1;
+    if (record(self, s, found) < 0) return -1;
     return send_next(self, s);
 }
 

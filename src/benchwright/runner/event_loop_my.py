@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +42,13 @@ RETRY_CODES = frozenset({1213, 1205})  # ER_LOCK_DEADLOCK, ER_LOCK_WAIT_TIMEOUT:
 DUPLICATE_KEY = 1062  # ER_DUP_ENTRY
 # gone away, lost during query, out of sync, server shutdown, ...: the session cannot go on
 BROKEN_CODES = frozenset({2006, 2013, 2014, 2055, 4031, 1053})
+OK, NOT_FOUND = Status.OK, Status.NOT_FOUND
+
+
+def rows_found(result: Any) -> Status:
+    """A check: the SELECT returned a row (YCSB's read, as ``MySQLDriver.read`` judges it on a
+    thread), else NOT_FOUND. The compiled part recognises it and counts the rows itself."""
+    return OK if result is not None and result.num_rows() else NOT_FOUND
 
 
 @dataclass
@@ -70,7 +78,7 @@ class MyEventLoop(EventLoop):
         # that need the handle; without it, or its library, this loop runs as Python alone
         if not hasattr(MySQLdb._mysql.connection, "_get_native_connection") or not compiled.bind_mysql():
             return None
-        return compiled.fast_loop(self, not_found=Status.NOT_FOUND, steps_type=Steps)
+        return compiled.fast_loop(self, not_found=Status.NOT_FOUND, rows_found=rows_found, steps_type=Steps)
 
     def _connection_spec(self, conn: Connection) -> fast_seam.ConnectionSpec:
         channel: Any = conn.channel
@@ -193,6 +201,10 @@ class MySqlWire:
             for v in params
         )
 
+    def quoted(self, sql: str, params: Any) -> bytes:
+        """``sql`` with ``params`` (int, str, None) quoted in, as a thread sends it."""
+        return self._step(sql, params)
+
     def statement(self, name: str, sql: str, params: Any) -> tuple[str, bytes, int, None]:
         """One statement on its own (autocommit), its rows received. Hot path (a point select per
         operation): one int parameter, the statement seen before, skips ``_step``."""
@@ -236,3 +248,84 @@ class MySqlWire:
         if block:
             steps = [b"BEGIN", *steps, b"COMMIT"]
         return name, steps[0], 1, Steps(steps, retry_on, block)
+
+    def dialogue(
+        self,
+        name: str,
+        steps: Generator[Statement, Any, Any] | Callable[[], Generator[Statement, Any, Any]],
+        *,
+        aborts: tuple[type[BaseException], ...] = (),
+    ) -> tuple[str, bytes, int, Dialogue]:
+        """A transaction whose statements depend on earlier answers (TPC-C's): BEGIN, then each
+        statement ``steps`` yields as ``(kind, sql, params)``, then COMMIT, one round trip each, as
+        ``PostgresSqlWire.dialogue`` (``steps``: the generator, or what makes it). Its parameters are
+        quoted in by the connection's ``literal``, as the cursor does on a thread (Decimal, datetime
+        included), and its answers are the rows as the cursor converts them (``Dialogue``)."""
+        statements = steps if isinstance(steps, Generator) else steps()
+        return name, b"BEGIN", 1, Dialogue(self._driver, statements, aborts)
+
+
+Statement = tuple[str, str, Sequence[Any]]  # (kind: the SqlDriver method answering it, sql, params)
+ROLLBACK = b"ROLLBACK"
+
+
+def _user_abort(result: Any) -> Status:
+    return Status.USER_ABORT
+
+
+class _Raise:
+    """The check of the ROLLBACK sent after a transaction's own code raised: the request then
+    fails under that exception's name, as the thread's ``sqlkit.transaction`` re-raises it after
+    its rollback."""
+
+    __slots__ = ("exc",)
+
+    def __init__(self, exc: Exception) -> None:
+        self.exc = exc
+
+    def __call__(self, result: Any) -> Any:
+        raise self.exc
+
+
+class Dialogue:
+    """The check of a ``MySqlWire.dialogue`` request: it receives each statement's result and answers
+    the transaction's generator with what ``MySQLDriver.<kind>`` returns on a thread (``fetchone``
+    the first row or None, ``fetchall`` every row, ``execute`` the affected row count), then gives
+    the next step. The rows come from mysqlclient's result with the connection's converters, as the
+    cursor's ``fetch_row`` gives them (DECIMAL as Decimal, CHAR as str, TIMESTAMP as datetime), so
+    the values a transaction computes with and writes back are the thread's. One of ``aborts``
+    raised by the generator: ROLLBACK, USER_ABORT; any other exception: ROLLBACK, then the request
+    fails under its name (``_Raise``). A server error part-way: the loop rolls back (``block``)."""
+
+    __slots__ = ("_aborts", "_driver", "_kind", "_statements")
+    block = True  # MyEventLoop._failed rolls the transaction back
+    retry_on: tuple[str, ...] = ()  # a deadlock or lock wait timeout alone is a RETRY
+
+    def __init__(
+        self, driver: Any, statements: Generator[Statement, Any, Any], aborts: tuple[type[BaseException], ...]
+    ) -> None:
+        self._driver = driver
+        self._statements = statements
+        self._aborts = aborts
+        self._kind = ""  # the kind of the statement whose result comes next; "" for BEGIN
+
+    def __call__(self, result: Any) -> Any:
+        kind, conn = self._kind, self._driver.conn
+        answer: Any = None
+        if kind == "execute":
+            answer = int(conn.affected_rows())
+        elif kind:
+            rows = result.fetch_row(0) if result is not None else ()
+            answer = list(rows) if kind == "fetchall" else (rows[0] if rows else None)
+        try:
+            self._kind, sql, params = self._statements.send(answer)
+            query = sql.encode("utf8")
+            if params:  # as the cursor's _mogrify: each parameter by the connection's literal
+                query = query % tuple(map(conn.literal, params))
+        except StopIteration:
+            return b"COMMIT", 1, None
+        except self._aborts:
+            return ROLLBACK, 1, _user_abort
+        except Exception as exc:  # the transaction's own code failed between two round trips
+            return ROLLBACK, 1, _Raise(exc)
+        return query, 1, self

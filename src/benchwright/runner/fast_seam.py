@@ -44,7 +44,7 @@ class LoopSpec(NamedTuple):
     completed: dict[str, Buffers]  # recorder.completed: name -> (starts, ends), cleared in place
     completed_buffers: Callable[[str], Buffers]  # makes a name's entry in ``completed``
     not_found: Any  # Status.NOT_FOUND, recorded for a check's miss
-    rows_found: Any  # libpq checks judged by row count (identity), or None
+    rows_found: Any  # libpq (and MySQL: rows_found) checks judged by row count (identity), or None
     rows_changed: Any
     not_none: Any  # RESP checks judged from the reply's bytes, or None
     nonempty: Any

@@ -106,6 +106,12 @@ class MySQLDriver(KeyValueDriver, SqlDriver):
 
         return MySqlWire(self)
 
+    def kv_wire(self) -> Any:
+        """YCSB's operations as the MySQL loop's requests (``drivers/mysql_wire.py``)."""
+        from benchwright.runner.drivers.mysql_wire import MySqlKeyValueWire
+
+        return MySqlKeyValueWire(self)
+
     # -------------------------------------------------------------- SQL
     def _cur(self) -> Any:
         """The cursor; after a failed reconnect there is none, so try again (raises TargetUnreachable
@@ -213,47 +219,49 @@ class MySQLDriver(KeyValueDriver, SqlDriver):
     # -------------------------------------------------------------- key-value (YCSB's DB interface)
     def create_table(self, table: str, fieldcount: int, *, drop: bool = False) -> None:
         if drop:
-            self.execute(f"DROP TABLE IF EXISTS {_ident(table)}")
+            self.execute(f"DROP TABLE IF EXISTS {quote_ident(table)}")
         fields = ", ".join(f"FIELD{i} TEXT" for i in range(fieldcount))
         self.execute(
-            f"CREATE TABLE IF NOT EXISTS {_ident(table)} (YCSB_KEY VARCHAR(255) NOT NULL PRIMARY KEY, {fields})"
+            f"CREATE TABLE IF NOT EXISTS {quote_ident(table)} (YCSB_KEY VARCHAR(255) NOT NULL PRIMARY KEY, {fields})"
         )
 
     def count(self, table: str) -> int:
-        row = self.fetchone(f"SELECT COUNT(*) FROM {_ident(table)}")
+        row = self.fetchone(f"SELECT COUNT(*) FROM {quote_ident(table)}")
         return int(row[0]) if row else 0
 
     def read(self, table: str, key: str, fields: Sequence[str] | None) -> Status:
-        cols = ", ".join(_ident(f) for f in fields) if fields else "*"
-        row = self.fetchone(f"SELECT {cols} FROM {_ident(table)} WHERE YCSB_KEY = %s", (key,))
+        cols = ", ".join(quote_ident(f) for f in fields) if fields else "*"
+        row = self.fetchone(f"SELECT {cols} FROM {quote_ident(table)} WHERE YCSB_KEY = %s", (key,))
         return Status.OK if row is not None else Status.NOT_FOUND
 
     def scan(self, table: str, start_key: str, count: int, fields: Sequence[str] | None) -> Status:
-        cols = ", ".join(_ident(f) for f in fields) if fields else "*"
+        cols = ", ".join(quote_ident(f) for f in fields) if fields else "*"
         self.fetchall(
-            f"SELECT {cols} FROM {_ident(table)} WHERE YCSB_KEY >= %s ORDER BY YCSB_KEY LIMIT %s",
+            f"SELECT {cols} FROM {quote_ident(table)} WHERE YCSB_KEY >= %s ORDER BY YCSB_KEY LIMIT %s",
             (start_key, count),
         )
         return Status.OK
 
     def update(self, table: str, key: str, values: Mapping[str, str]) -> Status:
-        sets = ", ".join(f"{_ident(f)} = %s" for f in values)
-        n = self.execute(f"UPDATE {_ident(table)} SET {sets} WHERE YCSB_KEY = %s", (*values.values(), key))
+        sets = ", ".join(f"{quote_ident(f)} = %s" for f in values)
+        n = self.execute(
+            f"UPDATE {quote_ident(table)} SET {sets} WHERE YCSB_KEY = %s", (*values.values(), key)
+        )
         # MySQL reports rows *changed*; an update to identical bytes counts 0 although the row exists.
         return Status.OK if n or self.read(table, key, None) is Status.OK else Status.NOT_FOUND
 
     def insert(self, table: str, key: str, values: Mapping[str, str]) -> Status:
-        cols = ", ".join(["YCSB_KEY", *(_ident(f) for f in values)])
+        cols = ", ".join(["YCSB_KEY", *(quote_ident(f) for f in values)])
         marks = ", ".join(["%s"] * (len(values) + 1))
-        self.execute(f"INSERT INTO {_ident(table)} ({cols}) VALUES ({marks})", (key, *values.values()))
+        self.execute(f"INSERT INTO {quote_ident(table)} ({cols}) VALUES ({marks})", (key, *values.values()))
         return Status.OK
 
     def delete(self, table: str, key: str) -> Status:
-        n = self.execute(f"DELETE FROM {_ident(table)} WHERE YCSB_KEY = %s", (key,))
+        n = self.execute(f"DELETE FROM {quote_ident(table)} WHERE YCSB_KEY = %s", (key,))
         return Status.OK if n else Status.NOT_FOUND
 
 
-def _ident(name: str) -> str:
+def quote_ident(name: str) -> str:
     """Quote an identifier; names come from specs, so refuse anything that is not a plain name."""
     if not name.replace("_", "").replace("$", "").isalnum():
         raise SpecError("table", f"{name!r} is not a plain SQL identifier")
