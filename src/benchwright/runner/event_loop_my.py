@@ -252,17 +252,17 @@ class MySqlWire:
     def dialogue(
         self,
         name: str,
-        steps: Generator[Statement, Any, Any] | Callable[[], Generator[Statement, Any, Any]],
+        steps: Callable[[], Generator[Statement, Any, Any]],
         *,
         aborts: tuple[type[BaseException], ...] = (),
     ) -> tuple[str, bytes, int, Dialogue]:
         """A transaction whose statements depend on earlier answers (TPC-C's): BEGIN, then each
-        statement ``steps`` yields as ``(kind, sql, params)``, then COMMIT, one round trip each, as
-        ``PostgresSqlWire.dialogue`` (``steps``: the generator, or what makes it). Its parameters are
-        quoted in by the connection's ``literal``, as the cursor does on a thread (Decimal, datetime
-        included), and its answers are the rows as the cursor converts them (``Dialogue``)."""
-        statements = steps if isinstance(steps, Generator) else steps()
-        return name, b"BEGIN", 1, Dialogue(self._driver, statements, aborts)
+        statement ``steps()`` yields as ``(kind, sql, params)``, then COMMIT, one round trip each, as
+        ``PostgresSqlWire.dialogue`` (``steps`` is called once here; a thread calls it once per
+        attempt). Its parameters are quoted in by the connection's ``literal``, as the cursor does on
+        a thread (Decimal, datetime included), and its answers are the rows as the cursor converts
+        them (``Dialogue``)."""
+        return name, b"BEGIN", 1, Dialogue(self._driver, steps(), aborts)
 
 
 Statement = tuple[str, str, Sequence[Any]]  # (kind: the SqlDriver method answering it, sql, params)
