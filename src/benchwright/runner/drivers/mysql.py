@@ -22,9 +22,9 @@ from typing import Any, ClassVar
 
 import MySQLdb
 
-from benchwright.errors import SpecError, TargetUnreachable
+from benchwright.errors import TargetUnreachable
 from benchwright.runner.drivers.base import Capability, KeyValueDriver, SqlDriver
-from benchwright.runner.drivers.mysql_settings import PASSWORD_ENV, parse_url, settings
+from benchwright.runner.drivers.mysql_settings import PASSWORD_ENV, parse_url, quote_ident, settings
 from benchwright.runner.measure import Status
 
 __all__ = ["PASSWORD_ENV", "MySQLDriver", "parse_url"]  # the URL rules live in mysql_settings
@@ -259,13 +259,6 @@ class MySQLDriver(KeyValueDriver, SqlDriver):
     def delete(self, table: str, key: str) -> Status:
         n = self.execute(f"DELETE FROM {quote_ident(table)} WHERE YCSB_KEY = %s", (key,))
         return Status.OK if n else Status.NOT_FOUND
-
-
-def quote_ident(name: str) -> str:
-    """Quote an identifier; names come from specs, so refuse anything that is not a plain name."""
-    if not name.replace("_", "").replace("$", "").isalnum():
-        raise SpecError("table", f"{name!r} is not a plain SQL identifier")
-    return f"`{name}`"
 
 
 def _message(exc: BaseException) -> str:

@@ -1,4 +1,5 @@
-"""The MySQL driver's connection settings, read from the properties without the client library.
+"""The MySQL driver's connection settings, read from the properties without the client library, and
+its identifier quoting (shared by the driver and its event-loop wire, drivers/mysql_wire.py).
 
 Spec validation checks them at the workflow's edge (ValidateSpec, the API) inside the Lambda asset,
 which has no mysqlclient (no manylinux wheel): this module must never import MySQLdb.
@@ -81,3 +82,10 @@ def settings(properties: Mapping[str, str]) -> MySQLSettings:
     except ValueError:
         raise SpecError("mysql.timeout", "not a number of seconds") from None
     return MySQLSettings(params=params, connect_timeout=connect, op_timeouts=op, reply_timeout_s=reply)
+
+
+def quote_ident(name: str) -> str:
+    """Quote an identifier; names come from specs, so refuse anything that is not a plain name."""
+    if not name.replace("_", "").replace("$", "").isalnum():
+        raise SpecError("table", f"{name!r} is not a plain SQL identifier")
+    return f"`{name}`"

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from benchwright.runner.drivers.mysql import quote_ident
+from benchwright.runner.drivers.mysql_settings import quote_ident
 from benchwright.runner.event_loop import Request, Step, then_if_found
 from benchwright.runner.event_loop_my import MySqlWire, rows_found
 from benchwright.runner.measure import Status
