@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -249,6 +250,22 @@ def private_mariadb() -> Iterator[PrivateMariaDB]:
 
 # ------------------------------------------------------------------ the event loops, both builds
 PYTHON_LOOP = "event loop"
+
+
+def mysql_session(url: str) -> Any:
+    """An autocommit MySQLdb session on ``url``'s database, for a test's own set-up and reads (no row
+    it touches stays locked for the run under test)."""
+    import MySQLdb  # as private_mariadb does: only the MariaDB tests load the client library
+
+    parts = urlsplit(url)
+    return MySQLdb.connect(
+        host=parts.hostname,
+        port=parts.port,
+        user=parts.username,
+        password=parts.password or "",
+        database=parts.path.lstrip("/"),
+        autocommit=True,
+    )
 
 
 def loop_build(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, compiled_model: str) -> str:

@@ -19,7 +19,7 @@ import pytest
 
 from benchwright.results import ResultDocument
 from benchwright.runner.engine import PhaseConfig, run_phase
-from tests.runner.conftest import Background, PrivateMariaDB, loop_build, ran_on
+from tests.runner.conftest import Background, PrivateMariaDB, loop_build, mysql_session, ran_on
 from tests.statuses import assert_honest, statuses_of
 
 pytestmark = pytest.mark.servers
@@ -37,20 +37,8 @@ def phase(workload: str, props: dict[str, str], name: str, **kw: Any) -> ResultD
     return run_phase(config)
 
 
-def connect(url: str) -> Any:
-    parts = urlsplit(url)
-    return MySQLdb.connect(
-        host=parts.hostname,
-        port=parts.port,
-        user=parts.username,
-        password=parts.password or "",
-        database=parts.path.lstrip("/"),
-        autocommit=True,
-    )
-
-
 def rows(url: str, sql: str) -> list[tuple[Any, ...]]:
-    conn = connect(url)
+    conn = mysql_session(url)
     try:
         cur = conn.cursor()
         cur.execute(sql)
@@ -124,7 +112,7 @@ def test_a_server_error_mid_transaction_fails_it_rolls_it_back_and_the_next_one_
     """A trigger refuses every branch update, the 4th of tpcb-like's 7 statements: each transaction
     is one error, nothing it did stays, and the connections go on to the next transaction."""
     phase("tpcb", {"mysql.url": mysql_url}, "load", threads=2)
-    conn = connect(mysql_url)
+    conn = mysql_session(mysql_url)
     conn.cursor().execute(
         "CREATE TRIGGER refuse BEFORE UPDATE ON pgbench_branches FOR EACH ROW"
         " SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'branch updates refused'"
@@ -174,7 +162,7 @@ def test_sessions_killed_mid_transaction_fail_those_only_and_the_run_goes_on(
 
     def kill() -> None:
         wait_for_history(mysql_url, 100)
-        conn = connect(mysql_url)
+        conn = mysql_session(mysql_url)
         try:
             cur = conn.cursor()
             cur.execute(
@@ -250,7 +238,7 @@ def test_a_statement_that_gets_no_answer_is_a_timeout_and_the_run_goes_on(
     Once the locks go, transactions commit again, and nothing of a failed one stays."""
     phase("tpcb", {"mysql.url": mysql_url}, "load", threads=2)
     props = {"mysql.url": mysql_url, "mysql.timeout": "0.3"}
-    blocker = connect(mysql_url)
+    blocker = mysql_session(mysql_url)
     released = threading.Event()
     released_at: list[int] = []
 
@@ -324,7 +312,7 @@ def test_single_statements_refused_by_the_server_are_named_as_mysqlclient_names_
     assert recorder.ops["q-FAILED"].histogram.get_total_count() == 3
     assert recorder.total_operations() == 5
     assert errors == {"q:ProgrammingError": 3}  # what cursor.execute raises for both, on a thread
-    on_a_thread = connect(mysql_url)
+    on_a_thread = mysql_session(mysql_url)
     try:
         for sql in (missing, unfinished):
             with pytest.raises(MySQLdb.ProgrammingError):

@@ -26,7 +26,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import MySQLdb
 import pytest
 
 from benchwright.results import base_operation
@@ -34,6 +33,7 @@ from benchwright.runner.drivers.mysql import MySQLDriver
 from benchwright.runner.engine import PhaseConfig, run_phase
 from benchwright.runner.workloads.base import ThreadInfo, Workload
 from benchwright.runner.workloads.registry import registered
+from tests.runner.conftest import mysql_session
 from tests.runner.sql_executors import MYSQL, SqlStream, assert_one_stream, three_ways
 from tests.statuses import statuses_of
 
@@ -79,18 +79,6 @@ CASES: dict[str, tuple[str, dict[str, str], dict[str, str], int, set[str]]] = {
 NO_LOOP_ON_MARIADB: dict[str, dict[str, str]] = {}
 
 
-def _admin(url: str) -> Any:
-    parts = urlsplit(url)
-    return MySQLdb.connect(  # autocommit: a copy's rows must not stay locked by this session
-        host=parts.hostname,
-        port=parts.port,
-        user=parts.username,
-        password=parts.password or "",
-        database=parts.path.lstrip("/"),
-        autocommit=True,
-    )
-
-
 def _load(admin: Any, url: str, workload: str, props: dict[str, str]) -> tuple[str, str]:
     """A new database of the shared server with ``workload`` loaded into it: its name and URL."""
     name = f"parity_{secrets.token_hex(4)}"
@@ -105,7 +93,7 @@ def _load(admin: Any, url: str, workload: str, props: dict[str, str]) -> tuple[s
 @pytest.fixture(scope="module")
 def tpcc_loaded(mysql_url: str) -> Iterator[str]:
     """One TPC-C warehouse, loaded once for the module: the database each executor's copy is made from."""
-    admin = _admin(mysql_url)
+    admin = mysql_session(mysql_url)
     name = ""
     try:
         name, _ = _load(admin, mysql_url, "tpcc", TPCC)
@@ -134,7 +122,7 @@ def loads(
     shared server and returns its URL, so that each executor starts from the same freshly loaded
     rows and sees no other's writes (on MariaDB a database is a schema: cheap to make and drop).
     TPC-C's is a copy of the module's one load (``tpcc_loaded``)."""
-    admin = _admin(mysql_url)
+    admin = mysql_session(mysql_url)
     made: list[str] = []
 
     def source(workload: str, props: dict[str, str]) -> Callable[[], str]:
@@ -227,7 +215,7 @@ def test_a_tpcc_transaction_that_fails_part_way_on_the_mysql_loop_is_rolled_back
     outcomes = []
     for model in ("threads", "auto"):
         url = loads("tpcc", TPCC)()
-        admin = _admin(url)
+        admin = mysql_session(url)
         try:
             admin.cursor().execute("DELETE FROM district WHERE d_id = 3")
             run = _tpcc(url, "run", threads=1, operation_count=120, props={"client.model": model})
@@ -246,7 +234,7 @@ def test_a_tpcc_transaction_that_fails_part_way_on_the_mysql_loop_is_rolled_back
 
 def _open_transactions(url: str) -> int:
     """Sessions of this database inside a transaction: every one the loop began, it ended."""
-    admin = _admin(url)
+    admin = mysql_session(url)
     try:
         cursor = admin.cursor()
         cursor.execute(

@@ -40,23 +40,16 @@ def test_importing_the_package_imports_nothing_heavy(statement: str) -> None:
     assert heavy == []
 
 
-def test_the_old_import_paths_still_give_the_named_modules_objects() -> None:
+def test_targets_are_built_once_on_first_use() -> None:
     import benchwright.providers.aws as aws
     import benchwright.providers.aws.targets as targets
-    from benchwright.providers.aws import bundle, common, config
-    from benchwright.providers.aws.targets.base import AwsTarget
     from benchwright.providers.aws.targets.kinds import target_classes
 
-    assert (aws.aws_providers, aws.make_sink, aws.LazyInfluxSink) == (
-        bundle.aws_providers,
-        bundle.make_sink,
-        bundle.LazyInfluxSink,
-    )
-    assert (aws.Clients, aws.AwsSettings) == (common.Clients, config.AwsSettings)
-    assert targets.AwsTarget is AwsTarget
     assert target_classes() == targets.TARGETS and targets.TARGETS is targets.TARGETS
     with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
-        _ = aws.nothing_here
+        _ = targets.nothing_here
+    with pytest.raises(AttributeError):  # the bundle's names live in bundle.py only
+        _ = aws.aws_providers
 
 
 def test_the_spec_package_imports_its_modules_when_a_name_is_asked() -> None:

@@ -7,7 +7,6 @@ class and no AWS client code (PEP 562).
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 from benchwright.providers.aws.targets.kinds import target_classes
@@ -19,13 +18,11 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    """``TARGETS`` from the kinds' registry (kept once built); ``AwsTarget`` from base.py."""
+    """``TARGETS`` from the kinds' registry (kept once built)."""
     if name == "TARGETS":
         built = globals()["TARGETS"] = target_classes()
         return built
-    if name == "AwsTarget":
-        return importlib.import_module(f"{__name__}.base").AwsTarget
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["TARGETS", "AwsTarget"]
+__all__ = ["TARGETS"]
